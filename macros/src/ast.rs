@@ -1,0 +1,216 @@
+//! The typed model of a `#[tool]` fn: its parameters (with their helper attributes read and
+//! removed) and its return type, holding the original `syn` nodes so spans survive.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Lit, LitStr, Pat, ReturnType, Type};
+
+use crate::ctxt::Ctxt;
+
+/// How an absent argument gets its value.
+pub(crate) enum Default {
+    /// Required (or an `Option`, which reads absent as `None`).
+    None,
+    /// `#[arg(default)]` / `#[serde(default)]`: `Default::default()`.
+    Trait,
+    /// `#[arg(default = expr)]`.
+    Expr(Expr),
+    /// `#[serde(default = "path")]`: a fn to call.
+    Path(syn::ExprPath),
+}
+
+/// One argument the tool advertises.
+pub(crate) struct Param {
+    /// The name on the wire, after renaming.
+    pub(crate) wire_name: String,
+    /// Where the wire name came from (the rename literal, or the parameter's ident).
+    pub(crate) name_span: Span,
+    pub(crate) ty: Type,
+    pub(crate) docs: Vec<Expr>,
+    pub(crate) default: Default,
+}
+
+/// One input of the fn, in order.
+pub(crate) enum Input {
+    Param(Param),
+    /// The injected `&Context`.
+    Context,
+}
+
+pub(crate) struct ToolFn {
+    pub(crate) item: ItemFn,
+    pub(crate) inputs: Vec<Input>,
+    pub(crate) docs: Vec<Expr>,
+    /// The return type, `()` when none is written.
+    pub(crate) ret: Type,
+    pub(crate) ret_span: Span,
+}
+
+impl ToolFn {
+    /// Read the fn. Helper attributes on parameters are removed from `item` here, because
+    /// rustc rejects doc comments and unknown attributes on fn parameters.
+    pub(crate) fn from_item(cx: &Ctxt, mut item: ItemFn) -> ToolFn {
+        let docs = doc_exprs(&item.attrs);
+        let mut inputs = Vec::new();
+        for arg in item.sig.inputs.iter_mut() {
+            match arg {
+                FnArg::Receiver(r) => {
+                    cx.error_spanned_by(
+                        &r.self_token,
+                        "`#[tool]` cannot take `self`; write a free fn and reach shared state through a static or a captured handle",
+                    );
+                }
+                FnArg::Typed(pt) => {
+                    let attrs = std::mem::take(&mut pt.attrs);
+                    let (kept, helper) = split_attrs(attrs);
+                    pt.attrs = kept;
+                    inputs.push(read_param(cx, &pt.pat, &pt.ty, &helper));
+                }
+            }
+        }
+        let (ret, ret_span) = match &item.sig.output {
+            ReturnType::Default => (syn::parse_quote!(()), item.sig.ident.span()),
+            ReturnType::Type(_, ty) => ((**ty).clone(), ty.span()),
+        };
+        ToolFn { item, inputs, docs, ret, ret_span }
+    }
+}
+
+/// `#[doc = ...]` values, in order.
+pub(crate) fn doc_exprs(attrs: &[Attribute]) -> Vec<Expr> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(nv.value.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Attributes rustc may keep (`cfg`-like ones we leave alone) and the ones we consume
+/// (`doc`, `arg`, `serde`).
+fn split_attrs(attrs: Vec<Attribute>) -> (Vec<Attribute>, Vec<Attribute>) {
+    attrs
+        .into_iter()
+        .partition(|a| !(a.path().is_ident("doc") || a.path().is_ident("arg") || a.path().is_ident("serde")))
+}
+
+fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
+    let mut rename: Option<LitStr> = None;
+    let mut default = Default::None;
+    let mut context = false;
+    for attr in attrs {
+        let is_arg = attr.path().is_ident("arg");
+        let is_serde = attr.path().is_ident("serde");
+        if !(is_arg || is_serde) {
+            continue;
+        }
+        let which = if is_arg { "arg" } else { "serde" };
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if rename.is_some() {
+                    cx.error_spanned_by(&meta.path, "duplicate `rename`; give it once");
+                }
+                rename = Some(lit);
+            } else if meta.path.is_ident("default") {
+                if !matches!(default, Default::None) {
+                    cx.error_spanned_by(&meta.path, "duplicate `default`; give it once");
+                }
+                if meta.input.peek(syn::Token![=]) {
+                    let value = meta.value()?;
+                    if is_serde {
+                        // serde's form names a fn in a string.
+                        let lit: LitStr = value.parse()?;
+                        default = Default::Path(lit.parse()?);
+                    } else {
+                        default = Default::Expr(value.parse()?);
+                    }
+                } else {
+                    default = Default::Trait;
+                }
+            } else if is_arg && (meta.path.is_ident("context") || meta.path.is_ident("ctx")) {
+                context = true;
+            } else {
+                let known = if is_arg { "`rename`, `default`, `context`" } else { "`rename`, `default`" };
+                cx.error_spanned_by(
+                    &meta.path,
+                    format_args!(
+                        "unsupported `{which}` parameter attribute; on a tool parameter `{which}` understands {known}"
+                    ),
+                );
+                // Skip whatever value follows so parsing can go on.
+                if meta.input.peek(syn::Token![=]) {
+                    let _: Expr = meta.value()?.parse()?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+
+    if context || is_context_type(ty) {
+        if rename.is_some() || !matches!(default, Default::None) {
+            cx.error_spanned_by(
+                ty,
+                "the context parameter is injected, so it takes no `rename` or `default`",
+            );
+        }
+        return Input::Context;
+    }
+
+    let ident: Option<&Ident> = match pat {
+        Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(&p.ident),
+        _ => None,
+    };
+    let Some(ident) = ident else {
+        cx.error_spanned_by(pat, "tool parameters must be plain names, such as `path: String`; the name is the argument's name in the schema");
+        return Input::Param(Param {
+            wire_name: String::new(),
+            name_span: pat.span(),
+            ty: ty.clone(),
+            docs: doc_exprs(attrs),
+            default,
+        });
+    };
+    let (wire_name, name_span) = match &rename {
+        Some(lit) => (lit.value(), lit.span()),
+        None => {
+            let s = ident.to_string();
+            (s.strip_prefix("r#").unwrap_or(&s).to_owned(), ident.span())
+        }
+    };
+    if let Some(lit) = &rename {
+        if lit.value().is_empty() {
+            cx.error_spanned_by(lit, "an argument name cannot be empty");
+        }
+    }
+    Input::Param(Param { wire_name, name_span, ty: ty.clone(), docs: doc_exprs(attrs), default })
+}
+
+/// `&Context` (by any path ending in `Context`) is the injected context.
+fn is_context_type(ty: &Type) -> bool {
+    let Type::Reference(r) = ty else { return false };
+    if r.mutability.is_some() {
+        return false;
+    }
+    match &*r.elem {
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none())
+        }
+        _ => false,
+    }
+}
+
+/// Whether a doc literal is present at all (for the description default).
+#[allow(dead_code)]
+pub(crate) fn lit_str(e: &Expr) -> Option<&LitStr> {
+    match e {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s),
+        _ => None,
+    }
+}

@@ -1,0 +1,242 @@
+//! Parsing `#[tool(...)]`: the raw keys with their spans, then the resolved spec with the
+//! defaults applied.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, Lit, LitStr, Meta, Token};
+
+use crate::ctxt::Ctxt;
+
+/// The keys `#[tool]` accepts, for messages.
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`";
+
+/// One key as written, with the span of its name.
+pub(crate) struct Key<T> {
+    pub(crate) span: Span,
+    pub(crate) value: T,
+}
+
+/// The attribute as written: each key at most once, spans kept.
+#[derive(Default)]
+pub(crate) struct RawAttr {
+    pub(crate) name: Option<Key<LitStr>>,
+    pub(crate) title: Option<Key<LitStr>>,
+    pub(crate) description: Option<Key<LitStr>>,
+    pub(crate) side_effecting: Option<Key<bool>>,
+    pub(crate) read_only: Option<Key<bool>>,
+    pub(crate) requires_approval: Option<Key<bool>>,
+    pub(crate) caps: Option<Key<Vec<LitStr>>>,
+    pub(crate) idempotent: Option<Key<bool>>,
+    pub(crate) open_world: Option<Key<bool>>,
+}
+
+/// A likely slip, and what to write instead.
+fn slip(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "approval" | "approve" | "needs_approval" | "require_approval" | "requires_approvals" => {
+            "requires_approval"
+        }
+        "side_effect" | "side_effects" | "sideeffecting" | "mutating" | "destructive" => "side_effecting",
+        "capabilities" | "capability" | "cap" | "capset" => "caps",
+        "readonly" | "read" | "readOnly" | "pure" => "read_only",
+        "idempotency" | "idempotentHint" => "idempotent",
+        "openworld" | "openWorld" | "open_world_hint" => "open_world",
+        "rename" | "tool_name" => "name",
+        "desc" | "doc" | "about" => "description",
+        _ => return None,
+    })
+}
+
+impl RawAttr {
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> RawAttr {
+        let mut raw = RawAttr::default();
+        let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
+            Ok(m) => m,
+            Err(e) => {
+                cx.syn_error(e);
+                return raw;
+            }
+        };
+        for meta in metas {
+            let path = meta.path();
+            let Some(ident) = path.get_ident() else {
+                cx.error_spanned_by(path, format_args!("unknown tool attribute; expected one of {KEYS}"));
+                continue;
+            };
+            let key = ident.to_string();
+            let span = ident.span();
+            match key.as_str() {
+                "name" => set(cx, &mut raw.name, span, &key, string_value(cx, &meta, &key)),
+                "title" => set(cx, &mut raw.title, span, &key, string_value(cx, &meta, &key)),
+                "description" => set(cx, &mut raw.description, span, &key, string_value(cx, &meta, &key)),
+                "side_effecting" => set(cx, &mut raw.side_effecting, span, &key, flag_value(cx, &meta, &key)),
+                "read_only" => set(cx, &mut raw.read_only, span, &key, flag_value(cx, &meta, &key)),
+                "requires_approval" => {
+                    set(cx, &mut raw.requires_approval, span, &key, flag_value(cx, &meta, &key))
+                }
+                "idempotent" => set(cx, &mut raw.idempotent, span, &key, flag_value(cx, &meta, &key)),
+                "open_world" => set(cx, &mut raw.open_world, span, &key, flag_value(cx, &meta, &key)),
+                "caps" => set(cx, &mut raw.caps, span, &key, caps_value(cx, &meta)),
+                other => match slip(other) {
+                    Some(fix) => cx.error_at(
+                        span,
+                        format_args!("unknown tool attribute `{other}`; did you mean `{fix}`?"),
+                    ),
+                    None => cx.error_at(
+                        span,
+                        format_args!("unknown tool attribute `{other}`; expected one of {KEYS}"),
+                    ),
+                },
+            }
+        }
+        raw
+    }
+}
+
+/// Record a key, refusing a second occurrence under its own token.
+fn set<T>(cx: &Ctxt, slot: &mut Option<Key<T>>, span: Span, key: &str, value: Option<T>) {
+    if slot.is_some() {
+        cx.error_at(span, format_args!("duplicate tool attribute `{key}`; give it once"));
+        return;
+    }
+    if let Some(value) = value {
+        *slot = Some(Key { span, value });
+    }
+}
+
+/// `key = "text"`.
+fn string_value(cx: &Ctxt, meta: &Meta, key: &str) -> Option<LitStr> {
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+            other => {
+                cx.error_spanned_by(other, format_args!("`{key}` takes a string literal: `{key} = \"...\"`"));
+                None
+            }
+        },
+        _ => {
+            cx.error_spanned_by(meta, format_args!("`{key}` takes a string literal: `{key} = \"...\"`"));
+            None
+        }
+    }
+}
+
+/// `key` alone (true) or `key = true|false`.
+fn flag_value(cx: &Ctxt, meta: &Meta, key: &str) -> Option<bool> {
+    match meta {
+        Meta::Path(_) => Some(true),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(b.value),
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"),
+                );
+                None
+            }
+        },
+        Meta::List(list) => {
+            cx.error_spanned_by(list, format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}
+
+/// `caps = ["a", "b"]`.
+fn caps_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    const FORM: &str = "`caps` takes a list of strings: `caps = [\"egress\"]`";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, FORM);
+        return None;
+    };
+    let Expr::Array(array) = &nv.value else {
+        cx.error_spanned_by(&nv.value, FORM);
+        return None;
+    };
+    let mut caps = Vec::new();
+    let mut ok = true;
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
+                // Capability tags are compared as strings by policy code; an empty or
+                // padded one can never match and is a typo.
+                let v = s.value();
+                if v.is_empty() || v.trim() != v {
+                    cx.error_spanned_by(
+                        s,
+                        "capability tags must be non-empty and have no surrounding spaces",
+                    );
+                    ok = false;
+                } else {
+                    caps.push(s.clone());
+                }
+            }
+            other => {
+                cx.error_spanned_by(other, FORM);
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(caps)
+}
+
+/// The attribute with defaults applied and cross-key rules checked.
+pub(crate) struct ToolAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) side_effecting: bool,
+    pub(crate) requires_approval: bool,
+    pub(crate) caps: Vec<LitStr>,
+    pub(crate) idempotent: bool,
+    pub(crate) open_world: bool,
+}
+
+impl RawAttr {
+    pub(crate) fn resolve(self, cx: &Ctxt) -> ToolAttr {
+        // `side_effecting` and `read_only` are one fact said two ways; both may be given
+        // only if they agree.
+        let side_effecting = match (&self.side_effecting, &self.read_only) {
+            (Some(se), Some(ro)) => {
+                if se.value == ro.value {
+                    cx.error_at(
+                        ro.span,
+                        "`side_effecting` and `read_only` contradict each other; keep one of them",
+                    );
+                }
+                se.value
+            }
+            (Some(se), None) => se.value,
+            (None, Some(ro)) => !ro.value,
+            // The safe default: a tool that says nothing is side-effecting.
+            (None, None) => true,
+        };
+        if let Some(name) = &self.name {
+            check_name(cx, &name.value);
+        }
+        ToolAttr {
+            name: self.name.map(|k| k.value),
+            title: self.title.map(|k| k.value),
+            description: self.description.map(|k| k.value),
+            side_effecting,
+            requires_approval: self.requires_approval.is_some_and(|k| k.value),
+            caps: self.caps.map(|k| k.value).unwrap_or_default(),
+            idempotent: self.idempotent.is_some_and(|k| k.value),
+            open_world: self.open_world.is_some_and(|k| k.value),
+        }
+    }
+}
+
+/// A tool name must match MCP's grammar `^[A-Za-z0-9_.-]{1,128}$`.
+pub(crate) fn check_name(cx: &Ctxt, name: &LitStr) {
+    let v = name.value();
+    let ok = (1..=128).contains(&v.len())
+        && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !ok {
+        cx.error_spanned_by(
+            name,
+            format_args!("tool name `{v}` is not a valid MCP tool name; use 1 to 128 of `A-Z a-z 0-9 _ - .`"),
+        );
+    }
+}

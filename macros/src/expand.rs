@@ -1,0 +1,215 @@
+//! Code generation for `#[tool]`: the user's fn untouched, a companion struct of the same
+//! name (type namespace only, so it cannot clash with the fn), and its `Tool` impl, which
+//! calls thin helpers in `::toolwire::__private`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
+
+use crate::ast::{Default, Input, ToolFn};
+use crate::attr::{RawAttr, check_name};
+use crate::ctxt::Ctxt;
+use crate::{check, fallback};
+
+pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    // If the item does not parse, give the tokens back with the error, so the IDE keeps
+    // working and only the real error shows.
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = item;
+            out.extend(
+                syn::Error::new(
+                    e.span(),
+                    "`#[tool]` goes on a fn: `#[tool] fn name(arg: Type) -> String { .. }`",
+                )
+                .to_compile_error(),
+            );
+            return out;
+        }
+    };
+    let cx = Ctxt::new();
+    let raw = RawAttr::parse(&cx, args);
+    let attr = raw.resolve(&cx);
+    let f = ToolFn::from_item(&cx, item_fn);
+    check::signature(&cx, &f);
+    let tool_name = match &attr.name {
+        Some(lit) => lit.value(),
+        None => {
+            let s = f.item.sig.ident.to_string();
+            let s = s.strip_prefix("r#").unwrap_or(&s).to_owned();
+            // A fn name is always a valid tool name but for length; check it like any other.
+            check_name(&cx, &syn::LitStr::new(&s, f.item.sig.ident.span()));
+            s
+        }
+    };
+    let out = match cx.check() {
+        Ok(()) => generate(&f, &attr, &tool_name),
+        Err(errors) => fallback::tool(&f, errors),
+    };
+    debug_print(&tool_name, &out);
+    out
+}
+
+/// `TOOLWIRE_MACROS_DEBUG=1` prints each expansion to stderr while compiling.
+fn debug_print(name: &str, out: &TokenStream) {
+    if std::env::var_os("TOOLWIRE_MACROS_DEBUG").is_some_and(|v| v != "0") {
+        eprintln!("---- #[tool] {name} ----\n{out}\n");
+    }
+}
+
+fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenStream {
+    let item = &f.item;
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let tw = quote!(::toolwire::__private);
+
+    let description = match &attr.description {
+        Some(lit) => quote!(#lit),
+        None => docs_concat(&f.docs),
+    };
+    let title = attr.title.as_ref().map(|t| quote!(.title(#t)));
+    let side_effecting = attr.side_effecting;
+    let requires_approval = attr.requires_approval;
+    let idempotent = attr.idempotent;
+    let open_world = attr.open_world;
+    let caps = &attr.caps;
+
+    let mut param_specs = Vec::new();
+    let mut takes = Vec::new();
+    let mut call_args = Vec::new();
+    let mut probes = Vec::new();
+    let mut index = 0usize;
+    for input in &f.inputs {
+        match input {
+            Input::Context => call_args.push(quote!(__toolwire_ctx)),
+            Input::Param(p) => {
+                let ty = &p.ty;
+                let wire = &p.wire_name;
+                let doc = docs_concat(&p.docs);
+                let var = format_ident!("__toolwire_arg{}", index);
+                // Spanned at the type: a type that cannot be a parameter is reported there.
+                probes.push(quote_spanned!(ty_span(ty)=> #tw::assert_param::<#ty>();));
+                let default_expr = match &p.default {
+                    Default::None => None,
+                    Default::Trait => Some(quote!(<#ty as ::core::default::Default>::default())),
+                    Default::Expr(e) => Some(quote!({ let __toolwire_d: #ty = #e; __toolwire_d })),
+                    Default::Path(path) => Some(quote!({ let __toolwire_d: #ty = #path(); __toolwire_d })),
+                };
+                let (optional, advertised) = match &default_expr {
+                    Some(d) => {
+                        (quote!(true), quote!((&&#tw::probes::DefaultProbe(&#d)).__toolwire_default()))
+                    }
+                    None => (
+                        quote!((&&#tw::probes::Probe::<#ty>::new()).__toolwire_optional()),
+                        quote!(::core::option::Option::None),
+                    ),
+                };
+                param_specs.push(quote!(.param::<#ty>(#wire, #doc, #optional, #advertised)));
+                takes.push(match &default_expr {
+                    None => quote!(let #var: #ty = __toolwire_a.take(#index)?;),
+                    Some(d) => quote!(
+                        let #var: #ty = match __toolwire_a.raw(#index) {
+                            ::core::option::Option::Some(__toolwire_r) => __toolwire_a.parse(#index, __toolwire_r)?,
+                            ::core::option::Option::None => #d,
+                        };
+                    ),
+                });
+                call_args.push(quote!(#var));
+                index += 1;
+            }
+        }
+    }
+
+    let ret = &f.ret;
+    let run = if item.sig.asyncness.is_some() {
+        quote!(#tw::run_async(#tool_name, #ident(#(#call_args),*)).await?)
+    } else {
+        // A sync body runs on the blocking pool; it gets its own handle on the context.
+        let call_args = call_args.iter().map(|a| {
+            if a.to_string() == "__toolwire_ctx" { quote!(&__toolwire_ctx_owned) } else { a.clone() }
+        });
+        quote!({
+            let __toolwire_ctx_owned = ::core::clone::Clone::clone(__toolwire_ctx);
+            #tw::run_blocking(#tool_name, move || #ident(#(#call_args),*)).await?
+        })
+    };
+    let convert = quote_spanned!(f.ret_span=>
+        #tw::outcome::<#ret, _>((&&&&#tw::probes::Returned::new(__toolwire_ret)).__toolwire_into_output(#tool_name, __toolwire_s.wraps_output))
+    );
+    let companion_doc = format!(
+        "The [`Tool`](::toolwire::Tool) `{tool_name}`, generated by `#[tool]` from [`{ident}()`]({ident}()).\n\nName it where a tool is expected: `tools![{ident}]`."
+    );
+
+    quote! {
+        #item
+
+        #[doc = #companion_doc]
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #ident {}
+
+        const _: () = {
+            #[allow(unused_imports)]
+            use #tw::probes::{
+                AdvertiseDefault as _, SilentDefault as _, IsOptionParam as _, IsRequiredParam as _,
+                OutputViaReturn as _, OutputViaStructuredResult as _, OutputViaStructured as _, OutputUnsupported as _,
+                ReturnViaReturn as _, ReturnViaStructuredResult as _, ReturnViaStructured as _, ReturnUnsupported as _,
+            };
+
+            impl #ident {
+                fn __toolwire_statics() -> &'static #tw::ToolStatics {
+                    static STATICS: #tw::OnceLock<#tw::ToolStatics> = #tw::OnceLock::new();
+                    STATICS.get_or_init(|| {
+                        #(#probes)*
+                        #tw::StaticsBuilder::new(#tool_name, #description)
+                            #title
+                            .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])
+                            #(#param_specs)*
+                            .output((&&&&#tw::probes::Probe::<#ret>::new()).__toolwire_output_schema())
+                            .build()
+                    })
+                }
+            }
+
+            impl #tw::Tool for #ident {
+                fn info(&self) -> &#tw::ToolInfo {
+                    &Self::__toolwire_statics().info
+                }
+
+                fn call<'__toolwire>(
+                    &'__toolwire self,
+                    __toolwire_raw: &'__toolwire #tw::RawValue,
+                    __toolwire_ctx: &'__toolwire #tw::Context,
+                ) -> #tw::ToolFuture<'__toolwire> {
+                    #tw::Box::pin(async move {
+                        let __toolwire_s = Self::__toolwire_statics();
+                        let __toolwire_a = __toolwire_s.args.parse(__toolwire_raw)?;
+                        #(#takes)*
+                        let __toolwire_ret = #run;
+                        #convert
+                    })
+                }
+            }
+        };
+    }
+}
+
+/// `concat!(doc1, "\n", doc2, ...)`, so `#[doc = include_str!(..)]` still works.
+fn docs_concat(docs: &[syn::Expr]) -> TokenStream {
+    if docs.is_empty() {
+        return quote!("");
+    }
+    let mut parts = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            parts.push(quote!("\n"));
+        }
+        parts.push(quote!(#d));
+    }
+    quote!(::toolwire::__private::concat!(#(#parts),*))
+}
+
+fn ty_span(ty: &syn::Type) -> proc_macro2::Span {
+    syn::spanned::Spanned::span(ty)
+}

@@ -1,0 +1,223 @@
+//! What `#[tool]`, `tools![]` and `serve_registry!` expand to. Not public API: nothing here
+//! is covered by semver, and user code should never name it.
+//!
+//! Expansions stay thin: they call these helpers, and the logic lives here, in ordinary
+//! unit-tested code.
+
+#![allow(missing_docs, unreachable_pub)]
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use crate::args::{ArgSpec, Args, ParamSpec};
+pub use crate::context::Context;
+pub use crate::registry::ToolRegistry;
+pub use crate::returns::{Json, ToolReturn};
+pub use crate::schema::Schema;
+pub use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+pub use core::concat;
+pub use serde_json::value::RawValue;
+pub use std::boxed::Box;
+pub use std::sync::OnceLock;
+
+use crate::schema_gen::SchemaGen;
+
+/// Everything a `#[tool]` computes once: its info, and the facts its arguments are checked
+/// against.
+#[derive(Debug)]
+pub struct ToolStatics {
+    pub info: ToolInfo,
+    pub args: ArgSpec,
+    /// Whether structured results are wrapped as `{"result": …}`.
+    pub wraps_output: bool,
+}
+
+/// Builds [`ToolStatics`]; the expansion calls one method per parameter.
+pub struct StaticsBuilder {
+    name: &'static str,
+    description: Cow<'static, str>,
+    title: Option<&'static str>,
+    declarations: Declarations,
+    generator: SchemaGen,
+    params: Vec<ParamSpec>,
+    output: Option<(Schema, bool)>,
+}
+
+impl StaticsBuilder {
+    pub fn new(name: &'static str, description: &'static str) -> Self {
+        StaticsBuilder {
+            name,
+            description: Cow::Borrowed(description.trim()),
+            title: None,
+            declarations: Declarations::default(),
+            generator: SchemaGen::new(),
+            params: Vec::new(),
+            output: None,
+        }
+    }
+
+    pub fn title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    pub fn declarations(
+        mut self,
+        side_effecting: bool,
+        requires_approval: bool,
+        idempotent: bool,
+        open_world: bool,
+        caps: &[&str],
+    ) -> Self {
+        self.declarations = Declarations {
+            side_effecting,
+            requires_approval,
+            idempotent,
+            open_world,
+            ..Declarations::default()
+        }
+        .with_caps(caps.iter().copied());
+        self
+    }
+
+    /// One parameter: its wire name, its doc comment, whether the call may leave it out, and
+    /// the default to advertise.
+    pub fn param<T: JsonSchema + ?Sized>(
+        mut self,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    ) -> Self {
+        let mut schema = self.generator.subschema::<T>();
+        let doc = normalise_doc(doc);
+        if let Value::Object(map) = &mut schema {
+            if !doc.is_empty() {
+                map.insert("description".into(), doc.into());
+            }
+            if let Some(default) = default {
+                map.insert("default".into(), default);
+            }
+        }
+        self.params.push(ParamSpec { name: Cow::Borrowed(name), required: !optional, schema });
+        self
+    }
+
+    pub fn output(mut self, output: Option<(Schema, bool)>) -> Self {
+        self.output = output;
+        self
+    }
+
+    pub fn build(mut self) -> ToolStatics {
+        let defs = self.generator.take_defs();
+        let args = ArgSpec::new(Cow::Borrowed(self.name), self.params, defs);
+        let input = Schema::from_value(args.input_schema());
+        let mut info = ToolInfo::new(self.name, self.description, input).with_declarations(self.declarations);
+        if let Some(title) = self.title {
+            info = info.with_title(title);
+        }
+        let mut wraps_output = false;
+        if let Some((schema, wraps)) = self.output {
+            info = info.with_output_schema(schema);
+            wraps_output = wraps;
+        }
+        ToolStatics { info, args, wraps_output }
+    }
+}
+
+/// A doc comment as a description: each line's one leading space (the one after `///`)
+/// dropped, and the whole trimmed.
+pub fn normalise_doc(doc: &str) -> String {
+    let lines: Vec<&str> = doc.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
+    lines.join("\n").trim().to_owned()
+}
+
+/// Spanned at a parameter's type: a type that cannot be a tool parameter is reported there.
+pub fn assert_param<T: ToolParam>() {}
+
+/// A type a `#[tool]` parameter may have.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`",
+    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`)"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
+
+pub mod probes;
+pub use probes::{IntoOutcome, outcome};
+
+// ---- Running a body ---------------------------------------------------------------------
+
+/// Run a sync body on the blocking pool, so it never blocks the reactor; a panic becomes
+/// [`ToolError::Panicked`].
+pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match tokio::task::spawn_blocking(body).await {
+        Ok(r) => Ok(r),
+        Err(e) if e.is_panic() => Err(panicked(tool, e.into_panic())),
+        Err(_) => Err(ToolError::CancelledWhileRunning { tool: tool.to_owned() }),
+    }
+}
+
+/// Await an async body; a panic becomes [`ToolError::Panicked`].
+pub async fn run_async<R, F>(tool: &str, body: F) -> Result<R, ToolError>
+where
+    F: Future<Output = R>,
+{
+    CatchUnwind { inner: body }.await.map_err(|payload| panicked(tool, payload))
+}
+
+/// The text of a panic payload, when it has one.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string payload".to_owned()
+    }
+}
+
+fn panicked(tool: &str, payload: Box<dyn Any + Send>) -> ToolError {
+    ToolError::Panicked { tool: tool.to_owned(), message: panic_message(&*payload) }
+}
+
+pin_project_lite::pin_project! {
+    /// A future that turns a panic while polling into an `Err` with the payload.
+    pub struct CatchUnwind<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = self.project().inner;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
+
+/// Box a tool for a registry.
+pub fn shared<T: Tool>(tool: T) -> Arc<dyn Tool> {
+    Arc::new(tool)
+}

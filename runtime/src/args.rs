@@ -1,0 +1,621 @@
+//! Argument validation, and [`ToolArgumentError`], the message a model reads when its call
+//! was wrong.
+//!
+//! The model wrote the call and is the only party that can fix it, so a rejection names the
+//! tool, the offending arguments, what was expected and the accepted set:
+//!
+//! ```text
+//! tool 'run_check' call rejected: unexpected argument(s) ['verbose']. Accepted arguments: ['name', 'strict']
+//! tool 'run_check' call rejected: missing required argument(s) ['name']. Accepted arguments: ['name', 'strict']
+//! tool 'run_check' call rejected: argument 'strict' must be a boolean, got a string
+//! ```
+//!
+//! Validation and the advertised schema come from the same facts, an [`ArgSpec`]: the same
+//! property names, the same required set, and each property's own schema, which the
+//! "must be ..." part of a message is written from. Each argument is then deserialized
+//! straight from its raw bytes into the parameter's Rust type.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// A call's arguments were rejected before the tool's body ran.
+///
+/// `Display` is the whole message a model reads:
+/// `tool 'run_check' call rejected: <problem>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool '{tool}' call rejected: {problem}")]
+pub struct ToolArgumentError {
+    /// The tool whose call was rejected.
+    pub tool: String,
+    /// What was wrong.
+    pub problem: ArgumentProblem,
+}
+
+/// What was wrong with a call's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgumentProblem {
+    /// The arguments were not a JSON object.
+    NotAnObject {
+        /// What arrived instead, e.g. `an array`.
+        got: String,
+    },
+    /// Arguments the tool does not take, and possibly required ones that were left out.
+    UnknownOrMissing {
+        /// Names the tool does not accept, in the order they arrived.
+        unexpected: Vec<String>,
+        /// Required names that were absent, in declaration order.
+        missing: Vec<String>,
+        /// Every name the tool accepts, sorted.
+        accepted: Vec<String>,
+    },
+    /// The same argument appeared twice in one object.
+    Duplicate {
+        /// The repeated name.
+        name: String,
+    },
+    /// An argument had the wrong JSON type.
+    WrongType {
+        /// The argument's name.
+        name: String,
+        /// What the schema allows, e.g. `a boolean`.
+        expected: String,
+        /// What arrived, e.g. `a string`.
+        got: String,
+    },
+    /// An argument had the right JSON type but an invalid value.
+    Invalid {
+        /// The argument's name.
+        name: String,
+        /// Why, e.g. ``missing field `title` ``.
+        detail: String,
+    },
+}
+
+impl fmt::Display for ArgumentProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgumentProblem::NotAnObject { got } => {
+                write!(f, "arguments must be a JSON object, got {got}")
+            }
+            ArgumentProblem::UnknownOrMissing { unexpected, missing, accepted } => {
+                let mut sep = "";
+                if !unexpected.is_empty() {
+                    write!(f, "unexpected argument(s) {}", PyList(unexpected))?;
+                    sep = "; ";
+                }
+                if !missing.is_empty() {
+                    write!(f, "{sep}missing required argument(s) {}", PyList(missing))?;
+                }
+                write!(f, ". Accepted arguments: {}", PyList(accepted))
+            }
+            ArgumentProblem::Duplicate { name } => {
+                write!(f, "argument {} was given more than once", PyStr(name))
+            }
+            ArgumentProblem::WrongType { name, expected, got } => {
+                write!(f, "argument {} must be {expected}, got {got}", PyStr(name))
+            }
+            ArgumentProblem::Invalid { name, detail } => {
+                write!(f, "argument {} is invalid: {detail}", PyStr(name))
+            }
+        }
+    }
+}
+
+/// A string written the way Python's `repr` writes it: `'name'`. Names in messages look the
+/// same in every SDK's log, and a hostile name cannot break out of its quotes.
+struct PyStr<'a>(&'a str);
+
+impl fmt::Display for PyStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("'")?;
+        for c in self.0.chars() {
+            match c {
+                '\'' => f.write_str("\\'")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                c if c.is_control() => write!(f, "\\x{:02x}", c as u32)?,
+                c => fmt::Write::write_char(f, c)?,
+            }
+        }
+        f.write_str("'")
+    }
+}
+
+/// A list of names written as Python writes a list of strings: `['a', 'b']`.
+struct PyList<'a>(&'a [String]);
+
+impl fmt::Display for PyList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, s) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            PyStr(s).fmt(f)?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// One parameter, as validation and the schema both see it.
+#[derive(Debug, Clone)]
+pub struct ParamSpec {
+    /// The argument's name on the wire (after renaming).
+    pub name: Cow<'static, str>,
+    /// Whether the call must supply it.
+    pub required: bool,
+    /// The property's schema (may be a `$ref` into the root's `$defs`).
+    pub schema: Value,
+}
+
+/// The facts a tool's arguments are validated against; the same facts its input schema was
+/// built from.
+#[derive(Debug, Clone)]
+pub struct ArgSpec {
+    tool: Cow<'static, str>,
+    params: Vec<ParamSpec>,
+    accepted: Vec<String>,
+    defs: Map<String, Value>,
+}
+
+impl ArgSpec {
+    /// The facts for `tool`, its parameters in declaration order, and the `$defs` their
+    /// schemas refer to.
+    pub fn new(tool: Cow<'static, str>, params: Vec<ParamSpec>, defs: Map<String, Value>) -> Self {
+        let mut accepted: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
+        accepted.sort();
+        ArgSpec { tool, params, accepted, defs }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The parameters, in declaration order.
+    pub fn params(&self) -> &[ParamSpec] {
+        &self.params
+    }
+
+    /// The input schema these facts describe:
+    /// `{"type":"object","properties":…,"required":[…],"additionalProperties":false,"$defs":…}`.
+    pub fn input_schema(&self) -> Value {
+        let mut root = Map::new();
+        root.insert("type".into(), "object".into());
+        if !self.params.is_empty() {
+            let properties: Map<String, Value> =
+                self.params.iter().map(|p| (p.name.to_string(), p.schema.clone())).collect();
+            root.insert("properties".into(), properties.into());
+            let required: Vec<Value> =
+                self.params.iter().filter(|p| p.required).map(|p| p.name.to_string().into()).collect();
+            if !required.is_empty() {
+                root.insert("required".into(), required.into());
+            }
+        }
+        root.insert("additionalProperties".into(), false.into());
+        if !self.defs.is_empty() {
+            root.insert("$defs".into(), self.defs.clone().into());
+        }
+        root.into()
+    }
+
+    fn error(&self, problem: ArgumentProblem) -> ToolArgumentError {
+        ToolArgumentError { tool: self.tool.to_string(), problem }
+    }
+
+    /// Check a call's raw arguments: an object, no unknown or repeated names, every required
+    /// name present. Values are checked later, one by one, by [`Args::take`].
+    pub fn parse<'a>(&self, raw: &'a RawValue) -> Result<Args<'a, '_>, ToolArgumentError> {
+        let text = raw.get();
+        if !text.trim_start().starts_with('{') {
+            return Err(self.error(ArgumentProblem::NotAnObject { got: json_kind(text).into() }));
+        }
+        let entries = Entries::parse(text)
+            .map_err(|e| self.error(ArgumentProblem::NotAnObject { got: format!("malformed JSON ({e})") }))?;
+        let mut values: Vec<Option<&'a RawValue>> = vec![None; self.params.len()];
+        let mut unexpected = Vec::new();
+        for (key, value) in entries.0 {
+            match self.params.iter().position(|p| p.name == *key) {
+                Some(i) if values[i].is_some() => {
+                    return Err(self.error(ArgumentProblem::Duplicate { name: key.into_owned() }));
+                }
+                Some(i) => values[i] = Some(value),
+                None => unexpected.push(key.into_owned()),
+            }
+        }
+        let missing: Vec<String> = self
+            .params
+            .iter()
+            .zip(&values)
+            .filter(|(p, v)| p.required && v.is_none())
+            .map(|(p, _)| p.name.to_string())
+            .collect();
+        if !unexpected.is_empty() || !missing.is_empty() {
+            return Err(self.error(ArgumentProblem::UnknownOrMissing {
+                unexpected,
+                missing,
+                accepted: self.accepted.clone(),
+            }));
+        }
+        Ok(Args { spec: self, values })
+    }
+
+    /// Build the error for argument `index` whose raw text failed to deserialize.
+    fn value_error(&self, index: usize, raw: &str, err: &serde_json::Error) -> ToolArgumentError {
+        let param = &self.params[index];
+        let schema = self.resolve(&param.schema);
+        let got = json_kind(raw);
+        let name = param.name.to_string();
+        if !self.allows_kind(schema, raw) {
+            return self.error(ArgumentProblem::WrongType {
+                name,
+                expected: self.describe(schema, param.required),
+                got: got.into(),
+            });
+        }
+        if let (Some(options), Ok(Value::String(s))) =
+            (string_options(schema), serde_json::from_str::<Value>(raw))
+        {
+            return self.error(ArgumentProblem::WrongType {
+                name,
+                expected: format!("one of {}", PyList(&options)),
+                got: PyStr(&s).to_string(),
+            });
+        }
+        self.error(ArgumentProblem::Invalid { name, detail: clean_serde_message(err) })
+    }
+
+    fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value {
+        crate::schema_gen::resolve_in(&self.defs, schema)
+    }
+
+    /// The JSON types a schema admits at its top level, or `None` when it does not say.
+    fn kinds(&self, schema: &Value) -> Option<Vec<String>> {
+        let schema = self.resolve(schema);
+        if let Some(t) = schema.get("type") {
+            return Some(match t {
+                Value::String(s) => vec![s.clone()],
+                Value::Array(items) => items.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                _ => return None,
+            });
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(alts)) = schema.get(key) {
+                let mut all = Vec::new();
+                for alt in alts {
+                    all.extend(self.kinds(alt)?);
+                }
+                return Some(all);
+            }
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            return Some(values.iter().map(|v| value_kind(v).to_owned()).collect());
+        }
+        if let Some(v) = schema.get("const") {
+            return Some(vec![value_kind(v).to_owned()]);
+        }
+        None
+    }
+
+    fn allows_kind(&self, schema: &Value, raw: &str) -> bool {
+        let Some(kinds) = self.kinds(schema) else { return true };
+        let got = raw_kind(raw);
+        kinds.iter().any(|k| {
+            k == got
+                || (k == "number" && got == "integer")
+                || (k == "integer" && got == "number" && integral(raw))
+        })
+    }
+
+    /// "must be ..." for a schema: `a boolean`, `a string or null`, `an integer between 0 and 255`.
+    ///
+    /// For an optional argument `null` goes unmentioned: leaving the argument out says the
+    /// same thing, and "a boolean or null" only distracts from what was wrong.
+    fn describe(&self, schema: &Value, required: bool) -> String {
+        let schema = self.resolve(schema);
+        if let Some(options) = string_options(schema) {
+            return format!("one of {}", PyList(&options));
+        }
+        if let Some(kinds) = self.kinds(schema) {
+            let mut parts: Vec<String> = Vec::new();
+            let only_null = kinds.iter().all(|k| k == "null");
+            for k in kinds {
+                if k == "null" && !required && !only_null {
+                    continue;
+                }
+                let phrase = kind_phrase(&k, schema);
+                if !parts.contains(&phrase) {
+                    parts.push(phrase);
+                }
+            }
+            if !parts.is_empty() {
+                return parts.join(" or ");
+            }
+        }
+        "a valid value".into()
+    }
+}
+
+fn kind_phrase(kind: &str, schema: &Value) -> String {
+    let base = match kind {
+        "null" => return "null".into(),
+        "boolean" => "a boolean",
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "array" => "an array",
+        "object" => "an object",
+        other => return format!("of type {other}"),
+    };
+    if kind == "integer" || kind == "number" {
+        let min = schema.get("minimum").map(Value::to_string);
+        let max = schema.get("maximum").map(Value::to_string);
+        return match (min, max) {
+            (Some(a), Some(b)) => format!("{base} between {a} and {b}"),
+            (Some(a), None) => format!("{base} of at least {a}"),
+            (None, Some(b)) => format!("{base} of at most {b}"),
+            (None, None) => base.into(),
+        };
+    }
+    base.into()
+}
+
+/// The allowed values of a string enum, if the schema is one.
+fn string_options(schema: &Value) -> Option<Vec<String>> {
+    let values = schema.get("enum")?.as_array()?;
+    values.iter().map(|v| v.as_str().map(str::to_owned)).collect()
+}
+
+fn value_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The JSON type of raw JSON text, judged by its first character (the text is valid JSON).
+fn raw_kind(raw: &str) -> &'static str {
+    let t = raw.trim_start();
+    match t.as_bytes().first() {
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        Some(b'[') => "array",
+        Some(b'{') => "object",
+        _ if t.contains(['.', 'e', 'E']) => "number",
+        _ => "integer",
+    }
+}
+
+/// Whether a raw number is mathematically an integer (`1.0`, `1e3`), as JSON Schema counts.
+fn integral(raw: &str) -> bool {
+    raw.trim().parse::<f64>().is_ok_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// "a string", "an array", ... for raw JSON text.
+fn json_kind(raw: &str) -> &'static str {
+    match raw_kind(raw) {
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "null" => "null",
+        "array" => "an array",
+        "object" => "an object",
+        "number" => "a number",
+        _ => "an integer",
+    }
+}
+
+/// serde_json's message without its ` at line L column C` suffix, which points into the
+/// raw text of one argument and means nothing to the model.
+fn clean_serde_message(err: &serde_json::Error) -> String {
+    let msg = err.to_string();
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg,
+    }
+}
+
+/// A call's arguments after the object-level checks: each parameter's raw value, if given.
+#[derive(Debug)]
+pub struct Args<'a, 's> {
+    spec: &'s ArgSpec,
+    values: Vec<Option<&'a RawValue>>,
+}
+
+impl Args<'_, '_> {
+    /// The raw value of parameter `index`, if the call supplied it.
+    pub fn raw(&self, index: usize) -> Option<&RawValue> {
+        self.values[index]
+    }
+
+    /// Deserialize parameter `index`; an absent (optional) one is read as `null`, which an
+    /// `Option` reads as `None`.
+    pub fn take<T: DeserializeOwned>(&self, index: usize) -> Result<T, ToolArgumentError> {
+        match self.values[index] {
+            Some(raw) => self.parse(index, raw),
+            None => serde_json::from_str("null").map_err(|e| self.spec.value_error(index, "null", &e)),
+        }
+    }
+
+    /// Deserialize the given raw value of parameter `index` into its type.
+    ///
+    /// JSON Schema counts `1.0` as an integer; serde does not. So that validation accepts
+    /// exactly what the schema accepts, a value that fails is retried once with integral
+    /// floats rewritten as integers.
+    pub fn parse<T: DeserializeOwned>(&self, index: usize, raw: &RawValue) -> Result<T, ToolArgumentError> {
+        let text = raw.get();
+        match serde_json::from_str::<T>(text) {
+            Ok(v) => Ok(v),
+            Err(err) => {
+                if text.contains(['.', 'e', 'E']) {
+                    if let Ok(mut value) = serde_json::from_str::<Value>(text) {
+                        if integralize(&mut value) {
+                            if let Ok(v) = serde_json::from_value::<T>(value) {
+                                return Ok(v);
+                            }
+                        }
+                    }
+                }
+                Err(self.spec.value_error(index, text, &err))
+            }
+        }
+    }
+}
+
+/// Rewrite every float that is mathematically an integer (and fits 64 bits) as an integer;
+/// says whether anything changed.
+fn integralize(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.is_finite() && f.fract() == 0.0 {
+                if f >= 0.0 && f < 18446744073709551616.0 {
+                    *value = Value::from(f as u64);
+                    return true;
+                }
+                if f < 0.0 && f >= -9223372036854775808.0 {
+                    *value = Value::from(f as i64);
+                    return true;
+                }
+            }
+            false
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |acc, v| integralize(v) | acc),
+        Value::Object(map) => map.values_mut().fold(false, |acc, v| integralize(v) | acc),
+        _ => false,
+    }
+}
+
+/// The members of a JSON object in arrival order, values kept raw, keys borrowed when they
+/// need no unescaping. Duplicates are kept so the caller can refuse them.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'a> Entries<'a> {
+    fn parse(text: &'a str) -> Result<Self, serde_json::Error> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let entries = (&mut de).deserialize_map(EntriesVisitor)?;
+        de.end()?;
+        Ok(entries)
+    }
+}
+
+struct EntriesVisitor;
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = Entries<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(map.size_hint().unwrap_or(4));
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let value: &'de RawValue = map.next_value()?;
+            out.push((key.0, value));
+        }
+        Ok(Entries(out))
+    }
+}
+
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec() -> ArgSpec {
+        ArgSpec::new(
+            "run_check".into(),
+            vec![
+                ParamSpec { name: "name".into(), required: true, schema: json!({"type": "string"}) },
+                ParamSpec {
+                    name: "strict".into(),
+                    required: false,
+                    schema: json!({"type": ["boolean", "null"]}),
+                },
+            ],
+            Map::new(),
+        )
+    }
+
+    fn raw(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).unwrap()
+    }
+
+    fn reject(args: &str) -> String {
+        let spec = spec();
+        let r = raw(args);
+        match spec.parse(&r) {
+            Err(e) => e.to_string(),
+            Ok(a) => match (a.take::<String>(0), a.take::<Option<bool>>(1)) {
+                (Err(e), _) | (_, Err(e)) => e.to_string(),
+                _ => panic!("{args} was accepted"),
+            },
+        }
+    }
+
+    #[test]
+    fn the_design_messages() {
+        assert_eq!(
+            reject(r#"{"name":"lint","verbose":true}"#),
+            "tool 'run_check' call rejected: unexpected argument(s) ['verbose']. Accepted arguments: ['name', 'strict']"
+        );
+        assert_eq!(
+            reject("{}"),
+            "tool 'run_check' call rejected: missing required argument(s) ['name']. Accepted arguments: ['name', 'strict']"
+        );
+        assert_eq!(
+            reject(r#"{"name":"lint","strict":"yes"}"#),
+            "tool 'run_check' call rejected: argument 'strict' must be a boolean, got a string"
+        );
+    }
+
+    #[test]
+    fn unknown_and_missing_together_and_odd_shapes() {
+        assert_eq!(
+            reject(r#"{"x\u0027y":1}"#),
+            "tool 'run_check' call rejected: unexpected argument(s) ['x\\'y']; missing required argument(s) ['name']. Accepted arguments: ['name', 'strict']"
+        );
+        assert_eq!(
+            reject("[1]"),
+            "tool 'run_check' call rejected: arguments must be a JSON object, got an array"
+        );
+        assert_eq!(
+            reject(r#"{"name":"a","name":"b"}"#),
+            "tool 'run_check' call rejected: argument 'name' was given more than once"
+        );
+    }
+}

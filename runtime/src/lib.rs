@@ -1,0 +1,67 @@
+//! # toolwire
+//!
+//! A Rust SDK for tools that AI agents call over the Model Context Protocol (MCP).
+//!
+//! - Write a plain Rust fn and put [`#[tool]`](macro@tool) on it. It gets a byte-stable JSON
+//!   Schema, argument validation whose errors a model can act on, and declarations (side
+//!   effects, approval, capabilities) that travel with it.
+//! - Put tools in a [`ToolRegistry`] with [`tools!`].
+//! - Every tool, written with `#[tool]`, by hand, or adopted from a remote server, is the
+//!   same object-safe [`Tool`] trait.
+//!
+//! ```
+//! use toolwire::{tool, tools, Context, Tool};
+//!
+//! /// Run the named check and report whether it passed.
+//! #[tool(read_only)]
+//! fn run_check(
+//!     /// Name of the check to run.
+//!     name: String,
+//!     /// Fail on warnings too.
+//!     strict: Option<bool>,
+//! ) -> String {
+//!     format!("{name}:{}:ok", if strict.unwrap_or(false) { "strict" } else { "lax" })
+//! }
+//!
+//! // The fn is untouched and callable.
+//! assert_eq!(run_check("lint".into(), None), "lint:lax:ok");
+//!
+//! let registry = tools![run_check].unwrap();
+//! let tool = registry.get("run_check").unwrap();
+//! assert_eq!(tool.info().description(), "Run the named check and report whether it passed.");
+//! # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! # rt.block_on(async {
+//! let err = tool.call_json(serde_json::json!({"name": "lint", "verbose": true}), &Context::new()).await.unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "tool 'run_check' call rejected: unexpected argument(s) ['verbose']. Accepted arguments: ['name', 'strict']"
+//! );
+//! # });
+//! ```
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod args;
+mod context;
+mod registry;
+mod returns;
+mod schema;
+mod schema_gen;
+mod tool;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError};
+pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
+pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
+pub use returns::{Json, ToolReturn};
+pub use schema::{Schema, canonical_json};
+pub use tool::{
+    Annotations, Content, Declarations, EmbeddedResource, META_KEY, Tool, ToolError, ToolFuture, ToolInfo,
+    ToolOutput,
+};
+pub use toolwire_macros::{tool, tools};
+
+/// Re-exported so tools can name the cancellation token type without a direct dependency.
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,1 @@
+//! trybuild cases live in `pass/` and `fail/`; see `tests/ui.rs`.
