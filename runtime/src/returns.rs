@@ -94,18 +94,24 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for Json<T> {
 /// Computed once per type and kept, so a call never does schema work.
 pub(crate) fn structured_output_schema<T: JsonSchema>() -> (Schema, bool) {
     let mut generator = SchemaGen::new();
-    let schema = generator.subschema::<T>();
-    let is_object = generator.resolve(&schema).get("type") == Some(&Value::String("object".into()));
-    let root = if is_object {
-        generator.root_with_defs(generator.resolve(&schema).clone())
-    } else {
-        generator.root_with_defs(json!({
-            "type": "object",
-            "properties": {"result": schema},
-            "required": ["result"],
-        }))
-    };
-    (Schema::from_value(root), !is_object)
+    let root = generator.root::<T>();
+    let is_object = root.get("type") == Some(&Value::String("object".into()));
+    if is_object {
+        return (Schema::from_value(root), false);
+    }
+    // Not an object: the value is wrapped, and so is its schema. Definitions move up to the
+    // wrapper's root so their `#/$defs/...` references still resolve.
+    let mut inner = root;
+    let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
+    let mut wrapper = json!({
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+    });
+    if let Some(defs) = defs {
+        wrapper["$defs"] = defs;
+    }
+    (Schema::from_value(wrapper), true)
 }
 
 /// Serialise a structured result, wrapped as `{"result": …}` when `wrapped` (see

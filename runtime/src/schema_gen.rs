@@ -28,9 +28,15 @@ impl SchemaGen {
         v
     }
 
-    /// Follow local `#/$defs/...` references among the definitions gathered so far.
-    pub(crate) fn resolve<'a>(&'a self, schema: &'a Value) -> &'a Value {
-        resolve_in(self.generator.definitions(), schema)
+    /// The schema of `T` as a document root: `T` inline, what it refers to under `$defs`,
+    /// and no `title` (the Rust type's name means nothing to a model).
+    pub(crate) fn root<T: ?Sized + JsonSchema>(&mut self) -> Value {
+        let mut v = self.generator.root_schema_for::<T>().to_value();
+        if let Value::Object(map) = &mut v {
+            map.remove("title");
+        }
+        bound_integers(&mut v);
+        v
     }
 
     /// The definitions gathered so far, corrected.
@@ -40,17 +46,6 @@ impl SchemaGen {
             bound_integers(v);
         }
         defs
-    }
-
-    /// `root` with the gathered definitions under `$defs`, if there are any.
-    pub(crate) fn root_with_defs(&mut self, mut root: Value) -> Value {
-        let defs = self.take_defs();
-        if !defs.is_empty() {
-            if let Value::Object(map) = &mut root {
-                map.insert("$defs".into(), defs.into());
-            }
-        }
-        root
     }
 }
 

@@ -22,6 +22,10 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+mod check;
+
+use check::Checker;
+
 /// A call's arguments were rejected before the tool's body ran.
 ///
 /// `Display` is the whole message a model reads:
@@ -67,12 +71,14 @@ pub enum ArgumentProblem {
         /// What arrived, e.g. `a string`.
         got: String,
     },
-    /// An argument had the right JSON type but an invalid value.
+    /// An argument, or something inside it, broke a rule of its schema.
     Invalid {
         /// The argument's name.
         name: String,
-        /// Why, e.g. ``missing field `title` ``.
-        detail: String,
+        /// A JSON pointer into the argument (`/corners/0`), empty for the argument itself.
+        path: String,
+        /// What is wrong, e.g. `is missing required field(s) ['title']`.
+        message: String,
     },
 }
 
@@ -99,8 +105,11 @@ impl fmt::Display for ArgumentProblem {
             ArgumentProblem::WrongType { name, expected, got } => {
                 write!(f, "argument {} must be {expected}, got {got}", PyStr(name))
             }
-            ArgumentProblem::Invalid { name, detail } => {
-                write!(f, "argument {} is invalid: {detail}", PyStr(name))
+            ArgumentProblem::Invalid { name, path, message } if path.is_empty() => {
+                write!(f, "argument {} {message}", PyStr(name))
+            }
+            ArgumentProblem::Invalid { name, path, message } => {
+                write!(f, "argument {} at {} {message}", PyStr(name), PyStr(path))
             }
         }
     }
@@ -108,7 +117,7 @@ impl fmt::Display for ArgumentProblem {
 
 /// A string written the way Python's `repr` writes it: `'name'`. Names in messages look the
 /// same in every SDK's log, and a hostile name cannot break out of its quotes.
-struct PyStr<'a>(&'a str);
+pub(crate) struct PyStr<'a>(&'a str);
 
 impl fmt::Display for PyStr<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -129,7 +138,7 @@ impl fmt::Display for PyStr<'_> {
 }
 
 /// A list of names written as Python writes a list of strings: `['a', 'b']`.
-struct PyList<'a>(&'a [String]);
+pub(crate) struct PyList<'a>(&'a [String]);
 
 impl fmt::Display for PyList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -163,6 +172,8 @@ pub struct ArgSpec {
     params: Vec<ParamSpec>,
     accepted: Vec<String>,
     defs: Map<String, Value>,
+    /// Per parameter, the JSON types its schema admits when it says nothing else.
+    simple: Vec<Option<Vec<&'static str>>>,
 }
 
 impl ArgSpec {
@@ -171,7 +182,8 @@ impl ArgSpec {
     pub fn new(tool: Cow<'static, str>, params: Vec<ParamSpec>, defs: Map<String, Value>) -> Self {
         let mut accepted: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         accepted.sort();
-        ArgSpec { tool, params, accepted, defs }
+        let simple = params.iter().map(|p| simple_kinds(&defs, &p.schema)).collect();
+        ArgSpec { tool, params, accepted, defs, simple }
     }
 
     /// The tool's name.
@@ -247,142 +259,68 @@ impl ArgSpec {
         Ok(Args { spec: self, values })
     }
 
-    /// Build the error for argument `index` whose raw text failed to deserialize.
-    fn value_error(&self, index: usize, raw: &str, err: &serde_json::Error) -> ToolArgumentError {
+    /// Check argument `index`'s raw text against its schema.
+    fn check_arg(&self, index: usize, text: &str) -> Result<(), ToolArgumentError> {
         let param = &self.params[index];
-        let schema = self.resolve(&param.schema);
-        let got = json_kind(raw);
-        let name = param.name.to_string();
-        if !self.allows_kind(schema, raw) {
-            return self.error(ArgumentProblem::WrongType {
-                name,
-                expected: self.describe(schema, param.required),
-                got: got.into(),
-            });
-        }
-        if let (Some(options), Ok(Value::String(s))) =
-            (string_options(schema), serde_json::from_str::<Value>(raw))
+        // Fast path: a string or boolean against a schema that says nothing but its type
+        // needs no parse; the first byte decides.
+        let kind = raw_kind(text);
+        if matches!(kind, "string" | "boolean" | "null")
+            && self.simple[index].as_ref().is_some_and(|kinds| kinds.contains(&kind))
         {
-            return self.error(ArgumentProblem::WrongType {
-                name,
-                expected: format!("one of {}", PyList(&options)),
-                got: PyStr(&s).to_string(),
-            });
+            return Ok(());
         }
-        self.error(ArgumentProblem::Invalid { name, detail: clean_serde_message(err) })
-    }
-
-    fn resolve<'s>(&'s self, schema: &'s Value) -> &'s Value {
-        crate::schema_gen::resolve_in(&self.defs, schema)
-    }
-
-    /// The JSON types a schema admits at its top level, or `None` when it does not say.
-    fn kinds(&self, schema: &Value) -> Option<Vec<String>> {
-        let schema = self.resolve(schema);
-        if let Some(t) = schema.get("type") {
-            return Some(match t {
-                Value::String(s) => vec![s.clone()],
-                Value::Array(items) => items.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-                _ => return None,
-            });
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(alts)) = schema.get(key) {
-                let mut all = Vec::new();
-                for alt in alts {
-                    all.extend(self.kinds(alt)?);
-                }
-                return Some(all);
+        let value: Value = serde_json::from_str(text).map_err(|e| self.invalid(index, "", e.to_string()))?;
+        let checker = Checker { defs: &self.defs };
+        let mut path = String::new();
+        checker.check(&param.schema, &value, &mut path).map_err(|v| {
+            if v.path.is_empty() && v.wrong_type.is_some() {
+                let got = v.wrong_type.map(|(_, got)| got).unwrap_or_default();
+                self.error(ArgumentProblem::WrongType {
+                    name: param.name.to_string(),
+                    expected: checker.describe(&param.schema, param.required),
+                    got,
+                })
+            } else {
+                self.invalid(index, &v.path, v.message)
             }
-        }
-        if let Some(Value::Array(values)) = schema.get("enum") {
-            return Some(values.iter().map(|v| value_kind(v).to_owned()).collect());
-        }
-        if let Some(v) = schema.get("const") {
-            return Some(vec![value_kind(v).to_owned()]);
-        }
-        None
-    }
-
-    fn allows_kind(&self, schema: &Value, raw: &str) -> bool {
-        let Some(kinds) = self.kinds(schema) else { return true };
-        let got = raw_kind(raw);
-        kinds.iter().any(|k| {
-            k == got
-                || (k == "number" && got == "integer")
-                || (k == "integer" && got == "number" && integral(raw))
         })
     }
 
-    /// "must be ..." for a schema: `a boolean`, `a string or null`, `an integer between 0 and 255`.
-    ///
-    /// For an optional argument `null` goes unmentioned: leaving the argument out says the
-    /// same thing, and "a boolean or null" only distracts from what was wrong.
-    fn describe(&self, schema: &Value, required: bool) -> String {
-        let schema = self.resolve(schema);
-        if let Some(options) = string_options(schema) {
-            return format!("one of {}", PyList(&options));
-        }
-        if let Some(kinds) = self.kinds(schema) {
-            let mut parts: Vec<String> = Vec::new();
-            let only_null = kinds.iter().all(|k| k == "null");
-            for k in kinds {
-                if k == "null" && !required && !only_null {
-                    continue;
-                }
-                let phrase = kind_phrase(&k, schema);
-                if !parts.contains(&phrase) {
-                    parts.push(phrase);
-                }
-            }
-            if !parts.is_empty() {
-                return parts.join(" or ");
-            }
-        }
-        "a valid value".into()
+    fn invalid(&self, index: usize, path: &str, message: String) -> ToolArgumentError {
+        self.error(ArgumentProblem::Invalid {
+            name: self.params[index].name.to_string(),
+            path: path.to_owned(),
+            message,
+        })
     }
 }
 
-fn kind_phrase(kind: &str, schema: &Value) -> String {
-    let base = match kind {
-        "null" => return "null".into(),
-        "boolean" => "a boolean",
-        "integer" => "an integer",
-        "number" => "a number",
-        "string" => "a string",
-        "array" => "an array",
-        "object" => "an object",
-        other => return format!("of type {other}"),
+/// For a schema that is nothing but `type` (plus annotations and numeric bounds), the JSON
+/// types it admits; `None` for anything that needs a real check.
+fn simple_kinds(defs: &Map<String, Value>, schema: &Value) -> Option<Vec<&'static str>> {
+    let schema = crate::schema_gen::resolve_in(defs, schema).as_object()?;
+    let plain = schema.keys().all(|k| {
+        matches!(k.as_str(), "type" | "description" | "default" | "title" | "format" | "minimum" | "maximum")
+    });
+    if !plain {
+        return None;
+    }
+    let names: Vec<&Value> = match schema.get("type")? {
+        Value::Array(items) => items.iter().collect(),
+        one => vec![one],
     };
-    if kind == "integer" || kind == "number" {
-        let min = schema.get("minimum").map(Value::to_string);
-        let max = schema.get("maximum").map(Value::to_string);
-        return match (min, max) {
-            (Some(a), Some(b)) => format!("{base} between {a} and {b}"),
-            (Some(a), None) => format!("{base} of at least {a}"),
-            (None, Some(b)) => format!("{base} of at most {b}"),
-            (None, None) => base.into(),
-        };
-    }
-    base.into()
-}
-
-/// The allowed values of a string enum, if the schema is one.
-fn string_options(schema: &Value) -> Option<Vec<String>> {
-    let values = schema.get("enum")?.as_array()?;
-    values.iter().map(|v| v.as_str().map(str::to_owned)).collect()
-}
-
-fn value_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_f64() => "number",
-        Value::Number(_) => "integer",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    names
+        .into_iter()
+        .map(|n| match n.as_str()? {
+            "string" => Some("string"),
+            "boolean" => Some("boolean"),
+            "null" => Some("null"),
+            "integer" => Some("integer"),
+            "number" => Some("number"),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The JSON type of raw JSON text, judged by its first character (the text is valid JSON).
@@ -397,11 +335,6 @@ fn raw_kind(raw: &str) -> &'static str {
         _ if t.contains(['.', 'e', 'E']) => "number",
         _ => "integer",
     }
-}
-
-/// Whether a raw number is mathematically an integer (`1.0`, `1e3`), as JSON Schema counts.
-fn integral(raw: &str) -> bool {
-    raw.trim().parse::<f64>().is_ok_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// "a string", "an array", ... for raw JSON text.
@@ -440,22 +373,26 @@ impl Args<'_, '_> {
         self.values[index]
     }
 
-    /// Deserialize parameter `index`; an absent (optional) one is read as `null`, which an
-    /// `Option` reads as `None`.
+    /// Check and deserialize parameter `index`; an absent (optional) one is read as
+    /// `null`, which an `Option` reads as `None`.
     pub fn take<T: DeserializeOwned>(&self, index: usize) -> Result<T, ToolArgumentError> {
         match self.values[index] {
             Some(raw) => self.parse(index, raw),
-            None => serde_json::from_str("null").map_err(|e| self.spec.value_error(index, "null", &e)),
+            None => serde_json::from_str("null").map_err(|e| {
+                self.spec.invalid(index, "", format!("could not be read: {}", clean_serde_message(&e)))
+            }),
         }
     }
 
-    /// Deserialize the given raw value of parameter `index` into its type.
+    /// Check the given raw value of parameter `index` against its schema, then deserialize
+    /// it into the parameter's type.
     ///
     /// JSON Schema counts `1.0` as an integer; serde does not. So that validation accepts
     /// exactly what the schema accepts, a value that fails is retried once with integral
     /// floats rewritten as integers.
     pub fn parse<T: DeserializeOwned>(&self, index: usize, raw: &RawValue) -> Result<T, ToolArgumentError> {
         let text = raw.get();
+        self.spec.check_arg(index, text)?;
         match serde_json::from_str::<T>(text) {
             Ok(v) => Ok(v),
             Err(err) => {
@@ -468,7 +405,7 @@ impl Args<'_, '_> {
                         }
                     }
                 }
-                Err(self.spec.value_error(index, text, &err))
+                Err(self.spec.invalid(index, "", format!("could not be read: {}", clean_serde_message(&err))))
             }
         }
     }
