@@ -162,6 +162,15 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
         return Input::Context;
     }
 
+    // Arguments are deserialized into owned values: a borrowed parameter has nothing to
+    // borrow from once the call's bytes are gone.
+    if let Type::Reference(r) = ty {
+        cx.error_spanned_by(
+            r,
+            "tool parameters are deserialized into owned values; use an owned type here (`String` for `&str`, `Vec<T>` for `&[T]`)",
+        );
+    }
+
     let ident: Option<&Ident> = match pat {
         Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(&p.ident),
         _ => None,

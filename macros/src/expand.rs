@@ -78,7 +78,6 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
     let mut param_specs = Vec::new();
     let mut takes = Vec::new();
     let mut call_args = Vec::new();
-    let mut probes = Vec::new();
     let mut index = 0usize;
     for input in &f.inputs {
         match input {
@@ -88,8 +87,6 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
                 let wire = &p.wire_name;
                 let doc = docs_concat(&p.docs);
                 let var = format_ident!("__toolwire_arg{}", index);
-                // Spanned at the type: a type that cannot be a parameter is reported there.
-                probes.push(quote_spanned!(ty_span(ty)=> #tw::assert_param::<#ty>();));
                 let default_expr = match &p.default {
                     Default::None => None,
                     Default::Trait => Some(quote!(<#ty as ::core::default::Default>::default())),
@@ -105,12 +102,14 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
                         quote!(::core::option::Option::None),
                     ),
                 };
-                param_specs.push(quote!(.param::<#ty>(#wire, #doc, #optional, #advertised)));
+                param_specs
+                    .push(quote_spanned!(ty_span(ty)=> .param::<#ty>(#wire, #doc, #optional, #advertised)));
+                // Spanned at the type too, so a bad type's error is one error, at the type.
                 takes.push(match &default_expr {
-                    None => quote!(let #var: #ty = __toolwire_a.take(#index)?;),
-                    Some(d) => quote!(
+                    None => quote_spanned!(ty_span(ty)=> let #var: #ty = __toolwire_a.take::<#ty>(#index)?;),
+                    Some(d) => quote_spanned!(ty_span(ty)=>
                         let #var: #ty = match __toolwire_a.raw(#index) {
-                            ::core::option::Option::Some(__toolwire_r) => __toolwire_a.parse(#index, __toolwire_r)?,
+                            ::core::option::Option::Some(__toolwire_r) => __toolwire_a.parse::<#ty>(#index, __toolwire_r)?,
                             ::core::option::Option::None => #d,
                         };
                     ),
@@ -161,7 +160,6 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
                 fn __toolwire_statics() -> &'static #tw::ToolStatics {
                     static STATICS: #tw::OnceLock<#tw::ToolStatics> = #tw::OnceLock::new();
                     STATICS.get_or_init(|| {
-                        #(#probes)*
                         #tw::StaticsBuilder::new(#tool_name, #description)
                             #title
                             .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])

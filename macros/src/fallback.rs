@@ -12,6 +12,11 @@ pub(crate) fn tool(f: &ToolFn, errors: syn::Error) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let errors = errors.to_compile_error();
+    // A method cannot have a companion struct beside it (it sits in an `impl`), so give
+    // back the method alone.
+    if item.sig.receiver().is_some() {
+        return quote! { #item #errors };
+    }
     quote! {
         #item
 

@@ -14,11 +14,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use crate::args::{ArgSpec, Args, ParamSpec};
+pub use crate::args::{ArgSpec, Args, ParamSpec, ToolParam};
 pub use crate::context::Context;
 pub use crate::registry::ToolRegistry;
 pub use crate::returns::{Json, ToolReturn};
@@ -91,7 +89,7 @@ impl StaticsBuilder {
 
     /// One parameter: its wire name, its doc comment, whether the call may leave it out, and
     /// the default to advertise.
-    pub fn param<T: JsonSchema + ?Sized>(
+    pub fn param<T: ToolParam>(
         mut self,
         name: &'static str,
         doc: &'static str,
@@ -140,19 +138,6 @@ pub fn normalise_doc(doc: &str) -> String {
     let lines: Vec<&str> = doc.lines().map(|l| l.strip_prefix(' ').unwrap_or(l)).collect();
     lines.join("\n").trim().to_owned()
 }
-
-/// Spanned at a parameter's type: a type that cannot be a tool parameter is reported there.
-pub fn assert_param<T: ToolParam>() {}
-
-/// A type a `#[tool]` parameter may have.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`",
-    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`)"
-)]
-pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
-
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 pub mod probes;
 pub use probes::{IntoOutcome, outcome};

@@ -52,7 +52,7 @@ mod tool;
 #[doc(hidden)]
 pub mod __private;
 
-pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError};
+pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
 pub use returns::{Json, ToolReturn};

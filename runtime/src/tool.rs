@@ -53,6 +53,11 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolErr
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "this does not implement `toolwire::Tool`",
+    note = "put `#[toolwire::tool]` on a fn and name the fn here, or implement `Tool` by hand"
+)]
 pub trait Tool: Send + Sync + 'static {
     /// What the tool says about itself: name, description, schemas and declarations.
     ///

@@ -18,6 +18,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -152,6 +153,17 @@ impl fmt::Display for PyList<'_> {
         f.write_str("]")
     }
 }
+
+/// A type a `#[tool]` parameter may have: anything that deserializes into an owned value
+/// and describes itself with a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`",
+    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`)"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 /// One parameter, as validation and the schema both see it.
 #[derive(Debug, Clone)]
@@ -375,7 +387,7 @@ impl Args<'_, '_> {
 
     /// Check and deserialize parameter `index`; an absent (optional) one is read as
     /// `null`, which an `Option` reads as `None`.
-    pub fn take<T: DeserializeOwned>(&self, index: usize) -> Result<T, ToolArgumentError> {
+    pub fn take<T: ToolParam>(&self, index: usize) -> Result<T, ToolArgumentError> {
         match self.values[index] {
             Some(raw) => self.parse(index, raw),
             None => serde_json::from_str("null").map_err(|e| {
@@ -390,7 +402,7 @@ impl Args<'_, '_> {
     /// JSON Schema counts `1.0` as an integer; serde does not. So that validation accepts
     /// exactly what the schema accepts, a value that fails is retried once with integral
     /// floats rewritten as integers.
-    pub fn parse<T: DeserializeOwned>(&self, index: usize, raw: &RawValue) -> Result<T, ToolArgumentError> {
+    pub fn parse<T: ToolParam>(&self, index: usize, raw: &RawValue) -> Result<T, ToolArgumentError> {
         let text = raw.get();
         self.spec.check_arg(index, text)?;
         match serde_json::from_str::<T>(text) {

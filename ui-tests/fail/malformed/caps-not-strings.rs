@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(caps = [egress, ""])]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(requires_approval = "yes")]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

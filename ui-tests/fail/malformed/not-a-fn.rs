@@ -1,0 +1,4 @@
+#[toolwire::tool]
+struct NotAFn;
+
+fn main() {}

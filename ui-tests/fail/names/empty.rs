@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(name = "")]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

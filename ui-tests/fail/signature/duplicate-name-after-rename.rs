@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool]
+fn t(path: String, #[serde(rename = "path")] other: String) -> String {
+    path + &other
+}
+
+fn main() {}

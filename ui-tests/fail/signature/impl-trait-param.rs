@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool]
+fn t(value: impl Into<String>) -> String {
+    value.into()
+}
+
+fn main() {}

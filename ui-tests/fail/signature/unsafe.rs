@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool]
+unsafe fn t(value: String) -> String {
+    value
+}
+
+fn main() {}

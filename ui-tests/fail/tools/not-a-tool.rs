@@ -1,0 +1,5 @@
+struct Plain {}
+
+fn main() {
+    let _ = toolwire::tools![Plain];
+}

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool]
+fn t(value: &str) -> String {
+    value.to_owned()
+}
+
+fn main() {}

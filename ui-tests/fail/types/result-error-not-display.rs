@@ -1,0 +1,10 @@
+#[derive(Debug)]
+struct Oops;
+
+/// Doc.
+#[toolwire::tool]
+fn t() -> Result<String, Oops> {
+    Err(Oops)
+}
+
+fn main() {}

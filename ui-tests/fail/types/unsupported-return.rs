@@ -1,0 +1,9 @@
+struct Handle;
+
+/// Doc.
+#[toolwire::tool]
+fn t() -> Handle {
+    Handle
+}
+
+fn main() {}

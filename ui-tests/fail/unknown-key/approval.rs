@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(approval)]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

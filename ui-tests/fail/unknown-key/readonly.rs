@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(readonly)]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(side_effect)]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(read_only, colour = "blue")]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}
