@@ -3,11 +3,16 @@
     python3 wiretap.py LOGFILE [--] <server command and args...>
 
 Each logged line is `> <line>` (client to server) or `< <line>` (server to client), flushed
-as it passes. Stderr is inherited. Exits with the server's exit code. Standard library only,
+as it passes. Stderr is inherited. Exits with the server's exit code. SIGTERM/SIGINT/SIGHUP are
+forwarded to the server (a client that kills the tap must not orphan the server: an orphan keeps
+the client's stderr pipe open and some clients then wait forever), and after stdin EOF the server
+gets GRACE seconds (env WIRETAP_GRACE, default 3) to exit before it is terminated. Standard library only,
 so any Python 3.8+ runs it; the client scripts use it to see what their SDK really sent
 (e.g. whether `mode="auto"` probed with server/discover).
 """
 
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -41,7 +46,33 @@ def main() -> int:
             except OSError:
                 pass
 
-    threading.Thread(target=pump_in, daemon=True).start()
+    def stop(signum, _frame) -> None:
+        if child.poll() is None:
+            child.send_signal(signum)
+            try:
+                child.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+    def reap_after_eof() -> None:
+        try:
+            child.wait(timeout=float(os.environ.get("WIRETAP_GRACE", "3")))
+        except subprocess.TimeoutExpired:
+            child.terminate()
+            try:
+                child.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                child.kill()
+
+    def pump_in_then_reap() -> None:
+        pump_in()
+        reap_after_eof()
+
+    threading.Thread(target=pump_in_then_reap, daemon=True).start()
     out = sys.stdout.buffer
     try:
         for line in iter(child.stdout.readline, b""):
