@@ -13,13 +13,46 @@ mod tools;
 
 use proc_macro::TokenStream;
 
-/// Turn a plain fn into an MCP tool. See `toolwire::tool` for the full documentation.
+
+/// Turn a plain fn into an MCP tool; documented at `toolwire::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
 }
 
-/// Build a `ToolRegistry` from `#[tool]` fns. See `toolwire::tools`.
+/// Build a `ToolRegistry` from `#[tool]` fns, named by the same paths as the fns.
+///
+/// ```
+/// /// Echo the text back.
+/// #[toolwire::tool(read_only)]
+/// fn echo(text: String) -> String {
+///     text
+/// }
+///
+/// mod more {
+///     /// Say hello.
+///     #[toolwire::tool(read_only)]
+///     pub fn hello() -> &'static str {
+///         "hello"
+///     }
+/// }
+///
+/// let registry = toolwire::tools![echo, more::hello]?;
+/// assert_eq!(registry.names().collect::<Vec<_>>(), ["echo", "hello"]);
+/// # Ok::<(), toolwire::RegistryError>(())
+/// ```
+///
+/// Equivalent code not using `tools!`:
+///
+/// ```
+/// # #[toolwire::tool(read_only)] fn echo(text: String) -> String { text }
+/// use std::sync::Arc;
+/// let registry = toolwire::ToolRegistry::from_tools([Arc::new(echo {}) as Arc<dyn toolwire::Tool>])?;
+/// # Ok::<(), toolwire::RegistryError>(())
+/// ```
+///
+/// It evaluates to `Result<ToolRegistry, RegistryError>`: a duplicate name is refused, naming
+/// both tools. A path that is not a `#[tool]` fn is a compile error under that path.
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tools::expand(input.into()).into()

@@ -61,7 +61,9 @@ pub use tool::{
     Annotations, Content, Declarations, EmbeddedResource, META_KEY, Tool, ToolError, ToolFuture, ToolInfo,
     ToolOutput,
 };
-pub use toolwire_macros::{tool, tools};
+#[doc = include_str!("../docs/tool.md")]
+pub use toolwire_macros::tool;
+pub use toolwire_macros::tools;
 
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
 pub use tokio_util::sync::CancellationToken;
