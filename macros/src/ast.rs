@@ -32,7 +32,7 @@ pub(crate) struct Param {
 
 /// One input of the fn, in order.
 pub(crate) enum Input {
-    Param(Param),
+    Param(Box<Param>),
     /// The injected `&Context`.
     Context,
 }
@@ -56,7 +56,7 @@ impl ToolFn {
             match arg {
                 FnArg::Receiver(r) => {
                     cx.error_spanned_by(
-                        &r.self_token,
+                        r.self_token,
                         "`#[tool]` cannot take `self`; write a free fn and reach shared state through a static or a captured handle",
                     );
                 }
@@ -177,13 +177,13 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
     };
     let Some(ident) = ident else {
         cx.error_spanned_by(pat, "tool parameters must be plain names, such as `path: String`; the name is the argument's name in the schema");
-        return Input::Param(Param {
+        return Input::Param(Box::new(Param {
             wire_name: String::new(),
             name_span: pat.span(),
             ty: ty.clone(),
             docs: doc_exprs(attrs),
             default,
-        });
+        }));
     };
     let (wire_name, name_span) = match &rename {
         Some(lit) => (lit.value(), lit.span()),
@@ -192,12 +192,12 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
             (s.strip_prefix("r#").unwrap_or(&s).to_owned(), ident.span())
         }
     };
-    if let Some(lit) = &rename {
-        if lit.value().is_empty() {
-            cx.error_spanned_by(lit, "an argument name cannot be empty");
-        }
+    if let Some(lit) = &rename
+        && lit.value().is_empty()
+    {
+        cx.error_spanned_by(lit, "an argument name cannot be empty");
     }
-    Input::Param(Param { wire_name, name_span, ty: ty.clone(), docs: doc_exprs(attrs), default })
+    Input::Param(Box::new(Param { wire_name, name_span, ty: ty.clone(), docs: doc_exprs(attrs), default }))
 }
 
 /// `&Context` (by any path ending in `Context`) is the injected context.

@@ -29,22 +29,22 @@ pub(crate) fn signature(cx: &Ctxt, f: &ToolFn) {
 
     // `impl Trait` in argument position is a hidden type parameter.
     for input in &sig.inputs {
-        if let syn::FnArg::Typed(pt) = input {
-            if contains_impl_trait(&pt.ty) {
-                cx.error_spanned_by(
-                    &pt.ty,
-                    "`impl Trait` parameters make a `#[tool]` fn generic; name a concrete type",
-                );
-            }
-        }
-    }
-    if let syn::ReturnType::Type(_, ty) = &sig.output {
-        if contains_impl_trait(ty) {
+        if let syn::FnArg::Typed(pt) = input
+            && contains_impl_trait(&pt.ty)
+        {
             cx.error_spanned_by(
-                ty,
-                "a `#[tool]` fn cannot return `impl Trait`; name the type, or make the fn `async`",
+                &pt.ty,
+                "`impl Trait` parameters make a `#[tool]` fn generic; name a concrete type",
             );
         }
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && contains_impl_trait(ty)
+    {
+        cx.error_spanned_by(
+            ty,
+            "a `#[tool]` fn cannot return `impl Trait`; name the type, or make the fn `async`",
+        );
     }
 
     if let Some(c) = &sig.constness {

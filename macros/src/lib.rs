@@ -13,7 +13,6 @@ mod tools;
 
 use proc_macro::TokenStream;
 
-
 /// Turn a plain fn into an MCP tool; documented at `toolwire::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {

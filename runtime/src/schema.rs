@@ -1,24 +1,4 @@
-//! Canonical, byte-stable JSON Schemas.
-//!
-//! # The canonical form
-//!
-//! Every schema toolwire advertises, and every structured result it prints as text, is
-//! written in one form: the JSON Canonicalization Scheme of RFC 8785.
-//!
-//! - no whitespace;
-//! - object members sorted by the UTF-16 code units of their names;
-//! - strings escaped minimally: `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, other control
-//!   characters as `\u00xx` (lower-case hex), everything else literal;
-//! - integers as plain decimal; other numbers as ECMAScript's `Number.prototype.toString`
-//!   writes them.
-//!
-//! The dialect is JSON Schema 2020-12, the MCP default, so schemas carry no `$schema` key.
-//! Referenced types live under `$defs` and are reached by `#/$defs/...` references.
-//!
-//! Because the canonical writer sorts members itself, the bytes do not depend on the order
-//! a `serde_json::Map` keeps, so they are the same whether or not cargo unifies serde_json's
-//! `preserve_order` feature into the build. A schema is serialised once, kept as bytes
-//! ([`Schema`]), and those bytes are sent verbatim.
+//! Canonical, byte-stable JSON Schemas: [`Schema`] and [`canonical_json`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,6 +10,26 @@ use serde_json::value::RawValue;
 /// A JSON Schema held in canonical form: the bytes that go on the wire, plus the parsed value.
 ///
 /// Cloning is cheap: both halves are shared.
+///
+/// # The canonical form
+///
+/// Every schema toolwire advertises, and every structured result it prints as text, is
+/// written in one form: the JSON Canonicalization Scheme of RFC 8785.
+///
+/// - no whitespace;
+/// - object members sorted by the UTF-16 code units of their names;
+/// - strings escaped minimally: `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, other control
+///   characters as `\u00xx` (lower-case hex), everything else literal;
+/// - integers as plain decimal; other numbers as ECMAScript's `Number.prototype.toString`
+///   writes them.
+///
+/// The dialect is JSON Schema 2020-12, the MCP default, so schemas carry no `$schema` key.
+/// Referenced types live under `$defs` and are reached by `#/$defs/...` references.
+///
+/// Because the canonical writer sorts members itself, the bytes do not depend on the order
+/// a `serde_json::Map` keeps, so they are the same whether or not cargo unifies serde_json's
+/// `preserve_order` feature into the build. A schema is serialised once, kept as bytes
+/// (this type), and those bytes are sent verbatim.
 #[derive(Clone)]
 pub struct Schema {
     raw: Arc<RawValue>,
@@ -85,7 +85,7 @@ impl Serialize for Schema {
     }
 }
 
-/// Write `value` in canonical form (RFC 8785; see the [module docs](self)).
+/// Write `value` in canonical form (RFC 8785; see [`Schema`] for the rules).
 pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);

@@ -71,3 +71,19 @@ fn golden_directory_has_no_stale_files() {
         assert!(expected.contains_key(&name), "golden file {name} belongs to no signature; delete it");
     }
 }
+
+/// The second `.ci/run` pass really has the other map order: with `preserve_order`, maps
+/// keep insertion order and plain serde_json output is no longer sorted, so only the
+/// canonical writer keeps the golden bytes.
+#[test]
+fn this_build_has_the_map_order_it_claims() {
+    let mut m = serde_json::Map::new();
+    m.insert("b".into(), 1.into());
+    m.insert("a".into(), 2.into());
+    let preserving = m.keys().next().map(String::as_str) == Some("b");
+    assert_eq!(preserving, cfg!(feature = "preserve_order"));
+
+    let schema = signatures::documented {}.info().input_schema().clone();
+    let plain = serde_json::to_string(schema.value()).unwrap();
+    assert_eq!(plain == schema.as_str(), !preserving, "plain: {plain}");
+}

@@ -76,30 +76,30 @@ impl<'a> Checker<'a> {
             Value::Object(o) => o,
             _ => return Ok(()),
         };
-        if let Some(kinds) = self.kinds(schema) {
-            if !kinds.iter().any(|k| kind_admits(k, value)) {
-                return Err(self.wrong_type(path, self.describe(schema, true), kind_of(value).into()));
-            }
+        if let Some(kinds) = self.kinds(schema)
+            && !kinds.iter().any(|k| kind_admits(k, value))
+        {
+            return Err(self.wrong_type(path, self.describe(schema, true), kind_of(value).into()));
         }
-        if let Some(Value::Array(options)) = obj.get("enum") {
-            if !options.iter().any(|o| json_eq(o, value)) {
-                return Err(self.enum_violation(path, schema, value));
-            }
+        if let Some(Value::Array(options)) = obj.get("enum")
+            && !options.iter().any(|o| json_eq(o, value))
+        {
+            return Err(self.enum_violation(path, schema, value));
         }
-        if let Some(c) = obj.get("const") {
-            if !json_eq(c, value) {
-                return Err(self.enum_violation(path, schema, value));
-            }
+        if let Some(c) = obj.get("const")
+            && !json_eq(c, value)
+        {
+            return Err(self.enum_violation(path, schema, value));
         }
         if let Some(Value::Array(alts)) = obj.get("allOf") {
             for alt in alts {
                 self.check_depth(alt, value, path, depth + 1)?;
             }
         }
-        if let Some(Value::Array(alts)) = obj.get("anyOf") {
-            if !alts.iter().any(|alt| self.check_depth(alt, value, &mut path.clone(), depth + 1).is_ok()) {
-                return Err(self.no_alternative(path, schema, alts, value, depth));
-            }
+        if let Some(Value::Array(alts)) = obj.get("anyOf")
+            && !alts.iter().any(|alt| self.check_depth(alt, value, &mut path.clone(), depth + 1).is_ok())
+        {
+            return Err(self.no_alternative(path, schema, alts, value, depth));
         }
         if let Some(Value::Array(alts)) = obj.get("oneOf") {
             let matching = alts
@@ -113,28 +113,28 @@ impl<'a> Checker<'a> {
                 return Err(self.fail(path, "matches more than one of the allowed shapes".into()));
             }
         }
-        if let Some(not) = obj.get("not") {
-            if self.check_depth(not, value, &mut path.clone(), depth + 1).is_ok() {
-                return Err(self.fail(path, "matches a shape that is not allowed".into()));
-            }
+        if let Some(not) = obj.get("not")
+            && self.check_depth(not, value, &mut path.clone(), depth + 1).is_ok()
+        {
+            return Err(self.fail(path, "matches a shape that is not allowed".into()));
         }
         match value {
             Value::Number(n) => self.check_number(obj, n, path)?,
             Value::String(s) => {
                 let len = s.chars().count() as u64;
-                if let Some(min) = obj.get("minLength").and_then(Value::as_u64) {
-                    if len < min {
-                        return Err(
-                            self.fail(path, format!("must be at least {min} character(s) long, got {len}"))
-                        );
-                    }
+                if let Some(min) = obj.get("minLength").and_then(Value::as_u64)
+                    && len < min
+                {
+                    return Err(
+                        self.fail(path, format!("must be at least {min} character(s) long, got {len}"))
+                    );
                 }
-                if let Some(max) = obj.get("maxLength").and_then(Value::as_u64) {
-                    if len > max {
-                        return Err(
-                            self.fail(path, format!("must be at most {max} character(s) long, got {len}"))
-                        );
-                    }
+                if let Some(max) = obj.get("maxLength").and_then(Value::as_u64)
+                    && len > max
+                {
+                    return Err(
+                        self.fail(path, format!("must be at most {max} character(s) long, got {len}"))
+                    );
                 }
             }
             Value::Array(items) => self.check_array(obj, items, path, depth)?,
@@ -151,25 +151,25 @@ impl<'a> Checker<'a> {
         path: &str,
     ) -> Result<(), Violation> {
         let bound = |key: &str| obj.get(key).and_then(Value::as_number);
-        if let Some(min) = bound("minimum") {
-            if cmp_num(n, min).is_lt() {
-                return Err(self.fail(path, format!("must be at least {min}, got {n}")));
-            }
+        if let Some(min) = bound("minimum")
+            && cmp_num(n, min).is_lt()
+        {
+            return Err(self.fail(path, format!("must be at least {min}, got {n}")));
         }
-        if let Some(max) = bound("maximum") {
-            if cmp_num(n, max).is_gt() {
-                return Err(self.fail(path, format!("must be at most {max}, got {n}")));
-            }
+        if let Some(max) = bound("maximum")
+            && cmp_num(n, max).is_gt()
+        {
+            return Err(self.fail(path, format!("must be at most {max}, got {n}")));
         }
-        if let Some(min) = bound("exclusiveMinimum") {
-            if !cmp_num(n, min).is_gt() {
-                return Err(self.fail(path, format!("must be greater than {min}, got {n}")));
-            }
+        if let Some(min) = bound("exclusiveMinimum")
+            && !cmp_num(n, min).is_gt()
+        {
+            return Err(self.fail(path, format!("must be greater than {min}, got {n}")));
         }
-        if let Some(max) = bound("exclusiveMaximum") {
-            if !cmp_num(n, max).is_lt() {
-                return Err(self.fail(path, format!("must be less than {max}, got {n}")));
-            }
+        if let Some(max) = bound("exclusiveMaximum")
+            && !cmp_num(n, max).is_lt()
+        {
+            return Err(self.fail(path, format!("must be less than {max}, got {n}")));
         }
         if let Some(m) = bound("multipleOf").and_then(serde_json::Number::as_f64) {
             let v = n.as_f64().unwrap_or(f64::NAN);
@@ -189,15 +189,15 @@ impl<'a> Checker<'a> {
         depth: usize,
     ) -> Result<(), Violation> {
         let n = items.len() as u64;
-        if let Some(min) = obj.get("minItems").and_then(Value::as_u64) {
-            if n < min {
-                return Err(self.fail(path, format!("must have at least {min} item(s), got {n}")));
-            }
+        if let Some(min) = obj.get("minItems").and_then(Value::as_u64)
+            && n < min
+        {
+            return Err(self.fail(path, format!("must have at least {min} item(s), got {n}")));
         }
-        if let Some(max) = obj.get("maxItems").and_then(Value::as_u64) {
-            if n > max {
-                return Err(self.fail(path, format!("must have at most {max} item(s), got {n}")));
-            }
+        if let Some(max) = obj.get("maxItems").and_then(Value::as_u64)
+            && n > max
+        {
+            return Err(self.fail(path, format!("must have at most {max} item(s), got {n}")));
         }
         if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
             for (i, a) in items.iter().enumerate() {
@@ -243,15 +243,15 @@ impl<'a> Checker<'a> {
             }
         }
         let n = members.len() as u64;
-        if let Some(min) = obj.get("minProperties").and_then(Value::as_u64) {
-            if n < min {
-                return Err(self.fail(path, format!("must have at least {min} field(s), got {n}")));
-            }
+        if let Some(min) = obj.get("minProperties").and_then(Value::as_u64)
+            && n < min
+        {
+            return Err(self.fail(path, format!("must have at least {min} field(s), got {n}")));
         }
-        if let Some(max) = obj.get("maxProperties").and_then(Value::as_u64) {
-            if n > max {
-                return Err(self.fail(path, format!("must have at most {max} field(s), got {n}")));
-            }
+        if let Some(max) = obj.get("maxProperties").and_then(Value::as_u64)
+            && n > max
+        {
+            return Err(self.fail(path, format!("must have at most {max} field(s), got {n}")));
         }
         let additional = obj.get("additionalProperties");
         // `patternProperties` is not checked (see the module docs); its members are let
@@ -352,10 +352,10 @@ impl<'a> Checker<'a> {
             return true;
         };
         for (k, prop) in props {
-            if let Some(c) = self.resolve(prop).get("const") {
-                if members.get(k).is_some_and(|v| !json_eq(v, c)) {
-                    return false;
-                }
+            if let Some(c) = self.resolve(prop).get("const")
+                && members.get(k).is_some_and(|v| !json_eq(v, c))
+            {
+                return false;
             }
         }
         if alt.get("additionalProperties") == Some(&Value::Bool(false)) {
@@ -466,10 +466,10 @@ fn alt_tag(alt: &Value) -> Option<(String, Option<String>)> {
 /// terms the alternatives are told apart by.
 fn object_phrase<'v>(alts: impl Iterator<Item = &'v Value>, members: &Map<String, Value>) -> String {
     for alt in alts {
-        if let Some((key, Some(_))) = alt_tag(alt) {
-            if let Some(Value::String(v)) = members.get(&key) {
-                return format!("an object with {key} {}", PyStr(v));
-            }
+        if let Some((key, Some(_))) = alt_tag(alt)
+            && let Some(Value::String(v)) = members.get(&key)
+        {
+            return format!("an object with {key} {}", PyStr(v));
         }
     }
     let keys: Vec<String> = members.keys().cloned().collect();

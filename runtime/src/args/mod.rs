@@ -408,14 +408,12 @@ impl Args<'_, '_> {
         match serde_json::from_str::<T>(text) {
             Ok(v) => Ok(v),
             Err(err) => {
-                if text.contains(['.', 'e', 'E']) {
-                    if let Ok(mut value) = serde_json::from_str::<Value>(text) {
-                        if integralize(&mut value) {
-                            if let Ok(v) = serde_json::from_value::<T>(value) {
-                                return Ok(v);
-                            }
-                        }
-                    }
+                if text.contains(['.', 'e', 'E'])
+                    && let Ok(mut value) = serde_json::from_str::<Value>(text)
+                    && integralize(&mut value)
+                    && let Ok(v) = serde_json::from_value::<T>(value)
+                {
+                    return Ok(v);
                 }
                 Err(self.spec.invalid(index, "", format!("could not be read: {}", clean_serde_message(&err))))
             }
@@ -430,11 +428,11 @@ fn integralize(value: &mut Value) -> bool {
         Value::Number(n) if n.is_f64() => {
             let f = n.as_f64().unwrap_or(f64::NAN);
             if f.is_finite() && f.fract() == 0.0 {
-                if f >= 0.0 && f < 18446744073709551616.0 {
+                if (0.0..18446744073709551616.0).contains(&f) {
                     *value = Value::from(f as u64);
                     return true;
                 }
-                if f < 0.0 && f >= -9223372036854775808.0 {
+                if (-9223372036854775808.0..0.0).contains(&f) {
                     *value = Value::from(f as i64);
                     return true;
                 }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite: what the README's second set-up command and `.ci/run` run.
+#
+# 1. Installs the third-party MCP peers the interop tests drive (pinned, into a cache outside
+#    the clone; a fresh machine installs from scratch, about 30 s).
+# 2. Runs every test in the workspace: unit, doc, trybuild, end-to-end and interop.
+# 3. Runs the schema tests again with serde_json's `preserve_order` on, to prove the advertised
+#    bytes do not depend on map order.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tests/peers/setup.sh
+# shellcheck disable=SC1091
+source tests/peers/env.sh
+
+cargo test --workspace --locked
+cargo test --locked -p toolwire-tests --features preserve_order \
+  --test schema_golden --test schema_agreement --test argument_messages
