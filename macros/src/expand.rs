@@ -211,3 +211,90 @@ fn docs_concat(docs: &[syn::Expr]) -> TokenStream {
 fn ty_span(ty: &syn::Type) -> proc_macro2::Span {
     syn::spanned::Spanned::span(ty)
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+    use syn::{File, Item};
+
+    fn expand(args: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> File {
+        syn::parse2(super::tool(args, item)).expect("the expansion is valid Rust")
+    }
+
+    fn errors(file: &File) -> Vec<String> {
+        file.items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "compile_error") => {
+                    Some(m.mac.tokens.to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fn_is_kept_as_written_and_a_companion_struct_is_added() {
+        let item = quote! {
+            /// Echo.
+            pub async fn echo(text: String, n: Option<u32>) -> String { text }
+        };
+        let file = expand(quote!(read_only), item.clone());
+        let original: syn::ItemFn = syn::parse2(item).unwrap();
+        assert_eq!(file.items[0], Item::Fn(original));
+        let Item::Struct(s) = &file.items[1] else { panic!("second item is the companion struct") };
+        assert_eq!(s.ident, "echo");
+        assert!(matches!(s.vis, syn::Visibility::Public(_)));
+        assert!(matches!(file.items[2], Item::Const(_)));
+        assert!(errors(&file).is_empty());
+    }
+
+    #[test]
+    fn parameter_doc_comments_and_helper_attributes_are_removed_from_the_fn() {
+        let file = expand(
+            quote!(),
+            quote! {
+                fn f(
+                    /// The path.
+                    #[serde(rename = "p")] path: String,
+                    #[arg(default = 3)] #[cfg_attr(any(), allow(unused))] n: u8,
+                ) {}
+            },
+        );
+        let Item::Fn(f) = &file.items[0] else { panic!() };
+        let expected: syn::ItemFn = syn::parse2(quote! {
+            fn f(path: String, #[cfg_attr(any(), allow(unused))] n: u8,) {}
+        })
+        .unwrap();
+        assert_eq!(*f, expected);
+    }
+
+    #[test]
+    fn on_error_the_fn_and_a_stub_still_expand_beside_every_error() {
+        let file = expand(
+            quote!(approval, caps = "x"),
+            quote!(
+                fn f() {}
+            ),
+        );
+        assert!(matches!(file.items[0], Item::Fn(_)));
+        assert!(matches!(file.items[1], Item::Struct(_)));
+        let errors = errors(&file);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("did you mean `requires_approval`?"));
+        assert!(errors[1].contains("`caps` takes a list of strings"));
+    }
+
+    #[test]
+    fn an_item_that_is_not_a_fn_comes_back_with_the_error() {
+        let out = super::tool(
+            quote!(),
+            quote!(
+                struct S;
+            ),
+        );
+        let file: File = syn::parse2(out).unwrap();
+        assert!(matches!(file.items[0], Item::Struct(_)));
+        assert_eq!(errors(&file).len(), 1);
+    }
+}
