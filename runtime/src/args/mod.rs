@@ -118,7 +118,7 @@ impl fmt::Display for ArgumentProblem {
 
 /// A string written the way Python's `repr` writes it: `'name'`. Names in messages look the
 /// same in every SDK's log, and a hostile name cannot break out of its quotes.
-pub(crate) struct PyStr<'a>(&'a str);
+pub(crate) struct PyStr<'a>(pub(crate) &'a str);
 
 impl fmt::Display for PyStr<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -139,7 +139,7 @@ impl fmt::Display for PyStr<'_> {
 }
 
 /// A list of names written as Python writes a list of strings: `['a', 'b']`.
-pub(crate) struct PyList<'a>(&'a [String]);
+pub(crate) struct PyList<'a>(pub(crate) &'a [String]);
 
 impl fmt::Display for PyList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
