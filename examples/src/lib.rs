@@ -1,1 +1,3 @@
-//! Example binaries live in `src/bin/`.
+//! Example binaries live in `src/bin/`; tools they share with the tests live here.
+
+pub mod example_tools;

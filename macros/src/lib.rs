@@ -9,6 +9,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod fallback;
+mod serve;
 mod tools;
 
 use proc_macro::TokenStream;
@@ -55,4 +56,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tools::expand(input.into()).into()
+}
+
+/// The whole body of an MCP server binary's `main`; documented at `toolwire::serve_registry`.
+#[proc_macro]
+pub fn serve_registry(input: TokenStream) -> TokenStream {
+    serve::expand(input.into()).into()
 }

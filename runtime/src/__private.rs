@@ -21,6 +21,7 @@ pub use crate::context::Context;
 pub use crate::registry::ToolRegistry;
 pub use crate::returns::{Json, ToolReturn};
 pub use crate::schema::Schema;
+pub use crate::serve::cli::{MainSpec, serve_main};
 pub use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 pub use core::concat;
 pub use serde_json::value::RawValue;

@@ -67,3 +67,21 @@ pub use toolwire_macros::tools;
 
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
 pub use tokio_util::sync::CancellationToken;
+
+// Serving over MCP: the protocol types, the dispatch engine, the stdio transport and
+// `serve_registry!`.
+mod protocol;
+mod serve;
+mod server;
+mod transport;
+pub use protocol::{
+    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Era, Implementation, Outbound, OutboundKind,
+    PROTOCOL_VERSION_KEY, ProtocolVersion, RequestId, RpcError, SERVER_INFO_KEY, code, negotiate_legacy,
+};
+pub use server::{
+    DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
+    DEFAULT_SHUTDOWN_GRACE, PingError, Server, ServerOptions, ServerOptionsBuilder, Session, Sink,
+};
+#[doc = include_str!("../docs/serve_registry.md")]
+pub use toolwire_macros::serve_registry;
+pub use transport::stdio::{ServeError, serve_lines, serve_registry_stdio, serve_stdio};

@@ -16,8 +16,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::error::{ErrorIn, RpcError};
@@ -25,7 +25,7 @@ use super::id::{BadId, RequestId};
 
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
-pub enum Frame<'a> {
+pub(crate) enum Frame<'a> {
     /// A single message, still raw.
     Single(&'a RawValue),
     /// A JSON-RPC batch: the array's elements, still raw.
@@ -33,7 +33,7 @@ pub enum Frame<'a> {
 }
 
 /// Split `text` into a [`Frame`], or say why it is not one.
-pub fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
+pub(crate) fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
     let first = text.trim_start().as_bytes().first().copied();
     if first == Some(b'[') {
         return match serde_json::from_str::<Vec<&RawValue>>(text) {
@@ -54,7 +54,7 @@ pub fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
 
 /// A decoded inbound message.
 #[derive(Debug)]
-pub enum Incoming<'a> {
+pub(crate) enum Incoming<'a> {
     /// A request: it has an id and expects exactly one response.
     Request {
         /// The id to answer under.
@@ -83,15 +83,15 @@ pub enum Incoming<'a> {
 /// An inbound message that is not valid: the error to answer with, under the id when it was
 /// readable.
 #[derive(Debug)]
-pub struct Rejected {
+pub(crate) struct Rejected {
     /// The request's id, if it could be read.
-    pub id: Option<RequestId>,
+    pub(crate) id: Option<RequestId>,
     /// What was wrong.
-    pub error: RpcError,
+    pub(crate) error: RpcError,
 }
 
 /// Decode one message object.
-pub fn decode(raw: &RawValue) -> Result<Incoming<'_>, Rejected> {
+pub(crate) fn decode(raw: &RawValue) -> Result<Incoming<'_>, Rejected> {
     let env: RawEnvelope<'_> = serde_json::from_str(raw.get()).map_err(|e| Rejected {
         id: None,
         error: RpcError::invalid_request(format!("invalid request: {}", clean(&e))),
@@ -120,10 +120,13 @@ impl<'a> RawEnvelope<'a> {
                 Ok(id) => Some(id),
                 // A response whose id is null is the peer saying it could not read ours.
                 Err(BadId::Null) if self.method.is_none() => None,
-                Err(bad) => return Err(Rejected { id: None, error: RpcError::invalid_request(bad.message()) }),
+                Err(bad) => {
+                    return Err(Rejected { id: None, error: RpcError::invalid_request(bad.message()) });
+                }
             },
         };
-        let reject = |message: String| Err(Rejected { id: id.clone(), error: RpcError::invalid_request(message) });
+        let reject =
+            |message: String| Err(Rejected { id: id.clone(), error: RpcError::invalid_request(message) });
         if let Some(name) = self.duplicate {
             return reject(format!("invalid request: member `{name}` appears more than once"));
         }
@@ -146,7 +149,10 @@ impl<'a> RawEnvelope<'a> {
                 return reject("invalid request: a request cannot carry `result` or `error`".to_owned());
             }
             let Some(method) = raw_str(method) else {
-                return reject(format!("invalid request: `method` must be a string, got {}", kind(method.get())));
+                return reject(format!(
+                    "invalid request: `method` must be a string, got {}",
+                    kind(method.get())
+                ));
             };
             let params = self.params;
             // A request with a null id was refused above, so no id here means none was sent.
@@ -158,10 +164,13 @@ impl<'a> RawEnvelope<'a> {
         match (self.result, self.error) {
             (Some(result), None) => Ok(Incoming::Response { id, outcome: Ok(result) }),
             (None, Some(error)) => {
-                let e: ErrorIn = serde_json::from_str(error.get()).unwrap_or(ErrorIn { code: None, message: None });
+                let e: ErrorIn =
+                    serde_json::from_str(error.get()).unwrap_or(ErrorIn { code: None, message: None });
                 Ok(Incoming::Response { id, outcome: Err((e.code, e.message)) })
             }
-            (Some(_), Some(_)) => reject("invalid request: a response cannot carry both `result` and `error`".to_owned()),
+            (Some(_), Some(_)) => {
+                reject("invalid request: a response cannot carry both `result` and `error`".to_owned())
+            }
             (None, None) => reject("invalid request: the `method` member is missing".to_owned()),
         }
     }
@@ -343,11 +352,19 @@ mod tests {
         assert_eq!(rejection(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).0, None);
         assert_eq!(
             rejection(r#"{"jsonrpc":"1.0","id":9,"method":"ping"}"#),
-            (Some(RequestId::Number(9)), -32600, "invalid request: `jsonrpc` must be \"2.0\", got \"1.0\"".into())
+            (
+                Some(RequestId::Number(9)),
+                -32600,
+                "invalid request: `jsonrpc` must be \"2.0\", got \"1.0\"".into()
+            )
         );
         assert_eq!(
             rejection(r#"{"jsonrpc":"2.0","id":"k","method":7}"#),
-            (Some(RequestId::String("k".into())), -32600, "invalid request: `method` must be a string, got a number".into())
+            (
+                Some(RequestId::String("k".into())),
+                -32600,
+                "invalid request: `method` must be a string, got a number".into()
+            )
         );
         assert_eq!(
             rejection(r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#).2,
@@ -357,7 +374,10 @@ mod tests {
             rejection(r#"{"jsonrpc":"2.0","id":1,"method":"a","params":3}"#).2,
             "invalid request: `params` must be an object, got a number"
         );
-        assert_eq!(rejection(r#"{"jsonrpc":"2.0","id":1}"#).2, "invalid request: the `method` member is missing");
+        assert_eq!(
+            rejection(r#"{"jsonrpc":"2.0","id":1}"#).2,
+            "invalid request: the `method` member is missing"
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod code {
 }
 
 /// A JSON-RPC error object: an integer code, a message, and optional data.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RpcError {
     /// The error code (see [`code`]).
     pub code: i64,
@@ -76,6 +76,16 @@ impl RpcError {
         out.push('}');
     }
 }
+
+impl PartialEq for RpcError {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.message == other.message
+            && self.data.as_deref().map(RawValue::get) == other.data.as_deref().map(RawValue::get)
+    }
+}
+
+impl Eq for RpcError {}
 
 impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -124,7 +124,10 @@ mod tests {
     #[test]
     fn unusable_ids_are_refused_with_a_reason() {
         assert_eq!(read("null"), Err(BadId::Null));
-        assert_eq!(read("1.0").unwrap_err().message(), "invalid request: the request id must be a string or an integer, got a number with a fraction or an exponent");
+        assert_eq!(
+            read("1.0").unwrap_err().message(),
+            "invalid request: the request id must be a string or an integer, got a number with a fraction or an exponent"
+        );
         assert_eq!(read("1e3"), Err(BadId::Invalid("a number with a fraction or an exponent")));
         assert_eq!(read("true"), Err(BadId::Invalid("a boolean")));
         assert_eq!(read("[1]"), Err(BadId::Invalid("an array")));

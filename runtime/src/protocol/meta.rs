@@ -26,10 +26,20 @@ pub(crate) struct RequestMeta<'a> {
     #[serde(rename = "progressToken", default, borrow, deserialize_with = "present")]
     pub(crate) progress_token: Option<&'a RawValue>,
     /// The modern era's per-request protocol version.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow, deserialize_with = "present")]
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        default,
+        borrow,
+        deserialize_with = "present"
+    )]
     pub(crate) protocol_version: Option<&'a RawValue>,
     /// The modern era's per-request client capabilities.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow, deserialize_with = "present")]
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        default,
+        borrow,
+        deserialize_with = "present"
+    )]
     pub(crate) client_capabilities: Option<&'a RawValue>,
     /// The modern era's per-request client identity.
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow, deserialize_with = "present")]

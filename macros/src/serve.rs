@@ -1,0 +1,233 @@
+//! `serve_registry!(name = "...", tools = [a, b, ...])`: the whole body of a server binary's
+//! `main`.
+//!
+//! Parse raw (keys with their spans), check every key in one pass (unknown, duplicate,
+//! malformed and missing keys are all reported at once, each under its own token), then
+//! expand thinly: one call to `::toolwire::__private::serve_main`, which holds the logic.
+//! The version is `env!("CARGO_PKG_VERSION")` written into the expansion, so it is the
+//! version of the crate that invokes the macro, not toolwire's.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Ident, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// The keys `serve_registry!` takes.
+const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`";
+
+/// One `key = value` as written.
+struct RawKey {
+    key: Ident,
+    value: RawValue,
+}
+
+enum RawValue {
+    Str(LitStr),
+    Paths(Punctuated<syn::Path, Token![,]>),
+    Other(syn::Expr),
+}
+
+impl Parse for RawKey {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let key: Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let value = if input.peek(LitStr) {
+            RawValue::Str(input.parse()?)
+        } else if input.peek(syn::token::Bracket) {
+            let content;
+            syn::bracketed!(content in input);
+            RawValue::Paths(Punctuated::parse_terminated(&content)?)
+        } else {
+            RawValue::Other(input.parse()?)
+        };
+        Ok(RawKey { key, value })
+    }
+}
+
+/// The checked input.
+struct Spec {
+    name: Option<LitStr>,
+    version: Option<LitStr>,
+    title: Option<LitStr>,
+    instructions: Option<LitStr>,
+    tools: Vec<syn::Path>,
+}
+
+pub(crate) fn expand(input: TokenStream) -> TokenStream {
+    let raw = match Punctuated::<RawKey, Token![,]>::parse_terminated.parse2(input) {
+        Ok(r) => r,
+        Err(e) => {
+            return syn::Error::new(
+                e.span(),
+                format!("{e}; write `serve_registry!(name = \"my-server\", tools = [a, b])`"),
+            )
+            .to_compile_error();
+        }
+    };
+    let cx = Ctxt::new();
+    let spec = resolve(&cx, raw);
+    match cx.check() {
+        Ok(()) => generate(&spec),
+        // The body of `main` must still be an expression: the errors are one.
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
+    let mut spec = Spec { name: None, version: None, title: None, instructions: None, tools: Vec::new() };
+    let mut tools_seen: Option<Ident> = None;
+    for RawKey { key, value } in raw {
+        let name = key.to_string();
+        let slot = match name.as_str() {
+            "name" => Some(&mut spec.name),
+            "version" => Some(&mut spec.version),
+            "title" => Some(&mut spec.title),
+            "instructions" => Some(&mut spec.instructions),
+            _ => None,
+        };
+        match (slot, value) {
+            (Some(slot), RawValue::Str(lit)) => {
+                if slot.is_some() {
+                    cx.error_spanned_by(&key, format!("duplicate `{name}`; give it once"));
+                }
+                // Rule: a server name is what a client shows and an agent CLI addresses;
+                // an empty one names nothing.
+                if name == "name" && lit.value().trim().is_empty() {
+                    cx.error_spanned_by(
+                        &lit,
+                        "`name` is empty; name the server, e.g. `name = \"my-server\"`",
+                    );
+                }
+                *slot = Some(lit);
+            }
+            (Some(_), other) => cx.error_spanned_by(
+                value_tokens(&other),
+                format!("`{name}` takes a string literal, e.g. `{name} = \"...\"`"),
+            ),
+            (None, RawValue::Paths(paths)) if name == "tools" => {
+                if tools_seen.is_some() {
+                    cx.error_spanned_by(&key, "duplicate `tools`; list every tool in one `tools = [..]`");
+                }
+                tools_seen = Some(key);
+                spec.tools.extend(paths);
+            }
+            (None, other) if name == "tools" => cx.error_spanned_by(
+                value_tokens(&other),
+                "`tools` takes a list of `#[tool]` fns, e.g. `tools = [echo, math::add]`",
+            ),
+            (None, _) => cx.error_spanned_by(&key, unknown_key(&name)),
+        }
+    }
+    if tools_seen.is_none() {
+        cx.error_at(
+            Span::call_site(),
+            "missing `tools`; list the `#[tool]` fns to serve, e.g. `tools = [echo, add]`",
+        );
+    }
+    spec
+}
+
+/// The message for an unknown key, with the fix for the likely slips.
+fn unknown_key(name: &str) -> String {
+    let hint = match name {
+        "server" | "server_name" => Some("name"),
+        "tool" | "registry" => Some("tools"),
+        "description" | "instruction" => Some("instructions"),
+        "ver" => Some("version"),
+        _ => None,
+    };
+    match hint {
+        Some(fix) => format!("unknown `serve_registry!` key `{name}`; write `{fix}`"),
+        None => format!("unknown `serve_registry!` key `{name}`; expected one of {KEYS}"),
+    }
+}
+
+fn value_tokens(value: &RawValue) -> TokenStream {
+    match value {
+        RawValue::Str(l) => quote!(#l),
+        RawValue::Paths(p) => quote!(#p),
+        RawValue::Other(e) => quote!(#e),
+    }
+}
+
+fn generate(spec: &Spec) -> TokenStream {
+    let tw = quote!(::toolwire::__private);
+    let option = |lit: &Option<LitStr>| match lit {
+        Some(l) => quote!(::core::option::Option::Some(#l)),
+        None => quote!(::core::option::Option::None),
+    };
+    // `env!` expands in the invoking crate, so these are the user's crate name and version.
+    let name = match &spec.name {
+        Some(l) => quote!(#l),
+        None => quote!(::core::env!("CARGO_PKG_NAME")),
+    };
+    let version = match &spec.version {
+        Some(l) => quote!(#l),
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let title = option(&spec.title);
+    let instructions = option(&spec.instructions);
+    let tools = &spec.tools;
+    quote! {
+        #tw::serve_main(
+            #tw::MainSpec { name: #name, version: #version, title: #title, instructions: #instructions },
+            || ::toolwire::tools![#(#tools),*],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(input: TokenStream) -> Vec<String> {
+        let raw = Punctuated::<RawKey, Token![,]>::parse_terminated.parse2(input).unwrap();
+        let cx = Ctxt::new();
+        resolve(&cx, raw);
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn expands_to_one_call_with_the_callers_version() {
+        let out: syn::Expr = syn::parse2(expand(quote!(name = "demo", tools = [a, m::b]))).unwrap();
+        let want: syn::Expr = syn::parse_quote! {
+            ::toolwire::__private::serve_main(
+                ::toolwire::__private::MainSpec {
+                    name: "demo",
+                    version: ::core::env!("CARGO_PKG_VERSION"),
+                    title: ::core::option::Option::None,
+                    instructions: ::core::option::Option::None
+                },
+                || ::toolwire::tools![a, m::b],
+            )
+        };
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn every_bad_key_is_reported_at_once() {
+        assert_eq!(
+            errors(quote!(server = "x", name = 3, tools = [a], tools = [b], colour = "red")),
+            [
+                "unknown `serve_registry!` key `server`; write `name`",
+                "`name` takes a string literal, e.g. `name = \"...\"`",
+                "duplicate `tools`; list every tool in one `tools = [..]`",
+                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`",
+            ]
+        );
+        assert_eq!(
+            errors(quote!(name = "")),
+            [
+                "`name` is empty; name the server, e.g. `name = \"my-server\"`",
+                "missing `tools`; list the `#[tool]` fns to serve, e.g. `tools = [echo, add]`",
+            ]
+        );
+        assert!(errors(quote!(tools = [])).is_empty());
+    }
+}

@@ -1,0 +1,63 @@
+//! The notifications this server reads (`notifications/cancelled`) and writes
+//! (`notifications/progress`).
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::json::{json_number, push_json_string};
+use crate::context::Progress;
+
+/// `notifications/cancelled` params. Read leniently: a malformed cancellation is ignored, as
+/// the spec asks.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CancelledParams<'a> {
+    /// The id of the request to cancel, raw.
+    #[serde(rename = "requestId", borrow)]
+    pub(crate) request_id: &'a RawValue,
+    /// Why, for the log.
+    #[serde(default)]
+    pub(crate) reason: Option<String>,
+}
+
+/// The params of a `notifications/progress` for `token` (raw JSON: a string or an integer).
+pub(crate) fn progress_params(token: &RawValue, p: &Progress) -> String {
+    let mut out = String::from("{\"progressToken\":");
+    out.push_str(token.get());
+    out.push_str(",\"progress\":");
+    out.push_str(&json_number(p.progress));
+    if let Some(total) = p.total {
+        out.push_str(",\"total\":");
+        out.push_str(&json_number(total));
+    }
+    if let Some(message) = &p.message {
+        out.push_str(",\"message\":");
+        push_json_string(&mut out, message);
+    }
+    out.push('}');
+    out
+}
+
+/// Whether raw JSON is a usable progress token: MCP allows a string or an integer.
+pub(crate) fn is_progress_token(raw: &RawValue) -> bool {
+    super::id::RequestId::from_raw(raw).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_params_are_exact() {
+        let token = RawValue::from_string("\"t1\"".into()).unwrap();
+        let p = Progress { progress: 2.0, total: Some(3.0), message: Some("half".into()) };
+        assert_eq!(
+            progress_params(&token, &p),
+            r#"{"progressToken":"t1","progress":2,"total":3,"message":"half"}"#
+        );
+        let p = Progress { progress: 0.25, total: None, message: None };
+        assert_eq!(progress_params(&token, &p), r#"{"progressToken":"t1","progress":0.25}"#);
+        assert!(is_progress_token(&token));
+        assert!(!is_progress_token(&RawValue::from_string("1.5".into()).unwrap()));
+        assert!(!is_progress_token(&RawValue::from_string("{}".into()).unwrap()));
+    }
+}

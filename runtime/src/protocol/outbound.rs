@@ -1,0 +1,130 @@
+//! Writing outbound messages: one compact JSON object each, built around a body that is
+//! already JSON text, so a pre-serialised `tools/list` page is copied, not re-encoded.
+
+use super::error::RpcError;
+use super::id::RequestId;
+use super::json::push_json_string;
+
+/// What kind of message an [`Outbound`] is, so a transport can tell a request's final answer
+/// from the notifications that precede it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutboundKind {
+    /// A response (result or error), or a batch of them: the end of a request's exchange.
+    Response,
+    /// A notification (e.g. `notifications/progress`).
+    Notification,
+    /// A request from the server to the client (a `ping`).
+    Request,
+}
+
+/// One outbound message: compact JSON on one line, without the trailing newline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outbound {
+    json: String,
+    kind: OutboundKind,
+}
+
+impl Outbound {
+    /// A result response: `{"jsonrpc":"2.0","id":…,"result":<body>}`. `body` must be a JSON
+    /// object this crate wrote.
+    pub(crate) fn result(id: &RequestId, body: &str) -> Outbound {
+        let mut json = String::with_capacity(body.len() + 40);
+        json.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        id.write_json(&mut json);
+        json.push_str(",\"result\":");
+        json.push_str(body);
+        json.push('}');
+        Outbound { json, kind: OutboundKind::Response }
+    }
+
+    /// An error response. The id is omitted when it could not be read; `null` is never sent.
+    pub(crate) fn error(id: Option<&RequestId>, error: &RpcError) -> Outbound {
+        let mut json = String::from("{\"jsonrpc\":\"2.0\",");
+        if let Some(id) = id {
+            json.push_str("\"id\":");
+            id.write_json(&mut json);
+            json.push(',');
+        }
+        json.push_str("\"error\":");
+        error.write_json(&mut json);
+        json.push('}');
+        Outbound { json, kind: OutboundKind::Response }
+    }
+
+    /// A notification with params (a JSON object this crate wrote).
+    pub(crate) fn notification(method: &str, params: &str) -> Outbound {
+        let mut json = String::from("{\"jsonrpc\":\"2.0\",\"method\":");
+        push_json_string(&mut json, method);
+        json.push_str(",\"params\":");
+        json.push_str(params);
+        json.push('}');
+        Outbound { json, kind: OutboundKind::Notification }
+    }
+
+    /// A request without params.
+    pub(crate) fn request(id: &RequestId, method: &str) -> Outbound {
+        let mut json = String::from("{\"jsonrpc\":\"2.0\",\"id\":");
+        id.write_json(&mut json);
+        json.push_str(",\"method\":");
+        push_json_string(&mut json, method);
+        json.push('}');
+        Outbound { json, kind: OutboundKind::Request }
+    }
+
+    /// A batch response: the responses as one JSON array.
+    pub(crate) fn batch(responses: &[Outbound]) -> Outbound {
+        let mut json = String::with_capacity(responses.iter().map(|r| r.json.len() + 1).sum::<usize>() + 2);
+        json.push('[');
+        for (i, r) in responses.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&r.json);
+        }
+        json.push(']');
+        Outbound { json, kind: OutboundKind::Response }
+    }
+
+    /// The message as JSON text (one line, no newline).
+    pub fn as_str(&self) -> &str {
+        &self.json
+    }
+
+    /// The message as JSON text, owned.
+    pub fn into_string(self) -> String {
+        self.json
+    }
+
+    /// What kind of message this is.
+    pub fn kind(&self) -> OutboundKind {
+        self.kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::error::code;
+
+    #[test]
+    fn envelopes_are_compact_and_never_carry_a_null_id() {
+        let id = RequestId::String("a".into());
+        assert_eq!(Outbound::result(&id, "{}").as_str(), r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        let e = RpcError::new(code::PARSE_ERROR, "parse error: x");
+        assert_eq!(
+            Outbound::error(None, &e).as_str(),
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse error: x"}}"#
+        );
+        assert_eq!(
+            Outbound::error(Some(&RequestId::Number(4)), &e).as_str(),
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32700,"message":"parse error: x"}}"#
+        );
+        assert_eq!(
+            Outbound::request(&RequestId::String("p1".into()), "ping").as_str(),
+            r#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#
+        );
+        let b = Outbound::batch(&[Outbound::result(&id, "{}"), Outbound::error(None, &e)]);
+        assert!(b.as_str().starts_with("[{") && b.as_str().ends_with("}]"));
+        assert_eq!(b.kind(), OutboundKind::Response);
+    }
+}

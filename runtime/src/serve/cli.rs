@@ -1,0 +1,282 @@
+//! The `main` that `serve_registry!` expands to: flags, logging to stderr, a tokio runtime,
+//! and serving over stdio until stdin closes.
+//!
+//! Exit codes: 0 when the client closed stdin (or `--help`/`--version`), 1 when serving
+//! failed or the registry could not be built, 2 for a usage error.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use crate::registry::{RegistryError, ToolRegistry};
+use crate::server::{
+    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, Server, ServerOptions,
+};
+
+/// What the `serve_registry!` invocation fixed at compile time.
+#[derive(Debug, Clone, Copy)]
+pub struct MainSpec {
+    /// `serverInfo.name`: the `name = ".."` given, else the user crate's `CARGO_PKG_NAME`.
+    pub name: &'static str,
+    /// `serverInfo.version`: the user crate's `CARGO_PKG_VERSION`, unless `version = ".."`.
+    pub version: &'static str,
+    /// `serverInfo.title`, when `title = ".."` was given.
+    pub title: Option<&'static str>,
+    /// The instructions, when `instructions = ".."` was given.
+    pub instructions: Option<&'static str>,
+}
+
+/// Run a server binary's `main`: parse the flags, serve over stdio, exit.
+pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry, RegistryError>) -> ! {
+    let flags = match parse(std::env::args_os().skip(1)) {
+        Ok(Command::Serve(flags)) => flags,
+        Ok(Command::Help) => {
+            print!("{}", help(&spec));
+            std::process::exit(0);
+        }
+        Ok(Command::Version) => {
+            println!("{} {}", spec.name, spec.version);
+            std::process::exit(0);
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\nRun with --help to see the flags that exist.");
+            std::process::exit(2);
+        }
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(flags.log_level)
+        .with_target(false)
+        .try_init();
+    let registry = match registry() {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!("cannot serve {}: {e}", spec.name);
+            std::process::exit(1);
+        }
+    };
+    let server = Server::new(registry, flags.options(&spec));
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the tokio runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let result = runtime.block_on(crate::transport::stdio::serve_stdio(server));
+    // A sync tool still running on the blocking pool must not hold the exit up.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match result {
+        Ok(()) => std::process::exit(0),
+        Err(e) => {
+            tracing::error!("{e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The flags a server binary takes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Flags {
+    pub(crate) deadline: Option<Duration>,
+    pub(crate) max_in_flight: usize,
+    pub(crate) max_message_bytes: usize,
+    pub(crate) page_size: usize,
+    pub(crate) ping_interval: Option<Duration>,
+    pub(crate) log_level: tracing::level_filters::LevelFilter,
+}
+
+impl Default for Flags {
+    fn default() -> Self {
+        Flags {
+            deadline: None,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_SIZE,
+            page_size: DEFAULT_PAGE_SIZE,
+            ping_interval: None,
+            log_level: tracing::level_filters::LevelFilter::INFO,
+        }
+    }
+}
+
+impl Flags {
+    fn options(&self, spec: &MainSpec) -> ServerOptions {
+        let mut b = ServerOptions::builder(spec.name, spec.version)
+            .deadline(self.deadline)
+            .max_in_flight(self.max_in_flight)
+            .max_message_size(self.max_message_bytes)
+            .page_size(self.page_size)
+            .ping_interval(self.ping_interval);
+        if let Some(t) = spec.title {
+            b = b.title(t);
+        }
+        if let Some(i) = spec.instructions {
+            b = b.instructions(i);
+        }
+        b.build()
+    }
+}
+
+#[derive(Debug, PartialEq)]
+pub(crate) enum Command {
+    Serve(Flags),
+    Help,
+    Version,
+}
+
+/// The flag table: (long name, value name, help). `--help` is generated from it, so it lists
+/// exactly the flags that exist.
+const FLAGS: &[(&str, Option<&str>, &str)] = &[
+    ("--stdio", None, "Serve MCP over stdin and stdout (the default)"),
+    ("--deadline", Some("SECONDS"), "Abandon a tool call still running after this long (default: never)"),
+    ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)"),
+    ("--max-message-bytes", Some("N"), "Refuse an inbound message longer than N bytes (default: 16777216)"),
+    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)"),
+    ("--ping-interval", Some("SECONDS"), "Ping the client of a legacy session this often (default: never)"),
+    (
+        "--log-level",
+        Some("LEVEL"),
+        "off, error, warn, info, debug or trace; logs go to stderr (default: info)",
+    ),
+    ("--help", None, "Print this help and exit (also -h)"),
+    ("--version", None, "Print the server's name and version and exit (also -V)"),
+];
+
+pub(crate) fn help(spec: &MainSpec) -> String {
+    let mut out = format!(
+        "{name} {version}: an MCP server. Speaks MCP over stdin/stdout until stdin closes; logs go to stderr.\n\nUsage: {name} [FLAGS]\n\nFlags:\n",
+        name = spec.name,
+        version = spec.version
+    );
+    for (name, value, text) in FLAGS {
+        let left = match value {
+            Some(v) => format!("{name} <{v}>"),
+            None => (*name).to_owned(),
+        };
+        out.push_str(&format!("  {left:<28} {text}\n"));
+    }
+    out
+}
+
+pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
+    let mut flags = Flags::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.into_string().map_err(|a| format!("argument {a:?} is not valid UTF-8"))?;
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let takes_value = match FLAGS.iter().find(|(n, _, _)| *n == name) {
+            Some((_, value, _)) => value.is_some(),
+            None => {
+                return Err(match name.as_str() {
+                    "-h" => return Ok(Command::Help),
+                    "-V" => return Ok(Command::Version),
+                    "--http" => "unknown flag '--http': this server serves over stdio only".to_owned(),
+                    n if n.starts_with('-') => format!("unknown flag '{n}'"),
+                    n => format!("unexpected argument '{n}': this server takes flags only"),
+                });
+            }
+        };
+        if !takes_value && inline.is_some() {
+            return Err(format!("flag '{name}' takes no value"));
+        }
+        let value = match (takes_value, inline) {
+            (false, _) => String::new(),
+            (true, Some(v)) => v,
+            (true, None) => match args.next().map(OsString::into_string) {
+                Some(Ok(v)) => v,
+                _ => return Err(format!("flag '{name}' needs a value")),
+            },
+        };
+        match name.as_str() {
+            "--help" => return Ok(Command::Help),
+            "--version" => return Ok(Command::Version),
+            "--stdio" => {}
+            "--deadline" => flags.deadline = Some(seconds(&name, &value)?),
+            "--ping-interval" => flags.ping_interval = Some(seconds(&name, &value)?),
+            "--max-in-flight" => flags.max_in_flight = count(&name, &value)?,
+            "--max-message-bytes" => flags.max_message_bytes = count(&name, &value)?,
+            "--page-size" => flags.page_size = count(&name, &value)?,
+            "--log-level" => {
+                flags.log_level = value.parse().map_err(|_| {
+                    format!("invalid value '{value}' for '{name}': expected off, error, warn, info, debug or trace")
+                })?;
+            }
+            _ => unreachable_flag(&name)?,
+        }
+    }
+    Ok(Command::Serve(flags))
+}
+
+/// Every name in [`FLAGS`] is matched above; this only keeps the match total.
+fn unreachable_flag(name: &str) -> Result<(), String> {
+    Err(format!("unknown flag '{name}'"))
+}
+
+fn seconds(name: &str, value: &str) -> Result<Duration, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("invalid value '{value}' for '{name}': expected a positive number of seconds"))
+}
+
+fn count(name: &str, value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("invalid value '{value}' for '{name}': expected a positive integer"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn flags_parse_in_both_spellings() {
+        let Command::Serve(f) =
+            run(&["--deadline", "0.05", "--max-in-flight=4", "--stdio", "--log-level", "warn"]).unwrap()
+        else {
+            panic!("not a serve command")
+        };
+        assert_eq!(f.deadline, Some(Duration::from_millis(50)));
+        assert_eq!(f.max_in_flight, 4);
+        assert_eq!(f.log_level, tracing::level_filters::LevelFilter::WARN);
+        assert_eq!(run(&[]).unwrap(), Command::Serve(Flags::default()));
+        assert_eq!(run(&["-h"]).unwrap(), Command::Help);
+        assert_eq!(run(&["--version"]).unwrap(), Command::Version);
+    }
+
+    #[test]
+    fn usage_errors_say_what_is_wrong() {
+        assert_eq!(run(&["--frobnicate"]).unwrap_err(), "unknown flag '--frobnicate'");
+        assert_eq!(run(&["serve"]).unwrap_err(), "unexpected argument 'serve': this server takes flags only");
+        assert_eq!(run(&["--deadline"]).unwrap_err(), "flag '--deadline' needs a value");
+        assert_eq!(
+            run(&["--deadline", "-1"]).unwrap_err(),
+            "invalid value '-1' for '--deadline': expected a positive number of seconds"
+        );
+        assert_eq!(
+            run(&["--page-size=0"]).unwrap_err(),
+            "invalid value '0' for '--page-size': expected a positive integer"
+        );
+        assert_eq!(run(&["--stdio=yes"]).unwrap_err(), "flag '--stdio' takes no value");
+    }
+
+    #[test]
+    fn help_lists_every_flag() {
+        let spec = MainSpec { name: "demo", version: "1.0.0", title: None, instructions: None };
+        let text = help(&spec);
+        assert!(text.starts_with("demo 1.0.0: an MCP server."));
+        for (name, _, _) in FLAGS {
+            assert!(text.contains(name), "{name} missing from --help");
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! [`Session`]: one connection's worth of state, and the entry point a transport feeds
+//! messages into.
+//!
+//! A stdio process is one session; an HTTP server holds one per `Mcp-Session-Id` (legacy)
+//! and may use one for all its stateless (modern) traffic. The session owns the legacy
+//! handshake state, the table of calls in flight (so `notifications/cancelled` can find
+//! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use tokio::sync::{Notify, oneshot};
+use tokio::task::AbortHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::PeerInfo;
+use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, kind, parse_frame};
+use crate::protocol::notifications::CancelledParams;
+use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
+
+use super::sink::{BatchCollector, Reply, Route, Sink};
+use super::{PingError, Shared};
+
+/// One connection's state. Cheap to clone: clones share it.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) inner: Arc<SessionInner>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("protocol_version", &self.protocol_version())
+            .field("in_flight", &self.in_flight())
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct SessionInner {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) legacy: Mutex<Option<LegacyState>>,
+    pub(crate) running: Arc<Running>,
+    pings: Mutex<HashMap<RequestId, oneshot::Sender<PingOutcome>>>,
+    next_ping: AtomicU64,
+}
+
+/// How the client answered a ping: a result, or its error code and message.
+type PingOutcome = Result<(), (Option<i64>, Option<String>)>;
+
+/// What the `initialize` handshake settled.
+#[derive(Debug, Clone)]
+pub(crate) struct LegacyState {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: PeerInfo,
+    /// `notifications/initialized` arrived.
+    pub(crate) initialized: bool,
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>) -> Session {
+        Session {
+            inner: Arc::new(SessionInner {
+                shared,
+                legacy: Mutex::new(None),
+                running: Arc::new(Running::default()),
+                pings: Mutex::new(HashMap::new()),
+                next_ping: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// Handle one inbound message (a line on stdio, a body on HTTP). Answers go to `sink`,
+    /// now or, for a tool call, later from the call's own task.
+    ///
+    /// Never panics and never fails: whatever arrives gets the answer the protocol gives
+    /// it, or none for a notification. Must be called within a tokio runtime (tool calls
+    /// are spawned onto it).
+    pub fn handle(&self, message: &str, sink: &Arc<dyn Sink>) {
+        let limit = self.inner.shared.options.max_message_size;
+        if message.len() > limit {
+            return self.reject_oversized(sink);
+        }
+        // A blank line is not a message: nothing to answer.
+        if message.trim().is_empty() {
+            return;
+        }
+        match parse_frame(message) {
+            Err(error) => sink.send(Outbound::error(None, &error)),
+            Ok(Frame::Single(raw)) => self.inner.dispatch(raw, Route::Direct(sink.clone()), false),
+            Ok(Frame::Batch(items)) => self.inner.batch(items, sink),
+        }
+    }
+
+    /// [`handle`](Self::handle) for bytes: text that is not UTF-8 is a parse error.
+    pub fn handle_bytes(&self, message: &[u8], sink: &Arc<dyn Sink>) {
+        if message.len() > self.inner.shared.options.max_message_size {
+            return self.reject_oversized(sink);
+        }
+        match std::str::from_utf8(message) {
+            Ok(text) => self.handle(text, sink),
+            Err(e) => sink.send(Outbound::error(
+                None,
+                &RpcError::parse_error(format!("the message is not UTF-8 ({e})")),
+            )),
+        }
+    }
+
+    /// Answer a message that was over the size limit and was discarded unread (a transport
+    /// that streams input calls this instead of buffering the whole message).
+    pub fn reject_oversized(&self, sink: &Arc<dyn Sink>) {
+        let limit = self.inner.shared.options.max_message_size;
+        tracing::warn!(limit, "discarded an inbound message over the size limit");
+        sink.send(Outbound::error(
+            None,
+            &RpcError::invalid_request(format!(
+                "invalid request: the message is over the {limit}-byte limit and was discarded"
+            )),
+        ));
+    }
+
+    /// Cancel the call in flight under `id` as a client's `notifications/cancelled` does:
+    /// its future is dropped and no response is sent. Returns whether there was one.
+    pub fn cancel(&self, id: &RequestId) -> bool {
+        self.inner.running.cancel(id)
+    }
+
+    /// How many tool calls are in flight (running or waiting for a slot).
+    pub fn in_flight(&self) -> usize {
+        self.inner.running.len()
+    }
+
+    /// The protocol version the `initialize` handshake settled, if there was one.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.inner.legacy_state().map(|s| s.version)
+    }
+
+    /// Whether the legacy handshake completed (`notifications/initialized` arrived).
+    pub fn is_initialized(&self) -> bool {
+        self.inner.legacy_state().is_some_and(|s| s.initialized)
+    }
+
+    /// Wait up to `grace` for the calls in flight to finish and answer, then drop the rest
+    /// unanswered. A transport calls this when its input closes.
+    pub async fn drain(&self, grace: Duration) {
+        let running = &self.inner.running;
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let idle = running.idle.notified();
+            if running.len() == 0 {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, idle).await.is_err() {
+                break;
+            }
+        }
+        let dropped = running.abort_all();
+        if dropped > 0 {
+            tracing::warn!(dropped, "input closed; calls still running after the grace period were dropped");
+        }
+    }
+
+    /// Send the client a `ping` (legacy sessions only: modern servers send no requests) and
+    /// wait up to `timeout` for its answer; returns the round trip.
+    pub async fn ping(&self, sink: &Arc<dyn Sink>, timeout: Duration) -> Result<Duration, PingError> {
+        if !self.is_initialized() {
+            return Err(PingError::NotInitialized);
+        }
+        let n = self.inner.next_ping.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("toolwire-ping-{n}"));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.inner.pings).insert(id.clone(), tx);
+        let start = Instant::now();
+        sink.send(Outbound::request(&id, "ping"));
+        let outcome = tokio::time::timeout(timeout, rx).await;
+        lock(&self.inner.pings).remove(&id);
+        match outcome {
+            Ok(Ok(Ok(()))) => Ok(start.elapsed()),
+            Ok(Ok(Err((code, message)))) => Err(PingError::Refused {
+                code,
+                message: message.unwrap_or_else(|| "(no message)".to_owned()),
+            }),
+            Ok(Err(_)) | Err(_) => Err(PingError::TimedOut(timeout)),
+        }
+    }
+}
+
+impl SessionInner {
+    pub(crate) fn legacy_state(&self) -> Option<LegacyState> {
+        lock(&self.legacy).clone()
+    }
+
+    fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>) {
+        let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
+        match self.legacy_state().map(|s| s.version) {
+            Some(v) if v.allows_batches() => {}
+            Some(v) => {
+                return refuse(format!(
+                    "invalid request: JSON-RPC batches are not part of MCP {v}; send each message on its own"
+                ));
+            }
+            None => {
+                return refuse(
+                    "invalid request: JSON-RPC batches are only allowed in a session that negotiated 2025-03-26; send each message on its own"
+                        .to_owned(),
+                );
+            }
+        }
+        if items.is_empty() {
+            return refuse("invalid request: the batch is empty".to_owned());
+        }
+        let collector = BatchCollector::new(sink.clone());
+        for raw in items {
+            if raw.get().as_bytes().first() != Some(&b'{') {
+                Reply::new(None, Route::Batch(collector.clone())).error(RpcError::invalid_request(format!(
+                    "invalid request: a batch element must be a JSON object, got {}",
+                    kind(raw.get())
+                )));
+                continue;
+            }
+            self.dispatch(raw, Route::Batch(collector.clone()), true);
+        }
+        collector.seal();
+    }
+
+    fn dispatch(self: &Arc<Self>, raw: &RawValue, route: Route, in_batch: bool) {
+        match decode(raw) {
+            Err(Rejected { id, error }) => Reply::new(id, route).error(error),
+            Ok(Incoming::Request { id, method, params }) => {
+                let reply = Reply::new(Some(id), route);
+                if in_batch && method == "initialize" {
+                    return reply.error(RpcError::invalid_request(
+                        "invalid request: `initialize` must not be part of a batch",
+                    ));
+                }
+                self.request(reply, &method, params);
+            }
+            Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
+            Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(|_| ())),
+        }
+    }
+
+    /// Notifications are never answered, whatever they say.
+    fn notification(&self, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/initialized" => match &mut *lock(&self.legacy) {
+                Some(state) => state.initialized = true,
+                None => tracing::debug!("notifications/initialized before initialize; ignored"),
+            },
+            "notifications/cancelled" => {
+                let Some(p) = params.and_then(|p| serde_json::from_str::<CancelledParams<'_>>(p.get()).ok())
+                else {
+                    return tracing::debug!("malformed notifications/cancelled; ignored");
+                };
+                let Ok(id) = RequestId::from_raw(p.request_id) else {
+                    return tracing::debug!("notifications/cancelled with an unusable request id; ignored");
+                };
+                let reason = p.reason.as_deref().unwrap_or("no reason given");
+                if self.running.cancel(&id) {
+                    tracing::info!(%id, reason, "client cancelled the call; its future was dropped");
+                } else {
+                    tracing::debug!(%id, reason, "cancellation of a request not in flight; ignored");
+                }
+            }
+            other => tracing::debug!(method = other, "notification ignored"),
+        }
+    }
+
+    fn response(&self, id: Option<RequestId>, outcome: PingOutcome) {
+        let waiter = id.as_ref().and_then(|id| lock(&self.pings).remove(id));
+        match waiter {
+            Some(tx) => {
+                let _ = tx.send(outcome);
+            }
+            None => tracing::debug!(id = ?id, "response to no request of ours; ignored"),
+        }
+    }
+}
+
+/// The calls in flight, by request id.
+#[derive(Default)]
+pub(crate) struct Running {
+    calls: Mutex<HashMap<RequestId, RunningCall>>,
+    idle: Notify,
+}
+
+pub(crate) struct RunningCall {
+    pub(crate) abort: AbortHandle,
+    pub(crate) cancel: CancellationToken,
+}
+
+impl Running {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<RequestId, RunningCall>> {
+        lock(&self.calls)
+    }
+
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// The call completed: remove it. Returns whether it was still there, i.e. whether its
+    /// response may be sent.
+    pub(crate) fn finish(&self, id: &RequestId) -> bool {
+        let mut calls = self.lock();
+        let present = calls.remove(id).is_some();
+        if calls.is_empty() {
+            self.idle.notify_waiters();
+        }
+        present
+    }
+
+    /// Cancel a call: its token fires, its future is dropped, and it will not answer.
+    fn cancel(&self, id: &RequestId) -> bool {
+        let mut calls = self.lock();
+        let Some(call) = calls.remove(id) else { return false };
+        if calls.is_empty() {
+            self.idle.notify_waiters();
+        }
+        drop(calls);
+        call.cancel.cancel();
+        call.abort.abort();
+        true
+    }
+
+    fn abort_all(&self) -> usize {
+        let calls: Vec<RunningCall> = self.lock().drain().map(|(_, c)| c).collect();
+        self.idle.notify_waiters();
+        for call in &calls {
+            call.cancel.cancel();
+            call.abort.abort();
+        }
+        calls.len()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

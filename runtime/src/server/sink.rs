@@ -1,0 +1,206 @@
+//! Where outbound messages go ([`Sink`]), and [`Reply`], the one-shot handle through which a
+//! request gets exactly one response (or, when cancelled, none).
+//!
+//! A batch's replies are collected by a [`BatchCollector`] and sent as one array once every
+//! element has answered; notifications (progress) bypass it and go out at once.
+
+use std::sync::{Arc, Mutex};
+
+use crate::protocol::{Outbound, RequestId, RpcError, code};
+
+use super::session::Running;
+
+/// Where a session's outbound messages go: the transport's writer.
+///
+/// `send` must not block: a transport queues the message and writes it on its own time.
+/// Messages sent through one sink must be written in the order they were sent, since a
+/// request's progress notifications must reach the client before its response.
+///
+/// Any `Fn(Outbound) + Send + Sync` closure is a sink.
+pub trait Sink: Send + Sync + 'static {
+    /// Queue one message.
+    fn send(&self, message: Outbound);
+}
+
+impl<F: Fn(Outbound) + Send + Sync + 'static> Sink for F {
+    fn send(&self, message: Outbound) {
+        self(message)
+    }
+}
+
+/// Where a reply goes.
+#[derive(Clone)]
+pub(crate) enum Route {
+    /// Straight to the sink.
+    Direct(Arc<dyn Sink>),
+    /// Into a batch's collector.
+    Batch(Arc<BatchCollector>),
+}
+
+impl Route {
+    /// The sink notifications for this request go to.
+    pub(crate) fn sink(&self) -> &Arc<dyn Sink> {
+        match self {
+            Route::Direct(sink) => sink,
+            Route::Batch(batch) => &batch.sink,
+        }
+    }
+
+    fn deliver(&self, message: Option<Outbound>) {
+        match self {
+            Route::Direct(sink) => {
+                if let Some(m) = message {
+                    sink.send(m);
+                }
+            }
+            Route::Batch(batch) => batch.done(message),
+        }
+    }
+}
+
+/// The one response a request gets.
+///
+/// Dropping a `Reply` without answering (a task that panicked outside the tool's own guard)
+/// answers `-32603`, so a client is never left waiting; unless the request was cancelled,
+/// in which case nothing is sent, as the spec requires.
+pub(crate) struct Reply {
+    id: Option<RequestId>,
+    route: Route,
+    /// For a tracked call: the session's table of running calls. The reply may only be sent
+    /// by whoever removes the call's entry, so a cancellation and a completion never both
+    /// win.
+    running: Option<Arc<Running>>,
+    answered: bool,
+}
+
+impl Reply {
+    /// A reply to `id` (`None` when the id could not be read).
+    pub(crate) fn new(id: Option<RequestId>, route: Route) -> Reply {
+        if let Route::Batch(batch) = &route {
+            batch.expect_one();
+        }
+        Reply { id, route, running: None, answered: false }
+    }
+
+    /// Make this the reply of a tracked call: it is sent only if the call is still in the
+    /// running table when it completes.
+    pub(crate) fn tracked(mut self, running: Arc<Running>) -> Reply {
+        self.running = Some(running);
+        self
+    }
+
+    /// The id this reply answers.
+    pub(crate) fn id(&self) -> Option<&RequestId> {
+        self.id.as_ref()
+    }
+
+    /// The route (for the notifications that precede the reply).
+    pub(crate) fn route(&self) -> &Route {
+        &self.route
+    }
+
+    /// Answer with a result body (a JSON object).
+    pub(crate) fn result(self, body: &str) {
+        let message = match &self.id {
+            Some(id) => Outbound::result(id, body),
+            // A request always has an id; a result without one cannot be addressed.
+            None => {
+                return self
+                    .error(RpcError::new(code::INTERNAL_ERROR, "internal error: a result without an id"));
+            }
+        };
+        self.send(message);
+    }
+
+    /// Answer with an error.
+    pub(crate) fn error(self, error: RpcError) {
+        let message = Outbound::error(self.id.as_ref(), &error);
+        self.send(message);
+    }
+
+    fn send(mut self, message: Outbound) {
+        self.answered = true;
+        if self.claim() {
+            self.route.deliver(Some(message));
+        } else {
+            self.route.deliver(None);
+        }
+    }
+
+    /// Whether this reply may be sent: untracked replies always may; a tracked one only if
+    /// it removes its call from the running table (a cancellation removed it otherwise).
+    fn claim(&self) -> bool {
+        match (&self.running, &self.id) {
+            (Some(running), Some(id)) => running.finish(id),
+            _ => true,
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        if self.claim() {
+            let error = RpcError::new(
+                code::INTERNAL_ERROR,
+                "internal error: the server failed while handling this request",
+            );
+            self.route.deliver(Some(Outbound::error(self.id.as_ref(), &error)));
+        } else {
+            self.route.deliver(None);
+        }
+    }
+}
+
+/// Collects a batch's responses and sends them as one array when the last one is in.
+pub(crate) struct BatchCollector {
+    sink: Arc<dyn Sink>,
+    state: Mutex<BatchState>,
+}
+
+struct BatchState {
+    /// Replies still owed, plus one until the batch is sealed.
+    outstanding: usize,
+    responses: Vec<Outbound>,
+}
+
+impl BatchCollector {
+    /// A collector that sends to `sink`; call [`seal`](Self::seal) once every element has
+    /// been dispatched.
+    pub(crate) fn new(sink: Arc<dyn Sink>) -> Arc<BatchCollector> {
+        Arc::new(BatchCollector {
+            sink,
+            state: Mutex::new(BatchState { outstanding: 1, responses: Vec::new() }),
+        })
+    }
+
+    fn expect_one(&self) {
+        self.lock().outstanding += 1;
+    }
+
+    /// No more replies will be created.
+    pub(crate) fn seal(&self) {
+        self.done(None);
+    }
+
+    fn done(&self, message: Option<Outbound>) {
+        let finished = {
+            let mut state = self.lock();
+            if let Some(m) = message {
+                state.responses.push(m);
+            }
+            state.outstanding -= 1;
+            if state.outstanding == 0 { Some(std::mem::take(&mut state.responses)) } else { None }
+        };
+        // A batch of notifications only (or of cancelled calls) is answered with nothing.
+        if let Some(responses) = finished.filter(|r| !r.is_empty()) {
+            self.sink.send(Outbound::batch(&responses));
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BatchState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

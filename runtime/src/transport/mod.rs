@@ -1,0 +1,6 @@
+//! Transports: framing only, no tool logic. Each one turns its byte stream into messages for
+//! a [`Session`](crate::Session) and writes what the session's sink is handed.
+//!
+//! - [`stdio`]: one JSON message per line on stdin/stdout.
+
+pub(crate) mod stdio;

@@ -1,0 +1,326 @@
+//! The stdio transport: one compact JSON-RPC message per line on stdin and stdout.
+//!
+//! - Nothing but MCP goes to stdout; logs go through `tracing` (the `serve_registry!` main
+//!   sends them to stderr).
+//! - stdin is read by a dedicated blocking thread, not through the reactor: a line is split
+//!   off the buffer as soon as it is complete, and a line over the size limit is discarded as
+//!   it streams past (answered with -32600), never buffered whole.
+//! - stdout is written by a dedicated thread that coalesces: it writes whatever is queued and
+//!   flushes only when the queue is empty, so a burst of answers costs one flush.
+//! - Serving ends when stdin closes. Calls still in flight get the server's shutdown grace
+//!   to finish and answer (a client that writes its requests and then closes its end still
+//!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
+//!   client closes stdout first, serving ends at once, also with `Ok(())`.
+
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::protocol::Outbound;
+use crate::registry::ToolRegistry;
+use crate::server::{Server, ServerOptions, Session, Sink};
+
+/// Why serving over stdio stopped with an error. (stdin closing is not an error: it is how
+/// a client says it is done.)
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// Reading the input failed.
+    #[error("reading the MCP input (stdin) failed: {0}")]
+    Input(io::Error),
+    /// Writing the output failed (other than the client closing it).
+    #[error("writing the MCP output (stdout) failed: {0}")]
+    Output(io::Error),
+    /// A transport thread could not be started.
+    #[error("could not start the stdio {0} thread: {1}")]
+    Thread(&'static str, io::Error),
+}
+
+/// Serve `registry` over this process's stdin and stdout until stdin closes.
+///
+/// ```no_run
+/// use toolwire::{ServerOptions, serve_registry_stdio, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello(name: String) -> String {
+///     format!("hello, {name}")
+/// }
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), toolwire::ServeError> {
+///     let options = ServerOptions::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")).build();
+///     serve_registry_stdio(tools![hello].unwrap(), options).await
+/// }
+/// ```
+pub async fn serve_registry_stdio(registry: ToolRegistry, options: ServerOptions) -> Result<(), ServeError> {
+    serve_stdio(Server::new(registry, options)).await
+}
+
+/// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
+/// [`calls_seen`](Server::calls_seen) afterwards).
+pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
+    serve_lines(server, io::stdin(), io::stdout()).await
+}
+
+/// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
+/// a TCP connection, a pipe. Returns when `input` reaches end-of-file, or when `output`
+/// is closed by the peer.
+pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), ServeError>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let options = server.options().clone();
+    let session = server.session();
+    tracing::info!(
+        server = options.name(),
+        version = options.version(),
+        tools = server.registry().len(),
+        "serving MCP over stdio"
+    );
+
+    let (line_tx, mut lines) = mpsc::channel::<Inbound>(256);
+    let limit = options.max_message_size();
+    std::thread::Builder::new()
+        .name("toolwire-stdin".into())
+        .spawn(move || read_lines(input, limit, &line_tx))
+        .map_err(|e| ServeError::Thread("reader", e))?;
+
+    let (out_tx, out_rx) = std_mpsc::channel::<ToWriter>();
+    let (done_tx, mut writer_done) = oneshot::channel::<io::Result<()>>();
+    std::thread::Builder::new()
+        .name("toolwire-stdout".into())
+        .spawn(move || {
+            let _ = done_tx.send(write_lines(output, &out_rx));
+        })
+        .map_err(|e| ServeError::Thread("writer", e))?;
+    let sink: Arc<dyn Sink> = Arc::new(LineSink(out_tx.clone()));
+    let keepalive =
+        options.ping_interval().map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
+
+    let ended = loop {
+        tokio::select! {
+            inbound = lines.recv() => match inbound {
+                Some(Inbound::Line(bytes)) => session.handle_bytes(&bytes, &sink),
+                Some(Inbound::Oversized) => session.reject_oversized(&sink),
+                Some(Inbound::Failed(e)) => break Ended::Input(e),
+                None => break Ended::Eof,
+            },
+            written = &mut writer_done => break Ended::Output(written.unwrap_or(Ok(()))),
+        }
+    };
+    if let Some(task) = keepalive {
+        task.abort();
+    }
+    let result = match ended {
+        Ended::Eof => {
+            tracing::info!(in_flight = session.in_flight(), "stdin closed");
+            finish(&session, &options, out_tx, writer_done).await
+        }
+        Ended::Input(e) => {
+            let _ = finish(&session, &options, out_tx, writer_done).await;
+            Err(ServeError::Input(e))
+        }
+        Ended::Output(Ok(())) => Ok(()),
+        Ended::Output(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            tracing::info!("the client closed stdout; stopping");
+            Ok(())
+        }
+        Ended::Output(Err(e)) => Err(ServeError::Output(e)),
+    };
+    tracing::info!(calls_seen = server.calls_seen(), "done serving");
+    result
+}
+
+/// Let in-flight calls finish (within the grace), then flush and close the output.
+async fn finish(
+    session: &Session,
+    options: &ServerOptions,
+    out_tx: std_mpsc::Sender<ToWriter>,
+    writer_done: oneshot::Receiver<io::Result<()>>,
+) -> Result<(), ServeError> {
+    session.drain(options.shutdown_grace()).await;
+    let _ = out_tx.send(ToWriter::Close);
+    match writer_done.await {
+        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
+        _ => Ok(()),
+    }
+}
+
+enum Ended {
+    Eof,
+    Input(io::Error),
+    Output(io::Result<()>),
+}
+
+/// What the reader thread hands the serving loop.
+enum Inbound {
+    Line(Vec<u8>),
+    Oversized,
+    Failed(io::Error),
+}
+
+/// What the writer thread is handed.
+enum ToWriter {
+    Message(Outbound),
+    Close,
+}
+
+/// The sink of a stdio session: queue for the writer thread.
+struct LineSink(std_mpsc::Sender<ToWriter>);
+
+impl Sink for LineSink {
+    fn send(&self, message: Outbound) {
+        // The writer is gone only once serving ended; a late answer has nowhere to go.
+        let _ = self.0.send(ToWriter::Message(message));
+    }
+}
+
+/// Read `input` line by line, handing each line (without its `\n` or `\r\n`) to the loop.
+fn read_lines<R: Read>(input: R, limit: usize, tx: &mpsc::Sender<Inbound>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    let mut line = Vec::new();
+    loop {
+        let item = match next_line(&mut reader, &mut line, limit) {
+            Ok(Line::Complete) => {
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                Inbound::Line(std::mem::take(&mut line))
+            }
+            Ok(Line::Oversized) => Inbound::Oversized,
+            Ok(Line::Eof) => return,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => Inbound::Failed(e),
+        };
+        let failed = matches!(item, Inbound::Failed(_));
+        // The loop is gone (serving ended): stop reading.
+        if tx.blocking_send(item).is_err() || failed {
+            return;
+        }
+    }
+}
+
+enum Line {
+    Complete,
+    Oversized,
+    Eof,
+}
+
+/// Read one line into `line`. A line longer than `limit` is consumed and dropped without
+/// being buffered. A last line without a newline still counts.
+fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
+    line.clear();
+    let mut oversized = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(if oversized {
+                Line::Oversized
+            } else if line.is_empty() {
+                Line::Eof
+            } else {
+                Line::Complete
+            });
+        }
+        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if !oversized {
+            if line.len() + chunk.len() > limit {
+                oversized = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = found.unwrap_or(buf.len());
+        reader.consume(used);
+        if found.is_some() {
+            return Ok(if oversized { Line::Oversized } else { Line::Complete });
+        }
+    }
+}
+
+/// Write queued messages, one per line, flushing whenever the queue runs dry.
+fn write_lines<W: Write>(output: W, rx: &std_mpsc::Receiver<ToWriter>) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(64 * 1024, output);
+    while let Ok(first) = rx.recv() {
+        let mut next = Some(first);
+        while let Some(item) = next.take() {
+            match item {
+                ToWriter::Message(m) => {
+                    out.write_all(m.as_str().as_bytes())?;
+                    out.write_all(b"\n")?;
+                }
+                ToWriter::Close => return out.flush(),
+            }
+            next = rx.try_recv().ok();
+        }
+        out.flush()?;
+    }
+    out.flush()
+}
+
+/// Ping the client of a legacy session every `every`; a missed ping is logged.
+async fn keepalive(session: Session, sink: Arc<dyn Sink>, every: std::time::Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        if !session.is_initialized() {
+            continue;
+        }
+        match session.ping(&sink, every).await {
+            Ok(rtt) => tracing::debug!(?rtt, "client answered ping"),
+            Err(e) => tracing::warn!("{e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], limit: usize) -> Vec<Result<String, &'static str>> {
+        let mut reader = BufReader::with_capacity(4, input);
+        let mut line = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            match next_line(&mut reader, &mut line, limit).unwrap() {
+                Line::Complete => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
+                Line::Oversized => out.push(Err("oversized")),
+                Line::Eof => return out,
+            }
+        }
+    }
+
+    #[test]
+    fn lines_split_on_newlines_and_oversized_ones_are_skipped_whole() {
+        assert_eq!(
+            lines(b"ab\n0123456789\ncd\n\nlast", 5),
+            vec![Ok("ab".into()), Err("oversized"), Ok("cd".into()), Ok("".into()), Ok("last".into())]
+        );
+        assert_eq!(lines(b"12345\n123456", 5), vec![Ok("12345".into()), Err("oversized")]);
+        assert!(lines(b"", 5).is_empty());
+    }
+
+    #[test]
+    fn the_writer_flushes_each_burst_and_stops_on_close() {
+        let (tx, rx) = std_mpsc::channel();
+        let id = crate::protocol::RequestId::Number(1);
+        tx.send(ToWriter::Message(Outbound::result(&id, "{}"))).unwrap();
+        tx.send(ToWriter::Message(Outbound::result(&id, "{\"a\":1}"))).unwrap();
+        tx.send(ToWriter::Close).unwrap();
+        let mut buf = Vec::new();
+        write_lines(&mut buf, &rx).unwrap();
+        assert_eq!(
+            String::from_utf8(buf).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1}}\n"
+        );
+    }
+}
