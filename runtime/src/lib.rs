@@ -68,6 +68,10 @@ pub use toolwire_macros::tools;
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
 pub use tokio_util::sync::CancellationToken;
 
+// The MCP client: connect to servers and adopt their tools (feature `client`).
+#[cfg(feature = "client")]
+pub mod client;
+
 // Serving over MCP: the protocol types, the dispatch engine, the stdio transport and
 // `serve_registry!`.
 mod protocol;

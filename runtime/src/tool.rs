@@ -421,6 +421,48 @@ pub enum ToolError {
         /// The deadline that fired.
         deadline: std::time::Duration,
     },
+    /// A remote tool's call outlived the caller's timeout. Not retryable: the server may
+    /// have acted on it.
+    #[error("tool '{tool}' on server '{server}' did not answer within {}s; it may have run", fmt_secs(*.timeout))]
+    TimedOut {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The timeout that fired.
+        timeout: std::time::Duration,
+    },
+    /// The server behind a remote tool could not be reached, or died. Retryable.
+    #[error("tool '{tool}' is unavailable: server '{server}' {reason}")]
+    Unavailable {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What went wrong, in our words (never the server's).
+        reason: String,
+    },
+    /// The server reported that the call failed (`isError`). Not retryable. The server's
+    /// report is in `envelope`, sealed as untrusted data, and never in the message.
+    #[error("tool '{tool}' failed on server '{server}'; its report is in the untrusted-data envelope")]
+    RemoteFailed {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The server's report, normalised and sealed in the untrusted-data envelope.
+        envelope: String,
+    },
+    /// The server declined the call with a JSON-RPC error; `code` is the server's code.
+    #[error("tool '{tool}' was declined by server '{server}' (code {code})")]
+    Refused {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The JSON-RPC error code the server answered with.
+        code: i64,
+    },
 }
 
 impl ToolError {

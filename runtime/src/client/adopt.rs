@@ -1,0 +1,388 @@
+//! Adoption: [`Client::adopt`] turns a server's tool list into [`RemoteTool`]s under
+//! [`AdoptOptions`], and reports what happened in a [`Discovery`].
+//!
+//! The rules, in the order they apply:
+//!
+//! 1. An allowlist, when set, is the only tools considered; the rest are rejected.
+//! 2. `include` globs (when any) must match, and no `exclude` glob may (`*` and `?`, on the
+//!    server's names).
+//! 3. The input schema must pass the adoption checks ([`SchemaRefusal`](super::SchemaRefusal)).
+//! 4. The name becomes `prefix + name`, sanitised to `[A-Za-z0-9_-]` and cut to 64
+//!    characters. Two tools that end up with one name: the second is rejected.
+//! 5. A name that collides with a known local tool is withheld and reported in
+//!    `conflicts`, never renamed.
+//! 6. `max_tools` caps what survives, in the server's order; `truncated` says it did.
+//!
+//! The adopted view is held: [`Discovery::tools`] does not change until you call
+//! [`Discovery::refresh`], so a server cannot widen an in-flight agent's surface.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::client::Client;
+use super::error::ClientError;
+use super::normalise::DEFAULT_MAX_RESULT_BYTES;
+use super::remote_tool::RemoteTool;
+use super::schema::{SchemaRefusal, check};
+use crate::registry::{RegistryError, ToolRegistry, sanitise_tool_name};
+use crate::tool::Tool;
+
+/// The longest adopted name, as function-calling APIs require.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// When an adopted tool requires human approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Approval {
+    /// Never (the default).
+    #[default]
+    None,
+    /// Unless a trusted `readOnlyHint` says the tool only reads.
+    Destructive,
+    /// Always.
+    Always,
+}
+
+/// How a server's tools are adopted.
+#[derive(Debug, Clone)]
+pub struct AdoptOptions {
+    /// Put before every name the model sees; `None` means `"<server>__"`, `Some("")` none.
+    pub prefix: Option<String>,
+    /// Globs on the server's names; when any are given, a tool must match one.
+    pub include: Vec<String>,
+    /// Globs on the server's names; a tool matching one is rejected.
+    pub exclude: Vec<String>,
+    /// When set, the only server names considered.
+    pub allow: Option<Vec<String>>,
+    /// At most this many tools are adopted.
+    pub max_tools: Option<usize>,
+    /// When approval is required.
+    pub approval: Approval,
+    /// Read the server's annotations (default true); false treats every tool as destructive
+    /// and non-repeatable.
+    pub trust_annotations: bool,
+    /// Results are cut at this many bytes (64 KiB).
+    pub max_result_bytes: usize,
+    /// Per-call timeout (none by default; a call's own deadline still applies).
+    pub timeout: Option<Duration>,
+    /// Names of local tools: an adopted name among them is withheld as a conflict.
+    pub known: BTreeSet<String>,
+}
+
+impl Default for AdoptOptions {
+    fn default() -> Self {
+        AdoptOptions {
+            prefix: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            allow: None,
+            max_tools: None,
+            approval: Approval::None,
+            trust_annotations: true,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            timeout: None,
+            known: BTreeSet::new(),
+        }
+    }
+}
+
+impl AdoptOptions {
+    /// Set the prefix.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Add an include glob.
+    pub fn include(mut self, glob: impl Into<String>) -> Self {
+        self.include.push(glob.into());
+        self
+    }
+
+    /// Add an exclude glob.
+    pub fn exclude(mut self, glob: impl Into<String>) -> Self {
+        self.exclude.push(glob.into());
+        self
+    }
+
+    /// Set the allowlist.
+    pub fn allow<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Cap the number of tools.
+    pub fn max_tools(mut self, n: usize) -> Self {
+        self.max_tools = Some(n);
+        self
+    }
+
+    /// Set the approval policy.
+    pub fn approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// Trust (or not) the server's annotations.
+    pub fn trust_annotations(mut self, yes: bool) -> Self {
+        self.trust_annotations = yes;
+        self
+    }
+
+    /// Set the result cap.
+    pub fn max_result_bytes(mut self, n: usize) -> Self {
+        self.max_result_bytes = n;
+        self
+    }
+
+    /// Set the per-call timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Name the local tools an adopted name must not collide with.
+    pub fn known<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.known.extend(names.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// Why a tool was not adopted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RejectReason {
+    /// Not on the allowlist.
+    NotAllowed,
+    /// No include glob matched.
+    NotIncluded,
+    /// An exclude glob matched.
+    Excluded {
+        /// The glob.
+        glob: String,
+    },
+    /// The input schema was refused.
+    Schema(SchemaRefusal),
+    /// Another of the server's tools already took the sanitised name.
+    DuplicateName {
+        /// The adopted name.
+        name: String,
+    },
+    /// Cut by `max_tools`.
+    OverLimit {
+        /// The limit.
+        max_tools: usize,
+    },
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectReason::NotAllowed => f.write_str("not on the allowlist"),
+            RejectReason::NotIncluded => f.write_str("matched no include glob"),
+            RejectReason::Excluded { glob } => write!(f, "matched exclude glob '{glob}'"),
+            RejectReason::Schema(refusal) => refusal.fmt(f),
+            RejectReason::DuplicateName { name } => {
+                write!(f, "another tool of this server is already adopted as '{name}'")
+            }
+            RejectReason::OverLimit { max_tools } => write!(f, "over max_tools ({max_tools})"),
+        }
+    }
+}
+
+/// One tool that was not adopted, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// The server's name for it.
+    pub name: String,
+    /// Why.
+    pub reason: RejectReason,
+}
+
+/// What [`Client::adopt`] did: the adopted tools, the rejected ones with reasons, the
+/// conflicts with local tools, and whether `max_tools` truncated the list.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    client: Client,
+    options: AdoptOptions,
+    tools: Vec<Arc<RemoteTool>>,
+    rejected: Vec<Rejected>,
+    conflicts: Vec<String>,
+    truncated: bool,
+}
+
+impl Discovery {
+    /// The adopted tools, in the server's order. Held: unchanged until [`refresh`](Self::refresh).
+    pub fn tools(&self) -> &[Arc<RemoteTool>] {
+        &self.tools
+    }
+
+    /// The adopted tool called `name` (the name the model sees).
+    pub fn get(&self, name: &str) -> Option<&Arc<RemoteTool>> {
+        self.tools.iter().find(|t| t.info().name() == name)
+    }
+
+    /// The tools that were not adopted.
+    pub fn rejected(&self) -> &[Rejected] {
+        &self.rejected
+    }
+
+    /// Adopted names withheld because a local tool has them.
+    pub fn conflicts(&self) -> &[String] {
+        &self.conflicts
+    }
+
+    /// Whether `max_tools` cut the list.
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
+    /// The adopted tools as a registry.
+    pub fn registry(&self) -> Result<ToolRegistry, RegistryError> {
+        ToolRegistry::from_tools(self.tools.iter().map(|t| Arc::clone(t) as Arc<dyn Tool>))
+    }
+
+    /// Re-list the server's tools (bypassing the cache) and adopt them again under the same
+    /// options. This is the only way the view changes.
+    pub async fn refresh(&mut self) -> Result<(), ClientError> {
+        let fresh = adopt(&self.client, self.options.clone(), true).await?;
+        *self = fresh;
+        Ok(())
+    }
+}
+
+impl Client {
+    /// Adopt the server's tools (see the module docs of `client::adopt` for the rules).
+    pub async fn adopt(&self, options: AdoptOptions) -> Result<Discovery, ClientError> {
+        adopt(self, options, false).await
+    }
+}
+
+async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Discovery, ClientError> {
+    let listed = client.list_tools(force).await?;
+    let prefix =
+        sanitise_tool_name(&options.prefix.clone().unwrap_or_else(|| format!("{}__", client.name())));
+    let mut tools = Vec::new();
+    let mut rejected = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut taken = BTreeSet::new();
+    let mut truncated = false;
+    for t in listed.iter() {
+        let reject = |reason| Rejected { name: t.name.clone(), reason };
+        if options.allow.as_ref().is_some_and(|a| !a.contains(&t.name)) {
+            rejected.push(reject(RejectReason::NotAllowed));
+            continue;
+        }
+        if !options.include.is_empty() && !options.include.iter().any(|g| glob(g, &t.name)) {
+            rejected.push(reject(RejectReason::NotIncluded));
+            continue;
+        }
+        if let Some(g) = options.exclude.iter().find(|g| glob(g, &t.name)) {
+            rejected.push(reject(RejectReason::Excluded { glob: g.clone() }));
+            continue;
+        }
+        let checked = match check(client.name(), &t.name, &t.input_schema) {
+            Ok(c) => c,
+            Err(refusal) => {
+                rejected.push(reject(RejectReason::Schema(refusal)));
+                continue;
+            }
+        };
+        let mut name = format!("{prefix}{}", sanitise_tool_name(&t.name));
+        name.truncate(MAX_NAME_LEN);
+        if options.known.contains(&name) {
+            conflicts.push(name);
+            continue;
+        }
+        if !taken.insert(name.clone()) {
+            rejected.push(reject(RejectReason::DuplicateName { name }));
+            continue;
+        }
+        if options.max_tools.is_some_and(|max| tools.len() >= max) {
+            truncated = true;
+            rejected
+                .push(reject(RejectReason::OverLimit { max_tools: options.max_tools.unwrap_or_default() }));
+            continue;
+        }
+        tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, &options)));
+    }
+    Ok(Discovery { client: client.clone(), options, tools, rejected, conflicts, truncated })
+}
+
+/// Whether `name` matches `pattern` (`*` any run, `?` one character).
+pub fn glob(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::client::ToolHints;
+    use crate::client::remote_tool::{Delivery, declarations};
+
+    #[test]
+    fn globs_match_runs_and_single_characters() {
+        assert!(glob("read_*", "read_file"));
+        assert!(glob("*delete*", "bulk_delete_all"));
+        assert!(glob("get_?", "get_x"));
+        assert!(!glob("get_?", "get_xy"));
+        assert!(!glob("read_*", "write_file"));
+        assert!(glob("*", ""));
+    }
+
+    #[test]
+    fn the_approval_table_holds() {
+        let ro = ToolHints { read_only: Some(true), ..ToolHints::default() };
+        let idem = ToolHints { idempotent: Some(true), ..ToolHints::default() };
+        let none = ToolHints::default();
+        let destructive = AdoptOptions::default().approval(Approval::Destructive);
+        let (d, del) = declarations(&ro, &destructive);
+        assert_eq!((d.side_effecting, d.requires_approval, del), (false, false, Delivery::AtLeastOnce));
+        let (d, del) = declarations(&idem, &destructive);
+        assert_eq!((d.side_effecting, d.requires_approval, del), (true, true, Delivery::AtLeastOnce));
+        let (d, del) = declarations(&none, &destructive);
+        assert_eq!((d.side_effecting, d.requires_approval, del), (true, true, Delivery::AtMostOnce));
+        let untrusting = destructive.clone().trust_annotations(false);
+        let (d, del) = declarations(&ro, &untrusting);
+        assert_eq!(
+            (d.side_effecting, d.requires_approval, del, d.idempotent),
+            (true, true, Delivery::AtMostOnce, false)
+        );
+        let (d, _) = declarations(&ro, &AdoptOptions::default());
+        assert!(!d.requires_approval);
+        let (d, _) = declarations(&ro, &AdoptOptions::default().approval(Approval::Always));
+        assert!(d.requires_approval);
+    }
+}

@@ -1,0 +1,539 @@
+//! [`Client`]: one live connection to one MCP server, with the era negotiated, the tool list
+//! cached, and tool calls bounded by a timeout and the caller's cancellation.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::conn::{Conn, Failure, ProgressFn, RequestOpts, lock};
+use super::error::ClientError;
+use super::http::HttpLink;
+use super::options::{ClientOptions, EraMode, ServerTransport};
+use super::stdio::StdioLink;
+use crate::tool::{Content, EmbeddedResource, ToolError};
+
+/// The handshake versions this client speaks, newest first; the first is what it asks for.
+pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// The modern (stateless) version this client speaks.
+pub const MODERN_VERSION: &str = "2026-07-28";
+
+/// What the server said about itself when the connection was made. Display-only: the
+/// server's words, never trusted for a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// `serverInfo.name`, self-reported.
+    pub name: Option<String>,
+    /// `serverInfo.version`, self-reported.
+    pub version: Option<String>,
+    /// The server's instructions for a model (untrusted text).
+    pub instructions: Option<String>,
+    /// The server's capabilities object.
+    pub capabilities: Value,
+}
+
+/// The hints a server attaches to a tool (`annotations`), as given: absent stays `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolHints {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// One tool as the server lists it: untrusted, unvalidated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTool {
+    /// The server's name for the tool.
+    pub name: String,
+    /// Its title, if any.
+    pub title: Option<String>,
+    /// Its description (server text).
+    pub description: String,
+    /// Its `inputSchema`, as sent.
+    pub input_schema: Value,
+    /// Its `outputSchema`, if any.
+    pub output_schema: Option<Value>,
+    /// Its annotations.
+    pub hints: ToolHints,
+}
+
+/// Per-call knobs for [`Client::call_tool`].
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Give up after this long, send `notifications/cancelled`, and ignore a late answer.
+    pub timeout: Option<Duration>,
+    /// The caller's cancellation: checked before dispatch, and watched while waiting.
+    pub cancel: Option<CancellationToken>,
+    /// Receives `notifications/progress` for this call (a `progressToken` is sent).
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("cancel", &self.cancel.is_some())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
+/// normalises and seals it; use this directly only for your own code.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallResult {
+    /// The content blocks. A block of a type this crate does not know is kept as text
+    /// `[<type> content omitted]`.
+    pub content: Vec<Content>,
+    /// `structuredContent`, if any.
+    pub structured: Option<Value>,
+    /// `isError`.
+    pub is_error: bool,
+}
+
+pub(crate) struct Cached<T> {
+    at: Instant,
+    generation: u64,
+    pub(crate) value: T,
+}
+
+impl<T: Clone> Cached<T> {
+    pub(crate) fn new(value: T, generation: u64) -> Self {
+        Cached { at: Instant::now(), generation, value }
+    }
+
+    pub(crate) fn fresh(&self, ttl: Duration, generation: u64) -> Option<T> {
+        (self.generation == generation && self.at.elapsed() < ttl).then(|| self.value.clone())
+    }
+}
+
+enum Link {
+    Stdio(StdioLink),
+    Http(HttpLink),
+}
+
+pub(crate) struct Inner {
+    pub(crate) conn: Arc<Conn>,
+    pub(crate) options: ClientOptions,
+    info: ServerInfo,
+    link: tokio::sync::Mutex<Option<Link>>,
+    pid: Option<u32>,
+    tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
+    pub(crate) resources: Mutex<Option<Cached<Arc<[super::resources::ResourceInfo]>>>>,
+}
+
+/// A live connection to one MCP server.
+///
+/// Cheap to clone; clones share the connection. The child process (stdio) is killed when
+/// the last clone is dropped; [`close`](Client::close) shuts it down gracefully instead.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.inner.options.name)
+            .field("protocol_version", &self.inner.info.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connect: spawn the child or reach the endpoint, then negotiate the era and version.
+    ///
+    /// A failure half-way through tears down what was started: no child outlives an
+    /// `initialize` that failed.
+    pub async fn connect(
+        transport: impl Into<ServerTransport>,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
+        let (conn, outbox) = Conn::new(options.clone());
+        let mut link = match transport.into() {
+            ServerTransport::Stdio(cfg) => Link::Stdio(StdioLink::spawn(&cfg, &conn, outbox)?),
+            ServerTransport::Http(cfg) => Link::Http(HttpLink::start(&cfg, &conn, outbox, &options)?),
+        };
+        let info = match negotiate(&conn, &options).await {
+            Ok(info) => info,
+            Err(e) => {
+                conn.shut("was closed after a failed handshake");
+                match &mut link {
+                    Link::Stdio(s) => s.shutdown().await,
+                    Link::Http(h) => h.close().await,
+                }
+                return Err(e);
+            }
+        };
+        if let Link::Http(h) = &link {
+            h.set_protocol_version(&info.protocol_version);
+        }
+        let pid = match &link {
+            Link::Stdio(s) => s.pid(),
+            Link::Http(_) => None,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                conn,
+                options,
+                info,
+                link: tokio::sync::Mutex::new(Some(link)),
+                pid,
+                tools: Mutex::default(),
+                resources: Mutex::default(),
+            }),
+        })
+    }
+
+    /// Close the connection: caches are dropped, a stdio child is shut down gracefully (close
+    /// stdin, SIGTERM, SIGKILL), an HTTP session is ended with `DELETE`. Idempotent; every
+    /// later request fails with [`ClientError::Closed`].
+    pub async fn close(&self) {
+        self.inner.conn.shut("was closed by the client");
+        *lock(&self.inner.tools) = None;
+        *lock(&self.inner.resources) = None;
+        let link = self.inner.link.lock().await.take();
+        match link {
+            Some(Link::Stdio(mut s)) => s.shutdown().await,
+            Some(Link::Http(h)) => h.close().await,
+            None => {}
+        }
+    }
+
+    /// The server's name as you configured it.
+    pub fn name(&self) -> &str {
+        &self.inner.options.name
+    }
+
+    /// What the server said about itself.
+    pub fn server_info(&self) -> &ServerInfo {
+        &self.inner.info
+    }
+
+    /// The child's process id (stdio only).
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.pid
+    }
+
+    /// A request that is not a tool call, with the client's request timeout.
+    pub(crate) async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
+        let timeout = self.inner.options.request_timeout;
+        let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
+        let result = self.inner.conn.request(method, params, opts).await;
+        result.map_err(|f| self.client_error(method, timeout, f))
+    }
+
+    pub(crate) fn client_error(&self, method: &str, timeout: Duration, f: Failure) -> ClientError {
+        failure_to_client_error(&self.inner.conn, method, timeout, f)
+    }
+
+    /// `ping` (legacy era). The modern era has no `ping`; `server/discover` stands in.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        if self.inner.conn.is_modern() {
+            return self.request("server/discover", None).await.map(drop);
+        }
+        self.request("ping", None).await.map(drop)
+    }
+
+    /// Every page of a list method, concatenated (`key` is the array member: `tools`, ...).
+    pub(crate) async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::BTreeSet::new();
+        loop {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let page = self.request(method, params).await?;
+            let malformed = |detail: &str| ClientError::Protocol {
+                server: self.name().to_owned(),
+                method: method.to_owned(),
+                detail: detail.to_owned(),
+            };
+            match page.get(key) {
+                Some(Value::Array(list)) => items.extend(list.iter().cloned()),
+                _ => return Err(malformed(&format!("`{key}` is not an array"))),
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) if !next.is_empty() => {
+                    // A server that hands back a cursor it already gave would loop forever.
+                    if !seen.insert(next.clone()) {
+                        return Err(malformed("`nextCursor` repeats an earlier cursor"));
+                    }
+                    cursor = Some(next.clone());
+                }
+                _ => return Ok(items),
+            }
+        }
+    }
+
+    /// The server's tools, cached for 30 s (the TTL in [`ClientOptions::cache_ttl`]).
+    ///
+    /// The cache is dropped by `notifications/tools/list_changed`, by `force_refresh`, and
+    /// by [`close`](Client::close). Every page is followed.
+    pub async fn list_tools(&self, force_refresh: bool) -> Result<Arc<[ListedTool]>, ClientError> {
+        let generation = self.inner.conn.tools_generation.load(Ordering::SeqCst);
+        if !force_refresh {
+            if let Some(hit) = lock(&self.inner.tools)
+                .as_ref()
+                .and_then(|c| c.fresh(self.inner.options.cache_ttl, generation))
+            {
+                return Ok(hit);
+            }
+        }
+        let raw = self.list_all("tools/list", "tools").await?;
+        let mut tools = Vec::with_capacity(raw.len());
+        for t in raw {
+            match parse_tool(&t) {
+                Some(tool) => tools.push(tool),
+                None => {
+                    tracing::warn!(server = %self.name(), "skipping a listed tool without a name or an inputSchema")
+                }
+            }
+        }
+        let tools: Arc<[ListedTool]> = tools.into();
+        *lock(&self.inner.tools) = Some(Cached::new(Arc::clone(&tools), generation));
+        Ok(tools)
+    }
+
+    /// Call the server's tool `name` with `arguments` (a JSON object).
+    ///
+    /// The result is the server's, unvalidated and unsealed; `isError` is a result, not an
+    /// `Err`. Failures are classified: a timeout is [`ToolError::TimedOut`], a dead or
+    /// unreachable server [`ToolError::Unavailable`], a JSON-RPC error answer
+    /// [`ToolError::Refused`], and the caller's cancellation
+    /// [`ToolError::CancelledBeforeDispatch`] or [`ToolError::CancelledWhileRunning`].
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> Result<CallResult, ToolError> {
+        let server = self.name().to_owned();
+        let opts =
+            RequestOpts { timeout: options.timeout, cancel: options.cancel, progress: options.progress };
+        let params = json!({"name": name, "arguments": arguments});
+        let result =
+            self.inner.conn.request("tools/call", Some(params), opts).await.map_err(|f| match f {
+                Failure::Timeout(timeout) => {
+                    ToolError::TimedOut { tool: name.to_owned(), server: server.clone(), timeout }
+                }
+                Failure::CancelledBeforeSend => ToolError::CancelledBeforeDispatch { tool: name.to_owned() },
+                Failure::Cancelled => ToolError::CancelledWhileRunning { tool: name.to_owned() },
+                Failure::Gone(reason) => {
+                    ToolError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }
+                }
+                Failure::Rpc { code, .. } => {
+                    ToolError::Refused { tool: name.to_owned(), server: server.clone(), code }
+                }
+            })?;
+        parse_call_result(&result).ok_or_else(|| {
+            ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
+        })
+    }
+}
+
+/// Map a request failure to a [`ClientError`].
+pub(crate) fn failure_to_client_error(
+    conn: &Conn,
+    method: &str,
+    timeout: Duration,
+    f: Failure,
+) -> ClientError {
+    let server = conn.server.clone();
+    match f {
+        Failure::Timeout(_) => ClientError::Timeout { server, method: method.to_owned(), timeout },
+        Failure::CancelledBeforeSend | Failure::Cancelled => {
+            ClientError::Cancelled { server, method: method.to_owned() }
+        }
+        Failure::Gone(reason) if reason == "was closed by the client" => ClientError::Closed { server },
+        Failure::Gone(reason) => ClientError::Unavailable { server, reason },
+        Failure::Rpc { code, message, .. } => {
+            ClientError::Rpc { server, method: method.to_owned(), code, server_message: message }
+        }
+    }
+}
+
+/// Negotiate the era and version.
+async fn negotiate(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerInfo, ClientError> {
+    match options.era {
+        EraMode::Legacy => initialize(conn, options).await,
+        EraMode::Modern => discover(conn, options, options.request_timeout)
+            .await?
+            .map_err(|f| failure_to_client_error(conn, "server/discover", options.request_timeout, f)),
+        EraMode::Auto => match discover(conn, options, options.probe_timeout).await? {
+            Ok(info) => Ok(info),
+            Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) => {
+                // A modern server that does not speak our modern version: use a handshake
+                // version it lists, or give up (the spec forbids falling back otherwise).
+                let supported =
+                    data.as_ref().and_then(|d| d.get("supported")).cloned().unwrap_or(Value::Null);
+                let legacy = supported.as_array().is_some_and(|l| {
+                    l.iter().any(|v| v.as_str().is_some_and(|s| LEGACY_VERSIONS.contains(&s)))
+                });
+                if legacy {
+                    initialize(conn, options).await
+                } else {
+                    Err(ClientError::UnsupportedVersion {
+                        server: conn.server.clone(),
+                        offered: supported.to_string(),
+                    })
+                }
+            }
+            // Any other error, or silence: a legacy server. (A dead one fails `initialize` too.)
+            Err(_) => initialize(conn, options).await,
+        },
+    }
+}
+
+/// `server/discover`. `Ok(Err(_))` is the server's failure, for `auto` to judge.
+async fn discover(
+    conn: &Arc<Conn>,
+    options: &ClientOptions,
+    timeout: Duration,
+) -> Result<Result<ServerInfo, Failure>, ClientError> {
+    conn.set_modern(MODERN_VERSION);
+    let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
+    let result = match conn.request("server/discover", None, opts).await {
+        Ok(r) => r,
+        Err(f) => {
+            conn.clear_modern();
+            return Ok(Err(f));
+        }
+    };
+    let supported = result.get("supportedVersions").cloned().unwrap_or(Value::Null);
+    let speaks = supported.as_array().is_some_and(|l| l.iter().any(|v| v == MODERN_VERSION));
+    if !speaks {
+        conn.clear_modern();
+        if options.era == EraMode::Auto && supported.is_array() {
+            // Judged like an UnsupportedProtocolVersionError listing the same versions.
+            let data = Some(json!({ "supported": supported }));
+            return Ok(Err(Failure::Rpc {
+                code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION,
+                message: String::new(),
+                data,
+            }));
+        }
+        return Err(ClientError::UnsupportedVersion {
+            server: conn.server.clone(),
+            offered: supported.to_string(),
+        });
+    }
+    let server_info = result.get("_meta").and_then(|m| m.get(crate::protocol::SERVER_INFO_KEY));
+    Ok(Ok(ServerInfo {
+        protocol_version: MODERN_VERSION.to_owned(),
+        name: server_info.and_then(|s| s.get("name")).and_then(Value::as_str).map(str::to_owned),
+        version: server_info.and_then(|s| s.get("version")).and_then(Value::as_str).map(str::to_owned),
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+    }))
+}
+
+/// The legacy handshake: `initialize`, then `notifications/initialized`.
+async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerInfo, ClientError> {
+    let params = json!({
+        "protocolVersion": LEGACY_VERSIONS[0],
+        "capabilities": options.capabilities(),
+        "clientInfo": options.client_info(),
+    });
+    let opts = RequestOpts { timeout: Some(options.request_timeout), ..RequestOpts::default() };
+    let result = conn
+        .request("initialize", Some(params), opts)
+        .await
+        .map_err(|f| failure_to_client_error(conn, "initialize", options.request_timeout, f))?;
+    let version = result.get("protocolVersion").cloned().unwrap_or(Value::Null);
+    let Some(version) = version.as_str().filter(|v| LEGACY_VERSIONS.contains(v)) else {
+        return Err(ClientError::UnsupportedVersion {
+            server: conn.server.clone(),
+            offered: version.to_string(),
+        });
+    };
+    conn.notify("notifications/initialized", None);
+    let server_info = result.get("serverInfo");
+    Ok(ServerInfo {
+        protocol_version: version.to_owned(),
+        name: server_info.and_then(|s| s.get("name")).and_then(Value::as_str).map(str::to_owned),
+        version: server_info.and_then(|s| s.get("version")).and_then(Value::as_str).map(str::to_owned),
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
+fn parse_tool(t: &Value) -> Option<ListedTool> {
+    let name = t.get("name")?.as_str()?.to_owned();
+    let input_schema = t.get("inputSchema")?.clone();
+    let a = t.get("annotations");
+    let hint = |k: &str| a.and_then(|a| a.get(k)).and_then(Value::as_bool);
+    Some(ListedTool {
+        name,
+        title: t.get("title").and_then(Value::as_str).map(str::to_owned),
+        description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        input_schema,
+        output_schema: t.get("outputSchema").cloned(),
+        hints: ToolHints {
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+        },
+    })
+}
+
+/// Read a `CallToolResult`; `None` when it is not one (or is a modern interim result).
+pub(crate) fn parse_call_result(v: &Value) -> Option<CallResult> {
+    if v.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete") {
+        return None;
+    }
+    let content = match v.get("content") {
+        Some(Value::Array(blocks)) => blocks.iter().map(parse_content).collect(),
+        None => Vec::new(),
+        Some(_) => return None,
+    };
+    Some(CallResult {
+        content,
+        structured: v.get("structuredContent").cloned().filter(|s| !s.is_null()),
+        is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
+    })
+}
+
+/// One content block; an unknown type becomes a text marker.
+pub(crate) fn parse_content(b: &Value) -> Content {
+    let s = |k: &str| b.get(k).and_then(Value::as_str).map(str::to_owned);
+    match b.get("type").and_then(Value::as_str).unwrap_or("") {
+        "text" => Content::Text { text: s("text").unwrap_or_default() },
+        "image" => Content::Image {
+            data: s("data").unwrap_or_default(),
+            mime_type: s("mimeType").unwrap_or_default(),
+        },
+        "audio" => Content::Audio {
+            data: s("data").unwrap_or_default(),
+            mime_type: s("mimeType").unwrap_or_default(),
+        },
+        "resource" => {
+            let r = b.get("resource");
+            let rs = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str).map(str::to_owned);
+            Content::Resource {
+                resource: EmbeddedResource {
+                    uri: rs("uri").unwrap_or_default(),
+                    mime_type: rs("mimeType"),
+                    text: rs("text"),
+                    blob: rs("blob"),
+                },
+            }
+        }
+        "resource_link" => Content::ResourceLink {
+            uri: s("uri").unwrap_or_default(),
+            name: s("name").unwrap_or_default(),
+            description: s("description"),
+            mime_type: s("mimeType"),
+        },
+        other => Content::text(format!("[{} content omitted]", crate::client::normalise::attr_safe(other))),
+    }
+}

@@ -1,0 +1,467 @@
+//! The JSON-RPC peer both transports share: request ids, pending requests, timeouts and
+//! cancellation, progress routing, notifications, and answers to server-initiated requests.
+//!
+//! A transport owns the bytes. It takes [`Out`] messages from the channel [`Conn::new`]
+//! returns, and hands every inbound message to [`Conn::on_text`]. When it dies it calls
+//! [`Conn::shut`], which fails every pending request with the reason.
+//!
+//! - A request that times out or is cancelled is removed from the pending table and a
+//!   `notifications/cancelled` goes to the server; a late answer then finds no one waiting
+//!   and is dropped.
+//! - Ids are integers from 1, never reused within a connection.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::options::{ClientOptions, HandlerError};
+use crate::context::Progress;
+
+pub(crate) use crate::protocol::{
+    CLIENT_CAPABILITIES_KEY as META_CLIENT_CAPABILITIES, CLIENT_INFO_KEY as META_CLIENT_INFO,
+    PROTOCOL_VERSION_KEY as META_PROTOCOL_VERSION,
+};
+
+/// A progress callback for one request.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// One outbound message for the transport.
+#[derive(Debug)]
+pub(crate) struct Out {
+    /// The whole message, one line of JSON.
+    pub(crate) json: String,
+    /// The request id, when the message is a request (so HTTP can fail it on its own).
+    pub(crate) id: Option<i64>,
+    /// The method, when the message is a request or a notification (HTTP's `Mcp-Method`).
+    pub(crate) method: Option<String>,
+    /// `params.name` or `params.uri` (HTTP's `Mcp-Name`).
+    pub(crate) name: Option<String>,
+}
+
+/// How a request ended, short of a result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// The timeout fired; a cancellation was sent.
+    Timeout(Duration),
+    /// The caller cancelled before dispatch; nothing was sent.
+    CancelledBeforeSend,
+    /// The caller cancelled while waiting; a cancellation was sent.
+    Cancelled,
+    /// The connection is gone.
+    Gone(String),
+    /// The server answered with a JSON-RPC error.
+    Rpc { code: i64, message: String, data: Option<Value> },
+}
+
+type Reply = Result<Value, Failure>;
+
+/// Per-request knobs.
+#[derive(Default, Clone)]
+pub(crate) struct RequestOpts {
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) cancel: Option<CancellationToken>,
+    pub(crate) progress: Option<ProgressFn>,
+}
+
+/// The modern era's per-request `_meta` members, once a modern version was chosen.
+#[derive(Debug, Clone)]
+pub(crate) struct ModernMeta {
+    pub(crate) version: String,
+}
+
+/// The shared JSON-RPC peer.
+pub(crate) struct Conn {
+    pub(crate) server: String,
+    next_id: AtomicI64,
+    pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
+    progress: Mutex<HashMap<i64, ProgressFn>>,
+    out: mpsc::UnboundedSender<Out>,
+    closed: Mutex<Option<String>>,
+    /// Bumped by `notifications/tools/list_changed`.
+    pub(crate) tools_generation: AtomicU64,
+    /// Bumped by `notifications/resources/list_changed`.
+    pub(crate) resources_generation: AtomicU64,
+    options: ClientOptions,
+    modern: Mutex<Option<ModernMeta>>,
+}
+
+impl Conn {
+    /// A peer for the server named in `options`, and the channel its transport reads.
+    pub(crate) fn new(options: ClientOptions) -> (Arc<Conn>, mpsc::UnboundedReceiver<Out>) {
+        let (out, rx) = mpsc::unbounded_channel();
+        let conn = Conn {
+            server: options.name.clone(),
+            next_id: AtomicI64::new(1),
+            pending: Mutex::default(),
+            progress: Mutex::default(),
+            out,
+            closed: Mutex::default(),
+            tools_generation: AtomicU64::new(0),
+            resources_generation: AtomicU64::new(0),
+            options,
+            modern: Mutex::default(),
+        };
+        (Arc::new(conn), rx)
+    }
+
+    /// Speak the modern era from now on: every request carries `version` and our
+    /// capabilities in `_meta`.
+    pub(crate) fn set_modern(&self, version: &str) {
+        *lock(&self.modern) = Some(ModernMeta { version: version.to_owned() });
+    }
+
+    /// Go back to the legacy era (the `auto` probe failed).
+    pub(crate) fn clear_modern(&self) {
+        *lock(&self.modern) = None;
+    }
+
+    /// Whether the modern era is in use.
+    pub(crate) fn is_modern(&self) -> bool {
+        lock(&self.modern).is_some()
+    }
+
+    /// Why the connection is gone, if it is.
+    pub(crate) fn closed_reason(&self) -> Option<String> {
+        lock(&self.closed).clone()
+    }
+
+    /// Mark the connection gone and fail every pending request with `reason`. The first
+    /// reason wins.
+    pub(crate) fn shut(&self, reason: impl Into<String>) {
+        let reason = {
+            let mut closed = lock(&self.closed);
+            if closed.is_none() {
+                *closed = Some(reason.into());
+            }
+            closed.clone().unwrap_or_default()
+        };
+        let drained: Vec<_> = lock(&self.pending).drain().collect();
+        for (_, tx) in drained {
+            let _ = tx.send(Err(Failure::Gone(reason.clone())));
+        }
+        lock(&self.progress).clear();
+    }
+
+    /// Fail one pending request (HTTP: the exchange carrying it broke).
+    pub(crate) fn fail(&self, id: i64, failure: Failure) {
+        if let Some(tx) = lock(&self.pending).remove(&id) {
+            let _ = tx.send(Err(failure));
+        }
+    }
+
+    /// Whether request `id` is still waiting for its answer.
+    pub(crate) fn is_pending(&self, id: i64) -> bool {
+        lock(&self.pending).contains_key(&id)
+    }
+
+    /// Build a request message and register it as pending.
+    fn prepare(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Option<ProgressFn>,
+    ) -> (i64, Out, oneshot::Receiver<Reply>) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = match params {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let name =
+            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        let modern = lock(&self.modern).clone();
+        if progress.is_some() || modern.is_some() {
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                if progress.is_some() {
+                    meta.insert("progressToken".into(), id.into());
+                }
+                if let Some(m) = &modern {
+                    meta.insert(META_PROTOCOL_VERSION.into(), m.version.clone().into());
+                    meta.insert(META_CLIENT_CAPABILITIES.into(), self.options.capabilities());
+                    meta.insert(META_CLIENT_INFO.into(), self.options.client_info());
+                }
+            }
+        }
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_empty() {
+            msg["params"] = Value::Object(params);
+        }
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id, tx);
+        if let Some(p) = progress {
+            lock(&self.progress).insert(id, p);
+        }
+        let out = Out { json: msg.to_string(), id: Some(id), method: Some(method.to_owned()), name };
+        (id, out, rx)
+    }
+
+    /// Send a request and wait for its result.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOpts,
+    ) -> Result<Value, Failure> {
+        // Cancellation is checked before dispatch: a run cancelled while queued never reaches
+        // the server.
+        if opts.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+            return Err(Failure::CancelledBeforeSend);
+        }
+        if let Some(reason) = self.closed_reason() {
+            return Err(Failure::Gone(reason));
+        }
+        let (id, out, rx) = self.prepare(method, params, opts.progress.clone());
+        if self.out.send(out).is_err() {
+            self.forget(id);
+            return Err(Failure::Gone(
+                self.closed_reason().unwrap_or_else(|| "closed the connection".into()),
+            ));
+        }
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let sleep = async {
+            match opts.timeout {
+                Some(t) => tokio::time::sleep(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            reply = rx => reply.unwrap_or_else(|_| Err(Failure::Gone("closed the connection".into()))),
+            () = sleep => {
+                self.abandon(id, "timeout");
+                Err(Failure::Timeout(opts.timeout.unwrap_or_default()))
+            }
+            () = cancel.cancelled() => {
+                self.abandon(id, "cancelled by the client");
+                Err(Failure::Cancelled)
+            }
+        };
+        self.forget(id);
+        outcome
+    }
+
+    /// Send a request without registering for its answer (a probe we may give up on).
+    fn forget(&self, id: i64) {
+        lock(&self.pending).remove(&id);
+        lock(&self.progress).remove(&id);
+    }
+
+    /// Give up on request `id` and tell the server, so it can stop the work.
+    fn abandon(&self, id: i64, reason: &str) {
+        self.forget(id);
+        if self.closed_reason().is_none() {
+            self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason})));
+        }
+    }
+
+    /// Send a notification; a closed connection drops it.
+    pub(crate) fn notify(&self, method: &str, params: Option<Value>) {
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        let _ = self.out.send(Out {
+            json: msg.to_string(),
+            id: None,
+            method: Some(method.to_owned()),
+            name: None,
+        });
+    }
+
+    /// Handle one inbound message (a line on stdio, a body or an SSE event on HTTP).
+    pub(crate) fn on_text(self: &Arc<Self>, text: &str) {
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(_) => {
+                tracing::warn!(server = %self.server, bytes = text.len(), "ignoring a line that is not JSON");
+                return;
+            }
+        };
+        match value {
+            Value::Array(items) => {
+                for item in items {
+                    self.on_message(item);
+                }
+            }
+            other => self.on_message(other),
+        }
+    }
+
+    fn on_message(self: &Arc<Self>, msg: Value) {
+        let Value::Object(mut msg) = msg else {
+            tracing::warn!(server = %self.server, "ignoring a message that is not an object");
+            return;
+        };
+        let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+        let id = msg.remove("id");
+        let params = msg.remove("params");
+        match (method, id) {
+            (Some(method), Some(id)) if !id.is_null() => self.on_server_request(id, method, params),
+            (Some(method), _) => self.on_notification(&method, params),
+            (None, id) => {
+                let Some(id) = id.as_ref().and_then(Value::as_i64) else {
+                    tracing::warn!(server = %self.server, "ignoring a response with an id we never sent");
+                    return;
+                };
+                let reply = if let Some(error) = msg.remove("error") {
+                    Err(rpc_failure(&error))
+                } else {
+                    Ok(msg.remove("result").unwrap_or(Value::Null))
+                };
+                self.resolve(id, reply);
+            }
+        }
+    }
+
+    /// Deliver an answer to request `id`; an answer no one waits for any more is dropped.
+    pub(crate) fn resolve(&self, id: i64, reply: Reply) {
+        match lock(&self.pending).remove(&id) {
+            Some(tx) => {
+                let _ = tx.send(reply);
+            }
+            None => tracing::debug!(server = %self.server, id, "dropping a late or unknown response"),
+        }
+    }
+
+    fn on_notification(&self, method: &str, params: Option<Value>) {
+        match method {
+            "notifications/tools/list_changed" => {
+                self.tools_generation.fetch_add(1, Ordering::SeqCst);
+            }
+            "notifications/resources/list_changed" => {
+                self.resources_generation.fetch_add(1, Ordering::SeqCst);
+            }
+            "notifications/progress" => {
+                let Some(p) = params else { return };
+                let Some(token) = p.get("progressToken").and_then(Value::as_i64) else { return };
+                let Some(progress) = p.get("progress").and_then(Value::as_f64) else { return };
+                let callback = lock(&self.progress).get(&token).cloned();
+                if let Some(cb) = callback {
+                    cb(Progress {
+                        progress,
+                        total: p.get("total").and_then(Value::as_f64),
+                        message: p.get("message").and_then(Value::as_str).map(str::to_owned),
+                    });
+                }
+            }
+            "notifications/message" => {
+                let level =
+                    params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str).unwrap_or("info");
+                tracing::debug!(server = %self.server, level, "server log message");
+            }
+            other => tracing::debug!(server = %self.server, method = other, "ignoring a notification"),
+        }
+    }
+
+    fn on_server_request(self: &Arc<Self>, id: Value, method: String, params: Option<Value>) {
+        let this = Arc::clone(self);
+        let answer = move |result: Result<Value, HandlerError>| {
+            let msg = match result {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(e) => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
+                }
+            };
+            let _ = this.out.send(Out { json: msg.to_string(), id: None, method: None, name: None });
+        };
+        let not_found =
+            |method: &str| HandlerError { code: -32601, message: format!("method '{method}' not found") };
+        match method.as_str() {
+            "ping" => answer(Ok(json!({}))),
+            "roots/list" => match &self.options.roots {
+                Some(roots) => {
+                    let roots: Vec<Value> = roots
+                        .iter()
+                        .map(|r| match &r.name {
+                            Some(name) => json!({"uri": r.uri, "name": name}),
+                            None => json!({"uri": r.uri}),
+                        })
+                        .collect();
+                    answer(Ok(json!({ "roots": roots })));
+                }
+                None => answer(Err(not_found(&method))),
+            },
+            "sampling/createMessage" | "elicitation/create" => {
+                let handler = if method == "sampling/createMessage" {
+                    &self.options.sampling
+                } else {
+                    &self.options.elicitation
+                };
+                match handler.clone() {
+                    Some(h) => {
+                        let fut = h(params.unwrap_or(Value::Null));
+                        tokio::spawn(async move { answer(fut.await) });
+                    }
+                    None => answer(Err(not_found(&method))),
+                }
+            }
+            _ => answer(Err(not_found(&method))),
+        }
+    }
+}
+
+/// A JSON-RPC error object as a [`Failure`]; read leniently.
+pub(crate) fn rpc_failure(error: &Value) -> Failure {
+    Failure::Rpc {
+        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+        message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        data: error.get("data").cloned(),
+    }
+}
+
+/// Lock a mutex, ignoring poisoning (every critical section here leaves the data valid).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_timed_out_request_sends_a_cancellation_and_ignores_the_late_answer() {
+        let (conn, mut rx) = Conn::new(ClientOptions::new("t"));
+        let c = Arc::clone(&conn);
+        let call = tokio::spawn(async move {
+            c.request(
+                "tools/call",
+                Some(json!({"name": "slow"})),
+                RequestOpts { timeout: Some(Duration::from_millis(20)), ..Default::default() },
+            )
+            .await
+        });
+        let sent = rx.recv().await.unwrap();
+        let v: Value = serde_json::from_str(&sent.json).unwrap();
+        assert_eq!(v, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}}));
+        assert_eq!(sent.id, Some(1));
+        assert_eq!(call.await.unwrap(), Err(Failure::Timeout(Duration::from_millis(20))));
+        let cancel = rx.recv().await.unwrap();
+        let v: Value = serde_json::from_str(&cancel.json).unwrap();
+        assert_eq!(v["method"], "notifications/cancelled");
+        assert_eq!(v["params"]["requestId"], 1);
+        // The late answer finds no one waiting.
+        conn.on_text(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert!(!conn.is_pending(1));
+    }
+
+    #[tokio::test]
+    async fn shutting_fails_pending_requests_with_the_reason() {
+        let (conn, _rx) = Conn::new(ClientOptions::new("t"));
+        let c = Arc::clone(&conn);
+        let call = tokio::spawn(async move { c.request("ping", None, RequestOpts::default()).await });
+        tokio::task::yield_now().await;
+        while !conn.is_pending(1) {
+            tokio::task::yield_now().await;
+        }
+        conn.shut("exited with status 9");
+        assert_eq!(call.await.unwrap(), Err(Failure::Gone("exited with status 9".into())));
+    }
+}

@@ -1,0 +1,52 @@
+//! The MCP client: connect to any MCP server over stdio or Streamable HTTP and adopt its
+//! tools as ordinary [`Tool`](crate::Tool)s (feature `client`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
+//! use toolwire::{Context, Tool};
+//!
+//! let server = StdioServer::new("uvx").args(["mcp-server-time"]);
+//! let client = Client::connect(server, ClientOptions::new("time")).await?;
+//! let discovery = client.adopt(AdoptOptions::default()).await?;
+//! let tool = discovery.get("time__get_current_time").expect("adopted");
+//! let out = tool.call_json(serde_json::json!({"timezone": "UTC"}), &Context::new()).await?;
+//! println!("{}", out.joined_text()); // sealed in <untrusted-data server="time" ...>
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! - [`Client`]: the connection (`connect`, `close`, `list_tools`, `call_tool`, `ping`,
+//!   resources, prompts).
+//! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
+//!   server's own schema, results normalised and sealed, failures classified.
+//! - Everything a server says (descriptions, annotations, results, errors) is untrusted.
+
+mod adopt;
+#[allow(clippy::module_inception)]
+mod client;
+mod conn;
+mod error;
+mod http;
+mod normalise;
+mod options;
+mod remote_tool;
+mod resources;
+mod schema;
+mod stdio;
+
+pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
+pub use client::{
+    CallOptions, CallResult, Client, LEGACY_VERSIONS, ListedTool, MODERN_VERSION, ServerInfo, ToolHints,
+};
+pub use conn::ProgressFn;
+pub use error::{ClientError, is_retryable};
+pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
+pub use options::{
+    ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
+    ServerTransport, ShutdownGrace, StdioServer,
+};
+pub use remote_tool::{Delivery, RemoteTool};
+pub use resources::{ResourceInfo, ResourceItem, ResourceSource, ResourceWriteRefused};
+pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
+pub use stdio::MAX_LINE;

@@ -1,0 +1,346 @@
+//! How to reach a server and how to talk to it: [`StdioServer`], [`HttpServer`],
+//! [`ClientOptions`] (identity, era, roots, handlers, timeouts) and [`ShutdownGrace`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The environment variables a stdio child inherits by default: enough to find programs and
+/// a home directory, and nothing that usually holds a credential. Put secrets in
+/// [`StdioServer::env`] explicitly.
+pub const SAFE_ENV_VARS: &[&str] =
+    &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ"];
+
+/// How long each step of a stdio child's graceful shutdown may take.
+///
+/// Shutdown closes the child's stdin and waits `after_stdin`; then sends SIGTERM and waits
+/// `after_term`; then sends SIGKILL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShutdownGrace {
+    /// How long to wait for the child to exit after its stdin is closed.
+    pub after_stdin: Duration,
+    /// How long to wait after SIGTERM before SIGKILL.
+    pub after_term: Duration,
+}
+
+impl Default for ShutdownGrace {
+    /// 2 s after closing stdin, then 2 s after SIGTERM.
+    fn default() -> Self {
+        ShutdownGrace { after_stdin: Duration::from_secs(2), after_term: Duration::from_secs(2) }
+    }
+}
+
+/// A server run as a child process, spoken to over its stdin and stdout.
+///
+/// The child gets [`SAFE_ENV_VARS`] from this process plus [`env`](StdioServer::env), unless
+/// [`inherit_env`](StdioServer::inherit_env) asks for the whole environment. Its stderr is
+/// logged through `tracing` (target `toolwire::client::stderr`), never read as an error.
+#[derive(Clone, PartialEq, Eq)]
+pub struct StdioServer {
+    /// The program to run.
+    pub command: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its working directory; this process's when `None`.
+    pub cwd: Option<PathBuf>,
+    /// Variables set for the child, on top of the inherited ones.
+    pub env: BTreeMap<String, String>,
+    /// Inherit this process's whole environment instead of the safe set.
+    pub inherit_env: bool,
+    /// The grace periods of a graceful shutdown.
+    pub grace: ShutdownGrace,
+}
+
+impl fmt::Debug for StdioServer {
+    // Values of `env` are often credentials: only their names are shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StdioServer")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field("env", &self.env.keys().collect::<Vec<_>>())
+            .field("inherit_env", &self.inherit_env)
+            .field("grace", &self.grace)
+            .finish()
+    }
+}
+
+impl StdioServer {
+    /// Run `command` with no arguments.
+    pub fn new(command: impl Into<PathBuf>) -> Self {
+        StdioServer {
+            command: command.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: BTreeMap::new(),
+            inherit_env: false,
+            grace: ShutdownGrace::default(),
+        }
+    }
+
+    /// Set the arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Add one argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    /// Set the working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Set one environment variable for the child.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// Inherit this process's whole environment (default: only [`SAFE_ENV_VARS`]).
+    pub fn inherit_env(mut self, yes: bool) -> Self {
+        self.inherit_env = yes;
+        self
+    }
+
+    /// Set the shutdown grace periods.
+    pub fn grace(mut self, grace: ShutdownGrace) -> Self {
+        self.grace = grace;
+        self
+    }
+}
+
+/// A server reached over Streamable HTTP at `url` (plain `http://`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpServer {
+    /// The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+    pub url: String,
+    /// Headers sent with every request (credentials go here).
+    pub headers: BTreeMap<String, String>,
+    /// How long one HTTP exchange may take before the server counts as unreachable.
+    pub timeout: Duration,
+}
+
+impl fmt::Debug for HttpServer {
+    // Header values are often credentials: only their names are shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl HttpServer {
+    /// The endpoint at `url`, no extra headers, a 30 s exchange timeout.
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpServer { url: url.into(), headers: BTreeMap::new(), timeout: Duration::from_secs(30) }
+    }
+
+    /// Add a header.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.insert(name.into(), value.into());
+        self
+    }
+
+    /// Set the exchange timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// Where a server is: a child process or an HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerTransport {
+    /// A child process over stdio.
+    Stdio(StdioServer),
+    /// Streamable HTTP.
+    Http(HttpServer),
+}
+
+impl From<StdioServer> for ServerTransport {
+    fn from(s: StdioServer) -> Self {
+        ServerTransport::Stdio(s)
+    }
+}
+
+impl From<HttpServer> for ServerTransport {
+    fn from(s: HttpServer) -> Self {
+        ServerTransport::Http(s)
+    }
+}
+
+/// Which protocol era to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EraMode {
+    /// The `initialize` handshake (2025-11-25, counter-offers accepted down to 2024-11-05).
+    #[default]
+    Legacy,
+    /// 2026-07-28 only: `server/discover`, then version and capabilities in every request's
+    /// `_meta`.
+    Modern,
+    /// Probe with `server/discover`; fall back to `initialize` when the server does not
+    /// answer it as a modern server would.
+    Auto,
+}
+
+/// A root the client offers a server that asks for `roots/list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Root {
+    /// A `file://` URI.
+    pub uri: String,
+    /// A display name.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The directory `path` as a root named after its last component.
+    pub fn directory(path: impl Into<PathBuf>) -> Root {
+        let path = path.into();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        Root { uri: format!("file://{}", path.display()), name }
+    }
+}
+
+/// Why a handler declined a server's request: sent back as a JSON-RPC error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerError {
+    /// The JSON-RPC code.
+    pub code: i64,
+    /// The message.
+    pub message: String,
+}
+
+/// The future a [`RequestHandler`] returns.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Value, HandlerError>> + Send>>;
+
+/// Answers a server-initiated request (`sampling/createMessage`, `elicitation/create`): given
+/// its `params`, returns its `result`.
+pub type RequestHandler = Arc<dyn Fn(Value) -> HandlerFuture + Send + Sync>;
+
+/// How a [`Client`](super::Client) presents itself and behaves.
+#[derive(Clone)]
+pub struct ClientOptions {
+    /// The server's name as you configured it: used in every message, in the untrusted-data
+    /// envelope and as the default adoption prefix. The server's self-reported name is never
+    /// used for these.
+    pub name: String,
+    /// `clientInfo.name` sent to the server.
+    pub client_name: String,
+    /// `clientInfo.version` sent to the server.
+    pub client_version: String,
+    /// Which era to speak.
+    pub era: EraMode,
+    /// How long `initialize` / `server/discover` and the list calls may take.
+    pub request_timeout: Duration,
+    /// How long the `auto` probe waits for an answer to `server/discover` before falling back.
+    pub probe_timeout: Duration,
+    /// Roots answered to `roots/list`; the `roots` capability is declared only when set.
+    pub roots: Option<Vec<Root>>,
+    /// Answers `sampling/createMessage`; the capability is declared only when set.
+    pub sampling: Option<RequestHandler>,
+    /// Answers `elicitation/create`; the capability is declared only when set.
+    pub elicitation: Option<RequestHandler>,
+    /// How long list results stay cached (30 s).
+    pub cache_ttl: Duration,
+}
+
+impl fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("name", &self.name)
+            .field("era", &self.era)
+            .field("request_timeout", &self.request_timeout)
+            .field("roots", &self.roots)
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .field("cache_ttl", &self.cache_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientOptions {
+    /// Options for the server you call `name`: legacy era, 30 s request timeout, 30 s cache
+    /// TTL, no roots and no handlers.
+    pub fn new(name: impl Into<String>) -> Self {
+        ClientOptions {
+            name: name.into(),
+            client_name: "toolwire".to_owned(),
+            client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            era: EraMode::default(),
+            request_timeout: Duration::from_secs(30),
+            probe_timeout: Duration::from_secs(5),
+            roots: None,
+            sampling: None,
+            elicitation: None,
+            cache_ttl: Duration::from_secs(30),
+        }
+    }
+
+    /// Set the era.
+    pub fn era(mut self, era: EraMode) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// Set the roots offered to `roots/list`.
+    pub fn roots(mut self, roots: Vec<Root>) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// Set the request timeout of the lifecycle and list calls.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Answer `sampling/createMessage` with `handler`.
+    pub fn sampling(mut self, handler: RequestHandler) -> Self {
+        self.sampling = Some(handler);
+        self
+    }
+
+    /// Answer `elicitation/create` with `handler`.
+    pub fn elicitation(mut self, handler: RequestHandler) -> Self {
+        self.elicitation = Some(handler);
+        self
+    }
+
+    /// The `capabilities` object this client declares.
+    pub(crate) fn capabilities(&self) -> Value {
+        let mut caps = serde_json::Map::new();
+        if self.roots.is_some() {
+            caps.insert("roots".into(), serde_json::json!({"listChanged": false}));
+        }
+        if self.sampling.is_some() {
+            caps.insert("sampling".into(), serde_json::json!({}));
+        }
+        if self.elicitation.is_some() {
+            caps.insert("elicitation".into(), serde_json::json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// `clientInfo`.
+    pub(crate) fn client_info(&self) -> Value {
+        serde_json::json!({"name": self.client_name, "version": self.client_version})
+    }
+}

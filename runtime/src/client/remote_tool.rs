@@ -1,0 +1,229 @@
+//! [`RemoteTool`]: a server's tool as an ordinary [`Tool`], validated locally, bounded,
+//! classified when it fails, and sealed as untrusted data when it succeeds.
+//!
+//! # Declarations from annotations
+//!
+//! Annotations are the server's hints. With `trust_annotations` (the default) they are read
+//! conservatively; without it every tool is the last row.
+//!
+//! | the server says | `side_effecting` | delivery | approval under `destructive` |
+//! | --- | --- | --- | --- |
+//! | `readOnlyHint: true` | false | at least once (re-run freely) | none |
+//! | `idempotentHint: true` | true | at least once | required |
+//! | nothing, or anything else | true | at most once (never re-run) | required |
+//!
+//! `approval = none` never requires approval; `approval = always` always does.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::adopt::{AdoptOptions, Approval};
+use super::client::{CallOptions, Client, ListedTool, ToolHints};
+use super::conn::ProgressFn;
+use super::normalise::envelope;
+use super::schema::{Checked, compile, validate};
+use crate::args::{ArgumentProblem, ToolArgumentError};
+use crate::context::{Context, Progress};
+use crate::schema::Schema;
+use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+
+/// What may happen to a call if the worker running it dies mid-call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    /// The tool is read-only or idempotent: a call may be re-run.
+    AtLeastOnce,
+    /// The tool may have effects that must not happen twice: a call is never re-run, and an
+    /// interrupted one is an unknown outcome.
+    AtMostOnce,
+}
+
+impl Delivery {
+    /// `"at_least_once"` or `"at_most_once"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::AtLeastOnce => "at_least_once",
+            Delivery::AtMostOnce => "at_most_once",
+        }
+    }
+}
+
+/// A tool adopted from a remote server.
+pub struct RemoteTool {
+    client: Client,
+    remote_name: String,
+    info: ToolInfo,
+    delivery: Delivery,
+    hints: ToolHints,
+    checked: Checked,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    max_result_bytes: usize,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for RemoteTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteTool")
+            .field("name", &self.info.name())
+            .field("server", &self.client.name())
+            .field("remote_name", &self.remote_name)
+            .field("delivery", &self.delivery)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The declarations and delivery for a tool's hints under `options`.
+pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declarations, Delivery) {
+    let trusted = |h: Option<bool>| options.trust_annotations && h == Some(true);
+    let read_only = trusted(hints.read_only);
+    let idempotent = read_only || trusted(hints.idempotent);
+    let delivery = if idempotent { Delivery::AtLeastOnce } else { Delivery::AtMostOnce };
+    let requires_approval = match options.approval {
+        Approval::None => false,
+        Approval::Always => true,
+        Approval::Destructive => !read_only,
+    };
+    // MCP's default for openWorldHint is true; only a trusted `false` narrows it.
+    let open_world = !(options.trust_annotations && hints.open_world == Some(false));
+    let d = Declarations {
+        side_effecting: !read_only,
+        requires_approval,
+        caps: Vec::new(),
+        idempotent,
+        open_world,
+    };
+    (d, delivery)
+}
+
+impl RemoteTool {
+    /// Build the adopted tool named `name` (already prefixed and sanitised).
+    pub(crate) fn new(
+        client: Client,
+        name: String,
+        listed: &ListedTool,
+        checked: Checked,
+        options: &AdoptOptions,
+    ) -> Self {
+        let (decl, delivery) = declarations(&listed.hints, options);
+        let mut info =
+            ToolInfo::new(name, listed.description.clone(), Schema::from_value(checked.advertised.clone()))
+                .with_declarations(decl);
+        if let Some(title) = &listed.title {
+            info = info.with_title(title.clone());
+        }
+        if let Some(out) = listed.output_schema.as_ref().filter(|s| s.is_object()) {
+            info = info.with_output_schema(Schema::from_value(out.clone()));
+        }
+        RemoteTool {
+            client,
+            remote_name: listed.name.clone(),
+            info,
+            delivery,
+            hints: listed.hints,
+            checked,
+            validator: OnceLock::new(),
+            max_result_bytes: options.max_result_bytes,
+            timeout: options.timeout,
+        }
+    }
+
+    /// The tool's name on the server.
+    pub fn remote_name(&self) -> &str {
+        &self.remote_name
+    }
+
+    /// The server's configured name.
+    pub fn server(&self) -> &str {
+        self.client.name()
+    }
+
+    /// What may happen to an interrupted call.
+    pub fn delivery(&self) -> Delivery {
+        self.delivery
+    }
+
+    /// The server's annotations, as sent (untrusted).
+    pub fn hints(&self) -> ToolHints {
+        self.hints
+    }
+
+    /// The client this tool calls through.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Whether the validator has been compiled (it is, on the first call).
+    pub fn validator_compiled(&self) -> bool {
+        self.validator.get().is_some()
+    }
+
+    async fn run(&self, arguments: &RawValue, ctx: &Context) -> Result<ToolOutput, ToolError> {
+        let name = self.info.name();
+        let server = self.client.name();
+        if ctx.is_cancelled() {
+            return Err(ToolError::CancelledBeforeDispatch { tool: name.to_owned() });
+        }
+        let args: Value = serde_json::from_str(arguments.get()).map_err(|_| {
+            ToolError::Arguments(ToolArgumentError {
+                tool: name.to_owned(),
+                problem: ArgumentProblem::NotAnObject { got: "malformed JSON".into() },
+            })
+        })?;
+        let validator = self.validator.get_or_init(|| compile(&self.checked)).as_ref().map_err(|reason| {
+            ToolError::failed(
+                name,
+                format_args!("its input schema from server '{server}' does not compile: {reason}"),
+            )
+        })?;
+        validate(validator, &self.checked.advertised, name, &args)?;
+
+        let remaining = ctx.deadline().map(|d| d.saturating_duration_since(Instant::now()));
+        let timeout = match (self.timeout, remaining) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let progress = ctx.reports_progress().then(|| {
+            let ctx = ctx.clone();
+            Arc::new(move |p: Progress| ctx.report_progress(p.progress, p.total, p.message.as_deref()))
+                as ProgressFn
+        });
+        let opts = CallOptions { timeout, cancel: Some(ctx.cancellation().clone()), progress };
+        let result =
+            self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
+        let sealed = envelope(server, name, &result, self.max_result_bytes);
+        if result.is_error {
+            return Err(ToolError::RemoteFailed {
+                tool: name.to_owned(),
+                server: server.to_owned(),
+                envelope: sealed,
+            });
+        }
+        Ok(ToolOutput::text(sealed))
+    }
+}
+
+/// The same error, naming the tool as the model knows it.
+fn renamed(e: ToolError, name: &str) -> ToolError {
+    let tool = name.to_owned();
+    match e {
+        ToolError::TimedOut { server, timeout, .. } => ToolError::TimedOut { tool, server, timeout },
+        ToolError::Unavailable { server, reason, .. } => ToolError::Unavailable { tool, server, reason },
+        ToolError::Refused { server, code, .. } => ToolError::Refused { tool, server, code },
+        ToolError::CancelledBeforeDispatch { .. } => ToolError::CancelledBeforeDispatch { tool },
+        ToolError::CancelledWhileRunning { .. } => ToolError::CancelledWhileRunning { tool },
+        ToolError::Failed { message, .. } => ToolError::Failed { tool, message },
+        other => other,
+    }
+}
+
+impl Tool for RemoteTool {
+    fn info(&self) -> &ToolInfo {
+        &self.info
+    }
+
+    fn call<'a>(&'a self, arguments: &'a RawValue, ctx: &'a Context) -> ToolFuture<'a> {
+        Box::pin(self.run(arguments, ctx))
+    }
+}
