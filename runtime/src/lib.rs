@@ -89,3 +89,13 @@ pub use server::{
 #[doc = include_str!("../docs/serve_registry.md")]
 pub use toolwire_macros::serve_registry;
 pub use transport::stdio::{ServeError, serve_lines, serve_registry_stdio, serve_stdio};
+
+// Loopback streamable HTTP and `serve_registry()`: the spec an agent CLI is handed.
+pub use serve::{
+    BearerToken, CodexConfig, McpServerSpec, ServeOptions, SpecError, StdioCommand, TransportKind,
+    serve_registry,
+};
+pub use transport::http::{
+    Auth, DEFAULT_MAX_BODY, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL, HEADER_MISMATCH, HttpConfig,
+    HttpConfigBuilder, mcp_router,
+};

@@ -1,5 +1,7 @@
 //! Shared support for toolwire's end-to-end and interop tests.
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 
 /// The `tests/` directory of the workspace (where `golden/` and `peers/` live).

@@ -2,5 +2,7 @@
 //! a [`Session`](crate::Session) and writes what the session's sink is handed.
 //!
 //! - [`stdio`]: one JSON message per line on stdin/stdout.
+//! - [`http`]: streamable HTTP at `/mcp`, on axum.
 
+pub(crate) mod http;
 pub(crate) mod stdio;

@@ -1,0 +1,145 @@
+//! Who may call: the checks that run before any tool logic, in this order.
+//!
+//! 1. **Host.** DNS rebinding turns a foreign page into a same-origin caller; the `Host`
+//!    header still names the attacker's domain, so it must be a loopback name
+//!    (`127.0.0.1`, `localhost`, `[::1]`, any port) or one the caller allowed.
+//! 2. **Origin.** A present `Origin` that is not loopback or explicitly allowed is 403, as
+//!    the spec requires. Agent CLIs send none.
+//! 3. **Bearer token.** Compared in constant time; a missing or wrong one is 401 with
+//!    `WWW-Authenticate: Bearer`.
+
+use axum::http::{HeaderMap, StatusCode, header};
+
+use crate::serve::BearerToken;
+
+/// What the guard lets through.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Guard {
+    /// Extra `Host` values accepted (exact, case-insensitive, with or without a port).
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Extra `Origin` values accepted (exact, case-insensitive).
+    pub(crate) allowed_origins: Vec<String>,
+    /// `None` only when auth was turned off by name.
+    pub(crate) token: Option<BearerToken>,
+}
+
+/// A refusal: status, an extra header, and the JSON-RPC error text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub(crate) status: StatusCode,
+    pub(crate) message: &'static str,
+    pub(crate) www_authenticate: bool,
+}
+
+impl Guard {
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        let host_ok = host.is_some_and(|h| {
+            is_loopback_authority(h)
+                || self
+                    .allowed_hosts
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(h) || a.eq_ignore_ascii_case(host_name(h)))
+        });
+        if !host_ok {
+            return Err(Refusal {
+                status: StatusCode::FORBIDDEN,
+                message: "forbidden: the Host header is not a loopback name or an allowed host",
+                www_authenticate: false,
+            });
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let ok = origin.to_str().is_ok_and(|o| {
+                is_loopback_origin(o) || self.allowed_origins.iter().any(|a| a.eq_ignore_ascii_case(o))
+            });
+            if !ok {
+                return Err(Refusal {
+                    status: StatusCode::FORBIDDEN,
+                    message: "forbidden: the Origin header is not allowed",
+                    www_authenticate: false,
+                });
+            }
+        }
+        if let Some(token) = &self.token {
+            let ok = headers.get(header::AUTHORIZATION).is_some_and(|v| token.matches_header(v.as_bytes()));
+            if !ok {
+                return Err(Refusal {
+                    status: StatusCode::UNAUTHORIZED,
+                    message: "unauthorized: a valid bearer token is required",
+                    www_authenticate: true,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The host part of an authority (`host[:port]`, `[v6]:port`).
+fn host_name(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().map(|h| &authority[..h.len() + 2]).unwrap_or(authority);
+    }
+    authority.rsplit_once(':').map(|(h, _)| h).unwrap_or(authority)
+}
+
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = host_name(authority);
+    if let Some((_, port)) = authority.strip_prefix(host).and_then(|r| r.split_once(':'))
+        && (port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return false;
+    }
+    matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+}
+
+fn is_loopback_origin(origin: &str) -> bool {
+    let Some(rest) = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")) else {
+        return false;
+    };
+    !rest.contains('/') && is_loopback_authority(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(k.clone(), HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_names_pass_and_others_do_not() {
+        for ok in ["127.0.0.1:8080", "localhost:1", "LOCALHOST", "[::1]:9", "127.0.0.1"] {
+            assert!(is_loopback_authority(ok), "{ok}");
+        }
+        for bad in ["evil.example:80", "127.0.0.1.evil.example", "localhost:80x", "[::2]:1", "127.0.0.2:1"] {
+            assert!(!is_loopback_authority(bad), "{bad}");
+        }
+        assert!(is_loopback_origin("http://localhost:3000"));
+        assert!(!is_loopback_origin("http://localhost.evil.example"));
+        assert!(!is_loopback_origin("null"));
+    }
+
+    #[test]
+    fn order_is_host_then_origin_then_token() {
+        let token = BearerToken::generate();
+        let g = Guard { token: Some(token.clone()), ..Guard::default() };
+        let bearer = format!("Bearer {}", token.expose());
+        assert_eq!(g.check(&headers(&[(header::HOST, "evil:1")])).unwrap_err().status, StatusCode::FORBIDDEN);
+        let r =
+            g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::ORIGIN, "http://evil")])).unwrap_err();
+        assert_eq!(r.message, "forbidden: the Origin header is not allowed");
+        let r = g.check(&headers(&[(header::HOST, "127.0.0.1:1")])).unwrap_err();
+        assert_eq!((r.status, r.www_authenticate), (StatusCode::UNAUTHORIZED, true));
+        assert!(
+            g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)])).is_ok()
+        );
+        let open = Guard { allowed_hosts: vec!["tools.internal".into()], ..Guard::default() };
+        assert!(open.check(&headers(&[(header::HOST, "tools.internal:443")])).is_ok());
+    }
+}
