@@ -126,25 +126,9 @@ fn write_value(out: &mut String, value: &Value) {
     }
 }
 
+/// RFC 8785 escapes strings minimally, which is exactly how outbound messages escape them.
 fn write_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                use fmt::Write;
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::protocol::json::push_json_string(out, s);
 }
 
 fn write_number(out: &mut String, n: &serde_json::Number) {
