@@ -1,5 +1,6 @@
 //! Shared support for toolwire's end-to-end and interop tests.
 
+pub mod example_server;
 pub mod http;
 
 use std::path::{Path, PathBuf};
