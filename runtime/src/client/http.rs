@@ -1,30 +1,366 @@
-//! The Streamable HTTP transport (placeholder until it lands).
+//! The Streamable HTTP transport (plain `http://`, HTTP/1.1, on hyper).
+//!
+//! Every outbound message is one POST to the endpoint, with
+//! `Accept: application/json, text/event-stream`, the configured headers,
+//! `MCP-Protocol-Version` once a version is negotiated, `Mcp-Session-Id` once the server
+//! assigned one, and `Mcp-Method` / `Mcp-Name` (which 2026-07-28 servers require).
+//!
+//! | the server answers | what happens |
+//! | --- | --- |
+//! | 202 / 204 | accepted (a notification or a response) |
+//! | 200 `application/json` | the body is one message (or a batch) |
+//! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer fails the request as `unavailable` |
+//! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
+//! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
+//! | any other status, or no connection | the request fails as `unavailable` |
+//!
+//! A request abandoned by its caller (timeout, cancellation) has its SSE stream dropped,
+//! which is the modern era's cancellation signal. `close` sends `DELETE` with the session id.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
-use super::conn::{Conn, Out};
+use super::conn::{Conn, Failure, Out, lock, rpc_failure};
 use super::error::ClientError;
 use super::options::{ClientOptions, HttpServer};
 
+const SESSION: &str = "mcp-session-id";
+const VERSION: &str = "mcp-protocol-version";
+
+struct Shared {
+    uri: Uri,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    timeout: Duration,
+    client: HyperClient<HttpConnector, Full<Bytes>>,
+    conn: Arc<Conn>,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    /// The `initialize` request as first sent, replayed when the session is lost.
+    init: Mutex<Option<String>>,
+}
+
 /// A Streamable HTTP connection.
-pub(crate) struct HttpLink;
+pub(crate) struct HttpLink {
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
 
 impl HttpLink {
     /// Start serving `conn` over HTTP.
     pub(crate) fn start(
-        _cfg: &HttpServer,
+        cfg: &HttpServer,
         conn: &Arc<Conn>,
-        _outbox: mpsc::UnboundedReceiver<Out>,
+        mut outbox: mpsc::UnboundedReceiver<Out>,
         _options: &ClientOptions,
     ) -> Result<HttpLink, ClientError> {
-        Err(ClientError::Config { server: conn.server.clone(), problem: "HTTP is not built yet".into() })
+        let config = |problem: String| ClientError::Config { server: conn.server.clone(), problem };
+        let uri: Uri = cfg.url.parse().map_err(|_| config(format!("'{}' is not a URL", cfg.url)))?;
+        if uri.scheme_str() != Some("http") {
+            return Err(config(format!(
+                "'{}' is not an http:// URL; this client speaks plain HTTP",
+                cfg.url
+            )));
+        }
+        let mut headers = Vec::new();
+        for (k, v) in &cfg.headers {
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|_| config(format!("'{k}' is not a header name")))?;
+            let value = HeaderValue::from_str(v)
+                .map_err(|_| config(format!("the value of header '{k}' is not valid")))?;
+            headers.push((name, value));
+        }
+        let shared = Arc::new(Shared {
+            uri,
+            headers,
+            timeout: cfg.timeout,
+            // No idle pool: a kept-alive connection to a server that restarted fails the next
+            // POST with "connection closed before message completed".
+            client: HyperClient::builder(TokioExecutor::new()).pool_max_idle_per_host(0).build_http(),
+            conn: Arc::clone(conn),
+            session: Mutex::default(),
+            version: Mutex::default(),
+            init: Mutex::default(),
+        });
+        let s = Arc::clone(&shared);
+        let task = tokio::spawn(async move {
+            while let Some(out) = outbox.recv().await {
+                tokio::spawn(Arc::clone(&s).exchange(out));
+            }
+        });
+        Ok(HttpLink { shared, task })
     }
 
     /// Record the negotiated version for the `MCP-Protocol-Version` header.
-    pub(crate) fn set_protocol_version(&self, _version: &str) {}
+    pub(crate) fn set_protocol_version(&self, version: &str) {
+        *lock(&self.shared.version) = Some(version.to_owned());
+    }
 
-    /// End the session.
-    pub(crate) async fn close(&self) {}
+    /// End the session: `DELETE` with its id (a 405 or an error is fine).
+    pub(crate) async fn close(&self) {
+        self.task.abort();
+        let Some(session) = lock(&self.shared.session).take() else { return };
+        let mut req = Request::builder().method(Method::DELETE).uri(self.shared.uri.clone());
+        for (k, v) in &self.shared.headers {
+            req = req.header(k, v);
+        }
+        req = req.header(SESSION, session);
+        if let Some(v) = lock(&self.shared.version).clone() {
+            req = req.header(VERSION, v);
+        }
+        if let Ok(req) = req.body(Full::new(Bytes::new())) {
+            let _ = tokio::time::timeout(self.shared.timeout, self.shared.client.request(req)).await;
+        }
+    }
+}
+
+impl Drop for HttpLink {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Shared {
+    fn post(&self, out: &Out) -> Result<Request<Full<Bytes>>, String> {
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(self.uri.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        for (k, v) in &self.headers {
+            req = req.header(k, v);
+        }
+        if let Some(s) = lock(&self.session).clone() {
+            req = req.header(SESSION, s);
+        }
+        let version = lock(&self.version)
+            .clone()
+            .or_else(|| self.conn.is_modern().then(|| super::client::MODERN_VERSION.to_owned()));
+        if let Some(v) = version {
+            req = req.header(VERSION, v);
+        }
+        if let Some(m) = &out.method {
+            req = req.header("mcp-method", m);
+        }
+        if let Some(n) = out
+            .name
+            .as_ref()
+            .filter(|n| n.bytes().all(|b| (0x20..0x7f).contains(&b)) && n.trim() == n.as_str())
+        {
+            req = req.header("mcp-name", n);
+        }
+        req.body(Full::new(Bytes::from(out.json.clone()))).map_err(|e| e.to_string())
+    }
+
+    async fn send(&self, out: &Out) -> Result<Response<Incoming>, String> {
+        let req = self.post(out)?;
+        match tokio::time::timeout(self.timeout, self.client.request(req)).await {
+            Ok(Ok(resp)) => Ok(resp),
+            Ok(Err(e)) => Err(format!("could not be reached at {}: {}", self.uri, error_chain(&e))),
+            Err(_) => {
+                Err(format!("did not answer at {} within {}s", self.uri, super::error::secs(self.timeout)))
+            }
+        }
+    }
+
+    /// One message's exchange, re-initialising once if the session was lost.
+    async fn exchange(self: Arc<Self>, out: Out) {
+        if out.method.as_deref() == Some("initialize") {
+            *lock(&self.init) = Some(out.json.clone());
+        }
+        let mut retried = false;
+        loop {
+            let resp = match self.send(&out).await {
+                Ok(r) => r,
+                Err(reason) => return self.gone(&out, reason),
+            };
+            let status = resp.status();
+            let had_session = lock(&self.session).is_some();
+            let lost = had_session
+                && out.method.as_deref() != Some("initialize")
+                && (status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST);
+            if lost && !retried {
+                retried = true;
+                *lock(&self.session) = None;
+                if let Err(reason) = self.reinitialize().await {
+                    return self.gone(&out, reason);
+                }
+                continue;
+            }
+            if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
+                *lock(&self.session) = Some(s.to_owned());
+            }
+            return self.read(&out, resp).await;
+        }
+    }
+
+    /// A fresh `initialize` (the one first sent) and `notifications/initialized`.
+    async fn reinitialize(&self) -> Result<(), String> {
+        let Some(init) = lock(&self.init).clone() else { return Err("lost its session".into()) };
+        let out = Out { json: init, id: None, method: Some("initialize".into()), name: None };
+        let resp = self.send(&out).await?;
+        if !resp.status().is_success() {
+            return Err(format!("refused a fresh initialize with HTTP {}", resp.status().as_u16()));
+        }
+        if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
+            *lock(&self.session) = Some(s.to_owned());
+        }
+        // The answer repeats the first one; read and drop it.
+        let _ = resp.into_body().collect().await;
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let out =
+            Out { json: note.into(), id: None, method: Some("notifications/initialized".into()), name: None };
+        let _ = self.send(&out).await?.into_body().collect().await;
+        tracing::info!(server = %self.conn.server, "re-initialised after the server lost the session");
+        Ok(())
+    }
+
+    fn gone(&self, out: &Out, reason: String) {
+        match out.id {
+            Some(id) => self.conn.fail(id, Failure::Gone(reason)),
+            None => tracing::warn!(server = %self.conn.server, "a message could not be delivered: {reason}"),
+        }
+    }
+
+    async fn read(&self, out: &Out, resp: Response<Incoming>) {
+        let status = resp.status();
+        let sse = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
+            return;
+        }
+        if status.is_success() && sse {
+            self.read_sse(out, resp.into_body()).await;
+            return;
+        }
+        let body = match tokio::time::timeout(self.timeout, resp.into_body().collect()).await {
+            Ok(Ok(b)) => b.to_bytes(),
+            _ => {
+                self.gone(out, "broke off its answer".into());
+                return;
+            }
+        };
+        let text = String::from_utf8_lossy(&body);
+        if status.is_success() {
+            self.conn.on_text(&text);
+        } else if let Some(error) =
+            serde_json::from_str::<Value>(&text).ok().and_then(|v| v.get("error").cloned())
+        {
+            // An error body answers the request this POST carried, whatever its id says
+            // (TS v1 servers send `"id": null`).
+            if let Some(id) = out.id {
+                self.conn.fail(id, rpc_failure(&error));
+            }
+        } else {
+            self.gone(out, format!("answered HTTP {}", status.as_u16()));
+        }
+        if let Some(id) = out.id.filter(|id| self.conn.is_pending(*id))
+            && status.is_success()
+        {
+            self.conn.fail(id, Failure::Gone("answered without a response to the request".into()));
+        }
+    }
+
+    async fn read_sse(&self, out: &Out, mut body: Incoming) {
+        let mut buf: Vec<u8> = Vec::new();
+        loop {
+            // Wake up now and then to drop the stream of a request its caller abandoned.
+            let frame = match tokio::time::timeout(Duration::from_millis(250), body.frame()).await {
+                Err(_) => {
+                    if out.id.is_some_and(|id| !self.conn.is_pending(id)) {
+                        return;
+                    }
+                    continue;
+                }
+                Ok(f) => f,
+            };
+            match frame {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        buf.extend_from_slice(&data);
+                        while let Some((end, skip)) = event_end(&buf) {
+                            let event: Vec<u8> = buf.drain(..end + skip).collect();
+                            if let Some(data) = event_data(&event[..end]) {
+                                self.conn.on_text(&data);
+                            }
+                        }
+                    }
+                }
+                Some(Err(_)) | None => break,
+            }
+            if out.id.is_some_and(|id| !self.conn.is_pending(id)) {
+                return;
+            }
+        }
+        if let Some(id) = out.id.filter(|id| self.conn.is_pending(*id)) {
+            self.conn.fail(id, Failure::Gone("closed the SSE stream before answering".into()));
+        }
+    }
+}
+
+/// Where the first SSE event in `buf` ends, and the length of the blank line after it.
+fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
+    for i in 0..buf.len() {
+        if buf[i..].starts_with(b"\r\n\r\n") {
+            return Some((i, 4));
+        }
+        if buf[i..].starts_with(b"\n\n") || buf[i..].starts_with(b"\r\r") {
+            return Some((i, 2));
+        }
+    }
+    None
+}
+
+/// The joined `data:` lines of one event; `None` when it has none (a priming event).
+fn event_data(event: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(event);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| d.strip_prefix(' ').unwrap_or(d))
+        .collect();
+    let data = lines.join("\n");
+    (!data.trim().is_empty()).then_some(data)
+}
+
+/// An error and its sources, joined: hyper's top-level message alone says little.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_split_and_priming_events_are_skipped() {
+        let buf = b"id: 1\ndata:\n\nevent: message\ndata: {\"a\":1}\r\n\r\nrest";
+        let (end, skip) = event_end(buf).unwrap();
+        assert_eq!(event_data(&buf[..end]), None);
+        let rest = &buf[end + skip..];
+        let (end, _) = event_end(rest).unwrap();
+        assert_eq!(event_data(&rest[..end]).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(event_data(b"data: a\ndata: b"), Some("a\nb".into()));
+    }
 }
