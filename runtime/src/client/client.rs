@@ -219,6 +219,12 @@ impl Client {
         &self.inner.info
     }
 
+    /// How many `notifications/tools/list_changed` the server has sent; each one drops the
+    /// tool cache.
+    pub fn tools_list_changed(&self) -> u64 {
+        self.inner.conn.tools_generation.load(Ordering::SeqCst)
+    }
+
     /// The child's process id (stdio only).
     pub fn pid(&self) -> Option<u32> {
         self.inner.pid
@@ -280,13 +286,11 @@ impl Client {
     /// by [`close`](Client::close). Every page is followed.
     pub async fn list_tools(&self, force_refresh: bool) -> Result<Arc<[ListedTool]>, ClientError> {
         let generation = self.inner.conn.tools_generation.load(Ordering::SeqCst);
-        if !force_refresh {
-            if let Some(hit) = lock(&self.inner.tools)
-                .as_ref()
-                .and_then(|c| c.fresh(self.inner.options.cache_ttl, generation))
-            {
-                return Ok(hit);
-            }
+        let ttl = self.inner.options.cache_ttl;
+        if !force_refresh
+            && let Some(hit) = lock(&self.inner.tools).as_ref().and_then(|c| c.fresh(ttl, generation))
+        {
+            return Ok(hit);
         }
         let raw = self.list_all("tools/list", "tools").await?;
         let mut tools = Vec::with_capacity(raw.len());

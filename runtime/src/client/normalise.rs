@@ -7,7 +7,7 @@
 //! | an image | `[image image/png, N bytes elided]` (N decoded bytes) |
 //! | audio | `[audio audio/wav, N bytes elided]` |
 //! | an embedded resource or a resource link | `[resource <uri>]` |
-//! | `structuredContent` | its canonical JSON (RFC 8785) on a line of its own, unless a text block already holds the same JSON |
+//! | `structuredContent` | its canonical JSON (RFC 8785) on a line of its own, unless a text block already says the same (the same JSON, or `v` beside the Python SDK's `{"result": v}`) |
 //!
 //! The text is then cut at `max_result_bytes` (on a character boundary) with a marker
 //! `[truncated: K of N bytes shown]`, and sealed:
@@ -43,7 +43,7 @@ pub fn normalise(result: &CallResult) -> String {
         match block {
             Content::Text { text } => {
                 if let Some(s) = &result.structured {
-                    structured_seen |= serde_json::from_str::<Value>(text).is_ok_and(|v| &v == s);
+                    structured_seen |= repeats(text, s);
                 }
                 parts.push(text.clone());
             }
@@ -53,12 +53,29 @@ pub fn normalise(result: &CallResult) -> String {
             Content::ResourceLink { uri, .. } => parts.push(format!("[resource {uri}]")),
         }
     }
-    if let Some(s) = &result.structured {
-        if !structured_seen {
-            parts.push(canonical_json(s));
-        }
+    if let Some(s) = &result.structured
+        && !structured_seen
+    {
+        parts.push(canonical_json(s));
     }
     parts.join("\n")
+}
+
+/// Whether a text block already says what `structured` says: the same JSON, or the Python
+/// SDK's wrapping of a scalar return as `{"result": v}` beside `v` as text.
+fn repeats(text: &str, structured: &Value) -> bool {
+    let parsed = serde_json::from_str::<Value>(text).ok();
+    if parsed.as_ref() == Some(structured) {
+        return true;
+    }
+    match structured.as_object() {
+        Some(map) if map.len() == 1 => match map.get("result") {
+            Some(Value::String(s)) => s == text,
+            Some(v) => parsed.as_ref() == Some(v),
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 fn elided(kind: &str, mime: &str, base64: &str) -> String {
@@ -176,6 +193,24 @@ mod tests {
             is_error: false,
         };
         assert_eq!(normalise(&r), "{\"sum\": 5}");
+        let r = CallResult {
+            content: vec![Content::text("5")],
+            structured: Some(json!({"result": 5})),
+            is_error: false,
+        };
+        assert_eq!(normalise(&r), "5");
+        let r = CallResult {
+            content: vec![Content::text("hi")],
+            structured: Some(json!({"result": "hi"})),
+            is_error: false,
+        };
+        assert_eq!(normalise(&r), "hi");
+        let r = CallResult {
+            content: vec![Content::text("6")],
+            structured: Some(json!({"result": 5})),
+            is_error: false,
+        };
+        assert_eq!(normalise(&r), "6\n{\"result\":5}");
     }
 
     #[test]

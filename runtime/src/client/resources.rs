@@ -87,6 +87,9 @@ impl Client {
     }
 }
 
+/// The source's own list cache.
+type ListCache = Option<Cached<Arc<[ResourceInfo]>>>;
+
 /// One resource a [`ResourceSource`] query found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceItem {
@@ -103,7 +106,7 @@ pub struct ResourceItem {
 #[derive(Clone)]
 pub struct ResourceSource {
     client: Client,
-    cache: Arc<std::sync::Mutex<Option<Cached<Arc<[ResourceInfo]>>>>>,
+    cache: Arc<std::sync::Mutex<ListCache>>,
 }
 
 /// A write to a [`ResourceSource`] was refused.

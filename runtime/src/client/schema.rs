@@ -156,15 +156,14 @@ fn walk(v: &Value, depth: usize, path: &mut String) -> Result<(), RefusedConstru
     match v {
         Value::Object(map) => {
             for (k, child) in map {
-                if matches!(k.as_str(), "$ref" | "$dynamicRef") {
-                    if let Value::String(r) = child {
-                        if !r.starts_with('#') {
-                            return Err(RefusedConstruct::NonLocalRef {
-                                reference: r.clone(),
-                                at: format!("{path}/{k}"),
-                            });
-                        }
-                    }
+                if matches!(k.as_str(), "$ref" | "$dynamicRef")
+                    && let Value::String(r) = child
+                    && !r.starts_with('#')
+                {
+                    return Err(RefusedConstruct::NonLocalRef {
+                        reference: r.clone(),
+                        at: format!("{path}/{k}"),
+                    });
                 }
                 path.push('/');
                 path.push_str(&k.replace('~', "~0").replace('/', "~1"));

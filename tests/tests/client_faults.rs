@@ -1,0 +1,176 @@
+//! The client against servers that misbehave: one that dies mid-call, one killed mid-call,
+//! one that never answers, one that floods stderr, one that writes garbage on stdout. Each
+//! test asserts the typed error and that no process is left behind.
+
+mod client_support;
+
+use std::time::Duration;
+
+use client_support::{assert_gone, fixture, peer, process_gone};
+use serde_json::json;
+use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
+use toolwire::{CancellationToken, Context, Tool, ToolError};
+
+fn faulty(mode: &str, log: Option<&std::path::Path>) -> StdioServer {
+    let mut s = StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_faulty.py")).arg(mode);
+    if let Some(log) = log {
+        s = s.arg(log.display().to_string());
+    }
+    s
+}
+
+fn log_path(name: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("toolwire-{name}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+async fn cancellations(log: &std::path::Path, want: usize) -> Vec<serde_json::Value> {
+    for _ in 0..100 {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let seen: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        if seen.len() >= want {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the server did not receive {want} cancellation(s)");
+}
+
+#[tokio::test]
+async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
+    let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let work = d.get("faulty__work").unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(10), work.call_json(json!({"n": 1}), &Context::new()))
+        .await
+        .expect("a dead child must not hang the call")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ToolError::Unavailable {
+            tool: "faulty__work".into(),
+            server: "faulty".into(),
+            reason: "exited with status 3".into()
+        }
+    );
+    assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' exited with status 3");
+    assert!(toolwire::client::is_retryable(&err));
+    assert_gone(pid).await;
+    // Later calls fail the same way, at once.
+    let again = work.call_json(json!({"n": 2}), &Context::new()).await.unwrap_err();
+    assert!(matches!(again, ToolError::Unavailable { .. }));
+}
+
+#[tokio::test]
+async fn a_child_killed_mid_call_is_unavailable() {
+    let client = Client::connect(faulty("never-answers", None), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let work = d.get("faulty__work").unwrap().clone();
+    let call = tokio::spawn(async move { work.call_json(json!({"n": 1}), &Context::new()).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+    let err =
+        tokio::time::timeout(Duration::from_secs(10), call).await.expect("no hang").unwrap().unwrap_err();
+    assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' was killed by signal 9");
+    assert_gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
+    let log = log_path("never");
+    let client =
+        Client::connect(faulty("never-answers", Some(&log)), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default().timeout(Duration::from_millis(250))).await.unwrap();
+    let work = d.get("faulty__work").unwrap();
+    let err = work.call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err,
+        ToolError::TimedOut {
+            tool: "faulty__work".into(),
+            server: "faulty".into(),
+            timeout: Duration::from_millis(250)
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "tool 'faulty__work' on server 'faulty' did not answer within 0.25s; it may have run"
+    );
+    assert!(!toolwire::client::is_retryable(&err));
+    let seen = cancellations(&log, 1).await;
+    assert_eq!(seen[0]["reason"], "timeout");
+    assert!(seen[0]["requestId"].is_i64());
+
+    // The host's cancellation: before dispatch nothing is sent; mid-call a cancellation is.
+    let token = CancellationToken::new();
+    token.cancel();
+    let ctx = Context::builder().cancellation(token).build();
+    let err = work.call_json(json!({"n": 2}), &ctx).await.unwrap_err();
+    assert_eq!(err.to_string(), "the run was cancelled; 'faulty__work' was not run");
+    let token = CancellationToken::new();
+    let ctx = Context::builder().cancellation(token.clone()).build();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        token.cancel();
+    });
+    let untimed = client.adopt(AdoptOptions::default()).await.unwrap();
+    let err = untimed.get("faulty__work").unwrap().call_json(json!({"n": 3}), &ctx).await.unwrap_err();
+    canceller.await.unwrap();
+    assert_eq!(err.to_string(), "the run was cancelled while 'faulty__work' was running");
+    let seen = cancellations(&log, 2).await;
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[1]["reason"], "cancelled by the client");
+
+    client.close().await;
+    assert_gone(pid).await;
+    let _ = std::fs::remove_file(&log);
+}
+
+#[tokio::test]
+async fn a_server_flooding_stderr_still_answers() {
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        Client::connect(faulty("stderr-flood", None), ClientOptions::new("faulty")),
+    )
+    .await
+    .expect("20 MB of stderr must not block the handshake")
+    .unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let out = d.get("faulty__work").unwrap().call_json(json!({"n": 5}), &Context::new()).await.unwrap();
+    assert!(out.joined_text().contains("\nworked 5\n"));
+    drop(d);
+    drop(client);
+    // Dropping the last handle kills the child.
+    assert_gone(pid).await;
+}
+
+#[tokio::test]
+async fn garbage_on_stdout_is_skipped() {
+    let client = Client::connect(faulty("garbage", None), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let out = d.get("faulty__work").unwrap().call_json(json!({"n": 7}), &Context::new()).await.unwrap();
+    assert_eq!(
+        out.joined_text(),
+        "<untrusted-data source=\"mcp\" server=\"faulty\" tool=\"faulty__work\">\nworked 7\n</untrusted-data>"
+    );
+    client.ping().await.unwrap();
+    assert!(!process_gone(pid));
+    client.close().await;
+    assert_gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_command_that_does_not_exist_is_a_spawn_error() {
+    let err = Client::connect(StdioServer::new("/nonexistent/toolwire-server"), ClientOptions::new("ghost"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server 'ghost' could not be started: `/nonexistent/toolwire-server`: No such file or directory (os error 2)"
+    );
+}

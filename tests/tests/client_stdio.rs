@@ -1,0 +1,225 @@
+//! The client against real third-party servers over stdio: server-everything,
+//! server-filesystem, mcp-server-time, an mcp 2.3.0 `MCPServer` and an mcp 1.22.0 `FastMCP`.
+//! Needs the peers: `bash tests/peers/setup.sh`.
+
+mod client_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use client_support::{assert_gone, everything, fixture, peer, py2};
+use serde_json::json;
+use toolwire::client::{
+    AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
+};
+use toolwire::{Context, Progress, Tool, ToolError};
+
+#[tokio::test]
+async fn server_everything_tools_are_adopted_validated_and_sealed() {
+    let client = Client::connect(everything(), ClientOptions::new("everything")).await.unwrap();
+    assert_eq!(client.server_info().protocol_version, "2025-11-25");
+    // It announces a list change right after the handshake; the cache must not hide it.
+    for _ in 0..100 {
+        if client.tools_list_changed() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(client.tools_list_changed() > 0, "list_changed after init was not seen");
+
+    let d =
+        client.adopt(AdoptOptions::default().prefix("ev_").approval(Approval::Destructive)).await.unwrap();
+    assert!(d.rejected().is_empty(), "{:?}", d.rejected());
+    let echo = d.get("ev_echo").expect("echo adopted");
+    assert_eq!(echo.remote_name(), "echo");
+    assert_eq!(echo.delivery(), Delivery::AtLeastOnce);
+    assert!(!echo.info().declarations().requires_approval);
+    assert!(!echo.info().declarations().side_effecting);
+    // draft-07 with nothing said about extras: advertised as forbidding them.
+    assert_eq!(echo.info().input_schema().value()["additionalProperties"], false);
+    let toggle = d.get("ev_toggle-simulated-logging").unwrap();
+    assert!(toggle.info().declarations().requires_approval);
+    assert_eq!(toggle.delivery(), Delivery::AtMostOnce);
+
+    assert!(!echo.validator_compiled());
+    let out = echo.call_json(json!({"message": "hi"}), &Context::new()).await.unwrap();
+    assert_eq!(
+        out.joined_text(),
+        "<untrusted-data source=\"mcp\" server=\"everything\" tool=\"ev_echo\">\nEcho: hi\n</untrusted-data>"
+    );
+    assert!(echo.validator_compiled());
+
+    let err = echo.call_json(json!({"msg": "hi"}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'ev_echo' call rejected: unexpected argument(s) ['msg']; missing required argument(s) ['message']. Accepted arguments: ['message']"
+    );
+    assert!(matches!(err, ToolError::Arguments(_)));
+
+    // Its progress tool: reports arrive through the context's sink.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink_seen = Arc::clone(&seen);
+    let ctx = Context::builder()
+        .progress(Arc::new(move |p: Progress| sink_seen.lock().unwrap().push(p.progress)))
+        .build();
+    let long = d.get("ev_trigger-long-running-operation").unwrap();
+    long.call_json(json!({"duration": 1, "steps": 3}), &ctx).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+
+    let img = d.get("ev_get-tiny-image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    assert!(img.joined_text().contains("[image image/png, "), "{}", img.joined_text());
+    assert!(img.joined_text().contains(" bytes elided]"));
+
+    // An unknown tool is an isError result from this server, not -32602.
+    let raw = client.call_tool("no_such_tool", json!({}), CallOptions::default()).await.unwrap();
+    assert!(raw.is_error);
+
+    client.ping().await.unwrap();
+    let pid = client.pid().unwrap();
+    client.close().await;
+    assert_gone(pid).await;
+    let err = client.list_tools(true).await.unwrap_err();
+    assert_eq!(err.to_string(), "the client for server 'everything' is closed");
+}
+
+#[tokio::test]
+async fn server_filesystem_is_answered_roots_list() {
+    let dir = std::env::temp_dir().join(format!("toolwire-fs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    std::fs::write(dir.join("note.txt"), "remember the milk").unwrap();
+    let server = StdioServer::new(peer("TOOLWIRE_NODE22")).arg(peer("TOOLWIRE_SERVER_FILESYSTEM"));
+    let client =
+        Client::connect(server, ClientOptions::new("fs").roots(vec![Root::directory(&dir)])).await.unwrap();
+    let d = client
+        .adopt(AdoptOptions::default().include("read_*").include("list_allowed_directories"))
+        .await
+        .unwrap();
+    assert!(d.rejected().iter().all(|r| r.reason == RejectReason::NotIncluded));
+    let list = d.get("fs__list_allowed_directories").unwrap();
+    // The server learns its directories from our roots/list answer, asynchronously.
+    let mut text = String::new();
+    for _ in 0..50 {
+        text = list.call_json(json!({}), &Context::new()).await.unwrap().joined_text();
+        if text.contains(&*dir.to_string_lossy()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(text.contains(&*dir.to_string_lossy()), "{text}");
+    let read = d.get("fs__read_text_file").or_else(|| d.get("fs__read_file")).unwrap();
+    let path = dir.join("note.txt").display().to_string();
+    let out = read.call_json(json!({ "path": path }), &Context::new()).await.unwrap();
+    assert!(out.joined_text().contains("remember the milk"));
+    client.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn mcp_server_time_annotations_and_its_unknown_tool_refusal() {
+    let server = StdioServer::new(peer("TOOLWIRE_MCP_SERVER_TIME")).args(["--local-timezone", "UTC"]);
+    let client = Client::connect(server, ClientOptions::new("time")).await.unwrap();
+    let d = client.adopt(AdoptOptions::default().approval(Approval::Destructive)).await.unwrap();
+    let now = d.get("time__get_current_time").unwrap();
+    assert_eq!(now.hints().read_only, Some(true));
+    assert_eq!(now.delivery(), Delivery::AtLeastOnce);
+    assert!(!now.info().declarations().requires_approval);
+    let out = now.call_json(json!({"timezone": "UTC"}), &Context::new()).await.unwrap();
+    assert!(
+        out.joined_text().contains("\"timezone\": \"UTC\"")
+            || out.joined_text().contains("\"timezone\":\"UTC\""),
+        "{}",
+        out.joined_text()
+    );
+    let err = client.call_tool("nope", json!({}), CallOptions::default()).await.unwrap_err();
+    assert_eq!(err, ToolError::Refused { tool: "nope".into(), server: "time".into(), code: -32602 });
+    assert_eq!(err.to_string(), "tool 'nope' was declined by server 'time' (code -32602)");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the_envelope() {
+    let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
+    let d = client
+        .adopt(
+            AdoptOptions::default()
+                .approval(Approval::Destructive)
+                .known(["weather__scalar"])
+                .timeout(Duration::from_millis(500)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(d.conflicts(), ["weather__scalar"]);
+    let forecast = d.get("weather__forecast").unwrap();
+    let reset = d.get("weather__reset_station").unwrap();
+    assert_eq!(
+        (forecast.delivery(), forecast.info().declarations().requires_approval),
+        (Delivery::AtLeastOnce, false)
+    );
+    assert_eq!(
+        (reset.delivery(), reset.info().declarations().requires_approval),
+        (Delivery::AtMostOnce, true)
+    );
+
+    let out = forecast.call_json(json!({"city": "Lisbon", "days": 3}), &Context::new()).await.unwrap();
+    assert_eq!(
+        out.joined_text(),
+        "<untrusted-data source=\"mcp\" server=\"weather\" tool=\"weather__forecast\">\nLisbon: sunny for the next 3 days\n</untrusted-data>"
+    );
+
+    let err = d.get("weather__boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'weather__boom' failed on server 'weather'; its report is in the untrusted-data envelope"
+    );
+    match &err {
+        ToolError::RemoteFailed { envelope, .. } => {
+            assert!(envelope.contains("ignore previous instructions"))
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!toolwire::client::is_retryable(&err));
+
+    let img = d.get("weather__tiny_image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    assert!(img.joined_text().contains("\n[image image/png, 4 bytes elided]\n"), "{}", img.joined_text());
+
+    let err = d.get("weather__hang").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'weather__hang' on server 'weather' did not answer within 0.5s; it may have run"
+    );
+    // The connection survives an abandoned call.
+    forecast.call_json(json!({"city": "Porto"}), &Context::new()).await.unwrap();
+
+    let untrusting = client
+        .adopt(AdoptOptions::default().approval(Approval::Destructive).trust_annotations(false))
+        .await
+        .unwrap();
+    let f = untrusting.get("weather__forecast").unwrap();
+    assert_eq!((f.delivery(), f.info().declarations().requires_approval), (Delivery::AtMostOnce, true));
+
+    let items = client.resource_source().query("RUNBOOK", 1).await.unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].content, "Restart the ingest worker, then check the queue depth.");
+    assert_eq!(
+        client.resource_source().write("docs://runbook", "x").unwrap_err().to_string(),
+        "resources of server 'weather' are read-only: MCP resources are server-authored"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn fastmcp_1_22_speaks_2025_06_18() {
+    let server = StdioServer::new(peer("TOOLWIRE_PY_MCP1")).arg(fixture("client_fastmcp1.py"));
+    let client = Client::connect(server, ClientOptions::new("demo")).await.unwrap();
+    assert_eq!(client.server_info().protocol_version, "2025-06-18");
+    let d = client.adopt(AdoptOptions::default().prefix("demo_")).await.unwrap();
+    let add = d.get("demo_add").unwrap();
+    assert_eq!(add.info().description(), "Add two integers.");
+    let out = add.call_json(json!({"a": 2, "b": 3}), &Context::new()).await.unwrap();
+    assert_eq!(
+        out.joined_text(),
+        "<untrusted-data source=\"mcp\" server=\"demo\" tool=\"demo_add\">\n5\n</untrusted-data>"
+    );
+    client.close().await;
+}

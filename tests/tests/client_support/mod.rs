@@ -1,0 +1,63 @@
+//! Shared helpers for the client tests: where the peers are, and whether a process is gone.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use toolwire::client::StdioServer;
+
+/// The workspace's `tests/` directory.
+pub fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A peer path from the environment, or from `tests/peers/env.sh` when the variable is not
+/// exported. Fails loudly when the peers are not installed.
+pub fn peer(var: &str) -> String {
+    if let Ok(v) = std::env::var(var) {
+        return v;
+    }
+    let env_sh = tests_dir().join("peers/env.sh");
+    let text = std::fs::read_to_string(&env_sh).unwrap_or_else(|_| {
+        panic!("the interop peers are not installed ({var} is unset and {} is missing): run `bash tests/peers/setup.sh` first", env_sh.display())
+    });
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix(&format!("export {var}=")) {
+            return rest.replace("\\ ", " ");
+        }
+    }
+    panic!("{var} is not in {}: run `bash tests/peers/setup.sh` again", env_sh.display())
+}
+
+/// A fixture script in `tests/peers/fixtures/`.
+pub fn fixture(name: &str) -> String {
+    tests_dir().join("peers/fixtures").join(name).display().to_string()
+}
+
+/// server-everything over stdio.
+pub fn everything() -> StdioServer {
+    StdioServer::new(peer("TOOLWIRE_NODE22")).args([peer("TOOLWIRE_SERVER_EVERYTHING"), "stdio".into()])
+}
+
+/// A Python fixture run with mcp 2.3.0.
+pub fn py2(script: &str) -> StdioServer {
+    StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture(script))
+}
+
+/// Whether process `pid` is gone (or a zombie no one will run again).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Wait up to 10 s for `pid` to be gone; panics if it is not.
+pub async fn assert_gone(pid: u32) {
+    let start = Instant::now();
+    while !process_gone(pid) {
+        assert!(start.elapsed() < Duration::from_secs(10), "process {pid} is still running");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
