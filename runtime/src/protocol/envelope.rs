@@ -26,8 +26,8 @@ use super::id::{BadId, RequestId};
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
 pub(crate) enum Frame<'a> {
-    /// A single message, still raw.
-    Single(&'a RawValue),
+    /// A single message object, not yet checked: [`decode`] parses it in one pass.
+    Single(&'a str),
     /// A JSON-RPC batch: the array's elements, still raw.
     Batch(Vec<&'a RawValue>),
 }
@@ -41,15 +41,16 @@ pub(crate) fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
             Err(e) => Err(RpcError::parse_error(clean(&e))),
         };
     }
-    let raw: &RawValue = serde_json::from_str(text).map_err(|e| RpcError::parse_error(clean(&e)))?;
+    // An object is decoded straight away (one pass over the text); `decode` tells a
+    // syntax error from a shape error.
     if first == Some(b'{') {
-        Ok(Frame::Single(raw))
-    } else {
-        Err(RpcError::invalid_request(format!(
-            "invalid request: a message must be a JSON object, got {}",
-            kind(raw.get())
-        )))
+        return Ok(Frame::Single(text));
     }
+    let raw: &RawValue = serde_json::from_str(text).map_err(|e| RpcError::parse_error(clean(&e)))?;
+    Err(RpcError::invalid_request(format!(
+        "invalid request: a message must be a JSON object, got {}",
+        kind(raw.get())
+    )))
 }
 
 /// A decoded inbound message.
@@ -90,11 +91,17 @@ pub(crate) struct Rejected {
     pub(crate) error: RpcError,
 }
 
-/// Decode one message object.
-pub(crate) fn decode(raw: &RawValue) -> Result<Incoming<'_>, Rejected> {
-    let env: RawEnvelope<'_> = serde_json::from_str(raw.get()).map_err(|e| Rejected {
+/// Decode one message object from its text: malformed JSON (including trailing garbage) is
+/// -32700, JSON of the wrong shape -32600.
+pub(crate) fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
+    let env: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| Rejected {
         id: None,
-        error: RpcError::invalid_request(format!("invalid request: {}", clean(&e))),
+        error: match e.classify() {
+            serde_json::error::Category::Data => {
+                RpcError::invalid_request(format!("invalid request: {}", clean(&e)))
+            }
+            _ => RpcError::parse_error(clean(&e)),
+        },
     })?;
     env.interpret()
 }
@@ -291,7 +298,7 @@ mod tests {
 
     fn one(text: &str) -> Result<Incoming<'_>, Rejected> {
         match parse_frame(text) {
-            Ok(Frame::Single(raw)) => decode(raw),
+            Ok(Frame::Single(text)) => decode(text),
             Ok(Frame::Batch(_)) => panic!("not a single message: {text}"),
             Err(error) => Err(Rejected { id: None, error }),
         }

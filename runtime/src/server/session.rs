@@ -220,13 +220,13 @@ impl SessionInner {
                 )));
                 continue;
             }
-            self.dispatch(raw, Route::Batch(collector.clone()), true);
+            self.dispatch(raw.get(), Route::Batch(collector.clone()), true);
         }
         collector.seal();
     }
 
-    fn dispatch(self: &Arc<Self>, raw: &RawValue, route: Route, in_batch: bool) {
-        match decode(raw) {
+    fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool) {
+        match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
             Ok(Incoming::Request { id, method, params }) => {
                 let reply = Reply::new(Some(id), route);
