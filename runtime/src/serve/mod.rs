@@ -103,7 +103,17 @@ struct HttpParts {
     config: HttpConfig,
 }
 
-/// Serve `registry` as the MCP server `name`; see the [module docs](self) for the lifecycle.
+/// Serve `registry` as the MCP server `name`, and hand back a spec that is complete (URL,
+/// token, config file, qualified names) before anything serves.
+///
+/// - It is synchronous. It reserves the loopback port by binding it and holding the socket
+///   (asking the OS for a free port and closing it again leaves a window another agent
+///   wins), generates the token, and writes the config file. A busy port is an error here,
+///   in the caller's own frame, naming the address; never a process exit.
+/// - [`McpServerSpec::start`] begins listening (on the held socket: the same port every
+///   time) and rewrites the config file; [`McpServerSpec::stop`] stops listening and deletes
+///   the file and the directory the spec created. Both are idempotent, and a spec can be
+///   started again. Dropping the spec stops it.
 ///
 /// ```
 /// use toolwire::{ServeOptions, serve_registry, tool, tools};

@@ -54,7 +54,7 @@ impl StdioCommand {
     }
 }
 
-/// How [`serve_registry`](crate::serve_registry) serves.
+/// How [`serve_registry`](fn@crate::serve_registry) serves.
 ///
 /// The defaults are the safe ones: HTTP on `127.0.0.1`, an ephemeral port, a generated
 /// bearer token, a private config directory, no deadline.
