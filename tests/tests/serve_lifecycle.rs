@@ -68,7 +68,7 @@ async fn the_spec_is_complete_before_anything_serves() {
 
     let args = spec.claude_cli_args(true);
     assert_eq!(args, ["--mcp-config", &spec.config_path().display().to_string(), "--strict-mcp-config"]);
-    assert_eq!(&spec.claude_cli_args(false)[3..], ["--tools", ""]);
+    assert_eq!(&spec.claude_cli_args(false)[3..], ["--tools="]);
     assert!(!args.iter().any(|a| a.contains(&token)), "the token never travels in argv");
 
     let codex = spec.codex_config();

@@ -302,8 +302,10 @@ impl McpServerSpec {
     /// `--mcp-config <path> --strict-mcp-config`. Without `--strict-mcp-config` the CLI also
     /// loads whatever servers the working directory or the user's home define.
     ///
-    /// `builtin_tools = false` adds `--tools ""`, turning off the CLI's own Read, Grep and
-    /// Bash: a statement about what the session can do at all, so it is a separate choice.
+    /// `builtin_tools = false` adds `--tools=` (no built-in tools), turning off the CLI's own
+    /// Read, Grep and Bash: a statement about what the session can do at all, so it is a
+    /// separate choice. It is one argument, not `--tools ""`: `--tools` takes a list, so in
+    /// `--tools "" PROMPT` the CLI swallows the prompt as a tool name.
     pub fn claude_cli_args(&self, builtin_tools: bool) -> Vec<String> {
         let mut args = vec![
             "--mcp-config".to_owned(),
@@ -311,8 +313,7 @@ impl McpServerSpec {
             "--strict-mcp-config".to_owned(),
         ];
         if !builtin_tools {
-            args.push("--tools".to_owned());
-            args.push(String::new());
+            args.push("--tools=".to_owned());
         }
         args
     }
