@@ -1,0 +1,80 @@
+//! Serve a small registry with `serve_registry` for a real agent CLI to connect to
+//! (tests/tests/agent_clis.rs).
+//!
+//! Prints one JSON line as soon as it serves:
+//!
+//! ```text
+//! {"url", "config_path", "claude_args", "claude_args_no_builtins", "tool_names",
+//!  "codex_toml", "codex_env"}
+//! ```
+//!
+//! then serves until its stdin closes, stops (which deletes the config file), and prints
+//! `{"calls_seen": N}`.
+//!
+//! `serve-for-cli [NAME]` (default `engine`).
+
+use std::io::{Read, Write};
+
+use serde_json::json;
+use toolwire::{ServeOptions, serve_registry, tool, tools};
+
+/// Echo the text back.
+#[tool(read_only)]
+fn echo(
+    /// The text to echo.
+    text: String,
+) -> String {
+    text
+}
+
+/// Add two integers.
+#[tool(read_only)]
+fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a.saturating_add(b)
+}
+
+/// Deploy the current build to a target.
+#[tool(side_effecting, requires_approval, caps = ["egress"])]
+fn deploy(
+    /// Where to deploy.
+    target: String,
+) -> String {
+    format!("deployed to {target}")
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let name = std::env::args().nth(1).unwrap_or_else(|| "engine".to_owned());
+    let registry = tools![echo, add, deploy].expect("the tool names are distinct");
+    let mut spec = serve_registry(registry, &name, ServeOptions::http()).expect("serve_registry");
+    spec.start().expect("start");
+
+    let codex = spec.codex_config();
+    let line = json!({
+        "url": spec.url(),
+        "config_path": spec.config_path(),
+        "claude_args": spec.claude_cli_args(true),
+        "claude_args_no_builtins": spec.claude_cli_args(false),
+        "tool_names": spec.tool_names(),
+        "codex_toml": codex.toml,
+        "codex_env": codex.env,
+    });
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush()).expect("write the spec line");
+    drop(out);
+
+    // Serve until the parent closes our stdin (or dies).
+    tokio::task::spawn_blocking(|| {
+        let _ = std::io::stdin().lock().read_to_end(&mut Vec::new());
+    })
+    .await
+    .expect("the stdin reader does not panic");
+
+    spec.stop();
+    println!("{}", json!({"calls_seen": spec.calls_seen()}));
+}

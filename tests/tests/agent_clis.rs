@@ -1,0 +1,479 @@
+//! The real agent CLIs read what `serve_registry` writes (issue 4): Claude Code 2.1.332
+//! connects with our `--mcp-config` file and `claude_cli_args`, and Codex 0.171.0 accepts our
+//! `[mcp_servers.<name>]` table under `--strict-config` and connects with the token taken
+//! from the environment alone.
+//!
+//! Both CLIs run offline, with no key and no login, each in a fresh `HOME` (and
+//! `CODEX_HOME`) and a cleared environment; the server is `serve-for-cli`
+//! (tests/src/bin/serve-for-cli.rs) on loopback. They come from
+//! `bash tests/peers/agent-clis/setup.sh`, which writes `tests/peers/agent-clis/env.sh`; these
+//! tests fail (they never skip) when it has not been run.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Longer than the 30 s the CLIs give a server to connect.
+const CLI_TIMEOUT: Duration = Duration::from_secs(90);
+/// One JSON-RPC answer from `codex app-server`.
+const RPC_TIMEOUT: Duration = Duration::from_secs(45);
+
+// ------------------------------------------------------------------ the installed CLIs
+
+struct Clis {
+    claude: PathBuf,
+    codex: PathBuf,
+}
+
+/// The CLIs from `TOOLWIRE_CLAUDE` / `TOOLWIRE_CODEX`, or else from the `env.sh` the setup
+/// script writes.
+fn clis() -> &'static Clis {
+    static CLIS: OnceLock<Clis> = OnceLock::new();
+    CLIS.get_or_init(|| {
+        let env_sh = toolwire_tests::tests_dir().join("peers/agent-clis/env.sh");
+        let from_file: BTreeMap<String, String> = std::fs::read_to_string(&env_sh)
+            .map(|text| {
+                text.lines()
+                    .filter_map(|l| l.strip_prefix("export "))
+                    .filter_map(|l| l.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.trim_matches(|c| c == '\'' || c == '"').to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let get = |var: &str| -> PathBuf {
+            let path = std::env::var_os(var)
+                .map(PathBuf::from)
+                .or_else(|| from_file.get(var).map(PathBuf::from))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{} is missing (and {var} is not set): run `bash tests/peers/agent-clis/setup.sh` first; \
+                         it installs the pinned Claude Code and Codex CLIs (~810 MB) into a cache outside the clone",
+                        env_sh.display()
+                    )
+                });
+            assert!(
+                path.is_file(),
+                "{var}={} does not exist: rerun `bash tests/peers/agent-clis/setup.sh`",
+                path.display()
+            );
+            path
+        };
+        Clis { claude: get("TOOLWIRE_CLAUDE"), codex: get("TOOLWIRE_CODEX") }
+    })
+}
+
+/// A fresh directory under cargo's target tmp dir (not /tmp: Codex refuses to put its
+/// helper links under the system temp dir, and warns), removed on drop.
+struct TempHome(PathBuf);
+
+impl TempHome {
+    fn new(tag: &str) -> TempHome {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("agent-clis-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempHome(dir)
+    }
+}
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A command with a cleared environment: only `PATH` and `HOME` (the caller adds the rest),
+/// so no key, base URL or config of the machine's leaks into the run.
+fn isolated(program: &Path, home: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .current_dir(home);
+    cmd
+}
+
+/// Run to completion with stdin closed; kill it (and fail) after `CLI_TIMEOUT`.
+fn run_bounded(cmd: &mut Command) -> Output {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = out.read_to_end(&mut b);
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let deadline = Instant::now() + CLI_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = String::from_utf8_lossy(&err_t.join().unwrap()).into_owned();
+            panic!("{cmd:?} did not finish in {CLI_TIMEOUT:?}; stderr:\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output { status, stdout: out_t.join().unwrap(), stderr: err_t.join().unwrap() }
+}
+
+// ------------------------------------------------------------------ our server
+
+/// `serve-for-cli` as a child: the spec line it printed, and the process serving it.
+struct Served {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    spec: Value,
+}
+
+impl Served {
+    fn start(name: &str) -> Served {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_serve-for-cli"))
+            .arg(name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start serve-for-cli");
+        let stdin = child.stdin.take();
+        let (tx, lines) = channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let line = lines.recv_timeout(Duration::from_secs(20)).expect("serve-for-cli prints its spec line");
+        let spec = serde_json::from_str(&line).expect("the spec line is JSON");
+        Served { child, stdin, lines, spec }
+    }
+
+    fn str(&self, key: &str) -> &str {
+        self.spec[key].as_str().unwrap_or_else(|| panic!("spec line has no {key}: {}", self.spec))
+    }
+
+    fn strings(&self, key: &str) -> Vec<String> {
+        serde_json::from_value(self.spec[key].clone()).unwrap()
+    }
+
+    fn codex_env(&self) -> BTreeMap<String, String> {
+        serde_json::from_value(self.spec["codex_env"].clone()).unwrap()
+    }
+
+    /// Close its stdin (it stops, deleting the config file) and return how many tool calls
+    /// it saw.
+    fn finish(mut self) -> u64 {
+        drop(self.stdin.take());
+        let line =
+            self.lines.recv_timeout(Duration::from_secs(20)).expect("serve-for-cli reports calls_seen");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "serve-for-cli exited with {status}");
+        serde_json::from_str::<Value>(&line).unwrap()["calls_seen"].as_u64().unwrap()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ------------------------------------------------------------------ Claude Code
+
+/// `claude --output-format stream-json --verbose -p <args...>` in a fresh HOME; the first
+/// line is the `system/init` event (the run then ends with "Not logged in", exit 1, which
+/// says nothing about us).
+fn claude_init(args: &[String]) -> Value {
+    let home = TempHome::new("claude");
+    let out = run_bounded(
+        isolated(&clis().claude, &home.0)
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .args(["--output-format", "stream-json", "--verbose", "-p"])
+            .args(args),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let first = stdout.lines().next().unwrap_or_else(|| {
+        panic!(
+            "claude {args:?} printed nothing ({}); stderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let init: Value =
+        serde_json::from_str(first).unwrap_or_else(|e| panic!("first line is not JSON ({e}): {first}"));
+    assert_eq!((init["type"].as_str(), init["subtype"].as_str()), (Some("system"), Some("init")), "{init}");
+    init
+}
+
+fn tools_of(init: &Value) -> Vec<String> {
+    serde_json::from_value(init["tools"].clone()).unwrap()
+}
+
+fn assert_connected(init: &Value, name: &str) {
+    let servers = init["mcp_servers"].as_array().expect("init lists mcp_servers");
+    assert_eq!(
+        servers.iter().map(|s| (s["name"].as_str(), s["status"].as_str())).collect::<Vec<_>>(),
+        [(Some(name), Some("connected"))],
+        "exactly our server, connected (--strict-mcp-config): {servers:?}"
+    );
+}
+
+#[test]
+fn claude_code_connects_with_our_mcp_config_and_sees_every_tool() {
+    let served = Served::start("engine");
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(served.str("config_path")).unwrap()).unwrap();
+    assert_eq!(config["mcpServers"]["engine"]["url"], served.spec["url"]);
+
+    let mut args = vec!["hi".to_owned()];
+    args.extend(served.strings("claude_args"));
+    let init = claude_init(&args);
+    assert_connected(&init, "engine");
+    let tools = tools_of(&init);
+    assert_eq!(
+        served.strings("tool_names"),
+        ["mcp__engine__add", "mcp__engine__deploy", "mcp__engine__echo"]
+    );
+    for t in served.strings("tool_names") {
+        assert!(tools.contains(&t), "{t} missing from the CLI's tools: {tools:?}");
+    }
+    assert!(tools.iter().any(|t| t == "Bash"), "claude_cli_args(true) keeps the built-in tools: {tools:?}");
+    assert_eq!(served.finish(), 0, "listing tools calls none");
+}
+
+#[test]
+fn claude_cli_args_without_builtins_leave_only_our_tools_even_before_a_prompt() {
+    let served = Served::start("engine");
+    // The args last, then the prompt: a list-valued flag at the end would swallow it.
+    let mut args = served.strings("claude_args_no_builtins");
+    assert_eq!(args.last().map(String::as_str), Some("--tools="));
+    args.push("hi".to_owned());
+    let init = claude_init(&args);
+    assert_connected(&init, "engine");
+    assert_eq!(tools_of(&init), served.strings("tool_names"), "--tools= removes every built-in tool");
+    served.finish();
+}
+
+#[test]
+fn claude_would_swallow_a_prompt_after_a_separate_empty_tools_argument() {
+    // Why `claude_cli_args(false)` emits `--tools=` and not `--tools ""`.
+    let home = TempHome::new("claude-swallow");
+    let out = run_bounded(
+        isolated(&clis().claude, &home.0).env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1").args([
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "-p",
+            "--tools",
+            "",
+            "hi",
+        ]),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Input must be provided"), "{}: {stderr}", out.status);
+}
+
+// ------------------------------------------------------------------ Codex
+
+fn codex_home_with(toml: &str) -> TempHome {
+    let home = TempHome::new("codex");
+    std::fs::write(home.0.join("config.toml"), toml).unwrap();
+    home
+}
+
+fn codex_command(home: &TempHome) -> Command {
+    let mut cmd = isolated(&clis().codex, &home.0);
+    cmd.env("CODEX_HOME", &home.0);
+    cmd
+}
+
+fn codex_strict_check(toml: &str) -> (bool, String) {
+    let home = codex_home_with(toml);
+    let out =
+        run_bounded(codex_command(&home).args(["app-server", "--strict-config", "--print-startup-config"]));
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn codex_strict_config_accepts_our_table() {
+    let served = Served::start("tool-wire");
+    let toml = served.str("codex_toml").to_owned();
+    assert!(toml.contains("bearer_token_env_var = \"TOOLWIRE_TOOL_WIRE_TOKEN\""), "{toml}");
+
+    let (ok, stdout) = codex_strict_check(&toml);
+    assert!(ok, "codex --strict-config refused our table:\n{toml}\n{stdout}");
+    let printed: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(printed["appServerVersion"], "0.171.0");
+
+    // The check is real: a key Codex does not know fails it, naming the key.
+    let (ok, stdout) = codex_strict_check(&format!("{toml}type = \"http\"\n"));
+    assert!(!ok && stdout.contains("unknown configuration field `mcp_servers.tool-wire.type`"), "{stdout}");
+    served.finish();
+}
+
+/// `codex app-server` over JSON-RPC on stdio.
+struct AppServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+    /// Notifications seen so far, for failure messages.
+    seen: Vec<Value>,
+}
+
+impl AppServer {
+    fn spawn(cmd: &mut Command) -> AppServer {
+        let mut child = cmd
+            .arg("app-server")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start codex app-server");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        AppServer { child, stdin, lines, next_id: 1, seen: Vec::new() }
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").and_then(|()| stdin.flush()).expect("write to codex app-server");
+    }
+
+    /// The next message satisfying `want`, within `RPC_TIMEOUT`.
+    fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + RPC_TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| {
+                panic!("codex app-server: no {what} within {RPC_TIMEOUT:?}; saw {:#?}", self.seen)
+            });
+            let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
+            if want(&msg) {
+                return msg;
+            }
+            self.seen.push(msg);
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let msg = self.wait_for(method, |m| m["id"] == id && m.get("method").is_none());
+        assert!(msg.get("error").is_none(), "{method} failed: {msg}");
+        msg["result"].clone()
+    }
+
+    /// Close stdin and wait (bounded) for a clean exit.
+    fn shut_down(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "codex app-server did not exit on stdin EOF");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for AppServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every process's argv that holds `needle`.
+fn argv_holding(needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if !entry.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(raw) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&raw).contains(needle)
+        {
+            hits.push(format!("{}: {}", entry.file_name().to_string_lossy(), String::from_utf8_lossy(&raw)));
+        }
+    }
+    hits
+}
+
+#[test]
+fn codex_app_server_connects_with_the_token_from_the_environment_only() {
+    let served = Served::start("tool-wire");
+    let env = served.codex_env();
+    let (var, token) = env.iter().next().expect("the codex env carries the token");
+    assert_eq!((var.as_str(), env.len()), ("TOOLWIRE_TOOL_WIRE_TOKEN", 1));
+    let home = codex_home_with(served.str("codex_toml"));
+
+    let mut app = AppServer::spawn(codex_command(&home).envs(&env));
+    let pid = app.child.id();
+    app.request("initialize", json!({"clientInfo": {"name": "toolwire-tests", "version": "0"}}));
+    app.send(&json!({"jsonrpc": "2.0", "method": "initialized"}));
+    let thread = app.request("thread/start", json!({"cwd": home.0, "ephemeral": true}));
+    let thread_id = thread["thread"]["id"].as_str().expect("thread/start gives a thread id").to_owned();
+
+    // Codex connects to each server in the background and says how it went.
+    let startup = app.wait_for("mcpServer/startupStatus/updated for tool-wire", |m| {
+        m["method"] == "mcpServer/startupStatus/updated"
+            && m["params"]["name"] == "tool-wire"
+            && matches!(m["params"]["status"].as_str(), Some("ready" | "failed"))
+    });
+    assert_eq!(startup["params"]["status"], "ready", "Codex could not connect: {startup}");
+
+    let status = app.request("mcpServerStatus/list", json!({}));
+    let ours = status["data"]
+        .as_array()
+        .and_then(|d| d.iter().find(|s| s["name"] == "tool-wire"))
+        .unwrap_or_else(|| panic!("tool-wire missing from mcpServerStatus/list: {status}"));
+    assert_eq!(ours["serverInfo"]["name"], "tool-wire", "{ours}");
+    assert_eq!(ours["authStatus"], "bearerToken", "{ours}");
+    let mut tools: Vec<&str> =
+        ours["tools"].as_object().expect("tools by name").keys().map(String::as_str).collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["add", "deploy", "echo"], "{ours}");
+
+    let result = app.request(
+        "mcpServer/tool/call",
+        json!({"threadId": thread_id, "server": "tool-wire", "tool": "echo", "arguments": {"text": "hello from codex"}}),
+    );
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "hello from codex"}], "isError": false}));
+
+    // The token reached Codex through its environment: no process's argv carries it.
+    let hits = argv_holding(token);
+    assert!(hits.is_empty(), "the token is in argv: {hits:?}");
+    let codex_argv = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    assert!(String::from_utf8_lossy(&codex_argv).ends_with("app-server\0"));
+
+    app.shut_down();
+    assert_eq!(served.finish(), 1, "exactly the one echo call reached the server");
+}
