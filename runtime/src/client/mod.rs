@@ -20,24 +20,33 @@
 //!   resources, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
 //!   server's own schema, results normalised and sealed, failures classified.
+//! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`].
+//! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted.
 
 mod adopt;
 #[allow(clippy::module_inception)]
 mod client;
+mod config;
 mod conn;
 mod error;
 mod http;
 mod normalise;
 mod options;
+mod prompts;
 mod remote_tool;
 mod resources;
 mod schema;
 mod stdio;
+mod typed;
 
 pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
 pub use client::{
     CallOptions, CallResult, Client, LEGACY_VERSIONS, ListedTool, MODERN_VERSION, ServerInfo, ToolHints,
+};
+pub use config::{
+    CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
+    load_servers, parse_servers,
 };
 pub use conn::ProgressFn;
 pub use error::{ClientError, is_retryable};
@@ -46,7 +55,9 @@ pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
     ServerTransport, ShutdownGrace, StdioServer,
 };
+pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
 pub use remote_tool::{Delivery, RemoteTool};
 pub use resources::{ResourceInfo, ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;
+pub use typed::{TypedError, TypedTool};

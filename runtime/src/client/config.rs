@@ -1,0 +1,261 @@
+//! Server declarations from configuration: the `MCP_SERVERS` environment JSON, or the first
+//! of `mcp_servers.json`, `.mcp.json`, `mcp.json` in a project directory, with or without the
+//! `{"mcpServers": {...}}` wrapper; and [`connect_all`], which degrades gracefully.
+//!
+//! ```json
+//! {"mcpServers": {
+//!   "docs":   {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"TZ": "UTC"}},
+//!   "search": {"url": "http://127.0.0.1:3001/mcp", "headers": {"Authorization": "Bearer …"}}
+//! }}
+//! ```
+//!
+//! No `url` means stdio; a `url` means HTTP. A `type` member (`stdio`, `http`,
+//! `streamable-http`) may say the same, and must agree. A bad entry is skipped and reported
+//! in [`ConfigLoad::problems`]; the others load.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::client::Client;
+use super::error::ClientError;
+use super::options::{ClientOptions, HttpServer, ServerTransport, StdioServer};
+
+/// The environment variable read first.
+pub const MCP_SERVERS_ENV: &str = "MCP_SERVERS";
+/// The files looked for in a project directory, in order; the first that exists is read.
+pub const CONFIG_FILES: [&str; 3] = ["mcp_servers.json", ".mcp.json", "mcp.json"];
+
+/// One declared server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Its name (the key it was declared under).
+    pub name: String,
+    /// How to reach it.
+    pub transport: ServerTransport,
+}
+
+/// Why a configuration document could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read MCP server config {}: {reason}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The document is not JSON.
+    #[error("MCP server config from {source_name} is not JSON: {detail}")]
+    NotJson {
+        /// `MCP_SERVERS` or the file's path.
+        source_name: String,
+        /// serde's reason.
+        detail: String,
+    },
+    /// The document is not an object of servers.
+    #[error(
+        "MCP server config from {source_name} must be an object of servers (optionally under \"mcpServers\")"
+    )]
+    NotAnObject {
+        /// `MCP_SERVERS` or the file's path.
+        source_name: String,
+    },
+}
+
+/// What was read: the servers, where from, and the entries that were skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConfigLoad {
+    /// `MCP_SERVERS` or the file read; `None` when there was no configuration.
+    pub source: Option<String>,
+    /// The usable servers, sorted by name.
+    pub servers: Vec<ServerConfig>,
+    /// `(name, reason)` for each entry that was skipped.
+    pub problems: Vec<(String, String)>,
+}
+
+/// Parse a configuration document; `source_name` names it in messages.
+pub fn parse_servers(text: &str, source_name: &str) -> Result<ConfigLoad, ConfigError> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| ConfigError::NotJson { source_name: source_name.to_owned(), detail: e.to_string() })?;
+    let not_object = || ConfigError::NotAnObject { source_name: source_name.to_owned() };
+    let map = doc.as_object().ok_or_else(not_object)?;
+    let map = match map.get("mcpServers") {
+        Some(inner) => inner.as_object().ok_or_else(not_object)?,
+        None => map,
+    };
+    let mut load = ConfigLoad { source: Some(source_name.to_owned()), ..ConfigLoad::default() };
+    for (name, entry) in map {
+        match entry.as_object().ok_or_else(|| "the entry is not an object".to_owned()).and_then(parse_entry) {
+            Ok(transport) => load.servers.push(ServerConfig { name: name.clone(), transport }),
+            Err(reason) => {
+                tracing::warn!(server = %name, "skipping MCP server config entry: {reason}");
+                load.problems.push((name.clone(), reason));
+            }
+        }
+    }
+    load.servers.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(load)
+}
+
+fn strings(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned).ok_or_else(|| format!("`{what}` must hold strings")))
+            .collect(),
+        Some(_) => Err(format!("`{what}` must be an array of strings")),
+    }
+}
+
+fn string_map(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, String> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|s| (k.clone(), s.to_owned()))
+                    .ok_or_else(|| format!("`{what}.{k}` must be a string"))
+            })
+            .collect(),
+        Some(_) => Err(format!("`{what}` must be an object of strings")),
+    }
+}
+
+fn parse_entry(e: &Map<String, Value>) -> Result<ServerTransport, String> {
+    let kind = e.get("type").map(|t| t.as_str().ok_or("`type` must be a string")).transpose()?;
+    let url = e.get("url").map(|u| u.as_str().ok_or("`url` must be a string")).transpose()?;
+    match (kind, url) {
+        (Some("stdio"), Some(_)) => Err("`type` is \"stdio\" but a `url` is given".into()),
+        (Some("http" | "streamable-http" | "streamableHttp"), None) => {
+            Err("`type` is HTTP but no `url` is given".into())
+        }
+        (Some(other), _) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
+            Err(format!("`type` \"{other}\" is not stdio or http"))
+        }
+        (_, Some(url)) => {
+            let mut s = HttpServer::new(url);
+            for (k, v) in string_map(e.get("headers"), "headers")? {
+                s = s.header(k, v);
+            }
+            Ok(ServerTransport::Http(s))
+        }
+        (_, None) => {
+            let command =
+                e.get("command").and_then(Value::as_str).ok_or("neither `command` nor `url` is given")?;
+            let mut s = StdioServer::new(command).args(strings(e.get("args"), "args")?);
+            for (k, v) in string_map(e.get("env"), "env")? {
+                s = s.env(k, v);
+            }
+            if let Some(cwd) = e.get("cwd") {
+                s = s.cwd(cwd.as_str().ok_or("`cwd` must be a string")?);
+            }
+            Ok(ServerTransport::Stdio(s))
+        }
+    }
+}
+
+/// Read the configuration: `MCP_SERVERS` when set, else the first of [`CONFIG_FILES`] in
+/// `project_root`. No configuration at all is an empty load, not an error.
+pub fn load_servers(project_root: &Path) -> Result<ConfigLoad, ConfigError> {
+    if let Ok(text) = std::env::var(MCP_SERVERS_ENV) {
+        return parse_servers(&text, MCP_SERVERS_ENV);
+    }
+    for file in CONFIG_FILES {
+        let path = project_root.join(file);
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| ConfigError::Io { path: path.clone(), reason: e.to_string() })?;
+            return parse_servers(&text, &path.display().to_string());
+        }
+    }
+    Ok(ConfigLoad::default())
+}
+
+/// What [`connect_all`] did.
+#[derive(Debug, Default)]
+pub struct Connected {
+    /// The clients that connected, in configuration order.
+    pub clients: Vec<Client>,
+    /// The servers that failed, with why; they were skipped.
+    pub failed: Vec<(String, ClientError)>,
+}
+
+/// Connect to every server, concurrently. A server that fails is reported and skipped; the
+/// others load. `options` makes each server's options from its name.
+pub async fn connect_all(servers: &[ServerConfig], options: impl Fn(&str) -> ClientOptions) -> Connected {
+    let tasks: Vec<_> = servers
+        .iter()
+        .map(|s| {
+            let (name, transport, opts) = (s.name.clone(), s.transport.clone(), options(&s.name));
+            (name, tokio::spawn(async move { Client::connect(transport, opts).await }))
+        })
+        .collect();
+    let mut out = Connected::default();
+    for (name, task) in tasks {
+        match task.await {
+            Ok(Ok(client)) => out.clients.push(client),
+            Ok(Err(e)) => {
+                tracing::warn!(server = %name, "skipping MCP server: {e}");
+                out.failed.push((name, e));
+            }
+            Err(_) => out.failed.push((
+                name.clone(),
+                ClientError::Unavailable {
+                    server: name,
+                    reason: "could not be connected: the task failed".into(),
+                },
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_stdio_without_a_url_and_http_with_one() {
+        let load = parse_servers(
+            r#"{"mcpServers": {
+                "docs": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"TZ": "UTC"}},
+                "search": {"url": "http://127.0.0.1:3001/mcp", "headers": {"Authorization": "Bearer x"}},
+                "bad": {"type": "stdio", "url": "http://x"},
+                "worse": {"args": []}
+            }}"#,
+            ".mcp.json",
+        )
+        .unwrap();
+        assert_eq!(load.servers.len(), 2);
+        assert_eq!(load.servers[0].name, "docs");
+        match &load.servers[0].transport {
+            ServerTransport::Stdio(s) => {
+                assert_eq!(s.command, PathBuf::from("uvx"));
+                assert_eq!(s.args, ["mcp-server-fetch"]);
+                assert_eq!(s.env.get("TZ").map(String::as_str), Some("UTC"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&load.servers[1].transport, ServerTransport::Http(h) if h.url == "http://127.0.0.1:3001/mcp")
+        );
+        assert_eq!(
+            load.problems,
+            [
+                ("bad".to_owned(), "`type` is \"stdio\" but a `url` is given".to_owned()),
+                ("worse".to_owned(), "neither `command` nor `url` is given".to_owned()),
+            ]
+        );
+        // Without the wrapper too.
+        assert_eq!(parse_servers(r#"{"a": {"command": "x"}}"#, "MCP_SERVERS").unwrap().servers.len(), 1);
+        assert_eq!(
+            parse_servers("[1]", "MCP_SERVERS").unwrap_err().to_string(),
+            "MCP server config from MCP_SERVERS must be an object of servers (optionally under \"mcpServers\")"
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Prompts: [`Client::list_prompts`] and [`Client::get_prompt`] (never cached: prompts are
+//! fetched fresh every call), and [`Client::adopt_prompts`], which renders every static
+//! prompt once.
+//!
+//! A prompt is static when it has no required argument; it is rendered at adoption with no
+//! arguments and kept as a template (version `mcp:1`). A prompt with a required argument
+//! has no template to materialise: it is skipped with a logged warning that names
+//! `get_prompt` as the way to reach it. A prompt whose render fails is skipped the same way,
+//! and the others still load.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::client::CallResult;
+use super::client::{Client, parse_content};
+use super::error::ClientError;
+use super::normalise::normalise;
+
+/// One prompt argument as the server lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptArgument {
+    /// Its name.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// One prompt as the server lists it (untrusted text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptInfo {
+    /// Its name.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// Its arguments.
+    pub arguments: Vec<PromptArgument>,
+}
+
+/// One message of a rendered prompt: its role and its content as text (binary parts are
+/// markers, as in tool results).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptMessage {
+    /// `user` or `assistant`.
+    pub role: String,
+    /// The content as text.
+    pub text: String,
+}
+
+/// A rendered prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedPrompt {
+    /// The server's description, if any.
+    pub description: Option<String>,
+    /// The messages.
+    pub messages: Vec<PromptMessage>,
+}
+
+impl RenderedPrompt {
+    /// The messages' text, joined with newlines.
+    pub fn text(&self) -> String {
+        self.messages.iter().map(|m| m.text.as_str()).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// A static prompt, rendered at adoption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaticPrompt {
+    /// Its name on the server.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// The rendered text.
+    pub template: String,
+    /// Always `mcp:1`.
+    pub version: &'static str,
+}
+
+/// What [`Client::adopt_prompts`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PromptAdoption {
+    /// The static prompts, rendered, in the server's order.
+    pub prompts: Vec<StaticPrompt>,
+    /// The prompts skipped, each with the warning that was logged.
+    pub skipped: Vec<(String, String)>,
+}
+
+fn parse_prompt(v: &Value) -> Option<PromptInfo> {
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let arguments = v
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(|args| {
+            args.iter()
+                .filter_map(|a| {
+                    Some(PromptArgument {
+                        name: s(a, "name")?,
+                        description: s(a, "description"),
+                        required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(PromptInfo { name: s(v, "name")?, description: s(v, "description"), arguments })
+}
+
+impl Client {
+    /// The server's prompts, every page; not cached.
+    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, ClientError> {
+        Ok(self.list_all("prompts/list", "prompts").await?.iter().filter_map(parse_prompt).collect())
+    }
+
+    /// Render prompt `name` with `arguments`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+    ) -> Result<RenderedPrompt, ClientError> {
+        let result = self.request("prompts/get", Some(json!({"name": name, "arguments": arguments}))).await?;
+        let Some(messages) = result.get("messages").and_then(Value::as_array) else {
+            return Err(ClientError::Protocol {
+                server: self.name().to_owned(),
+                method: "prompts/get".into(),
+                detail: "`messages` is not an array".into(),
+            });
+        };
+        let messages = messages
+            .iter()
+            .map(|m| {
+                let content = m.get("content").map(parse_content).into_iter().collect();
+                PromptMessage {
+                    role: m.get("role").and_then(Value::as_str).unwrap_or("user").to_owned(),
+                    text: normalise(&CallResult { content, structured: None, is_error: false }),
+                }
+            })
+            .collect();
+        Ok(RenderedPrompt {
+            description: result.get("description").and_then(Value::as_str).map(str::to_owned),
+            messages,
+        })
+    }
+
+    /// Render every static prompt once; skip (and log) the argumented ones and those whose
+    /// render fails.
+    pub async fn adopt_prompts(&self) -> Result<PromptAdoption, ClientError> {
+        let mut out = PromptAdoption::default();
+        for p in self.list_prompts().await? {
+            if p.arguments.iter().any(|a| a.required) {
+                let warning = format!(
+                    "skipping prompt '{}' of server '{}': it requires arguments, so it cannot be rendered statically; use Client::get_prompt(name, arguments)",
+                    p.name,
+                    self.name()
+                );
+                tracing::warn!("{warning}");
+                out.skipped.push((p.name, warning));
+                continue;
+            }
+            match self.get_prompt(&p.name, &BTreeMap::new()).await {
+                Ok(rendered) => out.prompts.push(StaticPrompt {
+                    name: p.name,
+                    description: p.description,
+                    template: rendered.text(),
+                    version: "mcp:1",
+                }),
+                Err(e) => {
+                    let warning = format!("skipping prompt '{}': its render failed: {e}", p.name);
+                    tracing::warn!("{warning}");
+                    out.skipped.push((p.name, warning));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

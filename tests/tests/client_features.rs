@@ -1,0 +1,142 @@
+//! Prompts, typed handles, config files with `connect_all`, and the sampling and
+//! elicitation handlers, against real servers. Needs the peers: `bash tests/peers/setup.sh`.
+
+mod client_support;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use client_support::{fixture, peer, py2};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Value, json};
+use toolwire::client::{
+    AdoptOptions, Client, ClientOptions, HandlerFuture, ServerTransport, StdioServer, TypedError,
+    connect_all, parse_servers,
+};
+use toolwire::{Context, Tool};
+
+#[tokio::test]
+async fn static_prompts_are_rendered_and_argumented_ones_skipped_with_a_pointer_to_get_prompt() {
+    let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
+    let adopted = client.adopt_prompts().await.unwrap();
+    assert_eq!(adopted.prompts.len(), 1);
+    assert_eq!(adopted.prompts[0].name, "triage");
+    assert_eq!(adopted.prompts[0].template, "You triage incidents. Be terse.");
+    assert_eq!(adopted.prompts[0].version, "mcp:1");
+    assert_eq!(adopted.skipped.len(), 1);
+    assert_eq!(
+        adopted.skipped[0].1,
+        "skipping prompt 'review' of server 'weather': it requires arguments, so it cannot be rendered statically; use Client::get_prompt(name, arguments)"
+    );
+    let args = BTreeMap::from([("diff".to_owned(), "-a +b".to_owned())]);
+    assert_eq!(client.get_prompt("review", &args).await.unwrap().text(), "Review this diff: -a +b");
+    let listed = client.list_resources(false).await.unwrap();
+    assert_eq!(listed[0].uri, "docs://runbook");
+    client.close().await;
+}
+
+#[derive(Serialize, JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct HalfArgs {
+    a: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct WrongArgs {
+    a: String,
+    b: i64,
+}
+
+#[tokio::test]
+async fn typed_handles_check_the_schema_at_bind_time() {
+    let server = StdioServer::new(peer("TOOLWIRE_PY_MCP1")).arg(fixture("client_fastmcp1.py"));
+    let client = Client::connect(server, ClientOptions::new("demo")).await.unwrap();
+    let add = client.typed::<AddArgs, i64>("add").await.unwrap();
+    assert_eq!(add.call(&AddArgs { a: 2, b: 40 }).await.unwrap(), 42);
+
+    let err = client.typed::<HalfArgs, i64>("add").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "tool 'add' of server 'demo' does not accept `{}`: the server requires 'b', which `Args` does not always send",
+            std::any::type_name::<HalfArgs>()
+        )
+    );
+    let err = client.typed::<WrongArgs, i64>("add").await.unwrap_err();
+    assert!(
+        matches!(&err, TypedError::Incompatible { reason, .. } if reason == "'a' is string in `Args` but integer on the server"),
+        "{err}"
+    );
+    let err = client.typed::<AddArgs, i64>("sub").await.unwrap_err();
+    assert_eq!(err.to_string(), "server 'demo' has no tool 'sub'");
+    let wrong_out = client.typed::<AddArgs, Vec<String>>("add").await.unwrap();
+    assert!(matches!(wrong_out.call(&AddArgs { a: 1, b: 1 }).await.unwrap_err(), TypedError::Output { .. }));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn connect_all_skips_a_failing_server_and_loads_the_others() {
+    let doc = json!({"mcpServers": {
+        "demo": {"command": peer("TOOLWIRE_PY_MCP1"), "args": [fixture("client_fastmcp1.py")]},
+        "ghost": {"command": "/nonexistent/mcp-ghost"},
+        "broken": {"type": "stdio", "url": "http://127.0.0.1:1/mcp"}
+    }});
+    let load = parse_servers(&doc.to_string(), ".mcp.json").unwrap();
+    assert_eq!(load.problems.len(), 1);
+    assert!(matches!(load.servers[0].transport, ServerTransport::Stdio(_)));
+    let connected = connect_all(&load.servers, |name: &str| ClientOptions::new(name)).await;
+    assert_eq!(connected.clients.len(), 1);
+    assert_eq!(connected.clients[0].name(), "demo");
+    assert_eq!(connected.failed.len(), 1);
+    assert_eq!(
+        connected.failed[0].1.to_string(),
+        "server 'ghost' could not be started: `/nonexistent/mcp-ghost`: No such file or directory (os error 2)"
+    );
+    let d = connected.clients[0].adopt(AdoptOptions::default()).await.unwrap();
+    assert_eq!(d.tools()[0].info().name(), "demo__add");
+    for c in connected.clients {
+        c.close().await;
+    }
+}
+
+#[tokio::test]
+async fn sampling_and_elicitation_go_through_the_handlers() {
+    let sampling = Arc::new(|params: Value| -> HandlerFuture {
+        Box::pin(async move {
+            let q = params["messages"][0]["content"]["text"].as_str().unwrap_or_default().to_owned();
+            Ok(
+                json!({"role": "assistant", "content": {"type": "text", "text": format!("{q}? yes")}, "model": "fake"}),
+            )
+        })
+    });
+    let elicitation = Arc::new(|_params: Value| -> HandlerFuture {
+        Box::pin(async { Ok(json!({"action": "accept", "content": {"name": "Ada"}})) })
+    });
+    let options = ClientOptions::new("weather").sampling(sampling).elicitation(elicitation);
+    let client = Client::connect(py2("client_mcpserver.py"), options).await.unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let out = d
+        .get("weather__ask_model")
+        .unwrap()
+        .call_json(json!({"question": "rain"}), &Context::new())
+        .await
+        .unwrap();
+    assert!(out.joined_text().contains("\nmodel said: rain? yes\n"), "{}", out.joined_text());
+    let out = d.get("weather__ask_user").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    assert!(out.joined_text().contains("\nuser is Ada\n"), "{}", out.joined_text());
+    client.close().await;
+
+    // Without handlers the capabilities are not declared and the server's request fails.
+    let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let err =
+        d.get("weather__ask_model").unwrap().call_json(json!({"question": "rain"}), &Context::new()).await;
+    assert!(err.is_err(), "{err:?}");
+    client.close().await;
+}
