@@ -101,14 +101,19 @@ EOF
     [[ "$verdict" == ok ]] && ok "$name" || fail "$name" "$verdict"
   done < <(py "$T/list.out" "$CONTRACT" "$GOLDEN" <<'EOF'
 import json, os, sys
-out, contract, golden_dir = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+# The Inspector is JavaScript: every number it prints has been through a double, so an
+# integer past 2**53 (a 64-bit bound) comes back rounded. Read both sides as JS would.
+def js_int(text):
+    n = int(text)
+    return float(n) if abs(n) > 2**53 else n
+out, contract, golden_dir = json.load(open(sys.argv[1]), parse_int=js_int), json.load(open(sys.argv[2])), sys.argv[3]
 schemas = {t["name"]: t.get("inputSchema") for t in out["result"]["tools"]}
 for tool in contract["tools"]:
     path = os.path.join(golden_dir, tool + ".json")
     if tool not in schemas:
         print(f"schema_{tool}\ttool not listed"); continue
     try:
-        golden = json.load(open(path))
+        golden = json.load(open(path), parse_int=js_int)
     except (OSError, ValueError) as exc:
         print(f"schema_{tool}\tgolden file {path}: {exc}"); continue
     if schemas[tool] == golden: print(f"schema_{tool}\tok")
