@@ -1,0 +1,206 @@
+//! The conformance example server: the fixture tools of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`), served over loopback streamable HTTP by
+//! `serve_registry()`.
+//!
+//! ```text
+//! cargo run -p toolwire-examples --bin conformance -- --port 0
+//! ```
+//!
+//! It prints its URL (`http://127.0.0.1:P/mcp`) as the one line on stdout, then serves
+//! until stdin closes or it is killed. Auth is off, asked for by name: the suite cannot
+//! know a generated token. `tests/tests/conformance.rs` runs the suite against it, and
+//! `tests/conformance/README.md` says which scenario passes and why the others do not.
+//!
+//! Each tool is what the suite's scenario text asks for, word for word where it gives the
+//! words. The suite's logging, sampling and elicitation tools are absent: toolwire does
+//! not send log messages or server-to-client requests yet.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::json;
+use serde_json::value::RawValue;
+use toolwire::{
+    Content, Context, Declarations, EmbeddedResource, Schema, ServeOptions, Tool, ToolFuture, ToolInfo,
+    ToolOutput, serve_registry, tool, tools,
+};
+
+/// A 1x1 red pixel, PNG.
+const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+/// One millisecond of 8 kHz, 8-bit mono silence, WAV.
+const SILENCE_WAV: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/// Return a simple text response.
+#[tool(read_only)]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Return a 1x1 red PNG image.
+#[tool(read_only)]
+fn test_image_content() -> ToolOutput {
+    ToolOutput::from_content(vec![image()])
+}
+
+/// Return a short WAV clip.
+#[tool(read_only)]
+fn test_audio_content() -> ToolOutput {
+    ToolOutput::from_content(vec![Content::Audio {
+        data: SILENCE_WAV.to_owned(),
+        mime_type: "audio/wav".to_owned(),
+    }])
+}
+
+/// Return an embedded text resource.
+#[tool(read_only)]
+fn test_embedded_resource() -> ToolOutput {
+    ToolOutput::from_content(vec![Content::Resource {
+        resource: EmbeddedResource {
+            uri: "test://embedded-resource".to_owned(),
+            mime_type: Some("text/plain".to_owned()),
+            text: Some("This is an embedded resource content.".to_owned()),
+            blob: None,
+        },
+    }])
+}
+
+/// Return text, an image and an embedded resource in one result.
+#[tool(read_only)]
+fn test_multiple_content_types() -> ToolOutput {
+    ToolOutput::from_content(vec![
+        Content::text("Multiple content types test:"),
+        image(),
+        Content::Resource {
+            resource: EmbeddedResource {
+                uri: "test://mixed-content-resource".to_owned(),
+                mime_type: Some("application/json".to_owned()),
+                text: Some(r#"{"test":"data","value":123}"#.to_owned()),
+                blob: None,
+            },
+        },
+    ])
+}
+
+/// Always fail, as a tool error (`isError: true`).
+#[tool(read_only)]
+fn test_error_handling() -> Result<String, String> {
+    Err("This tool intentionally returns an error for testing".to_owned())
+}
+
+/// Report progress 0/100, 50/100 and 100/100, about 50 ms apart.
+#[tool(read_only)]
+async fn test_tool_with_progress(ctx: &Context) -> String {
+    for (i, step) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.report_progress(step, Some(100.0), None);
+    }
+    "Progress test completed".to_owned()
+}
+
+fn image() -> Content {
+    Content::Image { data: RED_PIXEL_PNG.to_owned(), mime_type: "image/png".to_owned() }
+}
+
+/// `json_schema_2020_12_tool`: a hand-written [`Tool`], because the suite wants an exact
+/// input schema (`$schema`, `$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`)
+/// that no Rust type derives. It accepts whatever it is given and says what it got.
+struct JsonSchema202012Tool;
+
+impl Tool for JsonSchema202012Tool {
+    fn info(&self) -> &ToolInfo {
+        static INFO: OnceLock<ToolInfo> = OnceLock::new();
+        INFO.get_or_init(|| {
+            let schema = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {
+                    "address": {
+                        "$anchor": "addressDef",
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                    }
+                },
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
+                "additionalProperties": false
+            });
+            ToolInfo::new(
+                "json_schema_2020_12_tool",
+                "Tool with JSON Schema 2020-12 features",
+                Schema::from_value(schema),
+            )
+            .with_declarations(Declarations::read_only())
+        })
+    }
+
+    fn call<'a>(&'a self, arguments: &'a RawValue, _ctx: &'a Context) -> ToolFuture<'a> {
+        Box::pin(async move { Ok(ToolOutput::text(format!("received {}", arguments.get()))) })
+    }
+}
+
+fn usage() -> ! {
+    eprintln!("usage: conformance [--port P]   (P = 0, the default, picks a free port)");
+    std::process::exit(2);
+}
+
+fn main() {
+    let mut port = 0u16;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--port" => port = args.next().and_then(|p| p.parse().ok()).unwrap_or_else(|| usage()),
+            "-h" | "--help" => {
+                println!("serve the MCP conformance suite's fixture tools on http://127.0.0.1:P/mcp");
+                println!("usage: conformance [--port P]");
+                return;
+            }
+            _ => usage(),
+        }
+    }
+
+    let mut registry = tools![
+        test_simple_text,
+        test_image_content,
+        test_audio_content,
+        test_embedded_resource,
+        test_multiple_content_types,
+        test_error_handling,
+        test_tool_with_progress,
+    ]
+    .expect("fixture tool names are unique");
+    registry.register(JsonSchema202012Tool).expect("fixture tool names are unique");
+
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let options = ServeOptions::http().port(port).auth_none().version(env!("CARGO_PKG_VERSION"));
+    let mut spec = match serve_registry(registry, "toolwire-conformance", options) {
+        Ok(spec) => spec,
+        Err(e) => {
+            eprintln!("conformance: {e}");
+            std::process::exit(1);
+        }
+    };
+    runtime.block_on(async {
+        if let Err(e) = spec.start() {
+            eprintln!("conformance: {e}");
+            std::process::exit(1);
+        }
+        println!("{}", spec.url().expect("an HTTP spec has a URL"));
+        // Serve until stdin closes: the parent's way of saying it is done.
+        let _ =
+            tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))
+                .await;
+        spec.stop();
+    });
+}
