@@ -8,15 +8,19 @@
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413 |
-//! | an unsupported `MCP-Protocol-Version` | 400 |
+//! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
 //! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 |
-//! | modern (2026-07-28): `Mcp-Method`/`Mcp-Name` missing or not matching the body | 400, -32020 |
-//! | modern: an unknown method | 404, -32601 |
+//! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` missing or not matching the body | 400, -32020 |
+//! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
+//! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
 //! | GET | 405: this server sends nothing unasked over HTTP |
 //! | DELETE with a session id | ends the session (204); unknown: 404 |
+//!
+//! An error the transport answers itself carries the request's id once the body has been
+//! read far enough to know it (the guard's refusals come before that, and carry none).
 //!
 //! Legacy sessions have an idle TTL and a cap. In stateless mode (for replicas behind a
 //! load balancer) no session ids are issued: each legacy request is served by a fresh
@@ -51,6 +55,9 @@ pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(600);
 /// Default cap on live legacy sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+
+/// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
+const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
 
 /// JSON-RPC code for a request whose `Mcp-Method`/`Mcp-Name` headers do not match its body.
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -267,22 +274,6 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
             );
         }
     };
-    let header_version =
-        match headers.get("mcp-protocol-version").map(|v| v.to_str().ok().and_then(ProtocolVersion::parse)) {
-            None => None,
-            Some(Some(v)) => Some(v),
-            Some(None) => {
-                let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    Some(crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION),
-                    &format!(
-                        "bad request: unsupported MCP-Protocol-Version; supported: {}",
-                        supported.join(", ")
-                    ),
-                );
-            }
-        };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error_response(
             StatusCode::BAD_REQUEST,
@@ -291,33 +282,71 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         );
     };
     let shape = peek(text);
+    let id = match &shape {
+        Shape::Request { id, .. } => Some(*id),
+        _ => None,
+    };
+    let header_version = match headers.get("mcp-protocol-version") {
+        None => None,
+        Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
+            Some(v) => Some(v),
+            None => return unsupported_version(v.as_bytes(), id, &shape),
+        },
+    };
+    let modern = is_modern(&shape, header_version);
 
     // Which session serves it.
     let mut new_session_id = None;
-    let session = if let Some(id) = session_id(&headers) {
-        match endpoint.sessions.get(id) {
+    let session = if let Some(sid) = session_id(&headers) {
+        match endpoint.sessions.get(sid) {
             Some(s) => s,
             None => {
-                return error_response(
+                return error_response_with_id(
                     StatusCode::NOT_FOUND,
                     None,
+                    id,
                     "not found: no such session (it ended or never existed); send initialize again",
                 );
             }
         }
+    } else if modern {
+        if let Err(mismatch) = check_modern_headers(&headers, &shape) {
+            return error_response_with_id(StatusCode::BAD_REQUEST, Some(HEADER_MISMATCH), id, &mismatch);
+        }
+        // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
+        // 404 for them. Refused here rather than in the engine (which answers `ping` in both
+        // eras, for stdio keepalives): modern HTTP has no session to keep alive, and the
+        // modern session is shared by every modern request, so an `initialize` would turn
+        // it into a legacy one.
+        if let Shape::Request { method, .. } = &shape
+            && REMOVED_IN_MODERN.contains(&method.as_ref())
+        {
+            return error_response_with_id(
+                StatusCode::NOT_FOUND,
+                Some(crate::protocol::code::METHOD_NOT_FOUND),
+                id,
+                &format!(
+                    "method '{method}' not found: {} has no handshake and no ping; send server/discover, or initialize without the {} MCP-Protocol-Version header for a legacy session",
+                    ProtocolVersion::LATEST,
+                    ProtocolVersion::LATEST
+                ),
+            );
+        }
+        endpoint.modern.clone()
     } else if matches!(&shape, Shape::Request { method, .. } if method == "initialize") {
         if endpoint.config.stateless {
             endpoint.server.session()
         } else {
             match endpoint.sessions.create(&endpoint.server) {
-                Ok((id, s)) => {
-                    new_session_id = Some(id);
+                Ok((sid, s)) => {
+                    new_session_id = Some(sid);
                     s
                 }
                 Err(full) => {
-                    return error_response(
+                    return error_response_with_id(
                         StatusCode::SERVICE_UNAVAILABLE,
                         None,
+                        id,
                         &format!(
                             "service unavailable: {} sessions are open, the most this server keeps",
                             full.cap
@@ -326,11 +355,6 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
                 }
             }
         }
-    } else if is_modern(&shape, header_version) {
-        if let Err(mismatch) = check_modern_headers(&headers, &shape) {
-            return error_response(StatusCode::BAD_REQUEST, Some(HEADER_MISMATCH), &mismatch);
-        }
-        endpoint.modern.clone()
     } else if endpoint.config.stateless {
         let session = endpoint.server.session();
         bring_up(&session, header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY));
@@ -338,9 +362,10 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
     } else if matches!(shape, Shape::Unreadable) {
         endpoint.modern.clone()
     } else {
-        return error_response(
+        return error_response_with_id(
             StatusCode::BAD_REQUEST,
             None,
+            id,
             "bad request: missing Mcp-Session-Id header; send initialize first",
         );
     };
@@ -359,8 +384,25 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
     }
-    let modern = is_modern(&shape, header_version);
-    respond(rx, new_session_id, modern, matches!(shape, Shape::Unreadable), endpoint).await
+    let meta_incomplete = match &shape {
+        Shape::Request { meta_version, meta_capabilities, .. } => {
+            meta_version.is_none() || !meta_capabilities
+        }
+        _ => false,
+    };
+    let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
+    respond(rx, new_session_id, answering, endpoint).await
+}
+
+/// What the HTTP status of an answer depends on besides the answer itself.
+#[derive(Debug, Clone, Copy)]
+struct Answering {
+    /// The request was served in the modern era.
+    modern: bool,
+    /// The body could not be routed (not JSON, or not a JSON-RPC object).
+    unreadable: bool,
+    /// The request's `_meta` lacks the protocol version or the client capabilities.
+    meta_incomplete: bool,
 }
 
 /// Turn what the session sends into the HTTP answer: JSON when the first thing is the
@@ -368,8 +410,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
 async fn respond(
     mut rx: mpsc::UnboundedReceiver<Outbound>,
     new_session_id: Option<String>,
-    modern: bool,
-    unreadable: bool,
+    answering: Answering,
     endpoint: &Endpoint,
 ) -> Response {
     let Some(first) = rx.recv().await else {
@@ -380,7 +421,7 @@ async fn respond(
         return with_session_id(sse::response(first, rx), new_session_id.as_deref());
     }
     let text = first.into_string();
-    let status = status_for(&text, modern, unreadable);
+    let status = status_for(&text, answering);
     let failed = status != StatusCode::OK || error_code(&text).is_some();
     let mut response = (status, text).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -401,22 +442,24 @@ fn with_session_id(mut response: Response, id: Option<&str>) -> Response {
     response
 }
 
-/// The HTTP status for a JSON-RPC response: 400 for a parse error, 404 for an unknown
-/// method in the modern era, 200 otherwise.
-fn status_for(text: &str, modern: bool, unreadable: bool) -> StatusCode {
-    let code = error_code(text);
-    match code {
-        Some(c)
-            if c == crate::protocol::code::PARSE_ERROR
-                || (unreadable && c == crate::protocol::code::INVALID_REQUEST) =>
-        {
-            StatusCode::BAD_REQUEST
-        }
-        Some(c) if modern && c == crate::protocol::code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
-        Some(c) if modern && c == crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION => {
-            StatusCode::BAD_REQUEST
-        }
-        _ => StatusCode::OK,
+/// The HTTP status for a JSON-RPC response: 400 for a parse error; in the modern era, 404
+/// for an unknown method and 400 for an unsupported version or a `_meta` missing its
+/// required keys (-32602); 200 otherwise.
+fn status_for(text: &str, answering: Answering) -> StatusCode {
+    use crate::protocol::code;
+    let Some(c) = error_code(text) else { return StatusCode::OK };
+    let modern = answering.modern;
+    if c == code::PARSE_ERROR || (answering.unreadable && c == code::INVALID_REQUEST) {
+        StatusCode::BAD_REQUEST
+    } else if modern && c == code::METHOD_NOT_FOUND {
+        StatusCode::NOT_FOUND
+    } else if modern
+        && (c == code::UNSUPPORTED_PROTOCOL_VERSION
+            || (c == code::INVALID_PARAMS && answering.meta_incomplete))
+    {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
     }
 }
 
@@ -445,7 +488,24 @@ fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool
 
 /// The modern era routes on headers, so they must say what the body says.
 fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), String> {
-    let Shape::Request { method, name, .. } = shape else { return Ok(()) };
+    let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
+    // The version header must say what `_meta` says (a missing `_meta` version is the
+    // engine's -32602, not a mismatch).
+    if let Some(body_version) = meta_version {
+        match headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
+            None => {
+                return Err(format!(
+                    "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
+                ));
+            }
+            Some(h) if h != body_version.as_ref() => {
+                return Err(format!(
+                    "header mismatch: MCP-Protocol-Version is '{h}' but the body's _meta says '{body_version}'"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     let header_method = headers.get("mcp-method").and_then(|v| v.to_str().ok());
     if header_method != Some(method.as_ref()) {
         let what = match header_method {
@@ -504,12 +564,73 @@ fn accepts_both(headers: &HeaderMap) -> bool {
 
 /// A JSON-RPC error body (no id: the request was refused before it was read) with `status`.
 fn error_response(status: StatusCode, code: Option<i64>, message: &str) -> Response {
+    error_response_with_id(status, code, None, message)
+}
+
+/// A JSON-RPC error body with `status`, answering the request whose id (as JSON text) is
+/// `id`, when the body was read far enough to know it.
+fn error_response_with_id(
+    status: StatusCode,
+    code: Option<i64>,
+    id: Option<&str>,
+    message: &str,
+) -> Response {
+    error_body(status, code, id, message, None)
+}
+
+fn error_body(
+    status: StatusCode,
+    code: Option<i64>,
+    id: Option<&str>,
+    message: &str,
+    data: Option<&str>,
+) -> Response {
+    use crate::protocol::json::json_string;
     let code = code.unwrap_or(match status {
         StatusCode::NOT_FOUND => crate::protocol::code::METHOD_NOT_FOUND,
         _ => crate::protocol::code::INVALID_REQUEST,
     });
-    let body = serde_json::json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
-    let mut r = (status, body.to_string()).into_response();
+    let mut body = String::from("{\"jsonrpc\":\"2.0\",");
+    if let Some(id) = id {
+        body.push_str("\"id\":");
+        body.push_str(id);
+        body.push(',');
+    }
+    body.push_str(&format!("\"error\":{{\"code\":{code},\"message\":{}", json_string(message)));
+    if let Some(data) = data {
+        body.push_str(",\"data\":");
+        body.push_str(data);
+    }
+    body.push_str("}}");
+    let mut r = (status, body).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     r
+}
+
+/// 400 with an `UnsupportedProtocolVersionError` (-32022) for an `MCP-Protocol-Version`
+/// header naming no version this server knows. `supported` lists what the request could
+/// use instead: the modern versions (what `server/discover` lists) when it speaks the
+/// modern way, with a `_meta` version; the handshake versions otherwise.
+fn unsupported_version(requested: &[u8], id: Option<&str>, shape: &Shape<'_>) -> Response {
+    use crate::protocol::json::json_string;
+    let modern_style = matches!(shape, Shape::Request { meta_version: Some(_), .. });
+    let era = if modern_style { Era::Modern } else { Era::Legacy };
+    let supported: Vec<&str> = ProtocolVersion::of_era(era).map(|v| v.as_str()).collect();
+    let requested = String::from_utf8_lossy(requested);
+    let data = format!(
+        "{{\"supported\":[{}],\"requested\":{}}}",
+        supported.iter().map(|v| json_string(v)).collect::<Vec<_>>().join(","),
+        json_string(&requested)
+    );
+    error_body(
+        StatusCode::BAD_REQUEST,
+        Some(crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION),
+        id,
+        &format!(
+            "bad request: unsupported MCP-Protocol-Version; supported: {}; got {}",
+            supported.join(", "),
+            json_string(&requested)
+        ),
+        Some(&data),
+    )
 }

@@ -1,6 +1,8 @@
 //! What the HTTP layer must know about a body before the engine sees it: is it a request, a
-//! notification or a response; its method; the tool name it names; the protocol version its
-//! `_meta` claims. The engine decodes the message again, properly; this only routes.
+//! notification or a response; its id and method; the tool name it names; the protocol
+//! version its `_meta` claims, and whether `_meta` carries the client capabilities. The
+//! engine decodes the message again, properly; this only routes, and lets an error the
+//! transport answers itself carry the request's id.
 
 use std::borrow::Cow;
 
@@ -10,8 +12,17 @@ use serde_json::value::RawValue;
 /// The shape of a POST body, as far as routing cares.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Shape<'a> {
-    /// One request: a method and an id.
-    Request { method: Cow<'a, str>, name: Option<Cow<'a, str>>, meta_version: Option<Cow<'a, str>> },
+    /// One request: an id and a method.
+    Request {
+        /// The id, as the JSON text it was sent as (`1`, `"a"`).
+        id: &'a str,
+        method: Cow<'a, str>,
+        name: Option<Cow<'a, str>>,
+        /// `_meta`'s `io.modelcontextprotocol/protocolVersion`, when it is a string.
+        meta_version: Option<Cow<'a, str>>,
+        /// `_meta` has `io.modelcontextprotocol/clientCapabilities`.
+        meta_capabilities: bool,
+    },
     /// A notification or a response: nothing to answer.
     NoReply,
     /// A JSON array (a batch); the engine decides whether the version allows it.
@@ -44,6 +55,8 @@ struct Params<'a> {
 struct Meta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
     version: Option<Cow<'a, str>>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    capabilities: Option<&'a RawValue>,
 }
 
 pub(crate) fn peek(body: &str) -> Shape<'_> {
@@ -56,12 +69,14 @@ pub(crate) fn peek(body: &str) -> Shape<'_> {
     }
     let Ok(env) = serde_json::from_str::<Envelope<'_>>(body) else { return Shape::Unreadable };
     match (env.method, env.id) {
-        (Some(method), Some(_)) => {
-            let (name, meta_version) = match env.params {
-                Some(p) => (p.name.or(p.uri), p.meta.and_then(|m| m.version)),
+        (Some(method), Some(id)) => {
+            let (name, meta) = match env.params {
+                Some(p) => (p.name.or(p.uri), p.meta),
                 None => (None, None),
             };
-            Shape::Request { method, name, meta_version }
+            let meta_capabilities = meta.as_ref().is_some_and(|m| m.capabilities.is_some());
+            let meta_version = meta.and_then(|m| m.version);
+            Shape::Request { id: id.get(), method, name, meta_version, meta_capabilities }
         }
         (Some(_), None) => Shape::NoReply,
         (None, Some(_)) => Shape::NoReply,
@@ -80,9 +95,23 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
             ),
             Shape::Request {
+                id: "1",
                 method: "tools/call".into(),
                 name: Some("echo".into()),
-                meta_version: Some("2026-07-28".into())
+                meta_version: Some("2026-07-28".into()),
+                meta_capabilities: false,
+            }
+        );
+        assert_eq!(
+            peek(
+                r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}"#
+            ),
+            Shape::Request {
+                id: r#""a""#,
+                method: "tools/list".into(),
+                name: None,
+                meta_version: None,
+                meta_capabilities: true,
             }
         );
         assert_eq!(peek(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Shape::NoReply);

@@ -1,0 +1,212 @@
+//! The HTTP rules the official conformance suite (0.2.0-alpha.12, `server-stateless`) showed
+//! the endpoint getting wrong, one test each, on real sockets on 127.0.0.1:
+//!
+//! - an unsupported `MCP-Protocol-Version` is a full `UnsupportedProtocolVersionError`:
+//!   the request's id, and `data.supported` / `data.requested`;
+//! - `MCP-Protocol-Version` must say what `_meta` says (400, -32020);
+//! - a modern request whose `_meta` lacks its required keys is 400, not 200;
+//! - `initialize` and `ping` in the modern era are 404 with -32601 (and `initialize` no
+//!   longer makes a legacy session out of a modern request);
+//! - errors the transport answers itself, once it has read the body, carry the request's id.
+
+use std::net::SocketAddr;
+
+use serde_json::{Value, json};
+use toolwire::{McpServerSpec, ServeOptions, serve_registry, tool, tools};
+use toolwire_tests::http::{RawResponse, mcp_headers, request};
+
+/// Echo the text back.
+#[tool(read_only)]
+fn echo(text: String) -> String {
+    text
+}
+
+fn spec() -> McpServerSpec {
+    let mut spec = serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http()).unwrap();
+    spec.start().unwrap();
+    spec
+}
+
+async fn post(addr: SocketAddr, headers: Vec<(String, String)>, body: String) -> RawResponse {
+    tokio::task::spawn_blocking(move || request(addr, "POST", "/mcp", &headers, &body)).await.unwrap()
+}
+
+/// Authorised POST headers plus `extra`.
+fn headers(spec: &McpServerSpec, extra: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut h = mcp_headers(spec.local_addr().unwrap());
+    h.extend(spec.auth_headers());
+    h.extend(extra.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+    h
+}
+
+const CAPS: &str = r#""io.modelcontextprotocol/clientCapabilities":{}"#;
+
+fn meta(version: &str) -> String {
+    format!(r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}",{CAPS}}}"#)
+}
+
+fn request_body(id: Value, method: &str, params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unsupported_version_header_is_a_full_unsupported_version_error() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    let body = request_body(json!(301), "server/discover", &meta("v999.0.0"));
+    let r = post(
+        addr,
+        headers(&spec, &[("MCP-Protocol-Version", "v999.0.0"), ("Mcp-Method", "server/discover")]),
+        body,
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json(),
+        json!({"jsonrpc":"2.0","id":301,"error":{
+            "code":-32022,
+            "message":"bad request: unsupported MCP-Protocol-Version; supported: 2026-07-28; got \"v999.0.0\"",
+            "data":{"supported":["2026-07-28"],"requested":"v999.0.0"}}})
+    );
+    // What it lists is what server/discover lists.
+    let discover = request_body(json!(1), "server/discover", &meta("2026-07-28"));
+    let d = post(
+        addr,
+        headers(&spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "server/discover")]),
+        discover,
+    )
+    .await;
+    assert_eq!(d.json()["result"]["supportedVersions"], json!(["2026-07-28"]));
+
+    // A legacy-style request (no `_meta` version) is told the handshake versions.
+    let ping = r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#.to_owned();
+    let r = post(addr, headers(&spec, &[("MCP-Protocol-Version", "1999-01-01")]), ping).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["id"], "p");
+    assert_eq!(
+        r.json()["error"]["data"],
+        json!({"supported":["2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"requested":"1999-01-01"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn version_header_must_match_meta() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    let body = request_body(json!(302), "server/discover", &meta("v999.0.0"));
+    let r = post(
+        addr,
+        headers(&spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "server/discover")]),
+        body,
+    )
+    .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json(),
+        json!({"jsonrpc":"2.0","id":302,"error":{"code":-32020,
+            "message":"header mismatch: MCP-Protocol-Version is '2026-07-28' but the body's _meta says 'v999.0.0'"}})
+    );
+    // A modern body without the version header is a mismatch too: the header is required.
+    let body = request_body(json!(303), "tools/list", &meta("2026-07-28"));
+    let r = post(addr, headers(&spec, &[("Mcp-Method", "tools/list")]), body).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["id"], 303);
+    assert_eq!(r.json()["error"]["code"], -32020);
+    assert_eq!(
+        r.json()["error"]["message"],
+        "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '2026-07-28'"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn modern_request_with_incomplete_meta_is_400_invalid_params() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    let modern = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "server/discover")];
+    let no_version = format!(r#""_meta":{{{CAPS}}}"#);
+    let no_caps = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+    for (id, params) in [(101, ""), (102, no_version.as_str()), (104, no_caps)] {
+        let r = post(addr, headers(&spec, &modern), request_body(json!(id), "server/discover", params)).await;
+        assert_eq!(r.status, 400, "{params}: {}", r.body);
+        assert_eq!(r.json()["id"], id);
+        assert_eq!(r.json()["error"]["code"], -32602, "{}", r.body);
+    }
+    // Other -32602s (an unknown tool) are still answered with 200: only the envelope is 400.
+    let call = request_body(json!(5), "tools/call", &format!(r#""name":"nope",{}"#, meta("2026-07-28")));
+    let r = post(
+        addr,
+        headers(
+            &spec,
+            &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "nope")],
+        ),
+        call,
+    )
+    .await;
+    assert_eq!((r.status, r.json()["error"]["code"].clone()), (200, json!(-32602)), "{}", r.body);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn initialize_and_ping_are_404_in_the_modern_era() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    for method in ["initialize", "ping"] {
+        let r = post(
+            addr,
+            headers(&spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)]),
+            request_body(json!(500), method, &meta("2026-07-28")),
+        )
+        .await;
+        assert_eq!(r.status, 404, "{method}: {}", r.body);
+        assert!(r.header("mcp-session-id").is_none(), "no legacy session is made");
+        let v = r.json();
+        assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(500), json!(-32601)));
+        assert_eq!(
+            v["error"]["message"],
+            format!(
+                "method '{method}' not found: 2026-07-28 has no handshake and no ping; send server/discover, or initialize without the 2026-07-28 MCP-Protocol-Version header for a legacy session"
+            )
+        );
+    }
+    // The shared modern session was not turned into a legacy one: a legacy-looking
+    // tools/list without a session is still refused, and modern requests still work.
+    let r = post(
+        addr,
+        headers(&spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")]),
+        request_body(json!(7), "tools/list", &meta("2026-07-28")),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["tools"][0]["name"], "echo");
+    // And the legacy handshake still works without the modern header.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = post(addr, headers(&spec, &[]), init.to_owned()).await;
+    assert_eq!(r.status, 200);
+    assert!(r.header("mcp-session-id").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn transport_errors_after_reading_the_body_carry_the_id() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    let call = r#"{"jsonrpc":"2.0","id":"c-9","method":"tools/list"}"#.to_owned();
+    let r = post(addr, headers(&spec, &[]), call.clone()).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json(),
+        json!({"jsonrpc":"2.0","id":"c-9","error":{"code":-32600,
+            "message":"bad request: missing Mcp-Session-Id header; send initialize first"}})
+    );
+    let r = post(addr, headers(&spec, &[("Mcp-Session-Id", "gone")]), call).await;
+    assert_eq!((r.status, r.json()["id"].clone()), (404, json!("c-9")));
+    let mismatch = request_body(json!(8), "tools/list", &meta("2026-07-28"));
+    let r = post(
+        addr,
+        headers(&spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")]),
+        mismatch,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["id"].clone(), r.json()["error"]["code"].clone()),
+        (400, json!(8), json!(-32020))
+    );
+}
