@@ -295,6 +295,20 @@ fn claude_would_swallow_a_prompt_after_a_separate_empty_tools_argument() {
 
 // ------------------------------------------------------------------ Codex
 
+/// Top-level settings that keep `codex app-server` on loopback: without them a thread start
+/// resolves public hosts (the plugin catalogue's, the API's; strace shows the DNS queries),
+/// with them it connects to nothing but 127.0.0.1. They sit before our table, as top-level
+/// keys must.
+const CODEX_OFFLINE: &str = "check_for_update_on_startup = false
+openai_base_url = \"http://127.0.0.1:9/v1\"
+chatgpt_base_url = \"http://127.0.0.1:9/\"
+
+[features]
+plugins = false
+remote_plugin = false
+
+";
+
 fn codex_home_with(toml: &str) -> TempHome {
     let home = TempHome::new("codex");
     std::fs::write(home.0.join("config.toml"), toml).unwrap();
@@ -433,7 +447,9 @@ fn codex_app_server_connects_with_the_token_from_the_environment_only() {
     let env = served.codex_env();
     let (var, token) = env.iter().next().expect("the codex env carries the token");
     assert_eq!((var.as_str(), env.len()), ("TOOLWIRE_TOOL_WIRE_TOKEN", 1));
-    let home = codex_home_with(served.str("codex_toml"));
+    let config = format!("{CODEX_OFFLINE}{}", served.str("codex_toml"));
+    assert!(codex_strict_check(&config).0, "--strict-config refused:\n{config}");
+    let home = codex_home_with(&config);
 
     let mut app = AppServer::spawn(codex_command(&home).envs(&env));
     let pid = app.child.id();
