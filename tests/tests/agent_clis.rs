@@ -11,11 +11,12 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -200,27 +201,37 @@ impl Drop for Served {
 
 // ------------------------------------------------------------------ Claude Code
 
-/// `claude --output-format stream-json --verbose -p <args...>` in a fresh HOME; the first
-/// line is the `system/init` event (the run then ends with "Not logged in", exit 1, which
-/// says nothing about us).
-fn claude_init(args: &[String]) -> Value {
+/// `claude --output-format stream-json --verbose -p <args...>` in a fresh HOME, with `env`
+/// added; every line it printed, as JSON.
+fn claude_run(args: &[String], env: &[(&str, String)]) -> Vec<Value> {
     let home = TempHome::new("claude");
     let out = run_bounded(
         isolated(&clis().claude, &home.0)
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .args(["--output-format", "stream-json", "--verbose", "-p"])
             .args(args),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let first = stdout.lines().next().unwrap_or_else(|| {
-        panic!(
-            "claude {args:?} printed nothing ({}); stderr:\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let init: Value =
-        serde_json::from_str(first).unwrap_or_else(|e| panic!("first line is not JSON ({e}): {first}"));
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("claude printed a non-JSON line ({e}): {l}"))
+        })
+        .collect();
+    assert!(
+        !lines.is_empty(),
+        "claude {args:?} printed nothing ({}); stderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    lines
+}
+
+/// The first line, the `system/init` event (with no model to talk to, the run then ends
+/// with "Not logged in", exit 1, which says nothing about us).
+fn claude_init(args: &[String]) -> Value {
+    let init = claude_run(args, &[]).swap_remove(0);
     assert_eq!((init["type"].as_str(), init["subtype"].as_str()), (Some("system"), Some("init")), "{init}");
     init
 }
@@ -291,6 +302,161 @@ fn claude_would_swallow_a_prompt_after_a_separate_empty_tools_argument() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Input must be provided"), "{}: {stderr}", out.status);
+}
+
+/// A fake Messages API on loopback: the model's first turn asks for each of `calls` (tool
+/// name, input) at once; once tool results come back it answers with text. It records every
+/// request body.
+struct FakeModel {
+    url: String,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+impl FakeModel {
+    fn start(calls: Vec<(String, Value)>) -> FakeModel {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        let calls = Arc::new(calls);
+        // The thread ends with the test process; each connection gets one answer and is closed.
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let (seen, calls) = (seen.clone(), calls.clone());
+                std::thread::spawn(move || FakeModel::answer(stream, &seen, &calls));
+            }
+        });
+        FakeModel { url, requests }
+    }
+
+    fn answer(mut stream: TcpStream, seen: &Mutex<Vec<Value>>, calls: &[(String, Value)]) {
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 8192];
+        let head_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while buf.len() < head_end + len {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let request: Value = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
+        seen.lock().unwrap().push(request.clone());
+
+        let last = request["messages"].as_array().and_then(|m| m.last()).cloned().unwrap_or(Value::Null);
+        let has_results =
+            last["content"].as_array().is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"));
+        let offers =
+            |name: &str| request["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["name"] == name));
+        let (blocks, stop) = if !has_results && !calls.is_empty() && calls.iter().all(|(n, _)| offers(n)) {
+            let uses = calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, input))| json!({"type": "tool_use", "id": format!("toolu_{i}"), "name": name, "input": input}))
+                .collect();
+            (uses, "tool_use")
+        } else {
+            (vec![json!({"type": "text", "text": "done"})], "end_turn")
+        };
+        let mut message = json!({"id": "msg_fake", "type": "message", "role": "assistant", "model": "fake",
+            "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}});
+        let (content_type, body) = if request["stream"] == true {
+            let mut events = vec![json!({"type": "message_start", "message": message})];
+            for (i, b) in blocks.iter().enumerate() {
+                if b["type"] == "tool_use" {
+                    events.push(json!({"type": "content_block_start", "index": i,
+                        "content_block": {"type": "tool_use", "id": b["id"], "name": b["name"], "input": {}}}));
+                    events.push(json!({"type": "content_block_delta", "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}));
+                } else {
+                    events.push(json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}));
+                    events.push(json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}));
+                }
+                events.push(json!({"type": "content_block_stop", "index": i}));
+            }
+            events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 1}}));
+            events.push(json!({"type": "message_stop"}));
+            let sse: String = events
+                .iter()
+                .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+                .collect();
+            ("text/event-stream", sse)
+        } else {
+            message["content"] = Value::Array(blocks);
+            message["stop_reason"] = json!(stop);
+            ("application/json", message.to_string())
+        };
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+    }
+}
+
+#[test]
+fn claude_code_calls_our_tool_for_a_model_and_withholds_the_one_that_needs_approval() {
+    let served = Served::start("engine");
+    let model = FakeModel::start(vec![
+        ("mcp__engine__echo".to_owned(), json!({"text": "hi from claude"})),
+        ("mcp__engine__deploy".to_owned(), json!({"target": "prod"})),
+    ]);
+    // What a caller does: pre-approve `auto_approve()`, so the CLI asks before the rest.
+    let auto = served.strings("auto_approve");
+    assert_eq!(auto, ["mcp__engine__add", "mcp__engine__echo"]);
+    let mut args = vec!["hi".to_owned(), "--allowedTools".to_owned()];
+    args.extend(auto);
+    args.extend(served.strings("claude_args"));
+    let env = [
+        ("ANTHROPIC_BASE_URL", model.url.clone()),
+        ("ANTHROPIC_API_KEY", "sk-ant-dummy".to_owned()),
+        ("ENABLE_TOOL_SEARCH", "false".to_owned()),
+    ];
+    let lines = claude_run(&args, &env);
+
+    let results: BTreeMap<String, Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "user")
+        .filter_map(|l| l["message"]["content"].as_array())
+        .flatten()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| (b["tool_use_id"].as_str().unwrap().to_owned(), b.clone()))
+        .collect();
+    assert_eq!(
+        results["toolu_0"]["content"],
+        json!([{"type": "text", "text": "hi from claude"}]),
+        "{lines:#?}"
+    );
+    assert_eq!(results["toolu_1"]["is_error"], true, "deploy was not pre-approved: {lines:#?}");
+    let result = lines.last().unwrap();
+    assert_eq!(result["type"], "result", "{result}");
+    assert_eq!(result["permission_denials"][0]["tool_name"], "mcp__engine__deploy", "{result}");
+
+    // The model was offered our tool under its qualified name, with our schema.
+    let requests = model.requests.lock().unwrap().clone();
+    let offered = requests
+        .iter()
+        .filter_map(|r| r["tools"].as_array())
+        .flatten()
+        .find(|t| t["name"] == "mcp__engine__echo")
+        .unwrap_or_else(|| panic!("no request offered mcp__engine__echo: {requests:#?}"))
+        .clone();
+    assert_eq!(offered["input_schema"]["required"], json!(["text"]), "{offered}");
+    assert_eq!(served.finish(), 1, "echo reached the server; deploy never did");
 }
 
 // ------------------------------------------------------------------ Codex

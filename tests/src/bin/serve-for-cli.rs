@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! {"url", "config_path", "claude_args", "claude_args_no_builtins", "tool_names",
-//!  "codex_toml", "codex_env"}
+//!  "auto_approve", "codex_toml", "codex_env"}
 //! ```
 //!
 //! then serves until its stdin closes, stops (which deletes the config file), and prints
@@ -61,6 +61,7 @@ async fn main() {
         "claude_args": spec.claude_cli_args(true),
         "claude_args_no_builtins": spec.claude_cli_args(false),
         "tool_names": spec.tool_names(),
+        "auto_approve": spec.auto_approve(),
         "codex_toml": codex.toml,
         "codex_env": codex.env,
     });
