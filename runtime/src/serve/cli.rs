@@ -54,7 +54,7 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
             std::process::exit(1);
         }
     };
-    let server = Server::new(registry, flags.options(&spec));
+    let options = flags.options(&spec);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -62,7 +62,13 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
             std::process::exit(1);
         }
     };
-    let result = runtime.block_on(crate::transport::stdio::serve_stdio(server));
+    let result = if flags.http {
+        runtime.block_on(serve_http(&spec, registry, options, &flags))
+    } else {
+        runtime
+            .block_on(crate::transport::stdio::serve_stdio(Server::new(registry, options)))
+            .map_err(|e| e.to_string())
+    };
     // A sync tool still running on the blocking pool must not hold the exit up.
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
@@ -74,9 +80,68 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
     }
 }
 
+/// Serve over loopback HTTP until SIGINT or SIGTERM, printing where and how to connect
+/// (never the token, unless `--show-token`).
+async fn serve_http(
+    spec: &MainSpec,
+    registry: ToolRegistry,
+    options: ServerOptions,
+    flags: &Flags,
+) -> Result<(), String> {
+    let mut serve = super::ServeOptions::http().with_server_options(options);
+    if let Some(port) = flags.port {
+        serve = serve.port(port);
+    }
+    let mut mcp = super::serve_registry(registry, spec.name, serve).map_err(|e| e.to_string())?;
+    mcp.start().map_err(|e| e.to_string())?;
+    let url = mcp.url().unwrap_or_default();
+    let config = mcp.config_path().display();
+    println!("{} {} serving MCP (streamable HTTP) at {url}", spec.name, spec.version);
+    println!("auth: a bearer token, generated for this run; it is in the config file below");
+    println!("claude: claude --mcp-config {config} --strict-mcp-config");
+    if flags.show_token {
+        for (k, v) in mcp.auth_headers() {
+            println!("header: {k}: {v}");
+        }
+    } else {
+        println!("(pass --show-token to print the Authorization header)");
+    }
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    shutdown_signal().await;
+    mcp.stop();
+    Ok(())
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => {
+                let _ = interrupt.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
+
 /// The flags a server binary takes.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Flags {
+    pub(crate) http: bool,
+    pub(crate) port: Option<u16>,
+    pub(crate) show_token: bool,
     pub(crate) deadline: Option<Duration>,
     pub(crate) max_in_flight: usize,
     pub(crate) max_message_bytes: usize,
@@ -88,6 +153,9 @@ pub(crate) struct Flags {
 impl Default for Flags {
     fn default() -> Self {
         Flags {
+            http: false,
+            port: None,
+            show_token: false,
             deadline: None,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_SIZE,
@@ -127,6 +195,13 @@ pub(crate) enum Command {
 /// exactly the flags that exist.
 const FLAGS: &[(&str, Option<&str>, &str)] = &[
     ("--stdio", None, "Serve MCP over stdin and stdout (the default)"),
+    (
+        "--http",
+        None,
+        "Serve MCP streamable HTTP on 127.0.0.1 with a generated bearer token, until SIGINT/SIGTERM",
+    ),
+    ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)"),
+    ("--show-token", None, "With --http: print the Authorization header (it is always in the config file)"),
     ("--deadline", Some("SECONDS"), "Abandon a tool call still running after this long (default: never)"),
     ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)"),
     ("--max-message-bytes", Some("N"), "Refuse an inbound message longer than N bytes (default: 16777216)"),
@@ -143,7 +218,7 @@ const FLAGS: &[(&str, Option<&str>, &str)] = &[
 
 pub(crate) fn help(spec: &MainSpec) -> String {
     let mut out = format!(
-        "{name} {version}: an MCP server. Speaks MCP over stdin/stdout until stdin closes; logs go to stderr.\n\nUsage: {name} [FLAGS]\n\nFlags:\n",
+        "{name} {version}: an MCP server. Speaks MCP over stdin/stdout until stdin closes (or, with --http, over loopback HTTP); logs go to stderr.\n\nUsage: {name} [FLAGS]\n\nFlags:\n",
         name = spec.name,
         version = spec.version
     );
@@ -172,7 +247,6 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
                 return Err(match name.as_str() {
                     "-h" => return Ok(Command::Help),
                     "-V" => return Ok(Command::Version),
-                    "--http" => "unknown flag '--http': this server serves over stdio only".to_owned(),
                     n if n.starts_with('-') => format!("unknown flag '{n}'"),
                     n => format!("unexpected argument '{n}': this server takes flags only"),
                 });
@@ -192,7 +266,14 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
         match name.as_str() {
             "--help" => return Ok(Command::Help),
             "--version" => return Ok(Command::Version),
-            "--stdio" => {}
+            "--stdio" => flags.http = false,
+            "--http" => flags.http = true,
+            "--show-token" => flags.show_token = true,
+            "--port" => {
+                flags.port = Some(value.parse::<u16>().map_err(|_| {
+                    format!("invalid value '{value}' for '{name}': expected a port number from 0 to 65535")
+                })?);
+            }
             "--deadline" => flags.deadline = Some(seconds(&name, &value)?),
             "--ping-interval" => flags.ping_interval = Some(seconds(&name, &value)?),
             "--max-in-flight" => flags.max_in_flight = count(&name, &value)?,
@@ -205,6 +286,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             }
             _ => unreachable_flag(&name)?,
         }
+    }
+    if !flags.http && (flags.port.is_some() || flags.show_token) {
+        return Err("'--port' and '--show-token' go with '--http'".to_owned());
     }
     Ok(Command::Serve(flags))
 }
@@ -268,6 +352,14 @@ mod tests {
             "invalid value '0' for '--page-size': expected a positive integer"
         );
         assert_eq!(run(&["--stdio=yes"]).unwrap_err(), "flag '--stdio' takes no value");
+        assert_eq!(run(&["--port", "8080"]).unwrap_err(), "'--port' and '--show-token' go with '--http'");
+        assert_eq!(
+            run(&["--http", "--port", "99999"]).unwrap_err(),
+            "invalid value '99999' for '--port': expected a port number from 0 to 65535"
+        );
+        let Command::Serve(f) = run(&["--http", "--port=8080", "--show-token"]).unwrap() else { panic!() };
+        assert!(f.http && f.show_token);
+        assert_eq!(f.port, Some(8080));
     }
 
     #[test]

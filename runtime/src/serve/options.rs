@@ -73,6 +73,7 @@ pub struct ServeOptions {
     pub(crate) instructions: Option<String>,
     pub(crate) deadline: Option<Duration>,
     pub(crate) cancellation: Option<CancellationToken>,
+    pub(crate) server: Option<ServerOptions>,
 }
 
 impl Default for ServeOptions {
@@ -98,6 +99,7 @@ impl ServeOptions {
             instructions: None,
             deadline: None,
             cancellation: None,
+            server: None,
         }
     }
 
@@ -198,7 +200,18 @@ impl ServeOptions {
         self
     }
 
+    /// Serve with exactly these engine options (limits, page size, ping interval, ...),
+    /// instead of the ones built from `version`, `instructions`, `deadline` and
+    /// `cancellation` here. Their name is what `serverInfo` reports.
+    pub fn with_server_options(mut self, options: ServerOptions) -> Self {
+        self.server = Some(options);
+        self
+    }
+
     pub(crate) fn server_options(&self, name: &str) -> ServerOptions {
+        if let Some(options) = &self.server {
+            return options.clone();
+        }
         let version = self.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
         let mut b = ServerOptions::builder(name, version).deadline(self.deadline);
         if let Some(i) = &self.instructions {
