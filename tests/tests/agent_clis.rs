@@ -145,9 +145,19 @@ struct Served {
 }
 
 impl Served {
+    /// The HTTP transport, served by the child.
     fn start(name: &str) -> Served {
+        Served::spawn(&[name])
+    }
+
+    /// The stdio projection: the CLI spawns `serve-for-cli --serve-stdio NAME` itself.
+    fn start_stdio(name: &str) -> Served {
+        Served::spawn(&[name, "--stdio"])
+    }
+
+    fn spawn(args: &[&str]) -> Served {
         let mut child = Command::new(env!("CARGO_BIN_EXE_serve-for-cli"))
-            .arg(name)
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -302,6 +312,21 @@ fn claude_would_swallow_a_prompt_after_a_separate_empty_tools_argument() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Input must be provided"), "{}: {stderr}", out.status);
+}
+
+#[test]
+fn claude_code_spawns_our_stdio_projection() {
+    let served = Served::start_stdio("engine");
+    assert!(served.spec["url"].is_null());
+    let mut args = vec!["hi".to_owned()];
+    args.extend(served.strings("claude_args"));
+    let init = claude_init(&args);
+    assert_connected(&init, "engine");
+    let tools = tools_of(&init);
+    for t in served.strings("tool_names") {
+        assert!(tools.contains(&t), "{t} missing from the CLI's tools: {tools:?}");
+    }
+    served.finish();
 }
 
 /// A fake Messages API on loopback: the model's first turn asks for each of `calls` (tool
@@ -519,6 +544,8 @@ struct AppServer {
     next_id: u64,
     /// Notifications seen so far, for failure messages.
     seen: Vec<Value>,
+    /// Our server's entry in the last `mcpServerStatus/list`.
+    last_status: Value,
 }
 
 impl AppServer {
@@ -540,7 +567,7 @@ impl AppServer {
                 }
             }
         });
-        AppServer { child, stdin, lines, next_id: 1, seen: Vec::new() }
+        AppServer { child, stdin, lines, next_id: 1, seen: Vec::new(), last_status: Value::Null }
     }
 
     fn send(&mut self, msg: &Value) {
@@ -607,6 +634,44 @@ fn argv_holding(needle: &str) -> Vec<String> {
     hits
 }
 
+/// Start a thread in `codex app-server` with `config` and `env`, check that `server` is
+/// ready with our three tools, and call echo; the app server is returned still running.
+fn codex_connects_and_calls_echo(home: &TempHome, env: &BTreeMap<String, String>, server: &str) -> AppServer {
+    let mut app = AppServer::spawn(codex_command(home).envs(env));
+    app.request("initialize", json!({"clientInfo": {"name": "toolwire-tests", "version": "0"}}));
+    app.send(&json!({"jsonrpc": "2.0", "method": "initialized"}));
+    let thread = app.request("thread/start", json!({"cwd": home.0, "ephemeral": true}));
+    let thread_id = thread["thread"]["id"].as_str().expect("thread/start gives a thread id").to_owned();
+
+    // Codex connects to each server in the background and says how it went.
+    let startup = app.wait_for(&format!("mcpServer/startupStatus/updated for {server}"), |m| {
+        m["method"] == "mcpServer/startupStatus/updated"
+            && m["params"]["name"] == server
+            && matches!(m["params"]["status"].as_str(), Some("ready" | "failed"))
+    });
+    assert_eq!(startup["params"]["status"], "ready", "Codex could not connect: {startup}");
+
+    let status = app.request("mcpServerStatus/list", json!({}));
+    let ours = status["data"]
+        .as_array()
+        .and_then(|d| d.iter().find(|s| s["name"] == server))
+        .unwrap_or_else(|| panic!("{server} missing from mcpServerStatus/list: {status}"))
+        .clone();
+    assert_eq!(ours["serverInfo"]["name"], server, "{ours}");
+    let mut tools: Vec<&str> =
+        ours["tools"].as_object().expect("tools by name").keys().map(String::as_str).collect();
+    tools.sort_unstable();
+    assert_eq!(tools, ["add", "deploy", "echo"], "{ours}");
+
+    let result = app.request(
+        "mcpServer/tool/call",
+        json!({"threadId": thread_id, "server": server, "tool": "echo", "arguments": {"text": "hello from codex"}}),
+    );
+    assert_eq!(result, json!({"content": [{"type": "text", "text": "hello from codex"}], "isError": false}));
+    app.last_status = ours;
+    app
+}
+
 #[test]
 fn codex_app_server_connects_with_the_token_from_the_environment_only() {
     let served = Served::start("tool-wire");
@@ -617,38 +682,9 @@ fn codex_app_server_connects_with_the_token_from_the_environment_only() {
     assert!(codex_strict_check(&config).0, "--strict-config refused:\n{config}");
     let home = codex_home_with(&config);
 
-    let mut app = AppServer::spawn(codex_command(&home).envs(&env));
+    let app = codex_connects_and_calls_echo(&home, &env, "tool-wire");
+    assert_eq!(app.last_status["authStatus"], "bearerToken", "{}", app.last_status);
     let pid = app.child.id();
-    app.request("initialize", json!({"clientInfo": {"name": "toolwire-tests", "version": "0"}}));
-    app.send(&json!({"jsonrpc": "2.0", "method": "initialized"}));
-    let thread = app.request("thread/start", json!({"cwd": home.0, "ephemeral": true}));
-    let thread_id = thread["thread"]["id"].as_str().expect("thread/start gives a thread id").to_owned();
-
-    // Codex connects to each server in the background and says how it went.
-    let startup = app.wait_for("mcpServer/startupStatus/updated for tool-wire", |m| {
-        m["method"] == "mcpServer/startupStatus/updated"
-            && m["params"]["name"] == "tool-wire"
-            && matches!(m["params"]["status"].as_str(), Some("ready" | "failed"))
-    });
-    assert_eq!(startup["params"]["status"], "ready", "Codex could not connect: {startup}");
-
-    let status = app.request("mcpServerStatus/list", json!({}));
-    let ours = status["data"]
-        .as_array()
-        .and_then(|d| d.iter().find(|s| s["name"] == "tool-wire"))
-        .unwrap_or_else(|| panic!("tool-wire missing from mcpServerStatus/list: {status}"));
-    assert_eq!(ours["serverInfo"]["name"], "tool-wire", "{ours}");
-    assert_eq!(ours["authStatus"], "bearerToken", "{ours}");
-    let mut tools: Vec<&str> =
-        ours["tools"].as_object().expect("tools by name").keys().map(String::as_str).collect();
-    tools.sort_unstable();
-    assert_eq!(tools, ["add", "deploy", "echo"], "{ours}");
-
-    let result = app.request(
-        "mcpServer/tool/call",
-        json!({"threadId": thread_id, "server": "tool-wire", "tool": "echo", "arguments": {"text": "hello from codex"}}),
-    );
-    assert_eq!(result, json!({"content": [{"type": "text", "text": "hello from codex"}], "isError": false}));
 
     // The token reached Codex through its environment: no process's argv carries it.
     let hits = argv_holding(token);
@@ -658,4 +694,19 @@ fn codex_app_server_connects_with_the_token_from_the_environment_only() {
 
     app.shut_down();
     assert_eq!(served.finish(), 1, "exactly the one echo call reached the server");
+}
+
+#[test]
+fn codex_spawns_our_stdio_projection() {
+    let served = Served::start_stdio("tool-wire");
+    let toml = served.str("codex_toml").to_owned();
+    assert!(served.codex_env().is_empty(), "no token for stdio");
+    let (ok, stdout) = codex_strict_check(&toml);
+    assert!(ok, "codex --strict-config refused our stdio table:\n{toml}\n{stdout}");
+
+    let config = format!("{CODEX_OFFLINE}{toml}");
+    let home = codex_home_with(&config);
+    let app = codex_connects_and_calls_echo(&home, &BTreeMap::new(), "tool-wire");
+    app.shut_down();
+    served.finish();
 }

@@ -11,12 +11,18 @@
 //! then serves until its stdin closes, stops (which deletes the config file), and prints
 //! `{"calls_seen": N}`.
 //!
-//! `serve-for-cli [NAME]` (default `engine`).
+//! - `serve-for-cli [NAME]` (default `engine`): the HTTP transport, served here.
+//! - `serve-for-cli NAME --stdio`: the stdio projection, naming this binary with
+//!   `--serve-stdio NAME` (and `TOOLWIRE_CLI_TEST=stdio` in its environment) for the CLI to
+//!   spawn; `url` is null and nothing serves here (`calls_seen` stays 0).
+//! - `serve-for-cli --serve-stdio NAME`: serve the same tools over stdio, as that child.
 
 use std::io::{Read, Write};
 
 use serde_json::json;
-use toolwire::{ServeOptions, serve_registry, tool, tools};
+use toolwire::{
+    ServeOptions, ServerOptions, StdioCommand, serve_registry, serve_registry_stdio, tool, tools,
+};
 
 /// Echo the text back.
 #[tool(read_only)]
@@ -49,9 +55,30 @@ fn deploy(
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let name = std::env::args().nth(1).unwrap_or_else(|| "engine".to_owned());
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let registry = tools![echo, add, deploy].expect("the tool names are distinct");
-    let mut spec = serve_registry(registry, &name, ServeOptions::http()).expect("serve_registry");
+    if let [flag, name] = args.as_slice()
+        && flag == "--serve-stdio"
+    {
+        assert_eq!(
+            std::env::var("TOOLWIRE_CLI_TEST").as_deref(),
+            Ok("stdio"),
+            "the spec's env reaches the child"
+        );
+        let options = ServerOptions::builder(name.as_str(), env!("CARGO_PKG_VERSION")).build();
+        serve_registry_stdio(registry, options).await.expect("serve over stdio");
+        return;
+    }
+    let name = args.first().cloned().unwrap_or_else(|| "engine".to_owned());
+    let options = if args.get(1).map(String::as_str) == Some("--stdio") {
+        let command = StdioCommand::current_exe(["--serve-stdio", name.as_str()])
+            .expect("the current executable")
+            .env("TOOLWIRE_CLI_TEST", "stdio");
+        ServeOptions::stdio(command)
+    } else {
+        ServeOptions::http()
+    };
+    let mut spec = serve_registry(registry, &name, options).expect("serve_registry");
     spec.start().expect("start");
 
     let codex = spec.codex_config();
