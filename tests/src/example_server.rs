@@ -1,7 +1,8 @@
 //! The example server as a real child process: building it once, and a raw newline-JSON
 //! client for probing it line by line.
 //!
-//! The binary is built with `cargo build -p toolwire-examples --bin example-server`, run
+//! The binary is built with `cargo build -p toolwire-examples --bin example-server` (any
+//! other example binary with [`example_binary`]), run
 //! through the `CARGO` that runs the tests, and located from cargo's own artifact report,
 //! so the path is right whatever the target directory or profile layout.
 
@@ -18,24 +19,28 @@ pub const RECV_TIMEOUT: Duration = Duration::from_secs(20);
 /// The path of the `example-server` binary, built on first use.
 pub fn example_server() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let workspace = crate::tests_dir().parent().expect("tests/ lives in the workspace").to_owned();
-        let out = Command::new(cargo)
-            .args(["build", "-p", "toolwire-examples", "--bin", "example-server", "--message-format=json"])
-            .current_dir(&workspace)
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("run cargo build for the example server");
-        assert!(out.status.success(), "building the example server failed");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        stdout
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "example-server")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported the example-server executable")
-    })
+    BIN.get_or_init(|| example_binary("example-server"))
+}
+
+/// Build the `toolwire-examples` binary `name` and return its path (cargo's build is the
+/// cache: a second call for the same binary is a no-op build).
+pub fn example_binary(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let workspace = crate::tests_dir().parent().expect("tests/ lives in the workspace").to_owned();
+    let out = Command::new(cargo)
+        .args(["build", "-p", "toolwire-examples", "--bin", name, "--message-format=json"])
+        .current_dir(&workspace)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run cargo build for an example binary");
+    assert!(out.status.success(), "building the example binary {name} failed");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no executable for the example binary {name}"))
 }
 
 /// A server child process spoken to one line at a time.

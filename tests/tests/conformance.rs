@@ -1,0 +1,319 @@
+//! The official MCP conformance suite (`@modelcontextprotocol/conformance`, on Node 22)
+//! against the `conformance` example server (`examples/src/bin/conformance.rs`) over
+//! loopback HTTP:
+//!
+//! - 0.1.16, `--suite all`, with `--spec-version 2025-06-18` and with `2025-11-25`;
+//! - 0.2.0-alpha.12 with `--requirements 2026-07-28`.
+//!
+//! Each run passes its committed baseline (`tests/conformance/baseline-<suite>.yml`) as
+//! `--expected-failures`, so the suite itself fails the run on a new failure *and* on a
+//! baseline entry that has started to pass. This test also re-derives the verdict from
+//! the per-check results the suite writes (`checks.json`), requires the scenarios that
+//! must pass to have run and passed, and prints the per-scenario table.
+
+mod peer_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use peer_support::{TempDir, peer_command};
+use serde_json::Value;
+use toolwire_tests::example_server::example_binary;
+
+/// How long one suite run may take (they take a few seconds).
+const RUN_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The conformance example server, serving on an ephemeral port; killed on drop.
+struct ConformanceServer {
+    child: Child,
+    url: String,
+}
+
+impl ConformanceServer {
+    fn start() -> ConformanceServer {
+        let mut child = Command::new(example_binary("conformance"))
+            .args(["--port", "0"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn the conformance example server");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let url =
+            rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its URL").trim().to_owned();
+        assert!(
+            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+            "unexpected URL line: {url:?}"
+        );
+        ConformanceServer { child, url }
+    }
+}
+
+impl Drop for ConformanceServer {
+    fn drop(&mut self) {
+        // Closing stdin is the server's cue to stop; kill it if it has not.
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What the baseline file excuses: whole scenarios, and single checks of a scenario.
+#[derive(Debug, Default)]
+struct Baseline {
+    scenarios: BTreeSet<String>,
+    checks: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn baseline(file: &str) -> Baseline {
+    let path = toolwire_tests::tests_dir().join("conformance").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut b = Baseline::default();
+    for line in text.lines() {
+        let Some(entry) = line.trim().strip_prefix("- ") else { continue };
+        let entry = entry.split('#').next().unwrap_or("").trim();
+        match entry.split_once(':') {
+            Some((scenario, check)) => {
+                b.checks.entry(scenario.to_owned()).or_default().insert(check.to_owned());
+            }
+            None => {
+                b.scenarios.insert(entry.to_owned());
+            }
+        }
+    }
+    assert!(!b.scenarios.is_empty(), "{} lists no scenarios: is it the right file?", path.display());
+    b
+}
+
+/// One scenario's outcome, from its `checks.json`.
+#[derive(Debug)]
+struct Outcome {
+    passed: usize,
+    /// Ids of the checks that failed or warned.
+    failing: BTreeSet<String>,
+}
+
+/// Every scenario the run wrote results for.
+fn outcomes(dir: &Path) -> BTreeMap<String, Outcome> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).expect("the suite wrote its results") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        // server-<scenario>-<YYYY-MM-DDTHH-MM-SS-mmmZ>
+        let Some(rest) = name.strip_prefix("server-") else { continue };
+        let scenario = rest[..rest.len().saturating_sub(25)].to_owned();
+        let text = std::fs::read_to_string(path.join("checks.json")).expect("checks.json");
+        let checks: Vec<Value> = serde_json::from_str(&text).expect("checks.json is a JSON array");
+        let mut o = Outcome { passed: 0, failing: BTreeSet::new() };
+        for c in &checks {
+            match c["status"].as_str() {
+                Some("SUCCESS") => o.passed += 1,
+                Some("FAILURE" | "WARNING") => {
+                    o.failing.insert(c["id"].as_str().unwrap_or("?").to_owned());
+                }
+                _ => {}
+            }
+        }
+        out.insert(scenario, o);
+    }
+    out
+}
+
+/// What a `--requirements` run runs without scoring it, and why (`extension`, `pending`),
+/// from `conformance list --requirements R`: lines `  pending (3):` then
+/// `    - json-schema-2020-12 [server]`.
+fn unscored(suite_var: &str, args: &[&str]) -> BTreeMap<String, String> {
+    let Some(i) = args.iter().position(|a| *a == "--requirements") else { return BTreeMap::new() };
+    let out = peer_command(suite_var)
+        .args(["list", "--requirements", args[i + 1]])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run conformance list");
+    assert!(out.status.success(), "conformance list failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut reason = String::new();
+    let mut map = BTreeMap::new();
+    for line in text.lines().skip_while(|l| !l.contains("never scored")).skip(1) {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("- ").and_then(|n| n.strip_suffix(" [server]")) {
+            map.insert(name.to_owned(), reason.clone());
+        } else if let Some((r, _)) = t.split_once(" (") {
+            reason = r.to_owned();
+        }
+    }
+    assert!(!map.is_empty(), "conformance list named no unscored server scenario:\n{text}");
+    map
+}
+
+/// Run one suite configuration, print its table and check it.
+fn run(suite_var: &str, args: &[&str], baseline_file: &str, must_pass: &[&str]) {
+    let server = ConformanceServer::start();
+    let out = TempDir::new("conformance");
+    let results = out.0.join("results");
+    let log = out.0.join("suite.log");
+    let baseline_path = toolwire_tests::tests_dir().join("conformance").join(baseline_file);
+    let mut suite = peer_command(suite_var);
+    suite
+        .arg("server")
+        .args(["--url", &server.url])
+        .args(args)
+        .arg("--expected-failures")
+        .arg(&baseline_path)
+        .arg("-o")
+        .arg(&results)
+        .current_dir(&out.0)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::fs::File::create(out.0.join("suite.err")).unwrap());
+    let mut child = suite.spawn().unwrap_or_else(|e| panic!("spawn the {suite_var} suite: {e}"));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > RUN_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the {suite_var} suite ran over {RUN_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let log_text = std::fs::read_to_string(&log).unwrap_or_default();
+    let err_text = std::fs::read_to_string(out.0.join("suite.err")).unwrap_or_default();
+
+    let base = baseline(baseline_file);
+    let results = outcomes(&results);
+    let unscored = unscored(suite_var, args);
+    println!("\n{suite_var} {}: {} scenarios", args.join(" "), results.len());
+    println!("| scenario | checks passed | result |");
+    println!("| --- | --- | --- |");
+    let mut problems = Vec::new();
+    let mut verdicts = BTreeMap::new();
+    for (scenario, o) in &results {
+        let excused = base.checks.get(scenario);
+        let verdict = if let Some(reason) = unscored.get(scenario) {
+            let how = if o.failing.is_empty() { "passes" } else { "fails" };
+            format!("not scored ({reason}); {how}")
+        } else if o.failing.is_empty() {
+            if base.scenarios.contains(scenario) {
+                problems.push(format!("{scenario} passes but the baseline lists it: remove the entry"));
+            }
+            "pass".to_owned()
+        } else if base.scenarios.contains(scenario) {
+            "expected failure".to_owned()
+        } else if let Some(excused) = excused.filter(|e| o.failing.is_subset(e)) {
+            format!("pass, except baselined {}", excused.iter().cloned().collect::<Vec<_>>().join(", "))
+        } else {
+            "FAIL".to_owned()
+        };
+        println!("| {scenario} | {} | {verdict} |", o.passed);
+        if verdict == "FAIL" {
+            problems.push(format!("{scenario}: failing checks {:?}", o.failing));
+        }
+        verdicts.insert(scenario.clone(), (o.passed, verdict));
+    }
+    for scenario in must_pass {
+        match verdicts.get(*scenario) {
+            None => problems.push(format!("{scenario} did not run")),
+            Some((0, _)) => problems.push(format!("{scenario} passed no check")),
+            Some((_, v)) if !(v.starts_with("pass") || v.ends_with("passes")) => {
+                problems.push(format!("{scenario} must pass, got: {v}"))
+            }
+            Some(_) => {}
+        }
+    }
+    drop(server);
+    assert!(
+        status.success(),
+        "the {suite_var} suite failed ({status}); problems: {problems:#?}\n--- suite output ---\n{log_text}\n{err_text}"
+    );
+    assert!(
+        log_text.contains("Baseline check passed: all failures are expected."),
+        "the suite did not confirm the baseline:\n{log_text}"
+    );
+    assert!(problems.is_empty(), "problems: {problems:#?}");
+}
+
+/// Scenarios every legacy run must run and pass outright.
+const LEGACY_MUST_PASS: [&str; 12] = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+];
+
+#[test]
+fn conformance_0_1_16_at_2025_06_18() {
+    let must: Vec<&str> = LEGACY_MUST_PASS
+        .iter()
+        .copied()
+        .filter(|s| !matches!(*s, "server-sse-multiple-streams" | "dns-rebinding-protection"))
+        .collect();
+    run(
+        "TOOLWIRE_CONFORMANCE_016",
+        &["--suite", "all", "--spec-version", "2025-06-18"],
+        "baseline-0.1.16.yml",
+        &must,
+    );
+}
+
+#[test]
+fn conformance_0_1_16_at_2025_11_25() {
+    let mut must = LEGACY_MUST_PASS.to_vec();
+    must.push("json-schema-2020-12");
+    run(
+        "TOOLWIRE_CONFORMANCE_016",
+        &["--suite", "all", "--spec-version", "2025-11-25"],
+        "baseline-0.1.16.yml",
+        &must,
+    );
+}
+
+#[test]
+fn conformance_0_2_0_alpha_12_requirements_2026_07_28() {
+    run(
+        "TOOLWIRE_CONFORMANCE_020",
+        &["--requirements", "2026-07-28"],
+        "baseline-0.2.0-alpha.12.yml",
+        &[
+            "server-stateless",
+            "tools-list",
+            "tools-call-simple-text",
+            "tools-call-image",
+            "tools-call-audio",
+            "tools-call-embedded-resource",
+            "tools-call-mixed-content",
+            "tools-call-error",
+            "tools-call-with-progress",
+            "server-sse-multiple-streams",
+            "dns-rebinding-protection",
+            "json-schema-2020-12",
+            "http-header-validation",
+        ],
+    );
+}
