@@ -2,12 +2,23 @@
 //!
 //! `cargo run -p toolwire-examples --bin tour`
 //!
-//! It shows what `#[tool]` derives from plain fns (names, descriptions, schemas,
-//! declarations), then makes one good call and three rejected ones, printing what a model
-//! would read.
+//! 1. What `#[tool]` derives from plain fns: names, descriptions, schemas, declarations.
+//! 2. Calls in-process, one good and three rejected, as a model would read them.
+//! 3. The same tools served over **stdio**: the tour spawns itself as a child process with
+//!    `--serve-stdio` (which is `serve_registry_stdio`), and toolwire's client drives it.
+//! 4. Served over **loopback HTTP** with `serve_registry()`: a bearer token, a 0600 config
+//!    file for Claude Code, the Codex projection, and the tools staying in this process.
+//! 5. **Adoption**: the stdio server's tools become `Tool` objects again, held to
+//!    everything a local tool is: validated locally, results sealed as untrusted data.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
-use toolwire::{Context, ToolRegistry, tool, tools};
+use toolwire::client::{AdoptOptions, Approval, CallResult, Client, ClientOptions, HttpServer, StdioServer};
+use toolwire::{
+    Context, ServeOptions, ServerOptions, Tool, ToolOutput, ToolRegistry, serve_registry,
+    serve_registry_stdio, tool, tools,
+};
 
 /// Run the named check and report whether it passed.
 #[tool(read_only)]
@@ -32,7 +43,29 @@ fn read_record(customer: String) -> String {
     format!("record of {customer}")
 }
 
-fn show(registry: &ToolRegistry) {
+/// In-process state a tool can hold when it is served over HTTP: it never crosses a process.
+static VISITS: AtomicU64 = AtomicU64::new(0);
+
+/// Count this visit and say how many there have been.
+#[tool(side_effecting, idempotent = false)]
+fn visit() -> String {
+    format!("visit number {}", VISITS.fetch_add(1, Ordering::SeqCst) + 1)
+}
+
+fn registry() -> ToolRegistry {
+    tools![run_check, deploy, read_record, visit].expect("tool names are unique")
+}
+
+/// The text blocks of a raw call result, joined.
+fn text(result: &CallResult) -> String {
+    ToolOutput::from_content(result.content.clone()).joined_text()
+}
+
+fn heading(text: &str) {
+    println!("\n== {text}\n");
+}
+
+fn show_derived(registry: &ToolRegistry) {
     let names = registry.qualified_names("engine").expect("a valid server name");
     for tool in registry.iter() {
         let info = tool.info();
@@ -48,25 +81,125 @@ fn show(registry: &ToolRegistry) {
     }
 }
 
-#[tokio::main]
-async fn main() {
-    let registry = tools![run_check, deploy, read_record].expect("tool names are unique");
-    println!("== what #[tool] derived\n");
-    show(&registry);
-
-    println!("\n== calls, as a model would make them\n");
-    let ctx = Context::new();
-    let tool = registry.get("run_check").expect("registered");
-    let calls = [
+fn bad_calls() -> [serde_json::Value; 4] {
+    [
         json!({"name": "lint", "strict": true}),
         json!({"name": "lint", "verbose": true}),
         json!({}),
         json!({"name": "lint", "strict": "yes"}),
-    ];
-    for args in calls {
+    ]
+}
+
+async fn in_process(registry: &ToolRegistry) {
+    let ctx = Context::new();
+    let tool = registry.get("run_check").expect("registered");
+    for args in bad_calls() {
         match tool.call_json(args.clone(), &ctx).await {
             Ok(out) => println!("ok    {args} -> {}", out.joined_text()),
             Err(e) => println!("error {args} -> {e}"),
         }
     }
+}
+
+async fn over_stdio() -> Result<Client, Box<dyn std::error::Error>> {
+    let me = std::env::current_exe()?;
+    let client =
+        Client::connect(StdioServer::new(me).arg("--serve-stdio"), ClientOptions::new("engine")).await?;
+    let info = client.server_info();
+    println!(
+        "connected to {} {} over stdio, protocol {}",
+        info.name.as_deref().unwrap_or("?"),
+        info.version.as_deref().unwrap_or("?"),
+        info.protocol_version
+    );
+    let listed = client.list_tools(false).await?;
+    println!("tools/list: {:?}", listed.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
+    for args in bad_calls() {
+        let result = client.call_tool("run_check", args.clone(), Default::default()).await?;
+        let verdict = if result.is_error { "isError" } else { "ok     " };
+        println!("{verdict} {args} -> {}", text(&result));
+    }
+    let unknown = client.call_tool("nope", json!({}), Default::default()).await;
+    println!("unknown tool -> {}", unknown.err().map(|e| e.to_string()).unwrap_or_default());
+    Ok(client)
+}
+
+async fn over_http() -> Result<(), Box<dyn std::error::Error>> {
+    let mut spec =
+        serve_registry(registry(), "engine", ServeOptions::http().version(env!("CARGO_PKG_VERSION")))?;
+    println!("url:               {}", spec.url().unwrap_or_default());
+    println!("tool_names:        {:?}", spec.tool_names());
+    println!("requires_approval: {:?}", spec.requires_approval());
+    println!("auto_approve:      {:?}", spec.auto_approve());
+    println!("caps:              {:?}", spec.caps());
+    let token = spec.auth_headers().get("Authorization").cloned().unwrap_or_default();
+    let redact = |s: &str| s.replace(token.trim_start_matches("Bearer "), "<token>");
+    println!("claude args:       {:?}", spec.claude_cli_args(true));
+    let codex = spec.codex_config();
+    println!("codex config.toml:\n{}", redact(&codex.toml).trim_end());
+    println!("codex env:         {:?}", codex.env.keys().collect::<Vec<_>>());
+
+    spec.start()?;
+    let mut server = HttpServer::new(spec.url().unwrap_or_default());
+    for (k, v) in spec.auth_headers() {
+        server = server.header(k, v);
+    }
+    let client = Client::connect(server, ClientOptions::new("engine")).await?;
+    for _ in 0..2 {
+        let out = client.call_tool("visit", json!({}), Default::default()).await?;
+        println!("visit -> {}", text(&out));
+    }
+    println!("in-process counter: {}", VISITS.load(Ordering::SeqCst));
+    println!("calls_seen:         {}", spec.calls_seen());
+    client.close().await;
+    let config = spec.config_path().to_owned();
+    spec.stop();
+    println!("after stop(), config file exists: {}", config.exists());
+    Ok(())
+}
+
+async fn adoption(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
+    let discovery =
+        client.adopt(AdoptOptions::default().prefix("engine_").approval(Approval::Destructive)).await?;
+    for tool in discovery.tools() {
+        let d = tool.info().declarations();
+        println!(
+            "{:<20} side_effecting={:<5} requires_approval={:<5} delivery={:?}",
+            tool.info().name(),
+            d.side_effecting,
+            d.requires_approval,
+            tool.delivery()
+        );
+    }
+    let check = discovery.get("engine_run_check").ok_or("run_check was not adopted")?;
+    let ctx = Context::new();
+    let out = check.call_json(json!({"name": "lint"}), &ctx).await?;
+    println!("call engine_run_check ->\n{}", out.joined_text());
+    let err =
+        check.call_json(json!({"name": "lint", "verbose": true}), &ctx).await.err().map(|e| e.to_string());
+    println!("rejected locally, before the server sees it -> {}", err.unwrap_or_default());
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if std::env::args().nth(1).as_deref() == Some("--serve-stdio") {
+        // The child half: the same registry, served on stdin/stdout until the parent closes it.
+        let options = ServerOptions::builder("tour-engine", env!("CARGO_PKG_VERSION")).build();
+        serve_registry_stdio(registry(), options).await?;
+        return Ok(());
+    }
+    let registry = registry();
+    heading("1. what #[tool] derived");
+    show_derived(&registry);
+    heading("2. calls in-process, as a model would make them");
+    in_process(&registry).await;
+    heading("3. served over stdio, driven by toolwire's client");
+    let client = over_stdio().await?;
+    heading("4. served over loopback HTTP with serve_registry()");
+    over_http().await?;
+    heading("5. the stdio server's tools adopted as Tool objects");
+    adoption(&client).await?;
+    client.close().await;
+    Ok(())
 }
