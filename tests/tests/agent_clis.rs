@@ -1,11 +1,17 @@
-//! The real agent CLIs read what `serve_registry` writes (issue 4): Claude Code 2.1.332
-//! connects with our `--mcp-config` file and `claude_cli_args`, and Codex 0.171.0 accepts our
-//! `[mcp_servers.<name>]` table under `--strict-config` and connects with the token taken
-//! from the environment alone.
+//! The real agent CLIs read what `serve_registry` writes (issue 4).
+//!
+//! - Claude Code 2.1.332 connects with our `--mcp-config` file and `claude_cli_args` (HTTP and
+//!   stdio), lists every `mcp__<name>__<tool>`, `--tools=` leaves only ours, and with a fake
+//!   Messages API on loopback it calls our echo for real while `--allowedTools` set to
+//!   `auto_approve()` withholds `deploy` (`requires_approval`).
+//! - Codex 0.171.0 accepts our `[mcp_servers.<name>]` table under `--strict-config` (and
+//!   refuses an unknown key, so the check is real), and `codex app-server` connects, lists our
+//!   tools and calls echo: over HTTP with the token from the environment alone (it is in no
+//!   process's argv), and over stdio.
 //!
 //! Both CLIs run offline, with no key and no login, each in a fresh `HOME` (and
-//! `CODEX_HOME`) and a cleared environment; the server is `serve-for-cli`
-//! (tests/src/bin/serve-for-cli.rs) on loopback. They come from
+//! `CODEX_HOME`) and a cleared environment, talking to nothing but 127.0.0.1; the server is
+//! `serve-for-cli` (tests/src/bin/serve-for-cli.rs). They come from
 //! `bash tests/peers/agent-clis/setup.sh`, which writes `tests/peers/agent-clis/env.sh`; these
 //! tests fail (they never skip) when it has not been run.
 
