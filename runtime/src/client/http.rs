@@ -14,6 +14,9 @@
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
 //! | any other status, or no connection | the request fails as `unavailable` |
 //!
+//! After `notifications/initialized`, a legacy session also opens the standalone `GET` stream,
+//! where servers send requests and notifications that belong to no request of ours.
+//!
 //! A request abandoned by its caller (timeout, cancellation) has its SSE stream dropped,
 //! which is the modern era's cancellation signal. `close` sends `DELETE` with the session id.
 
@@ -49,6 +52,8 @@ struct Shared {
     version: Mutex<Option<String>>,
     /// The `initialize` request as first sent, replayed when the session is lost.
     init: Mutex<Option<String>>,
+    /// The standalone GET stream of a legacy session.
+    listener: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// A Streamable HTTP connection.
@@ -92,11 +97,26 @@ impl HttpLink {
             session: Mutex::default(),
             version: Mutex::default(),
             init: Mutex::default(),
+            listener: Mutex::default(),
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
             while let Some(out) = outbox.recv().await {
-                tokio::spawn(Arc::clone(&s).exchange(out));
+                // Notifications and responses are delivered in order before anything sent
+                // after them (`notifications/initialized` precedes the first list); a request
+                // runs on its own, since its SSE stream may last as long as the call.
+                if out.id.is_some() {
+                    tokio::spawn(Arc::clone(&s).exchange(out));
+                    continue;
+                }
+                let initialized = out.method.as_deref() == Some("notifications/initialized");
+                Arc::clone(&s).exchange(out).await;
+                if initialized && lock(&s.session).is_some() {
+                    let listener = tokio::spawn(Arc::clone(&s).listen());
+                    if let Some(old) = lock(&s.listener).replace(listener) {
+                        old.abort();
+                    }
+                }
             }
         });
         Ok(HttpLink { shared, task })
@@ -110,6 +130,9 @@ impl HttpLink {
     /// End the session: `DELETE` with its id (a 405 or an error is fine).
     pub(crate) async fn close(&self) {
         self.task.abort();
+        if let Some(l) = lock(&self.shared.listener).take() {
+            l.abort();
+        }
         let Some(session) = lock(&self.shared.session).take() else { return };
         let mut req = Request::builder().method(Method::DELETE).uri(self.shared.uri.clone());
         for (k, v) in &self.shared.headers {
@@ -128,6 +151,9 @@ impl HttpLink {
 impl Drop for HttpLink {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(l) = lock(&self.shared.listener).take() {
+            l.abort();
+        }
     }
 }
 
@@ -202,6 +228,38 @@ impl Shared {
                 *lock(&self.session) = Some(s.to_owned());
             }
             return self.read(&out, resp).await;
+        }
+    }
+
+    /// The standalone `GET` stream of a legacy session, on which a server sends requests and
+    /// notifications not tied to one of ours (`roots/list`, `elicitation/create`,
+    /// `notifications/tools/list_changed`). Reopened after a second when it ends; given up
+    /// on when the server does not offer one (405) or the session is gone.
+    async fn listen(self: Arc<Self>) {
+        loop {
+            let Some(session) = lock(&self.session).clone() else { return };
+            let mut req = Request::builder()
+                .method(Method::GET)
+                .uri(self.uri.clone())
+                .header(ACCEPT, "text/event-stream")
+                .header(SESSION, session);
+            for (k, v) in &self.headers {
+                req = req.header(k, v);
+            }
+            if let Some(v) = lock(&self.version).clone() {
+                req = req.header(VERSION, v);
+            }
+            let Ok(req) = req.body(Full::new(Bytes::new())) else { return };
+            let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
+                Ok(Ok(r)) if r.status() == StatusCode::OK => r,
+                _ => return,
+            };
+            let none = Out { json: String::new(), id: None, method: None, name: None };
+            self.read_sse(&none, resp.into_body()).await;
+            if self.conn.closed_reason().is_some() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
         }
     }
 
