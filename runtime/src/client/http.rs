@@ -11,6 +11,7 @@
 //! | 200 `application/json` | the body is one message (or a batch) |
 //! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
+//! | 401 or 403 | the request fails as `unavailable`: the credentials were refused |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
 //! | any other status, or no connection | the request fails as `unavailable` |
 //!
@@ -313,6 +314,9 @@ impl Shared {
             }
         };
         let text = String::from_utf8_lossy(&body);
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            return self.gone(out, format!("answered HTTP {}: the credentials were refused", status.as_u16()));
+        }
         if status.is_success() {
             self.conn.on_text(&text);
         } else if let Some(error) =
