@@ -61,3 +61,22 @@ pub async fn assert_gone(pid: u32) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Build binary `bin` of workspace package `package` and return its path, from cargo's own
+/// artifact report (right whatever the target directory).
+pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["build", "-p", package, "--bin", bin, "--message-format=json"])
+        .current_dir(tests_dir().parent().expect("tests/ lives in the workspace"))
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("run cargo build");
+    assert!(out.status.success(), "building {package}/{bin} failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == bin)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no executable for {package}/{bin}"))
+}
