@@ -210,3 +210,147 @@ async fn transport_errors_after_reading_the_body_carry_the_id() {
         (400, json!(8), json!(-32020))
     );
 }
+
+/// Sleep for `ms` milliseconds, reporting progress every 20 ms; records `ms` in `NAPS_DROPPED`
+/// if its future is dropped before it finishes, and in `NAPS_DONE` if it finishes.
+#[tool(read_only)]
+async fn nap(ms: u64, ctx: &toolwire::Context) -> String {
+    struct Dropped(u64);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            NAPS_DROPPED.lock().unwrap().push(self.0);
+        }
+    }
+    let guard = Dropped(ms);
+    let start = std::time::Instant::now();
+    let mut step = 0.0;
+    while start.elapsed() < std::time::Duration::from_millis(ms) {
+        step += 1.0;
+        ctx.report_progress(step, None, None);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    std::mem::forget(guard);
+    NAPS_DONE.lock().unwrap().push(ms);
+    format!("napped {ms}ms")
+}
+
+static NAPS_DROPPED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+static NAPS_DONE: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Wait up to 5 s for `ms` to show up in `list`.
+async fn shows_up(list: &std::sync::Mutex<Vec<u64>>, ms: u64) -> bool {
+    for _ in 0..250 {
+        if list.lock().unwrap().contains(&ms) {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// Send a POST and hang up after `after`, without reading the answer.
+async fn post_and_hang_up(
+    addr: SocketAddr,
+    headers: Vec<(String, String)>,
+    body: String,
+    after: std::time::Duration,
+) {
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        let mut head = String::from("POST /mcp HTTP/1.1\r\n");
+        for (k, v) in &headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        std::thread::sleep(after);
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+    })
+    .await
+    .unwrap();
+}
+
+fn nap_spec() -> McpServerSpec {
+    let mut spec = serve_registry(tools![echo, nap].unwrap(), "engine", ServeOptions::http()).unwrap();
+    spec.start().unwrap();
+    spec
+}
+
+fn modern_call(id: Value, tool: &str, args: &str) -> String {
+    request_body(id, "tools/call", &format!(r#""name":"{tool}","arguments":{args},{}"#, meta("2026-07-28")))
+}
+
+fn modern_call_headers(spec: &McpServerSpec, tool: &str) -> Vec<(String, String)> {
+    headers(spec, &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)])
+}
+
+/// Modern requests are stateless: two clients that happen to use the same request id at
+/// the same time are two unrelated requests, and both are served.
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_modern_requests_with_the_same_id_are_both_served() {
+    let spec = nap_spec();
+    let addr = spec.local_addr().unwrap();
+    let a = post(addr, modern_call_headers(&spec, "nap"), modern_call(json!(1), "nap", r#"{"ms":300}"#));
+    let b = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        post(addr, modern_call_headers(&spec, "nap"), modern_call(json!(1), "nap", r#"{"ms":10}"#)).await
+    };
+    let (a, b) = tokio::join!(a, b);
+    assert_eq!((a.status, b.status), (200, 200), "{}\n{}", a.body, b.body);
+    assert_eq!(a.json()["result"]["content"][0]["text"], "napped 300ms", "{}", a.body);
+    assert_eq!(b.json()["result"]["content"][0]["text"], "napped 10ms", "{}", b.body);
+}
+
+/// 2026-07-28: closing the response stream cancels the request. Both ways an answer
+/// travels: plain JSON (no progress token), and SSE (progress streaming).
+#[tokio::test(flavor = "multi_thread")]
+async fn modern_client_hanging_up_cancels_the_call() {
+    let spec = nap_spec();
+    let addr = spec.local_addr().unwrap();
+    let hang_up = std::time::Duration::from_millis(200);
+    // JSON: the handler is still waiting for the result when the client goes.
+    post_and_hang_up(
+        addr,
+        modern_call_headers(&spec, "nap"),
+        modern_call(json!(1), "nap", r#"{"ms":4001}"#),
+        hang_up,
+    )
+    .await;
+    assert!(shows_up(&NAPS_DROPPED, 4001).await, "the JSON-answered call was not cancelled");
+    // SSE: progress is streaming when the client goes.
+    let with_progress = request_body(
+        json!(2),
+        "tools/call",
+        r#""name":"nap","arguments":{"ms":4002},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
+    );
+    post_and_hang_up(addr, modern_call_headers(&spec, "nap"), with_progress, hang_up).await;
+    assert!(shows_up(&NAPS_DROPPED, 4002).await, "the SSE-answered call was not cancelled");
+    assert!(!NAPS_DONE.lock().unwrap().iter().any(|ms| *ms == 4001 || *ms == 4002));
+}
+
+/// Legacy clients cancel with notifications/cancelled; a dropped connection is not a
+/// cancellation (2025-11-25), so the call runs to completion.
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_client_hanging_up_does_not_cancel_the_call() {
+    let spec = nap_spec();
+    let addr = spec.local_addr().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = post(addr, headers(&spec, &[]), init.to_owned()).await;
+    let sid = r.header("mcp-session-id").expect("a session").to_owned();
+    let session = [("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let r = post(
+        addr,
+        headers(&spec, &session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into(),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nap","arguments":{"ms":303}}}"#;
+    post_and_hang_up(addr, headers(&spec, &session), call.to_owned(), std::time::Duration::from_millis(50))
+        .await;
+    assert!(shows_up(&NAPS_DONE, 303).await, "the legacy call did not run to completion");
+    assert!(!NAPS_DROPPED.lock().unwrap().contains(&303));
+}

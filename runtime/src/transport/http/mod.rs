@@ -16,11 +16,15 @@
 //! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` missing or not matching the body | 400, -32020 |
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
+//! | modern: the client closes the connection before the answer is complete | the request is cancelled |
 //! | GET | 405: this server sends nothing unasked over HTTP |
 //! | DELETE with a session id | ends the session (204); unknown: 404 |
 //!
 //! An error the transport answers itself carries the request's id once the body has been
 //! read far enough to know it (the guard's refusals come before that, and carry none).
+//!
+//! Modern requests are stateless: each is served on a fresh engine session, so two clients
+//! using the same request id at once never meet.
 //!
 //! Legacy sessions have an idle TTL and a cap. In stateless mode (for replicas behind a
 //! load balancer) no session ids are issued: each legacy request is served by a fresh
@@ -41,7 +45,9 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::mpsc;
 
-use crate::protocol::{Era, Outbound, OutboundKind, ProtocolVersion};
+use serde_json::value::RawValue;
+
+use crate::protocol::{Era, Outbound, OutboundKind, ProtocolVersion, RequestId};
 use crate::serve::BearerToken;
 use crate::server::{Server, Session, Sink};
 
@@ -156,8 +162,6 @@ struct Endpoint {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
-    /// Serves modern (stateless, `_meta`-carrying) requests; it holds no handshake state.
-    modern: Session,
 }
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else. Mount it into an
@@ -180,8 +184,7 @@ struct Endpoint {
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
     let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions);
-    let modern = server.session();
-    let endpoint = Arc::new(Endpoint { server, config, sessions, modern });
+    let endpoint = Arc::new(Endpoint { server, config, sessions });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -315,9 +318,8 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         }
         // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
         // 404 for them. Refused here rather than in the engine (which answers `ping` in both
-        // eras, for stdio keepalives): modern HTTP has no session to keep alive, and the
-        // modern session is shared by every modern request, so an `initialize` would turn
-        // it into a legacy one.
+        // eras, for stdio keepalives): modern HTTP has no session to keep alive or to
+        // initialize.
         if let Shape::Request { method, .. } = &shape
             && REMOVED_IN_MODERN.contains(&method.as_ref())
         {
@@ -332,7 +334,9 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
                 ),
             );
         }
-        endpoint.modern.clone()
+        // Each modern request is served on its own: they are stateless, and two clients
+        // may well use the same request id at the same time.
+        endpoint.server.session()
     } else if matches!(&shape, Shape::Request { method, .. } if method == "initialize") {
         if endpoint.config.stateless {
             endpoint.server.session()
@@ -360,7 +364,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         bring_up(&session, header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY));
         session
     } else if matches!(shape, Shape::Unreadable) {
-        endpoint.modern.clone()
+        endpoint.server.session()
     } else {
         return error_response_with_id(
             StatusCode::BAD_REQUEST,
@@ -379,6 +383,16 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
     let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
         let _ = tx.send(m);
     });
+    // In the modern era, a client that goes away before the answer is complete has
+    // cancelled the request (2026-07-28: closing the response stream is the cancellation).
+    // Legacy clients cancel explicitly, and a dropped connection is not a cancellation.
+    let cancel_on_drop = match (&shape, modern) {
+        (Shape::Request { id, .. }, true) => serde_json::from_str::<&RawValue>(id)
+            .ok()
+            .and_then(|raw| RequestId::from_raw(raw).ok())
+            .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
+        _ => None,
+    };
     session.handle(text, &sink);
     drop(sink);
     if !expects_reply {
@@ -391,7 +405,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         _ => false,
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
-    respond(rx, new_session_id, answering, endpoint).await
+    respond(rx, new_session_id, answering, cancel_on_drop, endpoint).await
 }
 
 /// What the HTTP status of an answer depends on besides the answer itself.
@@ -411,6 +425,7 @@ async fn respond(
     mut rx: mpsc::UnboundedReceiver<Outbound>,
     new_session_id: Option<String>,
     answering: Answering,
+    mut cancel_on_drop: Option<CancelOnDrop>,
     endpoint: &Endpoint,
 ) -> Response {
     let Some(first) = rx.recv().await else {
@@ -418,7 +433,10 @@ async fn respond(
         return StatusCode::ACCEPTED.into_response();
     };
     if first.kind() != OutboundKind::Response {
-        return with_session_id(sse::response(first, rx), new_session_id.as_deref());
+        return with_session_id(sse::response(first, rx, cancel_on_drop), new_session_id.as_deref());
+    }
+    if let Some(guard) = &mut cancel_on_drop {
+        guard.disarm();
     }
     let text = first.into_string();
     let status = status_for(&text, answering);
@@ -432,6 +450,31 @@ async fn respond(
             response
         }
         id => with_session_id(response, id.as_deref()),
+    }
+}
+
+/// Cancels a request in its session when dropped armed: the HTTP exchange that was to carry
+/// its answer ended first (the handler future or the SSE body was dropped because the client
+/// went away).
+pub(crate) struct CancelOnDrop {
+    session: Session,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    /// The answer is complete: dropping no longer cancels.
+    pub(crate) fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && self.session.cancel(&id)
+        {
+            tracing::info!(%id, "the client closed the response stream; the request was cancelled");
+        }
     }
 }
 
