@@ -6,7 +6,7 @@ mod client_support;
 
 use std::time::Duration;
 
-use client_support::{assert_gone, fixture, peer, process_gone};
+use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
 use toolwire::{CancellationToken, Context, Tool, ToolError};
@@ -39,6 +39,7 @@ async fn cancellations(log: &std::path::Path, want: usize) -> Vec<serde_json::Va
 
 #[tokio::test]
 async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
+    let tasks = alive_tasks();
     let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
@@ -61,10 +62,14 @@ async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
     // Later calls fail the same way, at once.
     let again = work.call_json(json!({"n": 2}), &Context::new()).await.unwrap_err();
     assert!(matches!(again, ToolError::Unavailable { .. }));
+    drop(d);
+    drop(client);
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
 async fn a_child_killed_mid_call_is_unavailable() {
+    let tasks = alive_tasks();
     let client = Client::connect(faulty("never-answers", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
@@ -76,10 +81,14 @@ async fn a_child_killed_mid_call_is_unavailable() {
         tokio::time::timeout(Duration::from_secs(10), call).await.expect("no hang").unwrap().unwrap_err();
     assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' was killed by signal 9");
     assert_gone(pid).await;
+    client.close().await;
+    drop(d);
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
 async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
+    let tasks = alive_tasks();
     let log = log_path("never");
     let client =
         Client::connect(faulty("never-answers", Some(&log)), ClientOptions::new("faulty")).await.unwrap();
@@ -126,11 +135,13 @@ async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
 
     client.close().await;
     assert_gone(pid).await;
+    assert_no_task_left(tasks).await;
     let _ = std::fs::remove_file(&log);
 }
 
 #[tokio::test]
 async fn a_server_flooding_stderr_still_answers() {
+    let tasks = alive_tasks();
     let client = tokio::time::timeout(
         Duration::from_secs(30),
         Client::connect(faulty("stderr-flood", None), ClientOptions::new("faulty")),
@@ -146,10 +157,12 @@ async fn a_server_flooding_stderr_still_answers() {
     drop(client);
     // Dropping the last handle kills the child.
     assert_gone(pid).await;
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
 async fn garbage_on_stdout_is_skipped() {
+    let tasks = alive_tasks();
     let client = Client::connect(faulty("garbage", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
@@ -162,6 +175,7 @@ async fn garbage_on_stdout_is_skipped() {
     assert!(!process_gone(pid));
     client.close().await;
     assert_gone(pid).await;
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use client_support::{fixture, peer};
+use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer, StdioServer};
 use toolwire::{Context, Progress, Tool, ToolError};
@@ -126,6 +126,7 @@ async fn python_mcpserver_over_http_in_json_sse_and_stateless_modes() {
 
 #[tokio::test]
 async fn a_server_dropping_the_connection_mid_sse_is_unavailable() {
+    let tasks = alive_tasks();
     let port = free_port();
     let _server = start(
         Command::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_sse_drop.py")).arg(port.to_string()),
@@ -182,6 +183,24 @@ async fn auto_mode_probes_server_discover_and_falls_back() {
         .await
         .unwrap();
     assert_eq!(client.server_info().protocol_version, "2025-11-25");
+    client.close().await;
+
+    // server-everything over HTTP answers the probe with a 400 whose error body has
+    // `"id": null`: that is a legacy server, and auto falls back.
+    let port = free_port();
+    let _everything = everything_http(port);
+    let client = Client::connect(HttpServer::new(url(port)), ClientOptions::new("ev").era(EraMode::Auto))
+        .await
+        .unwrap();
+    assert_eq!(client.server_info().protocol_version, "2025-11-25");
+    // Its list_changed after init arrives on the session's GET stream.
+    for _ in 0..100 {
+        if client.tools_list_changed() > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(client.tools_list_changed() > 0, "list_changed over HTTP was not seen");
     client.close().await;
 
     // A Python MCPServer over HTTP answers server/discover.

@@ -338,6 +338,14 @@ impl Client {
                     ToolError::Refused { tool: name.to_owned(), server: server.clone(), code }
                 }
             })?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return Err(ToolError::failed(
+                name,
+                format_args!(
+                    "server '{server}' asked for more input (input_required), which this client does not supply"
+                ),
+            ));
+        }
         parse_call_result(&result).ok_or_else(|| {
             ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
         })

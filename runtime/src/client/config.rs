@@ -220,6 +220,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_first_config_file_found_wins() {
+        let dir = std::env::temp_dir().join(format!("toolwire-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("mcp.json"), r#"{"mcpServers": {"late": {"command": "x"}}}"#).unwrap();
+        std::fs::write(dir.join(".mcp.json"), r#"{"mcpServers": {"early": {"command": "x"}}}"#).unwrap();
+        let load = load_servers(&dir).unwrap();
+        // MCP_SERVERS, when the environment sets it, comes before any file.
+        match std::env::var(MCP_SERVERS_ENV) {
+            Ok(text) => assert_eq!(load, parse_servers(&text, MCP_SERVERS_ENV).unwrap()),
+            Err(_) => {
+                assert_eq!(load.source, Some(dir.join(".mcp.json").display().to_string()));
+                assert_eq!(load.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["early"]);
+                let empty = dir.join("empty");
+                std::fs::create_dir_all(&empty).unwrap();
+                assert_eq!(load_servers(&empty).unwrap(), ConfigLoad::default());
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn entries_are_stdio_without_a_url_and_http_with_one() {
         let load = parse_servers(
             r#"{"mcpServers": {
@@ -253,6 +274,10 @@ mod tests {
         );
         // Without the wrapper too.
         assert_eq!(parse_servers(r#"{"a": {"command": "x"}}"#, "MCP_SERVERS").unwrap().servers.len(), 1);
+        assert_eq!(
+            parse_servers("{\"a\": 1", "MCP_SERVERS").unwrap_err().to_string(),
+            "MCP server config from MCP_SERVERS is not JSON: EOF while parsing an object at line 1 column 7"
+        );
         assert_eq!(
             parse_servers("[1]", "MCP_SERVERS").unwrap_err().to_string(),
             "MCP server config from MCP_SERVERS must be an object of servers (optionally under \"mcpServers\")"

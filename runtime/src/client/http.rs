@@ -15,8 +15,9 @@
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
 //! | any other status, or no connection | the request fails as `unavailable` |
 //!
-//! After `notifications/initialized`, a legacy session also opens the standalone `GET` stream,
-//! where servers send requests and notifications that belong to no request of ours.
+//! Once `initialize` assigns a session, the client also opens the session's standalone `GET`
+//! stream (before `notifications/initialized`), where servers send requests and notifications
+//! that belong to no request of ours.
 //!
 //! A request abandoned by its caller (timeout, cancellation) has its SSE stream dropped,
 //! which is the modern era's cancellation signal. `close` sends `DELETE` with the session id.
@@ -110,14 +111,7 @@ impl HttpLink {
                     tokio::spawn(Arc::clone(&s).exchange(out));
                     continue;
                 }
-                let initialized = out.method.as_deref() == Some("notifications/initialized");
                 Arc::clone(&s).exchange(out).await;
-                if initialized && lock(&s.session).is_some() {
-                    let listener = tokio::spawn(Arc::clone(&s).listen());
-                    if let Some(old) = lock(&s.listener).replace(listener) {
-                        old.abort();
-                    }
-                }
             }
         });
         Ok(HttpLink { shared, task })
@@ -203,6 +197,11 @@ impl Shared {
 
     /// One message's exchange, re-initialising once if the session was lost.
     async fn exchange(self: Arc<Self>, out: Out) {
+        // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
+        // (which happens once its caller gives up) is the cancellation.
+        if self.conn.is_modern() && out.method.as_deref() == Some("notifications/cancelled") {
+            return;
+        }
         if out.method.as_deref() == Some("initialize") {
             *lock(&self.init) = Some(out.json.clone());
         }
@@ -228,15 +227,34 @@ impl Shared {
             if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
                 *lock(&self.session) = Some(s.to_owned());
             }
+            if out.method.as_deref() == Some("initialize")
+                && status.is_success()
+                && lock(&self.session).is_some()
+            {
+                self.open_listener().await;
+            }
             return self.read(&out, resp).await;
         }
+    }
+
+    /// Open the session's GET stream and wait until the server has answered it, before the
+    /// `initialize` answer is read: the server may send its first notifications (TS v1 sends
+    /// `list_changed`) the moment `notifications/initialized` arrives, and a stream opened
+    /// after that misses them.
+    async fn open_listener(self: &Arc<Self>) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let listener = tokio::spawn(Arc::clone(self).listen(Some(tx)));
+        if let Some(old) = lock(&self.listener).replace(listener) {
+            old.abort();
+        }
+        let _ = tokio::time::timeout(self.timeout, rx).await;
     }
 
     /// The standalone `GET` stream of a legacy session, on which a server sends requests and
     /// notifications not tied to one of ours (`roots/list`, `elicitation/create`,
     /// `notifications/tools/list_changed`). Reopened after a second when it ends; given up
     /// on when the server does not offer one (405) or the session is gone.
-    async fn listen(self: Arc<Self>) {
+    async fn listen(self: Arc<Self>, mut opened: Option<tokio::sync::oneshot::Sender<()>>) {
         loop {
             let Some(session) = lock(&self.session).clone() else { return };
             let mut req = Request::builder()
@@ -251,7 +269,11 @@ impl Shared {
                 req = req.header(VERSION, v);
             }
             let Ok(req) = req.body(Full::new(Bytes::new())) else { return };
-            let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
+            let resp = tokio::time::timeout(self.timeout, self.client.request(req)).await;
+            if let Some(tx) = opened.take() {
+                let _ = tx.send(());
+            }
+            let resp = match resp {
                 Ok(Ok(r)) if r.status() == StatusCode::OK => r,
                 _ => return,
             };
@@ -265,7 +287,7 @@ impl Shared {
     }
 
     /// A fresh `initialize` (the one first sent) and `notifications/initialized`.
-    async fn reinitialize(&self) -> Result<(), String> {
+    async fn reinitialize(self: &Arc<Self>) -> Result<(), String> {
         let Some(init) = lock(&self.init).clone() else { return Err("lost its session".into()) };
         let out = Out { json: init, id: None, method: Some("initialize".into()), name: None };
         let resp = self.send(&out).await?;
@@ -274,6 +296,7 @@ impl Shared {
         }
         if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
             *lock(&self.session) = Some(s.to_owned());
+            self.open_listener().await;
         }
         // The answer repeats the first one; read and drop it.
         let _ = resp.into_body().collect().await;
@@ -315,7 +338,8 @@ impl Shared {
         };
         let text = String::from_utf8_lossy(&body);
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            return self.gone(out, format!("answered HTTP {}: the credentials were refused", status.as_u16()));
+            return self
+                .gone(out, format!("answered HTTP {}: the credentials were refused", status.as_u16()));
         }
         if status.is_success() {
             self.conn.on_text(&text);

@@ -80,3 +80,17 @@ pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo reported no executable for {package}/{bin}"))
 }
+
+/// How many tasks are alive on the test's runtime.
+pub fn alive_tasks() -> usize {
+    tokio::runtime::Handle::current().metrics().num_alive_tasks()
+}
+
+/// Wait up to 5 s for the runtime's live tasks to fall back to `baseline`; panics if not.
+pub async fn assert_no_task_left(baseline: usize) {
+    let start = Instant::now();
+    while alive_tasks() > baseline {
+        assert!(start.elapsed() < Duration::from_secs(5), "{} task(s) left behind", alive_tasks() - baseline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
