@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# toolwire's benchmark against rmcp 3.11.0 and a no-SDK floor: one command.
+#
+#   bash bench/run.sh            full run (about 25 min on 2 cores): writes bench/results.md
+#                                and bench/results.svg
+#   bash bench/run.sh --smoke    a few hundred calls per case, no callgrind, no compile cost,
+#                                no long RSS run (under 2 min after the build); writes
+#                                target/bench/results-smoke.md. Exits non-zero only if a case
+#                                fails to run, never because a goal is not met.
+#
+# Every figure is a ratio of medians of interleaved runs (round 1: A B C, round 2: A B C, ...)
+# or a callgrind instruction count; the raw lines are kept in target/bench/raw-<mode>.txt.
+# Only local processes: servers are children of the driver on pipes, nothing listens on a
+# network. Every loop is bounded and every driver run has a watchdog.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODE=full
+case "${1:-}" in
+  --smoke) MODE=smoke ;;
+  "") ;;
+  *) echo "usage: bash bench/run.sh [--smoke]" >&2; exit 2 ;;
+esac
+
+OUT=target/bench
+mkdir -p "$OUT"
+RAW="$OUT/raw-$MODE.txt"
+LOG="$OUT/servers-$MODE.log"
+: >"$RAW"
+: >"$LOG"
+BIN=target/release
+FAILED=0
+
+if [[ $MODE == full ]]; then
+  ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000
+  RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; BUILD_ROUNDS=3
+else
+  ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300
+fi
+
+echo "== build (release)"
+cargo build --release --locked -p toolwire-bench --bins
+# The client bench separately, so the server binaries above carry no client code.
+cargo build --release --locked -p toolwire-bench --features client --bin client-bench
+
+{
+  echo "mode=$MODE"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "nproc=$(nproc)"
+  echo "cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)"
+  echo "memory=$(free -h | awk '/^Mem:/{print $2}')"
+  echo "rustc=$(rustc --version)"
+  echo "kernel=$(uname -r)"
+  echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT/machine-$MODE.txt"
+
+# drive CASE DRIVER-FLAGS... -- SERVER...: one driver run, its record appended to $RAW.
+drive() {
+  local case=$1; shift
+  if ! "$BIN/driver" --case "$case" "$@" >>"$RAW" 2>>"$LOG"; then
+    FAILED=$((FAILED + 1))
+    echo "  FAILED: $case (see $LOG)" >&2
+  fi
+}
+
+# client CASE FLAGS... -- SERVER...: one client-bench run (an SDK's client driving a server).
+client() {
+  local case=$1; shift
+  if ! "$BIN/client-bench" --case "$case" "$@" >>"$RAW" 2>>"$LOG"; then
+    FAILED=$((FAILED + 1))
+    echo "  FAILED: $case (see $LOG)" >&2
+  fi
+}
+
+FLOOR=("$BIN/floor-echo")
+FLOOR50=("$BIN/floor-echo" --tools 50)
+
+# echo_server IMPL: the echo server binary (and args) of an implementation, in $SRV.
+echo_server() {
+  case $1 in
+    toolwire) SRV=("$BIN/toolwire-echo") ;;
+    rmcp) SRV=("$BIN/rmcp-echo") ;;
+    floor) SRV=("$BIN/floor-echo") ;;
+    # Informational, not goals: a sync #[tool] fn, and two runtime experiments.
+    toolwire-sync) SRV=("$BIN/toolwire-echo-sync") ;;
+    toolwire-spawned) SRV=("$BIN/toolwire-echo-spawned") ;;
+    toolwire-ct) SRV=("$BIN/toolwire-echo-current-thread") ;;
+  esac
+}
+ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-spawned toolwire-ct)
+
+echo "== stdio servers, $ROUNDS interleaved rounds"
+for round in $(seq 1 "$ROUNDS"); do
+  echo "  round $round/$ROUNDS"
+  for impl in "${ECHO_IMPLS[@]}"; do
+    echo_server "$impl"
+    drive "echo.w1:$impl" --calls "$SEQ" --window 1 -- "${SRV[@]}"
+  done
+  for impl in "${ECHO_IMPLS[@]}"; do
+    echo_server "$impl"
+    drive "echo.w16:$impl" --calls "$PIPE" --window 16 -- "${SRV[@]}"
+  done
+  for impl in toolwire rmcp floor; do
+    case $impl in
+      floor) srv=("${FLOOR50[@]}") ;;
+      *) srv=("$BIN/$impl-50") ;;
+    esac
+    drive "fifty.w1:$impl" --calls "$FIFTY" --window 1 --tool tool_7 -- "${srv[@]}"
+  done
+  for impl in toolwire rmcp floor; do
+    case $impl in
+      floor) srv=("${FLOOR50[@]}") ;;
+      *) srv=("$BIN/$impl-50") ;;
+    esac
+    drive "list50.w1:$impl" --calls "$LIST" --window 1 --method list -- "${srv[@]}"
+  done
+  # Clients: each SDK's client drives the floor server, then end to end against its own server.
+  for impl in toolwire rmcp; do
+    client "client.w1:$impl" --client "$impl" --calls "$CLIENT" --concurrency 1 -- "${FLOOR[@]}"
+  done
+  for impl in toolwire rmcp; do
+    client "client.w16:$impl" --client "$impl" --calls "$CLIENT" --concurrency 16 -- "${FLOOR[@]}"
+  done
+  for impl in toolwire rmcp; do
+    client "e2e.w1:$impl" --client "$impl" --calls "$E2E" --concurrency 1 -- "$BIN/$impl-echo"
+  done
+  client "validate:toolwire" --client toolwire --calls "$CLIENT" --concurrency 1 --validate -- "${FLOOR[@]}"
+done
+
+if [[ $MODE == full ]]; then
+  echo "== RSS after $RSS_CALLS requests (16 in flight)"
+  for impl in toolwire rmcp; do
+    drive "rss.w16:$impl" --calls "$RSS_CALLS" --window 16 --warmup 0 --rss-at 10000 --timeout-s 900 \
+      -- "$BIN/$impl-echo"
+  done
+
+  echo "== callgrind: instructions per call by the difference method ($CG_N1 and $CG_N2 calls)"
+  CG="$OUT/callgrind"
+  rm -rf "$CG"
+  mkdir -p "$CG"
+  # cg NAME DRIVER-FLAGS... -- SERVER...: two runs of different length under callgrind.
+  cg() {
+    local name=$1; shift
+    local flags=()
+    while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+    shift
+    for n in "$CG_N1" "$CG_N2"; do
+      local f="$CG/$name.$n.out"
+      if "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
+        -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
+        local ir
+        ir=$(awk '/^(summary|totals):/{print $2; exit}' "$f")
+        callgrind_annotate --threshold=100 "$f" >"$f.annotate" 2>/dev/null || true
+        echo "bench kind=callgrind case=$name calls=$n ir=$ir annotate=$f.annotate" >>"$RAW"
+      else
+        FAILED=$((FAILED + 1))
+        echo "  FAILED: callgrind $name $n (see $LOG)" >&2
+      fi
+    done
+  }
+  cg echo:toolwire -- "$BIN/toolwire-echo"
+  cg echo:rmcp -- "$BIN/rmcp-echo"
+  cg echo:floor -- "${FLOOR[@]}"
+  cg fifty:toolwire --tool tool_7 -- "$BIN/toolwire-50"
+  cg fifty:rmcp --tool tool_7 -- "$BIN/rmcp-50"
+  cg list50:toolwire --method list -- "$BIN/toolwire-50"
+  cg list50:rmcp --method list -- "$BIN/rmcp-50"
+  cg list50:floor --method list -- "${FLOOR50[@]}"
+
+  echo "== compile cost: two generated 50-tool crates"
+  bash bench/compile.sh "$OUT/compile" "$RAW" "$BUILD_ROUNDS" || {
+    FAILED=$((FAILED + 1))
+    echo "  FAILED: compile cost (see output above)" >&2
+  }
+fi
+
+echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine-$MODE.txt"
+
+echo "== report"
+if [[ $MODE == full ]]; then
+  MD=bench/results.md
+  SVG=bench/results.svg
+else
+  MD="$OUT/results-smoke.md"
+  SVG="$OUT/results-smoke.svg"
+fi
+"$BIN/report" --raw "$RAW" --machine "$OUT/machine-$MODE.txt" --md "$MD" --svg "$SVG" --mode "$MODE" ||
+  FAILED=$((FAILED + 1))
+echo "wrote $MD and $SVG"
+
+if ((FAILED > 0)); then
+  echo "bench: $FAILED case(s) failed to run" >&2
+  exit 1
+fi

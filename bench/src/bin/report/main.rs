@@ -1,0 +1,778 @@
+//! The report: reads the raw record lines `run.sh` collected, takes medians of the
+//! interleaved runs, computes the ratios, evaluates each goal of issue 6 that can be
+//! measured, and writes `results.md` (tables, the machine, every goal with met / not met and
+//! what holds it back) and an SVG plot of requests/s and p99 per transport. It also prints
+//! the goal lines to stdout.
+//!
+//! ```text
+//! report --raw RAW --machine MACHINE --md OUT.md --svg OUT.svg --mode full|smoke
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use toolwire_bench::record::Record;
+use toolwire_bench::stats::median;
+
+mod report_svg;
+
+const IMPLS: [&str; 3] = ["toolwire", "rmcp", "floor"];
+
+struct Data {
+    recs: Vec<Record>,
+    machine: BTreeMap<String, String>,
+    smoke: bool,
+}
+
+impl Data {
+    fn runs(&self, case: &str) -> Vec<&Record> {
+        self.recs.iter().filter(|r| r.get("case") == Some(case) && r.get("failed").is_none()).collect()
+    }
+
+    fn values(&self, case: &str, field: &str) -> Vec<f64> {
+        self.runs(case).iter().filter_map(|r| r.num(field)).collect()
+    }
+
+    /// The median of `field` over the runs of `case`.
+    fn med(&self, case: &str, field: &str) -> Option<f64> {
+        median(&self.values(case, field))
+    }
+
+    /// Instructions per call by the difference method: (Ir(N2) - Ir(N1)) / (N2 - N1).
+    fn per_call(&self, name: &str) -> Option<f64> {
+        let (short, long) = self.cg_pair(name)?;
+        let d = long.num("calls")? - short.num("calls")?;
+        Some((long.num("ir")? - short.num("ir")?) / d)
+    }
+
+    fn cg_pair(&self, name: &str) -> Option<(&Record, &Record)> {
+        let mut v: Vec<&Record> = self
+            .recs
+            .iter()
+            .filter(|r| r.get("kind") == Some("callgrind") && r.get("case") == Some(name))
+            .collect();
+        v.sort_by(|a, b| a.num("calls").partial_cmp(&b.num("calls")).expect("numbers"));
+        (v.len() >= 2).then(|| (v[0], v[v.len() - 1]))
+    }
+
+    /// Per-call self instructions of each function, from the two runs' annotations.
+    fn per_call_functions(&self, name: &str) -> Option<Vec<(String, f64)>> {
+        let (short, long) = self.cg_pair(name)?;
+        let a = read_annotate(short.get("annotate")?)?;
+        let b = read_annotate(long.get("annotate")?)?;
+        let d = long.num("calls")? - short.num("calls")?;
+        let mut out: Vec<(String, f64)> =
+            b.iter().map(|(f, &ir)| (f.clone(), (ir - a.get(f).copied().unwrap_or(0.0)) / d)).collect();
+        out.sort_by(|x, y| y.1.total_cmp(&x.1));
+        Some(out)
+    }
+
+    /// Spawn to initialize reply: the median over every echo run (sequential and pipelined).
+    fn init(&self, imp: &str) -> Option<f64> {
+        let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
+        v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
+        median(&v)
+    }
+
+    fn compile(&self, what: &str, imp: &str) -> Option<f64> {
+        let v: Vec<f64> = self
+            .recs
+            .iter()
+            .filter(|r| {
+                r.get("kind") == Some("compile") && r.get("what") == Some(what) && r.get("impl") == Some(imp)
+            })
+            .filter_map(|r| r.num("secs"))
+            .collect();
+        median(&v)
+    }
+
+    /// Every incremental-rebuild time hyperfine measured for `imp`, pooled over rounds.
+    fn incremental(&self, imp: &str) -> Option<f64> {
+        let mut times = Vec::new();
+        for r in self.recs.iter().filter(|r| r.get("kind") == Some("hyperfine") && r.get("impl") == Some(imp))
+        {
+            let text = std::fs::read_to_string(r.get("json")?).ok()?;
+            let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+            for t in v["results"][0]["times"].as_array()? {
+                times.extend(t.as_f64());
+            }
+        }
+        median(&times)
+    }
+
+    fn expand(&self, krate: &str) -> Option<f64> {
+        self.recs
+            .iter()
+            .find(|r| r.get("kind") == Some("expand") && r.get("crate") == Some(krate))?
+            .num("lines")
+    }
+
+    fn expand_per_tool(&self, imp: &str) -> Option<f64> {
+        Some((self.expand(imp)? - self.expand(&format!("{imp}-plain"))?) / 50.0)
+    }
+
+    fn syn(&self, imp: &str) -> Option<&Record> {
+        self.recs.iter().find(|r| r.get("kind") == Some("syn") && r.get("impl") == Some(imp))
+    }
+}
+
+/// `file:function -> self Ir` from `callgrind_annotate` output.
+fn read_annotate(path: &str) -> Option<BTreeMap<String, f64>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut map = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.trim_start();
+        let Some((num, rest)) = line.split_once(' ') else { continue };
+        let Ok(ir) = num.replace(',', "").parse::<f64>() else { continue };
+        let Some((_, func)) = rest.split_once(")  ") else { continue };
+        if func.contains("PROGRAM TOTALS") {
+            continue;
+        }
+        let func = func.split(" [").next().unwrap_or(func);
+        let func = func.split_once(':').map_or(func, |(_, f)| f).to_owned();
+        *map.entry(func).or_insert(0.0) += ir;
+    }
+    Some(map)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Status {
+    Met,
+    NotMet,
+    Unmeasured,
+}
+
+impl Status {
+    fn label(self) -> &'static str {
+        match self {
+            Status::Met => "met",
+            Status::NotMet => "**not met**",
+            Status::Unmeasured => "not measured",
+        }
+    }
+}
+
+struct Goal {
+    what: &'static str,
+    goal: &'static str,
+    figure: String,
+    status: Status,
+    /// What holds it back (unmet or unmeasured), or a note.
+    note: String,
+}
+
+fn fmt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if b != 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+fn at_least(r: Option<f64>, goal: f64) -> Status {
+    r.map_or(Status::Unmeasured, |r| if r >= goal { Status::Met } else { Status::NotMet })
+}
+
+fn at_most(r: Option<f64>, goal: f64) -> Status {
+    r.map_or(Status::Unmeasured, |r| if r <= goal { Status::Met } else { Status::NotMet })
+}
+
+const HTTP_TODO: &str = "not measured: toolwire's HTTP transport has no bench yet (the HTTP cases with `wrk` are a TODO of this crate)";
+
+fn goals(d: &Data) -> Vec<Goal> {
+    let mut g = Vec::new();
+    let tw = |s: &str, f: &str| d.med(&format!("{s}:toolwire"), f);
+    let rm = |s: &str, f: &str| d.med(&format!("{s}:rmcp"), f);
+
+    // stdio, sequential.
+    let r = ratio(tw("echo.w1", "rps"), rm("echo.w1", "rps"));
+    g.push(Goal {
+        what: "stdio server, sequential tools/call",
+        goal: "≥ 2.5× rmcp requests/s",
+        figure: format!(
+            "{}× ({} vs {} req/s)",
+            fmt(r, 2),
+            fmt(tw("echo.w1", "rps"), 0),
+            fmt(rm("echo.w1", "rps"), 0)
+        ),
+        status: at_least(r, 2.5),
+        note: String::new(),
+    });
+    let r = ratio(tw("echo.w16", "rps"), rm("echo.w16", "rps"));
+    g.push(Goal {
+        what: "stdio server, 16 pipelined",
+        goal: "≥ 5× rmcp",
+        figure: format!(
+            "{}× ({} vs {} req/s)",
+            fmt(r, 2),
+            fmt(tw("echo.w16", "rps"), 0),
+            fmt(rm("echo.w16", "rps"), 0)
+        ),
+        status: at_least(r, 5.0),
+        note: String::new(),
+    });
+    let r = ratio(tw("echo.w1", "p99_us"), rm("echo.w1", "p99_us"));
+    let maxes = d.values("echo.w1:toolwire", "max_us");
+    let calls = d.med("echo.w1:toolwire", "calls").unwrap_or(0.0);
+    let clean = maxes.iter().filter(|&&m| m <= 2000.0).count();
+    let max_med = median(&maxes);
+    let st = match (at_most(r, 0.5), max_med) {
+        (Status::Unmeasured, _) | (_, None) => Status::Unmeasured,
+        (Status::Met, Some(m)) if m <= 2000.0 => Status::Met,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "stdio server, p99, sequential",
+        goal: "≤ 0.5× rmcp; no sample above 2 ms in 50k calls",
+        figure: format!(
+            "{}× ({} vs {} µs); max {} µs (median run); {} of {} runs of {:.0} calls had no sample above 2 ms",
+            fmt(r, 2),
+            fmt(tw("echo.w1", "p99_us"), 1),
+            fmt(rm("echo.w1", "p99_us"), 1),
+            fmt(max_med, 0),
+            clean,
+            maxes.len(),
+            calls
+        ),
+        status: st,
+        note: String::new(),
+    });
+    let (ti, ri) = (d.per_call("echo:toolwire"), d.per_call("echo:rmcp"));
+    let r = ratio(ti, ri);
+    g.push(Goal {
+        what: "stdio server, instructions per call (callgrind)",
+        goal: "≤ 0.3× rmcp",
+        figure: format!("{}× ({} vs {} instructions)", fmt(r, 2), fmt(ti, 0), fmt(ri, 0)),
+        status: at_most(r, 0.3),
+        note: String::new(),
+    });
+    let cg50 = ratio(d.per_call("fifty:toolwire"), ti);
+    let rps50 = ratio(tw("echo.w1", "rps"), tw("fifty.w1", "rps"));
+    let schema_per_req = schema_work(d);
+    let st = match (at_most(cg50, 1.1), at_most(rps50, 1.1), schema_per_req) {
+        (Status::Unmeasured, _, _) => at_most(rps50, 1.1),
+        (a, b, s) => {
+            if a == Status::Met && b != Status::NotMet && s.is_none_or(|s| s.abs() < 1.0) {
+                Status::Met
+            } else {
+                Status::NotMet
+            }
+        }
+    };
+    g.push(Goal {
+        what: "per-call cost with 50 tools vs 1 tool",
+        goal: "≤ 1.1×; tools/list from pre-serialized bytes; no schema work per request",
+        figure: format!(
+            "instructions {}×, time per call {}×; schemars instructions per request: {}; tools/list (50 tools): {} instructions vs rmcp {}",
+            fmt(cg50, 3),
+            fmt(rps50, 3),
+            fmt(schema_per_req, 1),
+            fmt(d.per_call("list50:toolwire"), 0),
+            fmt(d.per_call("list50:rmcp"), 0),
+        ),
+        status: st,
+        note: String::new(),
+    });
+    // Clients.
+    let (s1, s16) = (
+        ratio(tw("client.w1", "rps"), rm("client.w1", "rps")),
+        ratio(tw("client.w16", "rps"), rm("client.w16", "rps")),
+    );
+    let st = match (at_least(s1, 1.5), at_least(s16, 2.0)) {
+        (Status::Met, Status::Met) => Status::Met,
+        (Status::Unmeasured, _) | (_, Status::Unmeasured) => Status::Unmeasured,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "stdio client, sequential / 16 in flight",
+        goal: "≥ 1.5× / ≥ 2× rmcp's client",
+        figure: format!(
+            "{}× / {}× ({} / {} vs {} / {} req/s, against the floor server)",
+            fmt(s1, 2),
+            fmt(s16, 2),
+            fmt(tw("client.w1", "rps"), 0),
+            fmt(tw("client.w16", "rps"), 0),
+            fmt(rm("client.w1", "rps"), 0),
+            fmt(rm("client.w16", "rps"), 0)
+        ),
+        status: st,
+        note: String::new(),
+    });
+    let r = ratio(tw("e2e.w1", "rps"), rm("e2e.w1", "rps"));
+    g.push(Goal {
+        what: "end to end stdio, ours+ours vs rmcp+rmcp",
+        goal: "≥ 3× sequential",
+        figure: format!(
+            "{}× ({} vs {} req/s)",
+            fmt(r, 2),
+            fmt(tw("e2e.w1", "rps"), 0),
+            fmt(rm("e2e.w1", "rps"), 0)
+        ),
+        status: at_least(r, 3.0),
+        note: String::new(),
+    });
+    for (what, goal) in [
+        ("HTTP with default settings, c=1 and c=16, JSON and SSE", "p99 ≤ 2 ms"),
+        ("HTTP stateless JSON, c=16", "≥ 1.4× rmcp (TCP_NODELAY) and ≥ 0.7× bare axum"),
+        ("one legacy session with 16 concurrent requests", "≥ 3× rmcp"),
+    ] {
+        g.push(Goal { what, goal, figure: "–".into(), status: Status::Unmeasured, note: HTTP_TODO.into() });
+    }
+    let r = ratio(tw("echo.w1", "rss_idle_kb"), rm("echo.w1", "rss_idle_kb"));
+    g.push(Goal {
+        what: "idle stdio server RSS",
+        goal: "≤ 0.8× rmcp",
+        figure: format!(
+            "{}× ({} vs {} KiB)",
+            fmt(r, 2),
+            fmt(tw("echo.w1", "rss_idle_kb"), 0),
+            fmt(rm("echo.w1", "rss_idle_kb"), 0)
+        ),
+        status: at_most(r, 0.8),
+        note: String::new(),
+    });
+    g.push(Goal {
+        what: "memory per idle HTTP session",
+        goal: "≤ 0.25× rmcp; idle sessions expire",
+        figure: "–".into(),
+        status: Status::Unmeasured,
+        note: HTTP_TODO.into(),
+    });
+    let (end, at10k) = (tw("rss.w16", "rss_end_kb"), tw("rss.w16", "rss_at_10000_kb"));
+    let r = ratio(end, at10k);
+    g.push(Goal {
+        what: "RSS after 1M requests vs after 10k",
+        goal: "≤ 1.2×",
+        figure: format!(
+            "{}× ({} vs {} KiB; rmcp {}×)",
+            fmt(r, 3),
+            fmt(end, 0),
+            fmt(at10k, 0),
+            fmt(ratio(rm("rss.w16", "rss_end_kb"), rm("rss.w16", "rss_at_10000_kb")), 3)
+        ),
+        status: at_most(r, 1.2),
+        note: if r.is_none() {
+            "not measured in smoke mode (the 1M-request run is full mode only)".into()
+        } else {
+            String::new()
+        },
+    });
+    let init = |imp: &str| d.init(imp);
+    let r = ratio(init("toolwire"), init("rmcp"));
+    g.push(Goal {
+        what: "cold start, spawn to initialize reply",
+        goal: "≤ 0.7× rmcp",
+        figure: format!(
+            "{}× ({} vs {} µs; floor {} µs)",
+            fmt(r, 2),
+            fmt(init("toolwire"), 0),
+            fmt(init("rmcp"), 0),
+            fmt(init("floor"), 0)
+        ),
+        status: at_most(r, 0.7),
+        note: String::new(),
+    });
+    let compile_note = || if d.smoke { "not measured in smoke mode".to_owned() } else { String::new() };
+    let (a, b) = (d.compile("clean", "toolwire"), d.compile("clean", "rmcp"));
+    let r = ratio(a, b);
+    g.push(Goal {
+        what: "clean dev build of the 50-tool crate",
+        goal: "≤ 0.5× rmcp",
+        figure: format!(
+            "{}× ({} vs {} s, all dependencies; the crate alone: {} vs {} s)",
+            fmt(r, 2),
+            fmt(a, 1),
+            fmt(b, 1),
+            fmt(d.compile("crate", "toolwire"), 2),
+            fmt(d.compile("crate", "rmcp"), 2)
+        ),
+        status: at_most(r, 0.5),
+        note: compile_note(),
+    });
+    let (a, b) = (d.incremental("toolwire"), d.incremental("rmcp"));
+    let r = ratio(a, b);
+    g.push(Goal {
+        what: "incremental rebuild after editing one tool",
+        goal: "≤ 0.7× rmcp",
+        figure: format!("{}× ({} vs {} s)", fmt(r, 2), fmt(a, 2), fmt(b, 2)),
+        status: at_most(r, 0.7),
+        note: compile_note(),
+    });
+    let (a, b) = (d.expand_per_tool("toolwire"), d.expand_per_tool("rmcp"));
+    let r = ratio(a, b);
+    let syn_tw = d.syn("toolwire").and_then(|s| s.get("versions")).unwrap_or("–").to_owned();
+    let syn_rm = d.syn("rmcp").and_then(|s| s.get("versions")).unwrap_or("–").to_owned();
+    let majors = syn_tw
+        .split(',')
+        .filter_map(|v| v.split('.').next())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let debug_lines = d
+        .recs
+        .iter()
+        .find(|r| r.get("crate") == Some("toolwire-debug-one-tool"))
+        .and_then(|r| Some(r.num("lines")? - r.num("user_fn_lines")?));
+    let st = match at_most(r, 0.6) {
+        Status::Met if majors == 1 => Status::Met,
+        Status::Unmeasured => Status::Unmeasured,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "macro expansion per tool",
+        goal: "≤ 0.6× rmcp's lines; one `syn` major in the tree",
+        figure: format!(
+            "{}× ({} vs {} lines per tool; toolwire's debug hook: {} lines for one tool); syn in toolwire's tree: {syn_tw}; in rmcp's: {syn_rm}",
+            fmt(r, 2),
+            fmt(a, 1),
+            fmt(b, 1),
+            fmt(debug_lines, 0),
+        ),
+        status: st,
+        note: compile_note(),
+    });
+    let v = d.runs("validate:toolwire");
+    let reject = median(&v.iter().filter_map(|r| r.num("reject_us")).collect::<Vec<_>>());
+    let delta = median(&v.iter().filter_map(|r| r.num("delta_us")).collect::<Vec<_>>());
+    let lazy = !v.is_empty() && v.iter().all(|r| r.get("lazy_at_connect") == Some("1"));
+    let st = match reject {
+        None => Status::Unmeasured,
+        Some(x) if x <= 2.0 && lazy => Status::Met,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "client-side argument validation",
+        goal: "≤ 2 µs per call; validators built lazily, none at connect",
+        figure: format!(
+            "{} µs per rejected call (validation and its message, no I/O); validated minus raw call {} µs; no validator compiled at connect: {}",
+            fmt(reject, 3),
+            fmt(delta, 2),
+            if v.is_empty() { "–" } else if lazy { "yes" } else { "no" }
+        ),
+        status: st,
+        note: String::new(),
+    });
+    g
+}
+
+/// Instructions in `schemars` functions per request (tools/call and tools/list pooled, the
+/// larger of the two), by the difference method; `None` without callgrind data.
+fn schema_work(d: &Data) -> Option<f64> {
+    let per = |name: &str| -> Option<f64> {
+        let f = d.per_call_functions(name)?;
+        Some(f.iter().filter(|(n, _)| n.contains("schemars")).map(|(_, v)| v).sum())
+    };
+    match (per("fifty:toolwire"), per("list50:toolwire")) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn why(goal: &Goal, d: &Data) -> String {
+    if !goal.note.is_empty() {
+        return goal.note.clone();
+    }
+    if goal.status == Status::Met {
+        return String::new();
+    }
+    reasons::why(goal.what, d)
+}
+
+mod reasons;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut opts: BTreeMap<String, String> = BTreeMap::new();
+    while let (Some(k), Some(v)) = (args.next(), args.next()) {
+        opts.insert(k.trim_start_matches("--").to_owned(), v);
+    }
+    let need = |k: &str| {
+        opts.get(k).cloned().unwrap_or_else(|| {
+            eprintln!("report: --{k} is required");
+            std::process::exit(2)
+        })
+    };
+    let raw = std::fs::read_to_string(need("raw")).unwrap_or_default();
+    let machine = std::fs::read_to_string(need("machine")).unwrap_or_default();
+    let d = Data {
+        recs: raw.lines().filter_map(Record::parse).collect(),
+        machine: machine
+            .lines()
+            .filter_map(|l| l.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())))
+            .collect(),
+        smoke: need("mode") == "smoke",
+    };
+    let goals = goals(&d);
+    println!("goal | figure | status");
+    for g in &goals {
+        println!("{} ({}) | {} | {}", g.what, g.goal, g.figure, g.status.label().trim_matches('*'));
+        let w = why(g, &d);
+        if !w.is_empty() {
+            println!("    held back: {w}");
+        }
+    }
+    let md = markdown(&d, &goals);
+    let svg = report_svg::plot(&d.machine, &series(&d));
+    let write = |path: &str, text: &str| {
+        if let Some(dir) = Path::new(path).parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("report: cannot write {path}: {e}");
+            std::process::exit(1);
+        }
+    };
+    write(&need("md"), &md);
+    write(&need("svg"), &svg);
+}
+
+/// The plot's data: for each stdio case, (label, [(impl, rps, p99)]).
+fn series(d: &Data) -> Vec<report_svg::Group> {
+    [
+        ("stdio echo, sequential", "echo.w1"),
+        ("stdio echo, 16 pipelined", "echo.w16"),
+        ("stdio 50 tools, sequential", "fifty.w1"),
+    ]
+    .iter()
+    .map(|(label, s)| report_svg::Group {
+        label: (*label).to_owned(),
+        bars: IMPLS
+            .iter()
+            .map(|imp| {
+                let c = format!("{s}:{imp}");
+                ((*imp).to_owned(), d.med(&c, "rps"), d.med(&c, "p99_us"))
+            })
+            .collect(),
+    })
+    .collect()
+}
+
+fn markdown(d: &Data, goals: &[Goal]) -> String {
+    let m = |k: &str| d.machine.get(k).cloned().unwrap_or_else(|| "?".into());
+    let mut s = String::new();
+    let _ = writeln!(s, "# toolwire benchmark results\n");
+    if d.smoke {
+        let _ = writeln!(
+            s,
+            "> **Smoke run**: a few hundred calls per case, one round. The figures only show that every case runs; they are not measurements.\n"
+        );
+    }
+    let _ = writeln!(
+        s,
+        "Generated by `bash bench/run.sh{}` on {} (commit {}). Every figure is a ratio of medians of {} \
+         interleaved rounds (A B C, A B C, …) or a callgrind instruction count; the raw lines are in \
+         `target/bench/raw-{}.txt`.\n",
+        if d.smoke { " --smoke" } else { "" },
+        m("date"),
+        m("commit"),
+        d.values("echo.w1:toolwire", "rps").len(),
+        m("mode"),
+    );
+    let _ = writeln!(s, "## Machine\n");
+    let _ = writeln!(s, "| | |\n| --- | --- |");
+    for (k, label) in [
+        ("nproc", "cores (`nproc`)"),
+        ("cpu", "CPU (`lscpu`)"),
+        ("memory", "memory"),
+        ("kernel", "kernel"),
+        ("rustc", "rustc"),
+        ("loadavg_start", "load average at start"),
+        ("loadavg_end", "load average at end"),
+    ] {
+        let _ = writeln!(s, "| {label} | {} |", m(k));
+    }
+    let _ = writeln!(
+        s,
+        "\nShared and noisy: absolute figures move between runs; the ratios of interleaved medians are what the goals use.\n"
+    );
+
+    let _ = writeln!(s, "## Goals (issue 6)\n");
+    let _ = writeln!(s, "| what | goal | measured | status |\n| --- | --- | --- | --- |");
+    for g in goals {
+        let _ = writeln!(s, "| {} | {} | {} | {} |", g.what, g.goal, g.figure, g.status.label());
+    }
+    let _ = writeln!(s, "\n### What holds back each unmet or unmeasured goal\n");
+    for g in goals {
+        let w = why(g, d);
+        if !w.is_empty() {
+            let _ = writeln!(s, "- **{}** ({}): {w}", g.what, g.status.label().trim_matches('*'));
+        }
+    }
+
+    let _ = writeln!(s, "\n## stdio servers: ours, rmcp and the floor\n");
+    let _ = writeln!(
+        s,
+        "The neutral driver (`driver`, std only) spawns each server, initializes (2025-06-18) and calls \
+         `echo` (or `tool_7` of 50). Medians over the rounds; ratios are toolwire / other.\n"
+    );
+    let _ = writeln!(s, "| case | figure | toolwire | rmcp | floor | toolwire/rmcp | toolwire/floor |");
+    let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    let rows: [(&str, &str, &str, usize); 13] = [
+        ("echo, sequential", "echo.w1", "rps", 0),
+        ("echo, sequential", "echo.w1", "p50_us", 1),
+        ("echo, sequential", "echo.w1", "p99_us", 1),
+        ("echo, sequential", "echo.w1", "max_us", 0),
+        ("echo, 16 pipelined", "echo.w16", "rps", 0),
+        ("echo, 16 pipelined", "echo.w16", "p99_us", 1),
+        ("50 tools, call tool_7, sequential", "fifty.w1", "rps", 0),
+        ("50 tools, call tool_7, sequential", "fifty.w1", "p99_us", 1),
+        ("50 tools, tools/list, sequential", "list50.w1", "rps", 0),
+        ("50 tools, tools/list, sequential", "list50.w1", "p99_us", 1),
+        ("spawn to initialize reply", "echo.w1", "init_us", 0),
+        ("idle RSS (KiB)", "echo.w1", "rss_idle_kb", 0),
+        ("RSS after the run (KiB)", "echo.w1", "rss_end_kb", 0),
+    ];
+    for (label, suite, field, digits) in rows {
+        let v: Vec<Option<f64>> = IMPLS.iter().map(|i| d.med(&format!("{suite}:{i}"), field)).collect();
+        let unit = match field {
+            "rps" => "req/s",
+            "p50_us" => "p50 µs",
+            "p99_us" => "p99 µs",
+            "max_us" => "max µs",
+            "init_us" => "µs",
+            _ => "KiB",
+        };
+        let _ = writeln!(
+            s,
+            "| {label} | {unit} | {} | {} | {} | {} | {} |",
+            fmt(v[0], digits),
+            fmt(v[1], digits),
+            fmt(v[2], digits),
+            fmt(ratio(v[0], v[1]), 2),
+            fmt(ratio(v[0], v[2]), 2)
+        );
+    }
+    let sync = |suite: &str| d.med(&format!("{suite}:toolwire-sync"), "rps");
+    let _ = writeln!(
+        s,
+        "\nA *sync* `#[tool] fn echo` (toolwire's README style; the body hops to tokio's blocking pool): \
+         {} req/s sequential, {} req/s 16 pipelined ({}× / {}× the async tool).\n",
+        fmt(sync("echo.w1"), 0),
+        fmt(sync("echo.w16"), 0),
+        fmt(ratio(sync("echo.w1"), d.med("echo.w1:toolwire", "rps")), 2),
+        fmt(ratio(sync("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
+    );
+
+    if d.recs.iter().any(|r| r.get("kind") == Some("callgrind")) {
+        let _ = writeln!(s, "## Instructions per request (callgrind, difference method)\n");
+        let _ = writeln!(
+            s,
+            "`valgrind --tool=callgrind` on the server, driven for two run lengths; per request = \
+             (Ir(long) − Ir(short)) / (long − short), which cancels start-up and shutdown.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| case | toolwire | rmcp | floor | toolwire/rmcp |\n| --- | ---: | ---: | ---: | ---: |"
+        );
+        for (label, c) in [
+            ("echo tools/call", "echo"),
+            ("50 tools, tools/call tool_7", "fifty"),
+            ("50 tools, tools/list", "list50"),
+        ] {
+            let v: Vec<Option<f64>> = IMPLS.iter().map(|i| d.per_call(&format!("{c}:{i}"))).collect();
+            let _ = writeln!(
+                s,
+                "| {label} | {} | {} | {} | {} |",
+                fmt(v[0], 0),
+                fmt(v[1], 0),
+                fmt(v[2], 0),
+                fmt(ratio(v[0], v[1]), 2)
+            );
+        }
+        for imp in ["toolwire", "rmcp"] {
+            if let Some(funcs) = d.per_call_functions(&format!("echo:{imp}")) {
+                let _ = writeln!(s, "\nWhere {imp}'s echo call goes (self instructions per call, top 15):\n");
+                let _ = writeln!(s, "| instructions | function |\n| ---: | --- |");
+                for (f, v) in funcs.iter().take(15) {
+                    let _ = writeln!(s, "| {v:.0} | `{}` |", f.replace('|', "\\|"));
+                }
+            }
+        }
+        let _ = writeln!(s);
+    }
+
+    let _ = writeln!(s, "## Clients\n");
+    let _ = writeln!(
+        s,
+        "`client-bench`: each SDK's stdio client spawns the server and calls `echo` (after a warm-up), \
+         sequentially or from 16 tasks sharing the connection.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| case | figure | toolwire | rmcp | toolwire/rmcp |\n| --- | --- | ---: | ---: | ---: |"
+    );
+    for (label, c) in [
+        ("client → floor server, sequential", "client.w1"),
+        ("client → floor server, 16 in flight", "client.w16"),
+        ("end to end, own client → own server, sequential", "e2e.w1"),
+    ] {
+        for (field, unit) in [("rps", "req/s"), ("p99_us", "p99 µs")] {
+            let a = d.med(&format!("{c}:toolwire"), field);
+            let b = d.med(&format!("{c}:rmcp"), field);
+            let _ =
+                writeln!(s, "| {label} | {unit} | {} | {} | {} |", fmt(a, 1), fmt(b, 1), fmt(ratio(a, b), 2));
+        }
+    }
+
+    if !d.smoke {
+        let _ = writeln!(s, "\n## Compile cost (two generated 50-tool crates)\n");
+        let _ = writeln!(
+            s,
+            "`bench/compile.sh`: `gen-compile` writes the same 50 tools with toolwire's `#[tool]` and with \
+             rmcp's macros (one `Parameters` struct per tool, as 50 different tools need), each its own \
+             workspace built offline against a copy of the workspace's `Cargo.lock`.\n\n\
+             Expansion lines: stable rustc has no way to print an expansion, so this uses \
+             `RUSTC_BOOTSTRAP=1 cargo rustc -- -Zunpretty=expanded` on the pinned stable compiler (the flag \
+             cargo-expand passes), rustfmt-ed with the workspace config, and subtracts a macro-free twin \
+             of each crate (same fns, no attributes or derives), divided by 50. It counts everything the \
+             macros cause, derives included. The stable-only cross-check for toolwire is its own \
+             `TOOLWIRE_MACROS_DEBUG=1` hook (one tool, rustfmt-ed, minus the user's fn).\n"
+        );
+        let _ = writeln!(s, "| figure | toolwire | rmcp | toolwire/rmcp |\n| --- | ---: | ---: | ---: |");
+        let rows = [
+            (
+                "clean dev build, all dependencies (s)",
+                d.compile("clean", "toolwire"),
+                d.compile("clean", "rmcp"),
+            ),
+            (
+                "the crate alone, non-incremental (s)",
+                d.compile("crate", "toolwire"),
+                d.compile("crate", "rmcp"),
+            ),
+            (
+                "incremental rebuild after editing tool_7 (s)",
+                d.incremental("toolwire"),
+                d.incremental("rmcp"),
+            ),
+            ("expanded lines per tool", d.expand_per_tool("toolwire"), d.expand_per_tool("rmcp")),
+        ];
+        for (label, a, b) in rows {
+            let _ = writeln!(s, "| {label} | {} | {} | {} |", fmt(a, 2), fmt(b, 2), fmt(ratio(a, b), 2));
+        }
+        if let Some(w) = d.syn("toolwire-workspace") {
+            let _ = writeln!(
+                s,
+                "\n`syn` in toolwire's own tree (`cargo tree -p toolwire`): {}; syn 2 comes in through `{}`.",
+                w.get("versions").unwrap_or("–"),
+                w.get("syn2_via").unwrap_or("–").replace('@', " ")
+            );
+        }
+    }
+
+    let _ = writeln!(s, "\n## HTTP\n");
+    let _ = writeln!(
+        s,
+        "- TODO: ours and rmcp's HTTP servers (stateless JSON, stateless SSE, legacy session) and the \
+         bare axum JSON / SSE echo, driven by `wrk` with a POST script: {HTTP_TODO}.\n"
+    );
+    let _ = writeln!(s, "## Plot\n\n![requests/s and p99 per transport](results.svg)\n");
+    let _ = writeln!(
+        s,
+        "## Reproduce\n\n```sh\nbash bench/run.sh          # full run, writes bench/results.md and bench/results.svg\nbash bench/run.sh --smoke  # what .ci/run runs\n```"
+    );
+    s
+}
