@@ -3,7 +3,7 @@ struct Oops;
 
 /// Doc.
 #[toolwire::tool]
-fn t() -> Result<String, Oops> {
+fn t() -> Result<(), Oops> {
     Err(Oops)
 }
 
