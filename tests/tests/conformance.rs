@@ -314,6 +314,7 @@ fn conformance_0_2_0_alpha_12_requirements_2026_07_28() {
             "dns-rebinding-protection",
             "json-schema-2020-12",
             "http-header-validation",
+            "http-custom-header-server-validation",
         ],
     );
 }

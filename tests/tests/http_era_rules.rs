@@ -354,3 +354,71 @@ async fn legacy_client_hanging_up_does_not_cancel_the_call() {
     assert!(shows_up(&NAPS_DONE, 303).await, "the legacy call did not run to completion");
     assert!(!NAPS_DROPPED.lock().unwrap().contains(&303));
 }
+
+/// A tool whose `region` parameter is mirrored into `Mcp-Param-Region` (`x-mcp-header`).
+struct Regional(toolwire::ToolInfo);
+
+impl toolwire::Tool for Regional {
+    fn info(&self) -> &toolwire::ToolInfo {
+        &self.0
+    }
+
+    fn call<'a>(
+        &'a self,
+        arguments: &'a serde_json::value::RawValue,
+        _ctx: &'a toolwire::Context,
+    ) -> toolwire::ToolFuture<'a> {
+        Box::pin(async move { Ok(toolwire::ToolOutput::text(arguments.get().to_owned())) })
+    }
+}
+
+/// 2026-07-28: a parameter a tool mirrors into an `Mcp-Param-*` header must agree with the
+/// body, after Base64 decoding; a missing, undecodable or different header is 400, -32020.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_param_headers_must_agree_with_the_body() {
+    let schema =
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}});
+    let info = toolwire::ToolInfo::new("regional", "Run in a region.", toolwire::Schema::from_value(schema));
+    let mut registry = toolwire::ToolRegistry::new();
+    registry.register(Regional(info)).unwrap();
+    let mut spec = serve_registry(registry, "engine", ServeOptions::http()).unwrap();
+    spec.start().unwrap();
+    let addr = spec.local_addr().unwrap();
+    let call = |region: &str| modern_call(json!(9), "regional", &format!(r#"{{"region":"{region}"}}"#));
+    let with = |value: Option<&str>| {
+        let mut h = modern_call_headers(&spec, "regional");
+        if let Some(v) = value {
+            h.push(("Mcp-Param-Region".into(), v.into()));
+        }
+        h
+    };
+    // "Hello, 世界" travels Base64-encoded; "us-west1" as it is.
+    let r = post(addr, with(Some("=?base64?SGVsbG8sIOS4lueVjA==?=")), call("Hello, 世界")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["content"][0]["text"], r#"{"region":"Hello, 世界"}"#);
+    assert_eq!(post(addr, with(Some("us-west1")), call("us-west1")).await.status, 200);
+    for (header, message) in [
+        (
+            Some("eu-1"),
+            "header mismatch: Mcp-Param-Region is 'eu-1' but the body's arguments.region is \"us-west1\"",
+        ),
+        (
+            None,
+            "header mismatch: the Mcp-Param-Region header is missing; the body's arguments.region is \"us-west1\"",
+        ),
+        (
+            Some("=?base64?dXMtd2VzdDE?="),
+            "header mismatch: Mcp-Param-Region is not valid base64 inside =?base64?…?=",
+        ),
+    ] {
+        let r = post(addr, with(header), call("us-west1")).await;
+        assert_eq!(r.status, 400, "{header:?}: {}", r.body);
+        assert_eq!(r.json(), json!({"jsonrpc":"2.0","id":9,"error":{"code":-32020,"message":message}}));
+    }
+    // Mcp-Name may be Base64-encoded too.
+    let mut h = with(Some("us-west1"));
+    h.retain(|(k, _)| k != "Mcp-Name");
+    h.push(("Mcp-Name".into(), "=?base64?cmVnaW9uYWw=?=".into()));
+    assert_eq!(post(addr, h, call("us-west1")).await.status, 200);
+    assert_eq!(spec.calls_seen(), 3, "only the agreeing calls reached the tool");
+}

@@ -15,7 +15,6 @@
 //! words. The suite's logging, sampling and elicitation tools are absent: toolwire does
 //! not send log messages or server-to-client requests yet.
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::json;
@@ -104,50 +103,74 @@ fn image() -> Content {
     Content::Image { data: RED_PIXEL_PNG.to_owned(), mime_type: "image/png".to_owned() }
 }
 
-/// `json_schema_2020_12_tool`: a hand-written [`Tool`], because the suite wants an exact
-/// input schema (`$schema`, `$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`)
-/// that no Rust type derives. It accepts whatever it is given and says what it got.
-struct JsonSchema202012Tool;
+/// A hand-written [`Tool`] with an exact input schema: for the fixtures whose schema no Rust
+/// type derives. It accepts whatever it is given and says what it got.
+struct SchemaTool {
+    info: ToolInfo,
+}
 
-impl Tool for JsonSchema202012Tool {
+impl SchemaTool {
+    fn new(name: &'static str, description: &'static str, schema: serde_json::Value) -> SchemaTool {
+        let info = ToolInfo::new(name, description, Schema::from_value(schema))
+            .with_declarations(Declarations::read_only());
+        SchemaTool { info }
+    }
+}
+
+impl Tool for SchemaTool {
     fn info(&self) -> &ToolInfo {
-        static INFO: OnceLock<ToolInfo> = OnceLock::new();
-        INFO.get_or_init(|| {
-            let schema = json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "$defs": {
-                    "address": {
-                        "$anchor": "addressDef",
-                        "type": "object",
-                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
-                    }
-                },
-                "properties": {
-                    "name": {"type": "string"},
-                    "address": {"$ref": "#/$defs/address"},
-                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
-                    "phone": {"type": "string"},
-                    "email": {"type": "string"}
-                },
-                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
-                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
-                "then": {"required": ["phone"]},
-                "else": {"required": ["email"]},
-                "additionalProperties": false
-            });
-            ToolInfo::new(
-                "json_schema_2020_12_tool",
-                "Tool with JSON Schema 2020-12 features",
-                Schema::from_value(schema),
-            )
-            .with_declarations(Declarations::read_only())
-        })
+        &self.info
     }
 
     fn call<'a>(&'a self, arguments: &'a RawValue, _ctx: &'a Context) -> ToolFuture<'a> {
         Box::pin(async move { Ok(ToolOutput::text(format!("received {}", arguments.get()))) })
     }
+}
+
+/// `json_schema_2020_12_tool`: the schema 0.2.0-alpha.12 checks is kept whole (`$schema`,
+/// `$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`).
+fn json_schema_2020_12_tool() -> SchemaTool {
+    SchemaTool::new(
+        "json_schema_2020_12_tool",
+        "Tool with JSON Schema 2020-12 features",
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        }),
+    )
+}
+
+/// `test_header_param`: a parameter mirrored into the `Mcp-Param-Region` header
+/// (`x-mcp-header`, 2026-07-28), which the transport checks against the body.
+fn test_header_param() -> SchemaTool {
+    SchemaTool::new(
+        "test_header_param",
+        "Echo the region, which clients also send as the Mcp-Param-Region header",
+        json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "description": "Where to run", "x-mcp-header": "Region"}},
+            "required": ["region"]
+        }),
+    )
 }
 
 fn usage() -> ! {
@@ -180,7 +203,8 @@ fn main() {
         test_tool_with_progress,
     ]
     .expect("fixture tool names are unique");
-    registry.register(JsonSchema202012Tool).expect("fixture tool names are unique");
+    registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");
+    registry.register(test_header_param()).expect("fixture tool names are unique");
 
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let options = ServeOptions::http().port(port).auth_none().version(env!("CARGO_PKG_VERSION"));

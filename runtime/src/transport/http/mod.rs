@@ -13,7 +13,7 @@
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
 //! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 |
-//! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` missing or not matching the body | 400, -32020 |
+//! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` missing or not matching the body | 400, -32020 |
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
 //! | modern: the client closes the connection before the answer is complete | the request is cancelled |
@@ -31,6 +31,7 @@
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
 mod guard;
+mod params;
 mod peek;
 mod sessions;
 mod sse;
@@ -52,6 +53,7 @@ use crate::serve::BearerToken;
 use crate::server::{Server, Session, Sink};
 
 pub(crate) use guard::Guard;
+use params::ParamHeaders;
 use peek::{Shape, peek};
 use sessions::Sessions;
 
@@ -162,6 +164,8 @@ struct Endpoint {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
+    /// The tools whose parameters are mirrored into `Mcp-Param-*` headers.
+    params: ParamHeaders,
 }
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else. Mount it into an
@@ -184,7 +188,8 @@ struct Endpoint {
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
     let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions);
-    let endpoint = Arc::new(Endpoint { server, config, sessions });
+    let params = ParamHeaders::of(server.registry());
+    let endpoint = Arc::new(Endpoint { server, config, sessions, params });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -315,6 +320,23 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
     } else if modern {
         if let Err(mismatch) = check_modern_headers(&headers, &shape) {
             return error_response_with_id(StatusCode::BAD_REQUEST, Some(HEADER_MISMATCH), id, &mismatch);
+        }
+        if let Shape::Request { method, name: Some(tool), .. } = &shape
+            && method == "tools/call"
+        {
+            let wanted = endpoint.params.get(tool);
+            if !wanted.is_empty() {
+                let body: Option<serde_json::Value> = serde_json::from_str(text).ok();
+                let arguments = body.as_ref().and_then(|b| b.pointer("/params/arguments"));
+                if let Err(mismatch) = params::check(wanted, &headers, arguments) {
+                    return error_response_with_id(
+                        StatusCode::BAD_REQUEST,
+                        Some(HEADER_MISMATCH),
+                        id,
+                        &mismatch,
+                    );
+                }
+            }
         }
         // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
         // 404 for them. Refused here rather than in the engine (which answers `ping` in both
@@ -561,7 +583,13 @@ fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), St
     }
     let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
     if names_something {
-        let header_name = headers.get("mcp-name").and_then(|v| v.to_str().ok());
+        // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
+        let decoded = headers.get("mcp-name").map(|v| params::decode(v.as_bytes()));
+        let header_name = match &decoded {
+            None => None,
+            Some(Ok(n)) => Some(n.as_str()),
+            Some(Err(why)) => return Err(format!("header mismatch: Mcp-Name {why}")),
+        };
         if header_name != name.as_deref() {
             let what = format!(
                 "header mismatch: Mcp-Name is {} but the body names {}",
