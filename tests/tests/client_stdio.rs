@@ -223,3 +223,48 @@ async fn fastmcp_1_22_speaks_2025_06_18() {
     );
     client.close().await;
 }
+
+#[tokio::test]
+async fn adoption_rules_on_server_everything() {
+    let client = Client::connect(everything(), ClientOptions::new("everything")).await.unwrap();
+
+    // Names are cut at 64 characters; two tools that end up with one name: the second is
+    // rejected, never renamed.
+    let long = "p".repeat(60);
+    let d = client.adopt(AdoptOptions::default().prefix(long.clone())).await.unwrap();
+    assert_eq!(d.get(&format!("{long}echo")).unwrap().info().name().len(), 64);
+    let dup = d.rejected().iter().find(|r| r.name == "get-env").unwrap();
+    assert_eq!(dup.reason, RejectReason::DuplicateName { name: format!("{long}get-") });
+    assert_eq!(
+        dup.reason.to_string(),
+        format!("another tool of this server is already adopted as '{long}get-'")
+    );
+
+    // The allowlist is the only tools considered; max_tools then caps what survives.
+    let d = client
+        .adopt(AdoptOptions::default().allow(["echo", "get-sum", "get-env"]).exclude("get-e*").max_tools(1))
+        .await
+        .unwrap();
+    assert_eq!(d.tools().iter().map(|t| t.info().name()).collect::<Vec<_>>(), ["everything__echo"]);
+    assert!(d.truncated());
+    let reason = |name: &str| d.rejected().iter().find(|r| r.name == name).unwrap().reason.to_string();
+    assert_eq!(reason("get-env"), "matched exclude glob 'get-e*'");
+    assert_eq!(reason("get-sum"), "over max_tools (1)");
+    assert_eq!(reason("get-tiny-image"), "not on the allowlist");
+    let registry = d.registry().unwrap();
+    assert_eq!(registry.names().collect::<Vec<_>>(), ["everything__echo"]);
+
+    // The held view: a refresh is the only way it changes.
+    let mut d = client.adopt(AdoptOptions::default().include("echo")).await.unwrap();
+    let before = Arc::clone(&d.tools()[0]);
+    d.refresh().await.unwrap();
+    assert!(!Arc::ptr_eq(&before, &d.tools()[0]));
+    assert_eq!(d.tools().len(), 1);
+
+    // Resources: text as text, a blob as a marker.
+    let resources = client.list_resources(false).await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == "demo://resource/static/document/architecture.md"));
+    let blob = client.read_resource("demo://resource/dynamic/blob/1").await.unwrap();
+    assert!(blob.starts_with("[blob text/plain, ") && blob.ends_with(" bytes elided]"), "{blob}");
+    client.close().await;
+}

@@ -174,12 +174,8 @@ impl Shared {
         if let Some(m) = &out.method {
             req = req.header("mcp-method", m);
         }
-        if let Some(n) = out
-            .name
-            .as_ref()
-            .filter(|n| n.bytes().all(|b| (0x20..0x7f).contains(&b)) && n.trim() == n.as_str())
-        {
-            req = req.header("mcp-name", n);
+        if let Some(n) = &out.name {
+            req = req.header("mcp-name", header_value(n));
         }
         req.body(Full::new(Bytes::from(out.json.clone()))).map_err(|e| e.to_string())
     }
@@ -398,6 +394,28 @@ impl Shared {
     }
 }
 
+/// A value as an HTTP header carries it: as is when it is plain printable ASCII without
+/// surrounding whitespace, else `=?base64?<base64 of its UTF-8>?=` (2026-07-28).
+fn header_value(v: &str) -> String {
+    if v.bytes().all(|b| (0x20..0x7f).contains(&b)) && v.trim() == v {
+        return v.to_owned();
+    }
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::from("=?base64?");
+    for chunk in v.as_bytes().chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out.push_str("?=");
+    out
+}
+
 /// Where the first SSE event in `buf` ends, and the length of the blank line after it.
 fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     for i in 0..buf.len() {
@@ -438,6 +456,15 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsafe_header_values_are_base64_encoded() {
+        assert_eq!(header_value("get_weather"), "get_weather");
+        assert_eq!(header_value("file:///a b.txt"), "file:///a b.txt");
+        assert_eq!(header_value("café"), "=?base64?Y2Fmw6k=?=");
+        assert_eq!(header_value(" x"), "=?base64?IHg=?=");
+        assert_eq!(header_value("a\nbc"), "=?base64?YQpiYw==?=");
+    }
 
     #[test]
     fn sse_events_split_and_priming_events_are_skipped() {
