@@ -147,6 +147,8 @@ async fn a_server_dropping_the_connection_mid_sse_is_unavailable() {
         "tool 'dropper__work' is unavailable: server 'dropper' closed the SSE stream before answering"
     );
     client.close().await;
+    drop(d);
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
