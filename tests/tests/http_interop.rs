@@ -9,6 +9,8 @@
 //! - the MCP Inspector CLI 2.12.0 (`--transport http`, `--header "Authorization: Bearer …"`),
 //!   in the legacy and the modern era: tools/list, a call, a tool error (exit 5), an unknown
 //!   tool (exit 5), a missing token (exit 3, `auth_required`);
+//! - the TypeScript SDK v2 client (`@modelcontextprotocol/client` 2.4.0,
+//!   `tests/peers/clients/ts_v2_http_client.mjs`) in legacy and auto (2026-07-28) mode;
 //! - rmcp 3.11.0's streamable HTTP client: list and call with the bearer header.
 
 mod peer_support;
@@ -100,6 +102,47 @@ async fn python_mcp_2_3_0_modern_over_http() {
     let spec = example_spec();
     tokio::task::block_in_place(|| python_driver(&spec, "auto"));
     assert!(spec.calls_seen() >= 13, "calls_seen {}", spec.calls_seen());
+}
+
+fn ts_v2_driver(spec: &McpServerSpec, mode: &str) {
+    let mut command = Command::new(peer("TOOLWIRE_NODE22"));
+    command
+        .arg(toolwire_tests::tests_dir().join("peers/clients/ts_v2_http_client.mjs"))
+        .args(["--mode", mode, "--url", spec.url().unwrap(), "--token-env", "TOOLWIRE_TEST_BEARER"])
+        .env("TOOLWIRE_TEST_BEARER", token(spec))
+        .env("TOOLWIRE_NODE_MODULES", peer("TOOLWIRE_NODE_MODULES"));
+    let out = run_bounded(command, Duration::from_secs(120));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("ts_v2_http_client --mode {mode}:\n{stdout}");
+    assert!(
+        out.status.success(),
+        "ts_v2_http_client --mode {mode} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for check in [
+        "connect",
+        "protocol_version",
+        "tools_list",
+        "echo",
+        "fail",
+        "panic",
+        "progress",
+        "unknown_tool",
+        "no_token_refused",
+    ] {
+        assert!(stdout.lines().any(|l| l == format!("ok {check}")), "no `ok {check}` in:\n{stdout}");
+    }
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typescript_client_2_4_0_legacy_and_modern_over_http() {
+    let spec = example_spec();
+    tokio::task::block_in_place(|| {
+        ts_v2_driver(&spec, "legacy");
+        ts_v2_driver(&spec, "auto");
+    });
+    assert_eq!(spec.calls_seen(), 2 * 12, "10 contract calls, progress and the unknown tool, per era");
 }
 
 /// One Inspector CLI run against the spec: `--transport http`, the bearer header, the era,
