@@ -12,7 +12,7 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
 };
-use toolwire::{Context, Progress, Tool, ToolError};
+use toolwire::{Content, Context, Progress, Tool, ToolError};
 
 #[tokio::test]
 async fn server_everything_tools_are_adopted_validated_and_sealed() {
@@ -267,4 +267,22 @@ async fn adoption_rules_on_server_everything() {
     let blob = client.read_resource("demo://resource/dynamic/blob/1").await.unwrap();
     assert!(blob.starts_with("[blob text/plain, ") && blob.ends_with(" bytes elided]"), "{blob}");
     client.close().await;
+}
+
+#[tokio::test]
+async fn the_child_gets_the_safe_environment_plus_what_is_passed() {
+    // cargo sets CARGO_MANIFEST_DIR for this test process; a child must not see it unless
+    // the whole environment is inherited.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    for inherit in [false, true] {
+        let server = everything().env("TOOLWIRE_EXPLICIT", "passed").inherit_env(inherit);
+        let client = Client::connect(server, ClientOptions::new("everything")).await.unwrap();
+        let raw = client.call_tool("get-env", json!({}), CallOptions::default()).await.unwrap();
+        let Content::Text { text } = &raw.content[0] else { panic!("{raw:?}") };
+        let env: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(env["TOOLWIRE_EXPLICIT"], "passed");
+        assert_eq!(env.get("CARGO_MANIFEST_DIR").is_some(), inherit, "inherit_env({inherit})");
+        assert!(env.get("PATH").is_some());
+        client.close().await;
+    }
 }

@@ -467,6 +467,7 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
             offered: version.to_string(),
         });
     };
+    conn.set_version(version);
     conn.notify("notifications/initialized", None);
     let server_info = result.get("serverInfo");
     Ok(ServerInfo {

@@ -88,6 +88,7 @@ pub(crate) struct Conn {
     pub(crate) resources_generation: AtomicU64,
     options: ClientOptions,
     modern: Mutex<Option<ModernMeta>>,
+    version: Mutex<Option<String>>,
 }
 
 impl Conn {
@@ -105,6 +106,7 @@ impl Conn {
             resources_generation: AtomicU64::new(0),
             options,
             modern: Mutex::default(),
+            version: Mutex::default(),
         };
         (Arc::new(conn), rx)
     }
@@ -113,6 +115,16 @@ impl Conn {
     /// capabilities in `_meta`.
     pub(crate) fn set_modern(&self, version: &str) {
         *lock(&self.modern) = Some(ModernMeta { version: version.to_owned() });
+    }
+
+    /// Record the negotiated protocol version (HTTP sends it as `MCP-Protocol-Version`).
+    pub(crate) fn set_version(&self, version: &str) {
+        *lock(&self.version) = Some(version.to_owned());
+    }
+
+    /// The negotiated protocol version, once there is one.
+    pub(crate) fn version(&self) -> Option<String> {
+        lock(&self.version).clone()
     }
 
     /// Go back to the legacy era (the `auto` probe failed).

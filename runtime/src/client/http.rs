@@ -167,6 +167,7 @@ impl Shared {
         }
         let version = lock(&self.version)
             .clone()
+            .or_else(|| self.conn.version())
             .or_else(|| self.conn.is_modern().then(|| super::client::MODERN_VERSION.to_owned()));
         if let Some(v) = version {
             req = req.header(VERSION, v);
