@@ -188,3 +188,58 @@ async fn a_command_that_does_not_exist_is_a_spawn_error() {
         "server 'ghost' could not be started: `/nonexistent/toolwire-server`: No such file or directory (os error 2)"
     );
 }
+
+fn listing(mode: Option<&str>) -> StdioServer {
+    let s = StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_listing.py"));
+    match mode {
+        Some(m) => s.arg(m),
+        None => s,
+    }
+}
+
+async fn lists_seen(client: &Client) -> String {
+    let r = client.call_tool("count", json!({}), toolwire::client::CallOptions::default()).await.unwrap();
+    match &r.content[0] {
+        toolwire::Content::Text { text } => text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_tool_list_is_paged_cached_and_invalidated() {
+    let mut options = ClientOptions::new("listing");
+    options.cache_ttl = Duration::from_millis(400);
+    let client = Client::connect(listing(None), options).await.unwrap();
+    let names = |l: &[toolwire::client::ListedTool]| l.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
+    // Two pages, followed.
+    assert_eq!(names(&client.list_tools(false).await.unwrap()), ["count", "grow", "t1"]);
+    assert_eq!(lists_seen(&client).await, "2");
+    // Cached.
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "2");
+    // list_changed drops the cache.
+    client.call_tool("grow", json!({}), toolwire::client::CallOptions::default()).await.unwrap();
+    assert_eq!(names(&client.list_tools(false).await.unwrap()), ["count", "grow", "t1", "t2"]);
+    assert_eq!(lists_seen(&client).await, "4");
+    // force_refresh bypasses it.
+    client.list_tools(true).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "6");
+    // And the TTL ends it.
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "6");
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "8");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_cursor_that_repeats_is_refused_not_followed_forever() {
+    let client = Client::connect(listing(Some("loop")), ClientOptions::new("listing")).await.unwrap();
+    let err = client.list_tools(false).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server 'listing' sent a malformed answer to 'tools/list': `nextCursor` repeats an earlier cursor"
+    );
+    client.close().await;
+}
