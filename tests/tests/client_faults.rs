@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
+use toolwire::client::{AdoptOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
 use toolwire::{CancellationToken, Context, Tool, ToolError};
 
 fn faulty(mode: &str, log: Option<&std::path::Path>) -> StdioServer {
@@ -242,4 +242,18 @@ async fn a_cursor_that_repeats_is_refused_not_followed_forever() {
         "server 'listing' sent a malformed answer to 'tools/list': `nextCursor` repeats an earlier cursor"
     );
     client.close().await;
+}
+
+#[tokio::test]
+async fn shutdown_escalates_to_sigkill_for_a_child_that_ignores_eof_and_sigterm() {
+    let grace =
+        ShutdownGrace { after_stdin: Duration::from_millis(200), after_term: Duration::from_millis(200) };
+    let client =
+        Client::connect(faulty("stubborn", None).grace(grace), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let started = std::time::Instant::now();
+    client.close().await;
+    assert!(started.elapsed() >= Duration::from_millis(400), "closed before both grace periods passed");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_gone(pid).await;
 }
