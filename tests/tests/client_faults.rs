@@ -172,6 +172,19 @@ async fn garbage_on_stdout_is_skipped() {
         "<untrusted-data source=\"mcp\" server=\"faulty\" tool=\"faulty__work\">\nworked 7\n</untrusted-data>"
     );
     client.ping().await.unwrap();
+    // Caller metadata travels in `_meta`, beside the progress token.
+    let mut meta = serde_json::Map::new();
+    meta.insert("run_id".into(), json!("r1"));
+    let opts = toolwire::client::CallOptions {
+        meta: Some(meta),
+        progress: Some(std::sync::Arc::new(|_p: toolwire::Progress| {})),
+        ..Default::default()
+    };
+    let r = client.call_tool("meta", json!({}), opts).await.unwrap();
+    let toolwire::Content::Text { text } = &r.content[0] else { panic!("{r:?}") };
+    let sent: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(sent["run_id"], "r1");
+    assert!(sent["progressToken"].is_i64(), "{sent}");
     assert!(!process_gone(pid));
     client.close().await;
     assert_gone(pid).await;

@@ -75,6 +75,9 @@ pub struct CallOptions {
     pub cancel: Option<CancellationToken>,
     /// Receives `notifications/progress` for this call (a `progressToken` is sent).
     pub progress: Option<ProgressFn>,
+    /// Extra `_meta` members for the server, e.g. a run id or an idempotency key for a
+    /// server that deduplicates. The reserved members this client sets win over these.
+    pub meta: Option<serde_json::Map<String, Value>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -83,6 +86,7 @@ impl std::fmt::Debug for CallOptions {
             .field("timeout", &self.timeout)
             .field("cancel", &self.cancel.is_some())
             .field("progress", &self.progress.is_some())
+            .field("meta", &self.meta)
             .finish()
     }
 }
@@ -323,7 +327,10 @@ impl Client {
         let server = self.name().to_owned();
         let opts =
             RequestOpts { timeout: options.timeout, cancel: options.cancel, progress: options.progress };
-        let params = json!({"name": name, "arguments": arguments});
+        let mut params = json!({"name": name, "arguments": arguments});
+        if let Some(meta) = options.meta {
+            params["_meta"] = Value::Object(meta);
+        }
         let result =
             self.inner.conn.request("tools/call", Some(params), opts).await.map_err(|f| match f {
                 Failure::Timeout(timeout) => {

@@ -189,7 +189,7 @@ impl RemoteTool {
             Arc::new(move |p: Progress| ctx.report_progress(p.progress, p.total, p.message.as_deref()))
                 as ProgressFn
         });
-        let opts = CallOptions { timeout, cancel: Some(ctx.cancellation().clone()), progress };
+        let opts = CallOptions { timeout, cancel: Some(ctx.cancellation().clone()), progress, meta: None };
         let result =
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
         let sealed = envelope(server, name, &result, self.max_result_bytes);
