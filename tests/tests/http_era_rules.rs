@@ -422,3 +422,23 @@ async fn mcp_param_headers_must_agree_with_the_body() {
     assert_eq!(post(addr, h, call("us-west1")).await.status, 200);
     assert_eq!(spec.calls_seen(), 3, "only the agreeing calls reached the tool");
 }
+
+/// 2026-07-28 has no sessions: an `Mcp-Session-Id` on a modern request is ignored (not
+/// looked up, so not a 404), and none is minted or echoed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_id_on_a_modern_request_is_ignored() {
+    let spec = spec();
+    let addr = spec.local_addr().unwrap();
+    let h = headers(
+        &spec,
+        &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list"), ("Mcp-Session-Id", "stale")],
+    );
+    let r = post(addr, h, request_body(json!(4), "tools/list", &meta("2026-07-28"))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["tools"][0]["name"], "echo");
+    assert!(r.header("mcp-session-id").is_none());
+    // The same stale id on a legacy request is still a 404.
+    let h = headers(&spec, &[("Mcp-Session-Id", "stale"), ("MCP-Protocol-Version", "2025-11-25")]);
+    let r = post(addr, h, r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#.to_owned()).await;
+    assert_eq!(r.status, 404);
+}

@@ -12,7 +12,7 @@
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
-//! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 |
+//! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 (a modern request's is ignored) |
 //! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` missing or not matching the body | 400, -32020 |
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
@@ -305,19 +305,9 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
 
     // Which session serves it.
     let mut new_session_id = None;
-    let session = if let Some(sid) = session_id(&headers) {
-        match endpoint.sessions.get(sid) {
-            Some(s) => s,
-            None => {
-                return error_response_with_id(
-                    StatusCode::NOT_FOUND,
-                    None,
-                    id,
-                    "not found: no such session (it ended or never existed); send initialize again",
-                );
-            }
-        }
-    } else if modern {
+    // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
+    // ignored (2026-07-28, backward compatibility), not looked up.
+    let session = if modern {
         if let Err(mismatch) = check_modern_headers(&headers, &shape) {
             return error_response_with_id(StatusCode::BAD_REQUEST, Some(HEADER_MISMATCH), id, &mismatch);
         }
@@ -359,6 +349,18 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         // Each modern request is served on its own: they are stateless, and two clients
         // may well use the same request id at the same time.
         endpoint.server.session()
+    } else if let Some(sid) = session_id(&headers) {
+        match endpoint.sessions.get(sid) {
+            Some(s) => s,
+            None => {
+                return error_response_with_id(
+                    StatusCode::NOT_FOUND,
+                    None,
+                    id,
+                    "not found: no such session (it ended or never existed); send initialize again",
+                );
+            }
+        }
     } else if matches!(&shape, Shape::Request { method, .. } if method == "initialize") {
         if endpoint.config.stateless {
             endpoint.server.session()
