@@ -1,5 +1,5 @@
-//! The HTTP rules the official conformance suite (0.2.0-alpha.12, `server-stateless`) showed
-//! the endpoint getting wrong, one test each, on real sockets on 127.0.0.1:
+//! HTTP rules the endpoint got wrong, one test each, on real sockets on 127.0.0.1. First
+//! what the official conformance suite (0.2.0-alpha.12, `server-stateless`) showed:
 //!
 //! - an unsupported `MCP-Protocol-Version` is a full `UnsupportedProtocolVersionError`:
 //!   the request's id, and `data.supported` / `data.requested`;
@@ -7,7 +7,14 @@
 //! - a modern request whose `_meta` lacks its required keys is 400, not 200;
 //! - `initialize` and `ping` in the modern era are 404 with -32601 (and `initialize` no
 //!   longer makes a legacy session out of a modern request);
-//! - errors the transport answers itself, once it has read the body, carry the request's id.
+//! - errors the transport answers itself, once it has read the body, carry the request's id;
+//!
+//! and what real clients and the spec's modern rules showed next:
+//!
+//! - modern requests are stateless, so two with the same id at once are both served;
+//! - a modern client hanging up cancels its call (legacy ones do not);
+//! - `Mcp-Param-*` headers (`x-mcp-header`) must agree with the body;
+//! - an `Mcp-Session-Id` on a modern request is ignored.
 
 use std::net::SocketAddr;
 
