@@ -6,6 +6,7 @@
 //!   on 2026-07-28: `server/discover`, no session), checking tools/list and the golden
 //!   schemas, good calls, the exact error texts, progress, JSON and SSE answers, and a 401
 //!   without the token;
+//! - Python `mcp` 1.22.0 (`tests/peers/clients/py1_http_client.py`), a real 2025-06-18 client;
 //! - the MCP Inspector CLI 2.12.0 (`--transport http`, `--header "Authorization: Bearer …"`),
 //!   in the legacy and the modern era: tools/list, a call, a tool error (exit 5), an unknown
 //!   tool (exit 5), a missing token (exit 3, `auth_required`);
@@ -88,6 +89,41 @@ fn python_driver(spec: &McpServerSpec, mode: &str) {
     ] {
         assert!(stdout.lines().any(|l| l == format!("ok {check}")), "no `ok {check}` in:\n{stdout}");
     }
+}
+
+/// Python `mcp` 1.22.0: a real 2025-06-18 client over HTTP.
+#[tokio::test(flavor = "multi_thread")]
+async fn python_mcp_1_22_0_at_2025_06_18_over_http() {
+    let spec = example_spec();
+    let mut command = Command::new(peer("TOOLWIRE_PY_MCP1"));
+    command
+        .arg(toolwire_tests::tests_dir().join("peers/clients/py1_http_client.py"))
+        .args(["--url", spec.url().unwrap(), "--token-env", "TOOLWIRE_TEST_BEARER"])
+        .env("TOOLWIRE_TEST_BEARER", token(&spec));
+    let out = tokio::task::block_in_place(|| run_bounded(command, Duration::from_secs(120)));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("py1_http_client:\n{stdout}");
+    assert!(
+        out.status.success(),
+        "py1_http_client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for check in [
+        "protocol_version",
+        "tools_list",
+        "run_check_wrong_type",
+        "panic_session_survives",
+        "progress",
+        "unknown_tool",
+        "slow_concurrent",
+        "wire_session_headers",
+        "wire_json_and_sse",
+        "wire_bearer_on_every_request",
+        "no_token_refused",
+    ] {
+        assert!(stdout.lines().any(|l| l == format!("ok {check}")), "no `ok {check}` in:\n{stdout}");
+    }
+    assert!(stdout.lines().last().is_some_and(|l| l.ends_with(" passed, 0 failed")), "{stdout}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
