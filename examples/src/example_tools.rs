@@ -75,12 +75,16 @@ pub async fn progress(
     ctx: &Context,
 ) -> String {
     for step in 1..=steps {
-        tokio::time::sleep(Duration::from_millis(10)).await;
         ctx.report_progress(
             f64::from(step),
             Some(f64::from(steps)),
             Some(&format!("step {step} of {steps}")),
         );
+        // Work happens between reports, and after the last one too. That pause also keeps
+        // the last report out of the read that carries the result: the TypeScript SDK v1
+        // dispatches notifications a microtask late but responses at once, so a result read
+        // together with the last report drops that report ("unknown token").
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
     format!("done {steps} steps")
 }

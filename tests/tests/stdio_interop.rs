@@ -24,8 +24,14 @@ fn clients() -> PathBuf {
     tests_dir().join("peers/clients")
 }
 
+/// One driver at a time: each starts a Python or Node runtime plus the server, and five at
+/// once on a 2-core CI machine turn the drivers' timing checks (a slow call must not hold up
+/// an echo) into a test of the scheduler.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Run one driver against the example server; it must report every check passed.
 fn drive(program: &str, args: &[&str]) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let server = example_server();
     let mut cmd = Command::new(program);
     cmd.args(args).arg("--golden-dir").arg(tests_dir().join("golden/example")).arg("--").arg(server);
