@@ -61,6 +61,9 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "  the crate alone, non-incremental ($ROUNDS rounds)"
+# A first non-incremental build, unmeasured: it also rebuilds the path dependency (toolwire's
+# runtime is a local package, so CARGO_INCREMENTAL applies to it too).
+for impl in toolwire rmcp; do build "$impl" CARGO_INCREMENTAL=0; done
 for round in $(seq 1 "$ROUNDS"); do
   for impl in toolwire rmcp; do
     touch "$G/$impl/src/lib.rs"
@@ -106,6 +109,16 @@ for impl in toolwire rmcp; do
   versions=$(cd "$G/$impl" && cargo tree --offline -e normal,build --prefix none 2>/dev/null |
     sed -n 's/^syn v\([0-9.]*\).*/\1/p' | sort -u | paste -sd, -)
   echo "bench kind=syn impl=$impl versions=$versions" >>"$RAW"
+done
+# Which packages each crate's build graph holds that the other's does not.
+for impl in toolwire rmcp; do
+  (cd "$G/$impl" && cargo tree --offline -e normal,build --prefix none 2>/dev/null |
+    sed 's/ (\*)//; s/ (proc-macro)//' | awk '{print $1}' | sort -u) >"$G/deps-$impl.txt"
+done
+for pair in "toolwire rmcp" "rmcp toolwire"; do
+  read -r this other <<<"$pair"
+  only=$(comm -23 "$G/deps-$this.txt" "$G/deps-$other.txt" | grep -v '^gen-' | paste -sd, -)
+  echo "bench kind=deps impl=$this count=$(wc -l <"$G/deps-$this.txt") only=$only" >>"$RAW"
 done
 versions=$(cargo tree --offline -e normal,build --prefix none -p toolwire 2>/dev/null |
   sed -n 's/^syn v\([0-9.]*\).*/\1/p' | sort -u | paste -sd, -)

@@ -134,7 +134,8 @@ pub(crate) fn plot(machine: &BTreeMap<String, String>, groups: &[Group]) -> Stri
             ("axum floor".into(), None, None),
         ],
     });
-    let height = TOP + groups.iter().map(|g| g.bars.len() as f64 * BAR_H + LABEL_H + GROUP_GAP).sum::<f64>() + 10.0;
+    let height =
+        TOP + groups.iter().map(|g| g.bars.len() as f64 * BAR_H + LABEL_H + GROUP_GAP).sum::<f64>() + 10.0;
     let width = 2.0 * PANEL_W + 40.0;
     let mut s = String::new();
     let _ = writeln!(
