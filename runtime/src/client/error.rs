@@ -85,6 +85,16 @@ pub enum ClientError {
         /// The server's configured name.
         server: String,
     },
+    /// The URL's scheme is neither `http` nor `https`.
+    #[error(
+        "server '{server}': '{url}' is not an http:// or https:// URL; this client speaks HTTP and HTTPS"
+    )]
+    UnsupportedScheme {
+        /// The server's configured name.
+        server: String,
+        /// The URL as configured.
+        url: String,
+    },
     /// A URL or configuration value could not be used.
     #[error("server '{server}': {problem}")]
     Config {
@@ -92,6 +102,34 @@ pub enum ClientError {
         server: String,
         /// What is wrong.
         problem: String,
+    },
+}
+
+/// Why a root certificate given to [`HttpServer::root_certificate_pem`] or
+/// [`HttpServer::root_certificate_der`] was refused.
+///
+/// [`HttpServer::root_certificate_pem`]: super::HttpServer::root_certificate_pem
+/// [`HttpServer::root_certificate_der`]: super::HttpServer::root_certificate_der
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RootCertificateError {
+    /// The PEM text holds no `CERTIFICATE` block.
+    #[error("the PEM text holds no CERTIFICATE block")]
+    NoCertificate,
+    /// The PEM text could not be read.
+    #[error("the PEM text could not be read: {reason}")]
+    BadPem {
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// A certificate cannot serve as a trust anchor (it is not a well-formed X.509
+    /// certificate).
+    #[error("certificate {index} cannot serve as a trust anchor: {reason}")]
+    Unusable {
+        /// Which certificate, counting from 1 in the order given.
+        index: usize,
+        /// Why not.
+        reason: String,
     },
 }
 

@@ -1,5 +1,5 @@
-//! The MCP client: connect to any MCP server over stdio or Streamable HTTP and adopt its
-//! tools as ordinary [`Tool`](crate::Tool)s (feature `client`).
+//! The MCP client: connect to any MCP server over stdio or Streamable HTTP (`http://` and
+//! `https://`) and adopt its tools as ordinary [`Tool`](crate::Tool)s (feature `client`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -16,6 +16,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! - [`StdioServer`] spawns a server; [`HttpServer`] reaches one over Streamable HTTP, plain
+//!   or over TLS (`https://`: TLS 1.2/1.3 with rustls on *ring*, Mozilla's roots built in,
+//!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]).
 //! - [`Client`]: the connection (`connect`, `close`, `list_tools`, `call_tool`, `ping`,
 //!   resources, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
@@ -49,7 +52,7 @@ pub use config::{
     load_servers, parse_servers,
 };
 pub use conn::ProgressFn;
-pub use error::{ClientError, is_retryable};
+pub use error::{ClientError, RootCertificateError, is_retryable};
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,

@@ -9,7 +9,11 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
 use serde_json::Value;
+
+use super::error::RootCertificateError;
 
 /// The environment variables a stdio child inherits by default: enough to find programs and
 /// a home directory, and nothing that usually holds a credential. Put secrets in
@@ -125,15 +129,37 @@ impl StdioServer {
     }
 }
 
-/// A server reached over Streamable HTTP at `url` (plain `http://`).
+/// A server reached over Streamable HTTP at `url`: `http://`, or `https://` over TLS.
+///
+/// HTTPS speaks TLS 1.2 or 1.3 (rustls on *ring*) and HTTP/1.1, asked for by ALPN. The
+/// server's certificate must chain to one of Mozilla's root certificates (built in, from
+/// `webpki-roots`; the operating system's store is not read) or to a root added with
+/// [`root_certificate_pem`](HttpServer::root_certificate_pem), such as a private CA, and be
+/// valid for the URL's host. A certificate that is not fails the connection as
+/// [`ClientError::Unavailable`](super::ClientError::Unavailable), whose reason says why in
+/// our words, e.g. "the server's certificate is not trusted: no known certificate authority
+/// issued it". Any other scheme is [`ClientError::UnsupportedScheme`](super::ClientError::UnsupportedScheme)
+/// at connect.
+///
+/// ```
+/// # fn demo(private_ca_pem: &[u8]) -> Result<(), toolwire::client::RootCertificateError> {
+/// use toolwire::client::HttpServer;
+///
+/// let hosted = HttpServer::new("https://mcp.example.com/mcp").header("Authorization", "Bearer …");
+/// let internal = HttpServer::new("https://tools.internal:8443/mcp").root_certificate_pem(private_ca_pem)?;
+/// # let _ = (hosted, internal);
+/// # Ok(()) }
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct HttpServer {
-    /// The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+    /// The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp` or `https://mcp.example.com/mcp`.
     pub url: String,
     /// Headers sent with every request (credentials go here).
     pub headers: BTreeMap<String, String>,
     /// How long one HTTP exchange may take before the server counts as unreachable.
     pub timeout: Duration,
+    /// Trust anchors for `https://` besides the built-in roots, each checked when added.
+    roots: Vec<CertificateDer<'static>>,
 }
 
 impl fmt::Debug for HttpServer {
@@ -143,14 +169,20 @@ impl fmt::Debug for HttpServer {
             .field("url", &self.url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("timeout", &self.timeout)
+            .field("root_certificates", &self.roots.len())
             .finish()
     }
 }
 
 impl HttpServer {
-    /// The endpoint at `url`, no extra headers, a 30 s exchange timeout.
+    /// The endpoint at `url`, no extra headers, a 30 s exchange timeout, the built-in roots.
     pub fn new(url: impl Into<String>) -> Self {
-        HttpServer { url: url.into(), headers: BTreeMap::new(), timeout: Duration::from_secs(30) }
+        HttpServer {
+            url: url.into(),
+            headers: BTreeMap::new(),
+            timeout: Duration::from_secs(30),
+            roots: Vec::new(),
+        }
     }
 
     /// Add a header.
@@ -164,6 +196,53 @@ impl HttpServer {
         self.timeout = timeout;
         self
     }
+
+    /// Also trust the certificates in `pem` (e.g. a private CA) for `https://`, besides the
+    /// built-in roots. Every `CERTIFICATE` block is added; other blocks (keys) are skipped.
+    ///
+    /// Fails when `pem` holds no certificate, cannot be read, or holds a certificate that
+    /// cannot serve as a trust anchor; nothing is added then.
+    pub fn root_certificate_pem(mut self, pem: &[u8]) -> Result<Self, RootCertificateError> {
+        let mut found = Vec::new();
+        for item in CertificateDer::pem_slice_iter(pem) {
+            let der = item.map_err(|e| RootCertificateError::BadPem { reason: e.to_string() })?;
+            found.push(der);
+        }
+        if found.is_empty() {
+            return Err(RootCertificateError::NoCertificate);
+        }
+        for (i, der) in found.iter().enumerate() {
+            check_anchor(der, i + 1)?;
+        }
+        self.roots.extend(found);
+        Ok(self)
+    }
+
+    /// Also trust the DER-encoded certificate `der` for `https://`, besides the built-in
+    /// roots. Fails when it cannot serve as a trust anchor.
+    pub fn root_certificate_der(mut self, der: &[u8]) -> Result<Self, RootCertificateError> {
+        let der = CertificateDer::from(der.to_vec());
+        check_anchor(&der, 1)?;
+        self.roots.push(der);
+        Ok(self)
+    }
+
+    /// The added trust anchors, DER-encoded, in the order they were added.
+    pub fn root_certificates(&self) -> impl Iterator<Item = &[u8]> {
+        self.roots.iter().map(|c| c.as_ref())
+    }
+
+    /// The added trust anchors, for the TLS configuration.
+    pub(crate) fn roots(&self) -> &[CertificateDer<'static>] {
+        &self.roots
+    }
+}
+
+/// Refuse `der` (the `index`th certificate, from 1) unless it can serve as a trust anchor.
+fn check_anchor(der: &CertificateDer<'static>, index: usize) -> Result<(), RootCertificateError> {
+    rustls::RootCertStore::empty()
+        .add(der.clone())
+        .map_err(|e| RootCertificateError::Unusable { index, reason: e.to_string() })
 }
 
 /// Where a server is: a child process or an HTTP endpoint.
