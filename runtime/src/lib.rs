@@ -41,6 +41,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod approvals;
 mod args;
 mod context;
 mod registry;
@@ -52,6 +53,12 @@ mod tool;
 #[doc(hidden)]
 pub mod __private;
 
+pub use approvals::{
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalServer, ApprovalServerBuilder, AskError, AskFuture, Asker,
+    Autonomy, CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, DEFAULT_APPROVAL_SERVER_NAME,
+    DEFAULT_APPROVAL_TIMEOUT, DEFAULT_APPROVAL_TOOL_NAME, DecisionSink, DecisionSource, FnAsker,
+    LETHAL_TRIFECTA_REASON, PolicyVerdict, RunPolicy, ToolCaps, TrifectaLegs, asker_fn,
+};
 pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};

@@ -1,0 +1,27 @@
+//! Approvals and policy: the seams an agent CLI that owns its own loop offers a host.
+//!
+//! - `asker`: [`Asker`], the party that answers a permission prompt, and what it is asked
+//!   ([`ApprovalRequest`]) and answers ([`Answer`]).
+//! - `decision`: [`ApprovalDecision`], the record of every prompt, and its closed
+//!   [`DecisionSource`].
+//! - `server`: [`ApprovalServer`], a permission-prompt tool (Claude Code's
+//!   `--permission-prompt-tool`) that asks an [`Asker`], enforces its own timeout and never
+//!   fails open.
+//! - `policy`: [`RunPolicy`], which refuses a tool set combining private data, untrusted
+//!   content and egress (the lethal trifecta) unless a human gate is present.
+
+mod asker;
+mod decision;
+mod policy;
+mod server;
+
+pub use asker::{Answer, ApprovalRequest, AskError, AskFuture, Asker, FnAsker, asker_fn};
+pub use decision::{ApprovalDecision, DecisionSink, DecisionSource};
+pub use policy::{
+    CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, LETHAL_TRIFECTA_REASON, PolicyVerdict, RunPolicy,
+    ToolCaps, TrifectaLegs,
+};
+pub use server::{
+    ApprovalServer, ApprovalServerBuilder, Autonomy, DEFAULT_APPROVAL_SERVER_NAME, DEFAULT_APPROVAL_TIMEOUT,
+    DEFAULT_APPROVAL_TOOL_NAME,
+};
