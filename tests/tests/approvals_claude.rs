@@ -11,7 +11,11 @@
 //! - `add` is on `auto_allow`: allowed without asking, and it reaches our engine.
 //!
 //! The decisions are recorded with the CLI's `tool_use_id`s and the right sources, and the
-//! engine saw exactly the two allowed calls. Both servers run in this test's process, over
+//! engine saw exactly the two allowed calls.
+//!
+//! A second test shows why `claude_cli_args` carries `--setting-sources=`: with every
+//! settings file allowing `deploy`, the CLI without it runs `deploy` and never asks us; with
+//! it, our prompt tool is asked and its deny holds. Both servers run in this test's process, over
 //! loopback HTTP behind their tokens. Needs `bash tests/peers/agent-clis/setup.sh`; fails
 //! (never skips) without it.
 
@@ -21,11 +25,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwire::{Answer, ApprovalServer, DecisionSource, ServeOptions, asker_fn, serve_registry, tool, tools};
+use toolwire::{
+    Answer, ApprovalServer, DecisionSource, McpServerSpec, ServeOptions, asker_fn, serve_registry, tool,
+    tools,
+};
 
 #[path = "agent_cli_support/mod.rs"]
 mod agent_cli_support;
-use agent_cli_support::{FakeModel, claude_run};
+use agent_cli_support::{FakeModel, TempHome, claude_run, claude_run_in};
 
 /// Echo the text back.
 #[tool(side_effecting)]
@@ -88,8 +95,8 @@ async fn claude_code_asks_our_approval_server_and_obeys_it() {
         ("mcp__engine__deploy".to_owned(), json!({"target": "prod"})),
         ("mcp__engine__add".to_owned(), json!({"a": 2, "b": 3})),
     ]);
-    // The prompt, both servers' --mcp-config (a list), --strict-mcp-config, and the prompt
-    // tool; no --allowedTools, so every call is asked about.
+    // The prompt, both servers' --mcp-config (a list), --strict-mcp-config, no settings, and
+    // the prompt tool; no --allowedTools, so every call is asked about.
     let mut args = vec!["hi".to_owned(), "--mcp-config".to_owned()];
     args.push(engine.config_path().display().to_string());
     args.extend(approvals.claude_cli_args(&prompts).into_iter().skip(1));
@@ -97,6 +104,7 @@ async fn claude_code_asks_our_approval_server_and_obeys_it() {
         args[4..],
         [
             "--strict-mcp-config".to_owned(),
+            "--setting-sources=".to_owned(),
             "--permission-prompt-tool".to_owned(),
             "mcp__approvals__approve".to_owned()
         ]
@@ -178,4 +186,69 @@ async fn claude_code_asks_our_approval_server_and_obeys_it() {
     assert_eq!(engine.calls_seen(), 2, "echo and add reached the engine; deploy never did");
     prompts.stop();
     engine.stop();
+}
+
+/// `deploy` in a run where every settings file pre-approves it, asked about by a server
+/// that denies everything: `(engine calls, prompts seen, the result line)`.
+async fn deploy_under_ambient_allow(
+    args_of: impl Fn(&McpServerSpec, &ApprovalServer, &McpServerSpec) -> Vec<String>,
+) -> (u64, usize, Value) {
+    let mut engine = serve_registry(tools![deploy].unwrap(), "engine", ServeOptions::http()).unwrap();
+    engine.start().unwrap();
+    let approvals =
+        ApprovalServer::new(asker_fn(|_| async { Ok(Answer::deny("the test asker denies everything")) }));
+    let mut prompts = approvals.serve("approvals").unwrap();
+    prompts.start().unwrap();
+    let model = FakeModel::start(vec![("mcp__engine__deploy".to_owned(), json!({"target": "prod"}))]);
+
+    // The HOME is also the working directory: user, project and local settings all allow it.
+    let home = TempHome::new("claude-settings");
+    let settings = json!({"permissions": {"allow": ["mcp__engine__deploy"]}}).to_string();
+    std::fs::create_dir_all(home.0.join(".claude")).unwrap();
+    for file in ["settings.json", "settings.local.json"] {
+        std::fs::write(home.0.join(".claude").join(file), &settings).unwrap();
+    }
+    let mut args = vec!["hi".to_owned()];
+    args.extend(args_of(&engine, &approvals, &prompts));
+    let env = vec![
+        ("ANTHROPIC_BASE_URL", model.url.clone()),
+        ("ANTHROPIC_API_KEY", "sk-ant-dummy".to_owned()),
+        ("ENABLE_TOOL_SEARCH", "false".to_owned()),
+    ];
+    let dir = home.0.clone();
+    let lines = tokio::task::spawn_blocking(move || claude_run_in(&dir, &args, &env)).await.unwrap();
+    let result = lines.last().unwrap().clone();
+    assert_eq!(result["type"], "result", "{lines:#?}");
+    let seen = (engine.calls_seen(), approvals.prompts_seen(), result);
+    prompts.stop();
+    engine.stop();
+    seen
+}
+
+/// `--mcp-config <engine> <approvals>` and the rest of `rest` (an approvals spec's args).
+fn with_engine(engine: &McpServerSpec, rest: Vec<String>) -> Vec<String> {
+    let mut args = vec!["--mcp-config".to_owned(), engine.config_path().display().to_string()];
+    args.extend(rest.into_iter().skip(1));
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ambient_settings_cannot_settle_a_call_before_our_prompt_tool_sees_it() {
+    // Without `--setting-sources=`, the settings' allow rule runs deploy and nobody is asked:
+    // the reason the flag is in `claude_cli_args`.
+    let (calls, prompts, _) = deploy_under_ambient_allow(|engine, approvals, spec| {
+        let mut args = with_engine(engine, spec.claude_cli_args(true));
+        args.extend(["--permission-prompt-tool".to_owned(), approvals.permission_prompt_tool(spec)]);
+        args
+    })
+    .await;
+    assert_eq!((calls, prompts), (1, 0), "the settings allowed deploy before the prompt tool saw it");
+
+    // With `claude_cli_args`, the prompt tool is asked, and its deny holds.
+    let (calls, prompts, result) = deploy_under_ambient_allow(|engine, approvals, spec| {
+        with_engine(engine, approvals.claude_cli_args(spec))
+    })
+    .await;
+    assert_eq!((calls, prompts), (0, 1), "{result}");
+    assert_eq!(result["permission_denials"][0]["tool_name"], "mcp__engine__deploy", "{result}");
 }

@@ -351,15 +351,18 @@ impl ApprovalServer {
     }
 
     /// The Claude Code arguments for a spec serving this tool: the spec's
-    /// `--mcp-config <path> --strict-mcp-config`, then
-    /// `--permission-prompt-tool mcp__<server>__<tool>`. Combine with other specs'
-    /// [`claude_cli_args`](McpServerSpec::claude_cli_args) to give the session tools.
+    /// `--mcp-config <path> --strict-mcp-config`, then `--setting-sources=`, then
+    /// `--permission-prompt-tool mcp__<server>__<tool>`. Add other specs' config paths
+    /// after `--mcp-config` (it takes a list) to give the session tools.
     ///
-    /// Settings still decide first: a `permissions.allow` rule in the user's or project's
-    /// settings settles a call before the prompt tool sees it, so isolate the CLI's
-    /// settings (a fresh `HOME`, `--setting-sources`) when every call must be asked about.
+    /// `--setting-sources=` (no user, project or local settings) is part of the approval
+    /// guarantee: a `permissions.allow` rule in any of them would otherwise settle a call
+    /// before the prompt tool could see it. It is one argument, not `--setting-sources ""`,
+    /// for the same reason as [`McpServerSpec::claude_cli_args`]'s `--tools=`. Login and
+    /// API-key authentication are not settings, and are untouched.
     pub fn claude_cli_args(&self, spec: &McpServerSpec) -> Vec<String> {
         let mut args = spec.claude_cli_args(true);
+        args.push("--setting-sources=".to_owned());
         args.push("--permission-prompt-tool".to_owned());
         args.push(self.permission_prompt_tool(spec));
         args
@@ -803,6 +806,7 @@ mod tests {
                 "--mcp-config".to_owned(),
                 spec.config_path().display().to_string(),
                 "--strict-mcp-config".to_owned(),
+                "--setting-sources=".to_owned(),
                 "--permission-prompt-tool".to_owned(),
                 "mcp__approvals__ok_go".to_owned(),
             ]

@@ -131,8 +131,14 @@ pub fn run_bounded(cmd: &mut Command) -> Output {
 /// added; every line it printed, as JSON.
 pub fn claude_run(args: &[String], env: &[(&str, String)]) -> Vec<Value> {
     let home = TempHome::new("claude");
+    claude_run_in(&home.0, args, env)
+}
+
+/// [`claude_run`] in a `HOME` (and working directory) the caller prepared, e.g. with
+/// settings files in it.
+pub fn claude_run_in(home: &Path, args: &[String], env: &[(&str, String)]) -> Vec<Value> {
     let out = run_bounded(
-        isolated(&clis().claude, &home.0)
+        isolated(&clis().claude, home)
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .envs(env.iter().map(|(k, v)| (k, v)))
             .args(["--output-format", "stream-json", "--verbose", "-p"])
