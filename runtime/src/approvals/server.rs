@@ -19,6 +19,9 @@
 //! It never fails open and never raises: an error out of the tool would reach the CLI as a
 //! broken permission system rather than a denial, leaving the model free to retry a call
 //! nobody approved.
+//!
+//! A prompt the CLI withdraws (`notifications/cancelled`) drops the call: the asker's task
+//! is aborted, nothing is answered and nothing is recorded, because nothing was decided.
 
 use std::collections::BTreeSet;
 use std::fmt;
