@@ -705,6 +705,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_withdrawn_prompt_aborts_the_asker_and_records_nothing() {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let flag = Arc::clone(&dropped);
+        let asker = asker_fn(move |_| {
+            let guard = Dropped(Arc::clone(&flag));
+            async move {
+                let _guard = guard;
+                std::future::pending::<Result<Answer, AskError>>().await
+            }
+        });
+        let server = ApprovalServer::builder(asker).timeout(None).build();
+        let ctx = Context::new();
+        // The caller gives up (as the dispatcher does on notifications/cancelled): the call
+        // future is dropped before the asker answers.
+        let call = server.call_json(ask("Write", json!({})), &ctx);
+        assert!(tokio::time::timeout(Duration::from_millis(50), call).await.is_err());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while dropped.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "the asker's task was not aborted");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(server.prompts_seen(), 0, "nothing was decided, so nothing is recorded");
+    }
+
+    #[tokio::test]
     async fn an_asker_error_or_panic_is_a_deny_from_error() {
         let failing =
             ApprovalServer::new(asker_fn(|_| async { Err::<Answer, AskError>("the queue is down".into()) }));
