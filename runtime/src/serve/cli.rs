@@ -55,7 +55,19 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
         }
     };
     let options = flags.options(&spec);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // One client, one thread: the serving loop and every async call share the thread, and
+    // sync tools run on the blocking pool. Measured (bench/results.md), the multi-threaded
+    // runtime's hand-offs between workers cost more than they buy for one stdio client;
+    // `--worker-threads N` brings them back for async tools that compute without awaiting.
+    let mut builder = match flags.worker_threads {
+        None => tokio::runtime::Builder::new_current_thread(),
+        Some(n) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n);
+            b
+        }
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the tokio runtime: {e}");
@@ -141,6 +153,7 @@ async fn shutdown_signal() {
 pub(crate) struct Flags {
     pub(crate) http: bool,
     pub(crate) port: Option<u16>,
+    pub(crate) worker_threads: Option<usize>,
     pub(crate) show_token: bool,
     pub(crate) deadline: Option<Duration>,
     pub(crate) max_in_flight: usize,
@@ -155,6 +168,7 @@ impl Default for Flags {
         Flags {
             http: false,
             port: None,
+            worker_threads: None,
             show_token: false,
             deadline: None,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
@@ -203,6 +217,11 @@ const FLAGS: &[(&str, Option<&str>, &str)] = &[
     ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)"),
     ("--show-token", None, "With --http: print the Authorization header (it is always in the config file)"),
     ("--deadline", Some("SECONDS"), "Abandon a tool call still running after this long (default: never)"),
+    (
+        "--worker-threads",
+        Some("N"),
+        "Run async tools on N runtime threads (default: one thread; sync tools always run on a blocking pool)",
+    ),
     ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)"),
     ("--max-message-bytes", Some("N"), "Refuse an inbound message longer than N bytes (default: 16777216)"),
     ("--page-size", Some("N"), "Tools per tools/list page (default: 100)"),
@@ -277,6 +296,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             "--deadline" => flags.deadline = Some(seconds(&name, &value)?),
             "--ping-interval" => flags.ping_interval = Some(seconds(&name, &value)?),
             "--max-in-flight" => flags.max_in_flight = count(&name, &value)?,
+            "--worker-threads" => flags.worker_threads = Some(count(&name, &value)?),
             "--max-message-bytes" => flags.max_message_bytes = count(&name, &value)?,
             "--page-size" => flags.page_size = count(&name, &value)?,
             "--log-level" => {
@@ -360,6 +380,12 @@ mod tests {
         let Command::Serve(f) = run(&["--http", "--port=8080", "--show-token"]).unwrap() else { panic!() };
         assert!(f.http && f.show_token);
         assert_eq!(f.port, Some(8080));
+        let Command::Serve(f) = run(&["--worker-threads", "4"]).unwrap() else { panic!() };
+        assert_eq!(f.worker_threads, Some(4));
+        assert_eq!(
+            run(&["--worker-threads", "0"]).unwrap_err(),
+            "invalid value '0' for '--worker-threads': expected a positive integer"
+        );
     }
 
     #[test]
