@@ -1,9 +1,10 @@
 //! The official conformance suite's client scenarios that apply to this client, run against
 //! `client_conformance` (tests/src/bin). Needs the peers: `bash tests/peers/setup.sh`.
 //!
-//! Not run: `sse-retry` (resuming a broken SSE stream with `Last-Event-ID` over a GET stream;
-//! 2026-07-28 removed resumability and this client re-issues nothing on its own), and the
-//! `auth/*` scenarios (OAuth is not built).
+//! Run: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults` and `sse-retry`
+//! (2025-11-25, SEP-1699: a `tools/call` SSE stream closed after a priming event is resumed
+//! with `GET` and `Last-Event-ID` after the stream's `retry` interval, and the answer is read
+//! from that stream). Not run: the `auth/*` scenarios (OAuth is not built).
 
 mod client_support;
 
@@ -40,4 +41,11 @@ fn conformance_client_tools_call() {
 fn conformance_client_elicitation_defaults() {
     let out = run("elicitation-sep1034-client-defaults");
     assert!(out.contains("Passed: 5/5, 0 failed"), "{out}");
+}
+
+#[test]
+fn conformance_client_sse_retry() {
+    let out = run("sse-retry");
+    assert!(out.contains("Passed: 3/3, 0 failed"), "{out}");
+    assert!(out.contains("Last-Event-ID: event-2"), "{out}");
 }

@@ -15,7 +15,7 @@
 //! | --- | --- |
 //! | 202 / 204 | accepted (a notification or a response) |
 //! | 200 `application/json` | the body is one message (or a batch) |
-//! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer fails the request as `unavailable` |
+//! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer is resumed (below), or else fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
 //! | 401 or 403 | the request fails as `unavailable`: the credentials were refused |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
@@ -24,6 +24,17 @@
 //! Once `initialize` assigns a session, the client also opens the session's standalone `GET`
 //! stream (before `notifications/initialized`), where servers send requests and notifications
 //! that belong to no request of ours.
+//!
+//! A request's SSE stream that ends before its answer, after an event with an `id` (2025-11-25
+//! resumability, SEP-1699: the server closes it on purpose, or the network broke it), is
+//! resumed: after the stream's last `retry` interval (1s when it gave none) the client sends
+//! `GET` with `Last-Event-ID`, the session id and the protocol version, and reads the answer
+//! from that stream; a stream that breaks again is resumed again. Up to 5 resumptions in a row
+//! that bring no new event, and only while the caller still waits (its timeout bounds them);
+//! a server that answers the `GET` with anything but an SSE stream (405: it keeps no streams)
+//! ends it. Then the request fails as `unavailable`. A stream without event ids, and any
+//! stream of the 2026-07-28 era (which has no resumability), fails the request at once. The
+//! session's standalone `GET` stream is reopened the same way, with `Last-Event-ID`.
 //!
 //! A request abandoned by its caller (timeout, cancellation) has its SSE stream dropped,
 //! which is the modern era's cancellation signal. `close` sends `DELETE` with the session id.
@@ -50,6 +61,37 @@ use super::options::{ClientOptions, HttpServer};
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// How long to wait before resuming a stream that gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// How many resumptions in a row may bring no new event before a request fails.
+const RESUME_ATTEMPTS: u32 = 5;
+/// Why a request whose stream ended without its answer fails.
+const STREAM_CLOSED: &str = "closed the SSE stream before answering";
+
+/// Where an SSE stream stands, for resuming it: the last event id and `retry` it carried.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Cursor {
+    /// The last `id` (an empty `id` clears it, as in the SSE standard).
+    last_id: Option<String>,
+    retry: Option<Duration>,
+}
+
+impl Cursor {
+    fn last_id(&self) -> Option<&str> {
+        self.last_id.as_deref().filter(|id| !id.is_empty())
+    }
+}
+
+/// One SSE event's fields that matter here.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Event {
+    /// The joined `data` lines; `None` when there are none or they are blank (a priming event).
+    data: Option<String>,
+    id: Option<String>,
+    retry: Option<Duration>,
+}
 
 struct Shared {
     uri: Uri,
@@ -170,11 +212,7 @@ impl Shared {
         if let Some(s) = lock(&self.session).clone() {
             req = req.header(SESSION, s);
         }
-        let version = lock(&self.version)
-            .clone()
-            .or_else(|| self.conn.version())
-            .or_else(|| self.conn.is_modern().then(|| super::client::MODERN_VERSION.to_owned()));
-        if let Some(v) = version {
+        if let Some(v) = self.protocol_version() {
             req = req.header(VERSION, v);
         }
         if let Some(m) = &out.method {
@@ -184,6 +222,33 @@ impl Shared {
             req = req.header("mcp-name", header_value(n));
         }
         req.body(Full::new(Bytes::from(out.json.clone()))).map_err(|e| e.to_string())
+    }
+
+    fn protocol_version(&self) -> Option<String> {
+        lock(&self.version)
+            .clone()
+            .or_else(|| self.conn.version())
+            .or_else(|| self.conn.is_modern().then(|| super::client::MODERN_VERSION.to_owned()))
+    }
+
+    /// A `GET` of the endpoint's SSE stream: the session's standalone stream, or with
+    /// `last_id` the resumption of a stream that broke.
+    fn get(&self, last_id: Option<&str>) -> Result<Request<Full<Bytes>>, String> {
+        let mut req =
+            Request::builder().method(Method::GET).uri(self.uri.clone()).header(ACCEPT, "text/event-stream");
+        for (k, v) in &self.headers {
+            req = req.header(k, v);
+        }
+        if let Some(s) = lock(&self.session).clone() {
+            req = req.header(SESSION, s);
+        }
+        if let Some(v) = self.protocol_version() {
+            req = req.header(VERSION, v);
+        }
+        if let Some(id) = last_id {
+            req = req.header(LAST_EVENT_ID, header_value(id));
+        }
+        req.body(Full::new(Bytes::new())).map_err(|e| e.to_string())
     }
 
     async fn send(&self, out: &Out) -> Result<Response<Incoming>, String> {
@@ -263,20 +328,12 @@ impl Shared {
     /// `notifications/tools/list_changed`). Reopened after a second when it ends; given up
     /// on when the server does not offer one (405) or the session is gone.
     async fn listen(self: Arc<Self>, mut opened: Option<tokio::sync::oneshot::Sender<()>>) {
+        let mut cursor = Cursor::default();
         loop {
-            let Some(session) = lock(&self.session).clone() else { return };
-            let mut req = Request::builder()
-                .method(Method::GET)
-                .uri(self.uri.clone())
-                .header(ACCEPT, "text/event-stream")
-                .header(SESSION, session);
-            for (k, v) in &self.headers {
-                req = req.header(k, v);
+            if lock(&self.session).is_none() {
+                return;
             }
-            if let Some(v) = lock(&self.version).clone() {
-                req = req.header(VERSION, v);
-            }
-            let Ok(req) = req.body(Full::new(Bytes::new())) else { return };
+            let Ok(req) = self.get(cursor.last_id()) else { return };
             let resp = tokio::time::timeout(self.timeout, self.client.request(req)).await;
             if let Some(tx) = opened.take() {
                 let _ = tx.send(());
@@ -286,11 +343,11 @@ impl Shared {
                 _ => return,
             };
             let none = Out { json: String::new(), id: None, method: None, name: None };
-            self.read_sse(&none, resp.into_body()).await;
+            self.read_sse(&none, resp.into_body(), &mut cursor).await;
             if self.conn.closed_reason().is_some() {
                 return;
             }
-            tokio::time::sleep(Duration::from_secs(1)).await;
+            tokio::time::sleep(self.retry_delay(&cursor)).await;
         }
     }
 
@@ -334,7 +391,10 @@ impl Shared {
             return;
         }
         if status.is_success() && sse {
-            self.read_sse(out, resp.into_body()).await;
+            let mut cursor = Cursor::default();
+            if self.read_sse(out, resp.into_body(), &mut cursor).await {
+                self.resume(out, cursor).await;
+            }
             return;
         }
         let body = match tokio::time::timeout(self.timeout, resp.into_body().collect()).await {
@@ -369,14 +429,17 @@ impl Shared {
         }
     }
 
-    async fn read_sse(&self, out: &Out, mut body: Incoming) {
+    /// Read an SSE stream to its end, handing each message to the peer and recording event
+    /// ids and `retry` in `cursor`. True when the stream ended while `out`'s request still
+    /// waits for its answer; false once it has one (or its caller gave up).
+    async fn read_sse(&self, out: &Out, mut body: Incoming, cursor: &mut Cursor) -> bool {
         let mut buf: Vec<u8> = Vec::new();
         loop {
             // Wake up now and then to drop the stream of a request its caller abandoned.
             let frame = match tokio::time::timeout(Duration::from_millis(250), body.frame()).await {
                 Err(_) => {
                     if out.id.is_some_and(|id| !self.conn.is_pending(id)) {
-                        return;
+                        return false;
                     }
                     continue;
                 }
@@ -388,7 +451,14 @@ impl Shared {
                         buf.extend_from_slice(&data);
                         while let Some((end, skip)) = event_end(&buf) {
                             let event: Vec<u8> = buf.drain(..end + skip).collect();
-                            if let Some(data) = event_data(&event[..end]) {
+                            let event = parse_event(&event[..end]);
+                            if let Some(id) = event.id {
+                                cursor.last_id = Some(id);
+                            }
+                            if let Some(retry) = event.retry {
+                                cursor.retry = Some(retry);
+                            }
+                            if let Some(data) = event.data {
                                 self.conn.on_text(&data);
                             }
                         }
@@ -397,11 +467,77 @@ impl Shared {
                 Some(Err(_)) | None => break,
             }
             if out.id.is_some_and(|id| !self.conn.is_pending(id)) {
-                return;
+                return false;
             }
         }
-        if let Some(id) = out.id.filter(|id| self.conn.is_pending(*id)) {
-            self.conn.fail(id, Failure::Gone("closed the SSE stream before answering".into()));
+        out.id.is_some_and(|id| self.conn.is_pending(id))
+    }
+
+    /// The wait before reopening a stream: its `retry`, or a second; never over the timeout.
+    fn retry_delay(&self, cursor: &Cursor) -> Duration {
+        cursor.retry.unwrap_or(DEFAULT_RETRY).min(self.timeout)
+    }
+
+    /// Resume the SSE stream of `out`'s request, which ended before the answer, with `GET`
+    /// and `Last-Event-ID` (see the module doc); fail the request when that cannot be done.
+    async fn resume(&self, out: &Out, mut cursor: Cursor) {
+        let Some(id) = out.id else { return };
+        let mut fruitless = 0;
+        let reason = loop {
+            let Some(last) = cursor.last_id().map(str::to_owned) else { break STREAM_CLOSED.to_owned() };
+            if self.conn.is_modern() {
+                break STREAM_CLOSED.to_owned();
+            }
+            if fruitless == RESUME_ATTEMPTS {
+                break format!(
+                    "{STREAM_CLOSED}, and {RESUME_ATTEMPTS} attempts to resume it brought nothing"
+                );
+            }
+            fruitless += 1;
+            if !self.wait_while_pending(id, self.retry_delay(&cursor)).await {
+                return;
+            }
+            let Ok(req) = self.get(Some(&last)) else { break STREAM_CLOSED.to_owned() };
+            tracing::debug!(server = %self.conn.server, id, last_event_id = %last, "resuming an SSE stream");
+            let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
+                Ok(Ok(resp)) => resp,
+                // No connection (or no answer) yet: the network may come back; try again.
+                Ok(Err(_)) | Err(_) => continue,
+            };
+            let sse = resp
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.starts_with("text/event-stream"));
+            if resp.status() != StatusCode::OK || !sse {
+                // 405: the server keeps no streams to resume; 404 or 400: the session is gone.
+                tracing::debug!(server = %self.conn.server, status = resp.status().as_u16(), "the SSE stream cannot be resumed");
+                break STREAM_CLOSED.to_owned();
+            }
+            if !self.read_sse(out, resp.into_body(), &mut cursor).await {
+                return;
+            }
+            if cursor.last_id() != Some(last.as_str()) {
+                fruitless = 0;
+            }
+        };
+        if self.conn.is_pending(id) {
+            self.conn.fail(id, Failure::Gone(reason));
+        }
+    }
+
+    /// Sleep `delay`, waking now and then; false as soon as request `id` no longer waits.
+    async fn wait_while_pending(&self, id: i64, delay: Duration) -> bool {
+        let until = tokio::time::Instant::now() + delay;
+        loop {
+            if !self.conn.is_pending(id) {
+                return false;
+            }
+            let now = tokio::time::Instant::now();
+            if now >= until {
+                return true;
+            }
+            tokio::time::sleep((until - now).min(Duration::from_millis(250))).await;
         }
     }
 }
@@ -441,16 +577,34 @@ fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     None
 }
 
-/// The joined `data:` lines of one event; `None` when it has none (a priming event).
-fn event_data(event: &[u8]) -> Option<String> {
+/// One event's `data`, `id` and `retry` fields, read as the SSE standard says: a field
+/// without a colon has an empty value, one space after the colon is dropped, lines starting
+/// with a colon are comments, an `id` containing NUL and a `retry` that is not all digits are
+/// ignored.
+fn parse_event(event: &[u8]) -> Event {
     let text = String::from_utf8_lossy(event);
-    let lines: Vec<&str> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| d.strip_prefix(' ').unwrap_or(d))
-        .collect();
-    let data = lines.join("\n");
-    (!data.trim().is_empty()).then_some(data)
+    let mut data: Vec<&str> = Vec::new();
+    let mut parsed = Event::default();
+    for line in text.lines() {
+        if line.starts_with(':') {
+            continue;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => data.push(value),
+            "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                parsed.retry = value.parse().ok().map(Duration::from_millis);
+            }
+            _ => {}
+        }
+    }
+    let data = data.join("\n");
+    parsed.data = (!data.trim().is_empty()).then_some(data);
+    parsed
 }
 
 /// The connector for both schemes: plain TCP for `http://`; for `https://`, TLS 1.2 or 1.3
@@ -584,10 +738,26 @@ mod tests {
     fn sse_events_split_and_priming_events_are_skipped() {
         let buf = b"id: 1\ndata:\n\nevent: message\ndata: {\"a\":1}\r\n\r\nrest";
         let (end, skip) = event_end(buf).unwrap();
-        assert_eq!(event_data(&buf[..end]), None);
+        assert_eq!(parse_event(&buf[..end]), Event { id: Some("1".into()), ..Event::default() });
         let rest = &buf[end + skip..];
         let (end, _) = event_end(rest).unwrap();
-        assert_eq!(event_data(&rest[..end]).as_deref(), Some("{\"a\":1}"));
-        assert_eq!(event_data(b"data: a\ndata: b"), Some("a\nb".into()));
+        assert_eq!(parse_event(&rest[..end]).data.as_deref(), Some("{\"a\":1}"));
+        assert_eq!(parse_event(b"data: a\ndata: b").data, Some("a\nb".into()));
+    }
+
+    #[test]
+    fn sse_ids_and_retry_are_read_as_the_standard_says() {
+        let priming = parse_event(b"id: event-1\nretry: 500\ndata: ");
+        assert_eq!(
+            priming,
+            Event { data: None, id: Some("event-1".into()), retry: Some(Duration::from_millis(500)) }
+        );
+        // No space after the colon, a comment, a bare `id` (which clears the last id).
+        assert_eq!(parse_event(b": hi\nid:7\nretry:20").id.as_deref(), Some("7"));
+        assert_eq!(parse_event(b"id").id.as_deref(), Some(""));
+        assert_eq!(Cursor { last_id: Some(String::new()), retry: None }.last_id(), None);
+        // A retry that is not all digits, and an id with NUL, are ignored.
+        assert_eq!(parse_event(b"retry: 1.5\nretry: -3\nretry:").retry, None);
+        assert_eq!(parse_event(b"id: a\0b").id, None);
     }
 }
