@@ -54,8 +54,8 @@ mod tool;
 pub mod __private;
 
 pub use approvals::{
-    Answer, ApprovalDecision, ApprovalRequest, ApprovalServer, ApprovalServerBuilder, AskError, AskFuture, Asker,
-    Autonomy, CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, DEFAULT_APPROVAL_SERVER_NAME,
+    Answer, ApprovalDecision, ApprovalRequest, ApprovalServer, ApprovalServerBuilder, AskError, AskFuture,
+    Asker, Autonomy, CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, DEFAULT_APPROVAL_SERVER_NAME,
     DEFAULT_APPROVAL_TIMEOUT, DEFAULT_APPROVAL_TOOL_NAME, DecisionSink, DecisionSource, FnAsker,
     LETHAL_TRIFECTA_REASON, PolicyVerdict, RunPolicy, ToolCaps, TrifectaLegs, asker_fn,
 };
