@@ -82,13 +82,12 @@ echo_server() {
     toolwire) SRV=("$BIN/toolwire-echo") ;;
     rmcp) SRV=("$BIN/rmcp-echo") ;;
     floor) SRV=("$BIN/floor-echo") ;;
-    # Informational, not goals: a sync #[tool] fn, and two runtime experiments.
+    # Informational, not goals: a sync #[tool] fn, and the multi-threaded runtime.
     toolwire-sync) SRV=("$BIN/toolwire-echo-sync") ;;
-    toolwire-spawned) SRV=("$BIN/toolwire-echo-spawned") ;;
-    toolwire-ct) SRV=("$BIN/toolwire-echo-current-thread") ;;
+    toolwire-mt) SRV=("$BIN/toolwire-echo" --worker-threads 2) ;;
   esac
 }
-ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-spawned toolwire-ct)
+ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-mt)
 
 echo "== stdio servers, $ROUNDS interleaved rounds"
 for round in $(seq 1 "$ROUNDS"); do

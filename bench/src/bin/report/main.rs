@@ -650,6 +650,18 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
             fmt(ratio(v[0], v[2]), 2)
         );
     }
+    let mt = |suite: &str| d.med(&format!("{suite}:toolwire-mt"), "rps");
+    let _ = writeln!(
+        s,
+        "\nThe same toolwire echo binary with `--worker-threads 2` (a multi-threaded runtime instead of the \
+         default single runtime thread): {} req/s sequential, {} req/s 16 pipelined ({}× / {}× the default), \
+         idle RSS {} KiB.",
+        fmt(mt("echo.w1"), 0),
+        fmt(mt("echo.w16"), 0),
+        fmt(ratio(mt("echo.w1"), d.med("echo.w1:toolwire", "rps")), 2),
+        fmt(ratio(mt("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
+        fmt(d.med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
+    );
     let sync = |suite: &str| d.med(&format!("{suite}:toolwire-sync"), "rps");
     let _ = writeln!(
         s,
@@ -787,12 +799,19 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
             }
         }
         if let Some(w) = d.syn("toolwire-workspace") {
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "\n`syn` in toolwire's own tree (`cargo tree -p toolwire`): {}; syn 2 comes in through `{}`.",
-                w.get("versions").unwrap_or("–"),
-                w.get("syn2_via").unwrap_or("–").replace('@', " ")
+                "\n`syn` in toolwire's own tree (`cargo tree -p toolwire`): {}",
+                w.get("versions").unwrap_or("–")
             );
+            match w.get("syn2_via") {
+                Some(via) if via != "none" => {
+                    let _ = writeln!(s, "; syn 2 comes in through `{}`.", via.replace('@', " "));
+                }
+                _ => {
+                    let _ = writeln!(s, ".");
+                }
+            }
         }
     }
 
