@@ -472,19 +472,11 @@ impl ToolError {
     }
 }
 
-/// Seconds as the shortest decimal that reads back: `0.05`, `2`, `1.5`.
-fn fmt_secs(d: std::time::Duration) -> String {
-    let secs = d.as_secs_f64();
-    let mut s = format!("{secs}");
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    s
+/// Seconds as the shortest decimal that reads back: `0.05`, `2`, `1.5` (an `f64`'s `Display`
+/// is already the shortest round-tripping form, with no trailing zeros or point). Every
+/// message that names a duration in seconds uses this.
+pub(crate) fn fmt_secs(d: std::time::Duration) -> String {
+    format!("{}", d.as_secs_f64())
 }
 
 #[cfg(test)]

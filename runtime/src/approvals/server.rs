@@ -443,7 +443,7 @@ impl ApprovalServer {
                 Err(_) => {
                     let message = format!(
                         "nobody answered the approval prompt for '{tool}' within {}s, so it was denied (timed out, not refused)",
-                        secs(limit)
+                        crate::tool::fmt_secs(limit)
                     );
                     return Verdict::deny(message, DecisionSource::Timeout, true);
                 }
@@ -503,20 +503,6 @@ impl Tool for ApprovalServer {
     fn call<'a>(&'a self, arguments: &'a RawValue, _ctx: &'a Context) -> ToolFuture<'a> {
         Box::pin(async move { Ok(ToolOutput::text(self.answer(arguments).await)) })
     }
-}
-
-/// Seconds as the shortest decimal that reads back: `0.05`, `60`, `1.5`.
-fn secs(d: Duration) -> String {
-    let mut s = format!("{}", d.as_secs_f64());
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    s
 }
 
 #[cfg(test)]

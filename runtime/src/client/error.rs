@@ -32,7 +32,7 @@ pub enum ClientError {
         reason: String,
     },
     /// The server did not answer a request in time.
-    #[error("server '{server}' did not answer '{method}' within {}s", secs(*.timeout))]
+    #[error("server '{server}' did not answer '{method}' within {}s", crate::tool::fmt_secs(*.timeout))]
     Timeout {
         /// The server's configured name.
         server: String,
@@ -151,20 +151,6 @@ impl ClientError {
 /// for a caller that decides to.
 pub fn is_retryable(error: &ToolError) -> bool {
     matches!(error, ToolError::Unavailable { .. })
-}
-
-/// Seconds as the shortest decimal that reads back: `0.05`, `2`.
-pub(crate) fn secs(d: Duration) -> String {
-    let mut s = format!("{}", d.as_secs_f64());
-    if s.contains('.') {
-        while s.ends_with('0') {
-            s.pop();
-        }
-        if s.ends_with('.') {
-            s.pop();
-        }
-    }
-    s
 }
 
 #[cfg(test)]

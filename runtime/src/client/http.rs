@@ -263,7 +263,7 @@ impl Shared {
                 None => Err(format!("could not be reached at {}: {}", self.uri, error_chain(&e))),
             },
             Err(_) => {
-                Err(format!("did not answer at {} within {}s", self.uri, super::error::secs(self.timeout)))
+                Err(format!("did not answer at {} within {}s", self.uri, crate::tool::fmt_secs(self.timeout)))
             }
         }
     }
