@@ -7,7 +7,8 @@
 //!
 //! - `init_us`: spawn to the `initialize` reply;
 //! - `rps`, `p50_us`, `p99_us`, `max_us`: over the measured calls (after `--warmup` calls);
-//! - `rss_idle_kb`: the server's resident set right after initializing (Linux `/proc`);
+//! - `rss_idle_kb`: the server's resident set right after initializing (Linux `/proc`), and
+//!   its split `rss_idle_anon_kb` (heap, stacks) / `rss_idle_file_kb` (binary, libraries);
 //! - `rss_end_kb`, and `rss_at_<n>_kb` for each `--rss-at n`: after that many calls.
 //!
 //! Every reply is checked (it must be a result, not an error nor `isError: true`, and a
@@ -109,8 +110,13 @@ fn main() -> ExitCode {
 }
 
 fn rss_kb(pid: u32) -> Option<u64> {
+    status_kb(pid, "VmRSS:")
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `RssAnon:`, `RssFile:`).
+fn status_kb(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
@@ -175,6 +181,9 @@ fn run(args: &Args) -> Result<Record, String> {
     send(&mut input, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
     std::thread::sleep(Duration::from_millis(100));
     let rss_idle = rss_kb(pid);
+    // Anonymous memory (heap, stacks) apart from file-backed pages (the binary and libraries).
+    let rss_idle_anon = status_kb(pid, "RssAnon:");
+    let rss_idle_file = status_kb(pid, "RssFile:");
 
     let total = args.warmup + args.calls;
     let mut sent_at: Vec<Option<Instant>> = vec![None; total as usize + 1];
@@ -235,6 +244,12 @@ fn run(args: &Args) -> Result<Record, String> {
         .set("max_us", format!("{:.1}", latencies.last().copied().unwrap_or(0) as f64 / 1000.0));
     if let Some(kb) = rss_idle {
         r.set("rss_idle_kb", kb);
+    }
+    if let Some(kb) = rss_idle_anon {
+        r.set("rss_idle_anon_kb", kb);
+    }
+    if let Some(kb) = rss_idle_file {
+        r.set("rss_idle_file_kb", kb);
     }
     if let Some(kb) = rss_end {
         r.set("rss_end_kb", kb);

@@ -197,7 +197,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≥ 2.5× rmcp requests/s",
         figure: format!(
             "{}× ({} vs {} req/s)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(tw("echo.w1", "rps"), 0),
             fmt(rm("echo.w1", "rps"), 0)
         ),
@@ -210,7 +210,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≥ 5× rmcp",
         figure: format!(
             "{}× ({} vs {} req/s)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(tw("echo.w16", "rps"), 0),
             fmt(rm("echo.w16", "rps"), 0)
         ),
@@ -233,7 +233,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≤ 0.5× rmcp; no sample above 2 ms in 50k calls",
         figure: format!(
             "{}× ({} vs {} µs); max {} µs (median run); runs of {:.0} calls with no sample above 2 ms: toolwire {} of {}, the floor {} of {}",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(tw("echo.w1", "p99_us"), 1),
             fmt(rm("echo.w1", "p99_us"), 1),
             fmt(max_med, 0),
@@ -251,7 +251,7 @@ fn goals(d: &Data) -> Vec<Goal> {
     g.push(Goal {
         what: "stdio server, instructions per call (callgrind)",
         goal: "≤ 0.3× rmcp",
-        figure: format!("{}× ({} vs {} instructions)", fmt(r, 2), fmt(ti, 0), fmt(ri, 0)),
+        figure: format!("{}× ({} vs {} instructions)", fmt(r, 3), fmt(ti, 0), fmt(ri, 0)),
         status: at_most(r, 0.3),
         note: String::new(),
     });
@@ -297,8 +297,8 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≥ 1.5× / ≥ 2× rmcp's client",
         figure: format!(
             "{}× / {}× ({} / {} vs {} / {} req/s, against the floor server)",
-            fmt(s1, 2),
-            fmt(s16, 2),
+            fmt(s1, 3),
+            fmt(s16, 3),
             fmt(tw("client.w1", "rps"), 0),
             fmt(tw("client.w16", "rps"), 0),
             fmt(rm("client.w1", "rps"), 0),
@@ -313,7 +313,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≥ 3× sequential",
         figure: format!(
             "{}× ({} vs {} req/s)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(tw("e2e.w1", "rps"), 0),
             fmt(rm("e2e.w1", "rps"), 0)
         ),
@@ -333,7 +333,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≤ 0.8× rmcp",
         figure: format!(
             "{}× ({} vs {} KiB)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(tw("echo.w1", "rss_idle_kb"), 0),
             fmt(rm("echo.w1", "rss_idle_kb"), 0)
         ),
@@ -373,7 +373,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≤ 0.7× rmcp",
         figure: format!(
             "{}× ({} vs {} µs; floor {} µs)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(init("toolwire"), 0),
             fmt(init("rmcp"), 0),
             fmt(init("floor"), 0)
@@ -389,7 +389,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≤ 0.5× rmcp",
         figure: format!(
             "{}× ({} vs {} s, all dependencies; the crate alone: {} vs {} s)",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(a, 1),
             fmt(b, 1),
             fmt(d.compile("crate", "toolwire"), 2),
@@ -403,7 +403,7 @@ fn goals(d: &Data) -> Vec<Goal> {
     g.push(Goal {
         what: "incremental rebuild after editing one tool",
         goal: "≤ 0.7× rmcp",
-        figure: format!("{}× ({} vs {} s)", fmt(r, 2), fmt(a, 2), fmt(b, 2)),
+        figure: format!("{}× ({} vs {} s)", fmt(r, 3), fmt(a, 2), fmt(b, 2)),
         status: at_most(r, 0.7),
         note: compile_note(),
     });
@@ -431,7 +431,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         goal: "≤ 0.6× rmcp's lines; one `syn` major in the tree",
         figure: format!(
             "{}× ({} vs {} lines per tool; toolwire's debug hook: {} lines for one tool); syn in toolwire's tree: {syn_tw}; in rmcp's: {syn_rm}",
-            fmt(r, 2),
+            fmt(r, 3),
             fmt(a, 1),
             fmt(b, 1),
             fmt(debug_lines, 0),

@@ -41,9 +41,10 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             format!(
                 "p99 is {} µs against rmcp's {} µs and the floor's {} µs, the wake-ups of the sequential goal. \
                  Runs with a sample above 2 ms: toolwire {}, rmcp {}, the floor {} (median worst samples {}, {} \
-                 and {} µs). A process with more threads than the 2 shared cores is more often preempted for a \
-                 whole scheduler slice (several ms at this load average); where the floor, with one thread and no \
-                 work, also goes over 2 ms, the bound cannot be judged on this machine",
+                 and {} µs). This bench does not explain the stalls: both SDKs' servers hand every request between \
+                 threads and the floor does not, and on 2 shared cores at this load average a thread woken for a \
+                 hand-off can wait out another process's scheduler slice; that is a hypothesis, to be checked \
+                 with `perf sched` or a per-sample timeline",
                 fmt(med("echo.w1:toolwire", "p99_us"), 1),
                 fmt(med("echo.w1:rmcp", "p99_us"), 1),
                 fmt(med("echo.w1:floor", "p99_us"), 1),
@@ -105,15 +106,30 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             fmt(med("client.w1:toolwire", "rps"), 0),
             hops()
         ),
-        "idle stdio server RSS" => format!(
-            "the floor (one thread, no runtime) idles at {} KiB; toolwire at {} KiB has a tokio runtime, the \
-             tracing subscriber and two stdio threads (stdin reader, stdout writer), each thread with its touched \
-             stack pages and, with glibc, possibly its own malloc arena. With `--worker-threads 2` it idles at {} \
-             KiB, so every thread counts",
-            fmt(med("echo.w1:floor", "rss_idle_kb"), 0),
-            fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
-            fmt(med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
-        ),
+        "idle stdio server RSS" => {
+            let split = |imp: &str| {
+                let c = format!("echo.w1:{imp}");
+                match (med(&c, "rss_idle_anon_kb"), med(&c, "rss_idle_file_kb")) {
+                    (Some(a), Some(f)) => format!(" ({a:.0} KiB anonymous, {f:.0} KiB file-backed)"),
+                    _ => String::new(),
+                }
+            };
+            format!(
+                "toolwire idles at {} KiB{}, rmcp at {} KiB{}, the floor (one thread, a 0.5 MB binary) at {} KiB{}. \
+                 Threads are not what holds it back: `--worker-threads 2` adds two and idles at {} KiB. Most of a \
+                 small server's resident set is file-backed pages of the binary and libc touched while loading \
+                 (relocations, start-up code), so the lever is the size of what the serve main links: the stdio \
+                 binary also carries the HTTP server (axum, hyper) behind the `--http` flag, and the tracing \
+                 subscriber",
+                fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
+                split("toolwire"),
+                fmt(med("echo.w1:rmcp", "rss_idle_kb"), 0),
+                split("rmcp"),
+                fmt(med("echo.w1:floor", "rss_idle_kb"), 0),
+                split("floor"),
+                fmt(med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
+            )
+        }
         "cold start, spawn to initialize reply" => format!(
             "spawn to initialize reply includes exec, the dynamic loader and the first round trip; the floor \
              (no runtime, no logging) takes {} µs. toolwire's main also installs a tracing subscriber and starts \
