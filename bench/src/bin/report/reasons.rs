@@ -74,9 +74,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             let scan = sum(&|n| n.contains("serde_json::read::") || n.contains("ignore_value") || n.contains("ignore_str"));
             format!(
                 "{} vs {} instructions per call (the floor: {}). The avoidable parts, per call: allocator {}; a \
-                 contended std `Mutex` {} (callgrind's caller tree puts it in `Running::finish`, where the worker \
-                 finishing a call meets the serving loop on the in-flight table, and in the std channel to the writer \
-                 thread); SipHash {} (four `hash_one` per call: a `HashMap` with the default hasher on the hot path); \
+                 contended std `Mutex` {} (std's channel between the runtime thread and the stdout writer thread, \
+                 in callgrind's caller tree of a default, single-runtime-thread run); SipHash {} (four `hash_one` per call: a `HashMap` with the default hasher on the hot path); \
                  re-scanning the same JSON bytes {} (`skip_to_escape`, `ignore_value`, `ignore_str`: the envelope, the \
                  raw arguments and the argument parse each walk the line). See 'Where toolwire's echo call goes'",
                 fmt(tw_ir, 0),
