@@ -17,6 +17,7 @@
 //! | `tools/call` | spawned as a task (see [`call`](super::call)) |
 //! | anything else | -32601 (resources, prompts and logging are not advertised) |
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -49,7 +50,7 @@ enum Served {
 impl SessionInner {
     pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
         let outcome = match method {
-            "initialize" => self.initialize(params),
+            "initialize" => self.initialize(params).map(Cow::Owned),
             "ping" => self.ping(params),
             "server/discover" => self.discover(params),
             "tools/list" => self.list_tools(params),
@@ -84,30 +85,31 @@ impl SessionInner {
         Ok(initialize_result(version, &options.info, options.instructions.as_deref()))
     }
 
-    fn ping(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    fn ping(&self, params: Option<&RawValue>) -> Result<Cow<'_, str>, RpcError> {
         let p: MetaParams<'_> = decode_params("ping", params)?;
         Ok(match self.served(p.meta.as_ref())? {
-            Served::Legacy(_) => "{}".to_owned(),
-            Served::Modern { .. } => self.shared.modern_body("{}"),
+            Served::Legacy(_) => Cow::Borrowed("{}"),
+            Served::Modern { .. } => Cow::Owned(self.shared.modern_body("{}")),
         })
     }
 
-    fn discover(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    fn discover(&self, params: Option<&RawValue>) -> Result<Cow<'_, str>, RpcError> {
         let p: MetaParams<'_> = decode_params("server/discover", params)?;
         match self.served(p.meta.as_ref())? {
-            Served::Modern { .. } => Ok(self.shared.discover_body.clone()),
+            Served::Modern { .. } => Ok(Cow::Borrowed(&self.shared.discover_body)),
             Served::Legacy(_) => Err(missing_envelope("server/discover")),
         }
     }
 
-    fn list_tools(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    /// The pre-serialised page, borrowed: it is copied once, into the response envelope.
+    fn list_tools(&self, params: Option<&RawValue>) -> Result<Cow<'_, str>, RpcError> {
         let p: ListToolsParams<'_> = decode_params("tools/list", params)?;
         let modern = match self.served(p.meta.as_ref())? {
             Served::Legacy(None) => return Err(not_initialized()),
             Served::Legacy(Some(_)) => false,
             Served::Modern { .. } => true,
         };
-        self.shared.listing.page(p.cursor.as_deref(), modern).map(str::to_owned)
+        self.shared.listing.page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
     }
 
     fn call_tool(self: &Arc<Self>, reply: Reply, params: Option<&RawValue>) {
