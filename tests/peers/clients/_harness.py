@@ -206,6 +206,44 @@ class RpcError(Exception):
         self.code, self.message, self.sdk_type = code, message, sdk_type
 
 
+def sdk_calls(list_fn, call_fn, *, v1: bool, error_type: type):
+    """The two calls `run_contract` needs, over either official Python SDK: `list_fn` and
+    `call_fn` are the SDK's `list_tools` and `call_tool`; `v1` picks mcp 1.x's spellings
+    (`inputSchema`, `isError`, `McpError.error.code`) over 2.x's."""
+
+    async def list_tools():
+        listed = await list_fn()
+        return [(t.name, t.inputSchema if v1 else t.input_schema) for t in listed.tools]
+
+    async def call(tool, args, on_progress=None):
+        try:
+            result = await call_fn(tool, args, progress_callback=on_progress)
+        except error_type as exc:
+            code, message = (exc.error.code, exc.error.message) if v1 else (exc.code, exc.message)
+            raise RpcError(code, message, type(exc).__name__) from exc
+        content = [b.model_dump(mode="json", by_alias=True, exclude_none=True) for b in result.content]
+        if v1:
+            return result.isError, content, result.structuredContent
+        return result.is_error, content, result.structured_content
+
+    return list_tools, call
+
+
+def handshake_problems(methods: list[str | None], mode: str) -> list[str]:
+    """What is wrong with the first requests on the wire: legacy starts with `initialize`;
+    auto and modern start with `server/discover` and never fall back."""
+    problems = []
+    if mode == "legacy":
+        if not methods or methods[0] != "initialize":
+            problems.append(f"first request {methods[:1]}, want initialize")
+    else:
+        if not methods or methods[0] != "server/discover":
+            problems.append(f"first request {methods[:1]}, want server/discover")
+        if "initialize" in methods:
+            problems.append("fell back to initialize")
+    return problems
+
+
 async def run_contract(checks: Checks, contract: dict[str, Any], opts, list_tools, call) -> None:
     """Checks 2-15 of the contract, SDK-independent.
 

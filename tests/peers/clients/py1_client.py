@@ -31,11 +31,6 @@ from mcp.shared.exceptions import McpError  # noqa: E402
 WANT_VERSION = "2025-06-18"
 
 
-def plain(result: Any) -> tuple[bool, list[dict[str, Any]], Any]:
-    content = [b.model_dump(mode="json", by_alias=True, exclude_none=True) for b in result.content]
-    return result.isError, content, result.structuredContent
-
-
 async def drive(opts, checks: h.Checks, contract: dict[str, Any], wire_log: str) -> None:
     params = StdioServerParameters(
         command=sys.executable,
@@ -70,15 +65,7 @@ async def run_checks(opts, checks: h.Checks, contract, session: ClientSession, i
         problems.append(f"initialize offered {sent[0].get('params', {}).get('protocolVersion')!r}")
     checks.check("wire_handshake", problems)
 
-    async def list_tools():
-        listed = await session.list_tools()
-        return [(t.name, t.inputSchema) for t in listed.tools]
-
-    async def call(tool, args, on_progress=None):
-        try:
-            return plain(await session.call_tool(tool, args, progress_callback=on_progress))
-        except McpError as exc:
-            raise h.RpcError(exc.error.code, exc.error.message, type(exc).__name__) from exc
+    list_tools, call = h.sdk_calls(session.list_tools, session.call_tool, v1=True, error_type=McpError)
 
     await h.run_contract(checks, contract, opts, list_tools, call)
 

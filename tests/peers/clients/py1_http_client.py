@@ -87,11 +87,6 @@ def factory(wire: Wire):
     return make
 
 
-def plain(result: Any) -> tuple[bool, list[dict[str, Any]], Any]:
-    content = [b.model_dump(mode="json", by_alias=True, exclude_none=True) for b in result.content]
-    return result.isError, content, result.structuredContent
-
-
 async def connect_and_run(opts, checks, contract, wire: Wire, with_token: bool, body) -> None:
     headers = {"Authorization": f"Bearer {opts.token}"} if (opts.token and with_token) else None
     async with streamablehttp_client(opts.url, headers=headers, httpx_client_factory=factory(wire)) as (r, w, _):
@@ -111,15 +106,7 @@ async def drive(opts, checks: h.Checks, contract: dict[str, Any]) -> None:
         want_info = (contract["server_name"], contract["server_version"])
         checks.check("server_info", [] if got_info == want_info else [f"{got_info!r}, want {want_info!r}"])
 
-        async def list_tools():
-            listed = await session.list_tools()
-            return [(t.name, t.inputSchema) for t in listed.tools]
-
-        async def call(tool, args, on_progress=None):
-            try:
-                return plain(await session.call_tool(tool, args, progress_callback=on_progress))
-            except McpError as exc:
-                raise h.RpcError(exc.error.code, exc.error.message, type(exc).__name__) from exc
+        list_tools, call = h.sdk_calls(session.list_tools, session.call_tool, v1=True, error_type=McpError)
 
         await h.run_contract(checks, contract, opts, list_tools, call)
 

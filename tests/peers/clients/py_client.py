@@ -31,11 +31,6 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 EXPECTED_VERSION = {"auto": "2026-07-28", "legacy": "2025-11-25", "2026-07-28": "2026-07-28"}
 
 
-def plain(result: Any) -> tuple[bool, list[dict[str, Any]], Any]:
-    content = [b.model_dump(mode="json", by_alias=True, exclude_none=True) for b in result.content]
-    return result.is_error, content, result.structured_content
-
-
 async def drive(opts, checks: h.Checks, contract: dict[str, Any], wire_log: str) -> None:
     params = StdioServerParameters(
         command=sys.executable,
@@ -65,29 +60,14 @@ async def run_checks(opts, checks: h.Checks, contract, client: Client, wire_log:
 
     sent = h.wire_requests(wire_log)
     methods = [m.get("method") for m in sent if "method" in m]
-    problems = []
-    if opts.mode == "legacy":
-        if not methods or methods[0] != "initialize":
-            problems.append(f"first request {methods[:1]}, want initialize")
-        elif sent[0].get("params", {}).get("protocolVersion") != "2025-11-25":
-            problems.append(f"initialize offered {sent[0].get('params', {}).get('protocolVersion')!r}")
-    else:
-        if not methods or methods[0] != "server/discover":
-            problems.append(f"first request {methods[:1]}, want server/discover")
-        if "initialize" in methods:
-            problems.append("fell back to initialize")
+    problems = h.handshake_problems(methods, opts.mode)
+    offered = sent[0].get("params", {}).get("protocolVersion") if sent else None
+    if opts.mode == "legacy" and not problems and offered != "2025-11-25":
+        problems.append(f"initialize offered {offered!r}")
     checks.check("wire_handshake", problems)
     checks.note(f"mode={opts.mode}: handshake requests on the wire: {methods}")
 
-    async def list_tools():
-        listed = await client.list_tools()
-        return [(t.name, t.input_schema) for t in listed.tools]
-
-    async def call(tool, args, on_progress=None):
-        try:
-            return plain(await client.call_tool(tool, args, progress_callback=on_progress))
-        except MCPError as exc:
-            raise h.RpcError(exc.code, exc.message, type(exc).__name__) from exc
+    list_tools, call = h.sdk_calls(client.list_tools, client.call_tool, v1=False, error_type=MCPError)
 
     await h.run_contract(checks, contract, opts, list_tools, call)
 

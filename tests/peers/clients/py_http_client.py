@@ -97,11 +97,6 @@ class Wire:
         return [e for e in self.exchanges if e["http"] == "POST"]
 
 
-def plain(result: Any) -> tuple[bool, list[dict[str, Any]], Any]:
-    content = [b.model_dump(mode="json", by_alias=True, exclude_none=True) for b in result.content]
-    return result.is_error, content, result.structured_content
-
-
 def http_client(opts, wire: Wire | None, with_token: bool = True) -> httpx2.AsyncClient:
     headers = {"Authorization": f"Bearer {opts.token}"} if (opts.token and with_token) else None
     client = create_mcp_http_client(headers=headers)
@@ -136,27 +131,10 @@ async def run_checks(opts, checks: h.Checks, contract, client: Client, wire: Wir
 
     posts = wire.posts()
     methods = [p["rpc"] for p in posts]
-    problems = []
-    if opts.mode == "legacy":
-        if not methods or methods[0] != "initialize":
-            problems.append(f"first request {methods[:1]}, want initialize")
-    else:
-        if not methods or methods[0] != "server/discover":
-            problems.append(f"first request {methods[:1]}, want server/discover")
-        if "initialize" in methods:
-            problems.append("fell back to initialize")
-    checks.check("wire_handshake", problems)
+    checks.check("wire_handshake", h.handshake_problems(methods, opts.mode))
     checks.note(f"mode={opts.mode}: handshake requests on the wire: {methods}")
 
-    async def list_tools():
-        listed = await client.list_tools()
-        return [(t.name, t.input_schema) for t in listed.tools]
-
-    async def call(tool, args, on_progress=None):
-        try:
-            return plain(await client.call_tool(tool, args, progress_callback=on_progress))
-        except MCPError as exc:
-            raise h.RpcError(exc.code, exc.message, type(exc).__name__) from exc
+    list_tools, call = h.sdk_calls(client.list_tools, client.call_tool, v1=False, error_type=MCPError)
 
     await h.run_contract(checks, contract, opts, list_tools, call)
     wire_checks(opts, checks, wire)
