@@ -665,8 +665,8 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn the_server_enforces_its_own_timeout_and_denies() {
+    /// An asker that never answers, and a count of its futures dropped so far.
+    fn never_answers() -> (impl Asker, Arc<AtomicUsize>) {
         let dropped = Arc::new(AtomicUsize::new(0));
         let flag = Arc::clone(&dropped);
         let asker = asker_fn(move |_| {
@@ -676,6 +676,21 @@ mod tests {
                 std::future::pending::<Result<Answer, AskError>>().await
             }
         });
+        (asker, dropped)
+    }
+
+    /// Wait (at most 10 s) until a never-answering asker's future has been dropped.
+    async fn wait_until_dropped(dropped: &AtomicUsize, failure: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while dropped.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "{failure}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn the_server_enforces_its_own_timeout_and_denies() {
+        let (asker, dropped) = never_answers();
         let server = ApprovalServer::builder(asker).timeout(Some(Duration::from_millis(50))).build();
         let text = prompt(&server, ask("Write", json!({}))).await;
         assert_eq!(
@@ -683,35 +698,19 @@ mod tests {
             r#"{"behavior":"deny","message":"nobody answered the approval prompt for 'Write' within 0.05s, so it was denied (timed out, not refused)"}"#
         );
         assert_eq!(sources(&server), [("Write".to_owned(), false, DecisionSource::Timeout, true)]);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while dropped.load(Ordering::SeqCst) == 0 {
-            assert!(Instant::now() < deadline, "the asker's future was not dropped after the timeout");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        wait_until_dropped(&dropped, "the asker's future was not dropped after the timeout").await;
     }
 
     #[tokio::test]
     async fn a_withdrawn_prompt_aborts_the_asker_and_records_nothing() {
-        let dropped = Arc::new(AtomicUsize::new(0));
-        let flag = Arc::clone(&dropped);
-        let asker = asker_fn(move |_| {
-            let guard = Dropped(Arc::clone(&flag));
-            async move {
-                let _guard = guard;
-                std::future::pending::<Result<Answer, AskError>>().await
-            }
-        });
+        let (asker, dropped) = never_answers();
         let server = ApprovalServer::builder(asker).timeout(None).build();
         let ctx = Context::new();
         // The caller gives up (as the dispatcher does on notifications/cancelled): the call
         // future is dropped before the asker answers.
         let call = server.call_json(ask("Write", json!({})), &ctx);
         assert!(tokio::time::timeout(Duration::from_millis(50), call).await.is_err());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while dropped.load(Ordering::SeqCst) == 0 {
-            assert!(Instant::now() < deadline, "the asker's task was not aborted");
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        wait_until_dropped(&dropped, "the asker's task was not aborted").await;
         assert_eq!(server.prompts_seen(), 0, "nothing was decided, so nothing is recorded");
     }
 
