@@ -105,6 +105,7 @@ async fn serve_http(
         serve = serve.port(port);
     }
     let mut mcp = super::serve_registry(registry, spec.name, serve).map_err(|e| e.to_string())?;
+    let shutdown = ShutdownSignal::listen();
     mcp.start().map_err(|e| e.to_string())?;
     let url = mcp.url().unwrap_or_default();
     let config = mcp.config_path().display();
@@ -120,31 +121,59 @@ async fn serve_http(
     }
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
-    shutdown_signal().await;
+    shutdown.recv().await;
     mcp.stop();
     Ok(())
 }
 
-/// SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// SIGINT or SIGTERM, listened for from the moment this is made.
+///
+/// The listeners are registered eagerly, before the server prints how to connect: a supervisor
+/// that reads those lines and stops the server at once must reach our handler (and so the
+/// config file's deletion), not the default disposition that kills the process where it stands.
+struct ShutdownSignal {
     #[cfg(unix)]
-    {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => {
-                let _ = interrupt.await;
-                return;
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl ShutdownSignal {
+    fn listen() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Self {
+                interrupt: signal(SignalKind::interrupt()).ok(),
+                terminate: signal(SignalKind::terminate()).ok(),
             }
-        };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = term.recv() => {}
+        }
+        #[cfg(not(unix))]
+        {
+            Self {}
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
+
+    async fn recv(mut self) {
+        #[cfg(unix)]
+        {
+            async fn next(signal: &mut Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            }
+            tokio::select! {
+                _ = next(&mut self.interrupt) => {}
+                _ = next(&mut self.terminate) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
