@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # toolwire's benchmark against rmcp 3.11.0 and a no-SDK floor: one command.
 #
-#   bash bench/run.sh            full run (about 25 min on 2 cores): writes bench/results.md
+#   bash bench/run.sh            full run (about 35 min on 2 cores): writes bench/results.md
 #                                and bench/results.svg
 #   bash bench/run.sh --smoke    a few hundred calls per case, no callgrind, no compile cost,
 #                                no long RSS run (under 2 min after the build); writes
@@ -10,8 +10,9 @@
 #
 # Every figure is a ratio of medians of interleaved runs (round 1: A B C, round 2: A B C, ...)
 # or a callgrind instruction count; the raw lines are kept in target/bench/raw-<mode>.txt.
-# Only local processes: servers are children of the driver on pipes, nothing listens on a
-# network. Every loop is bounded and every driver run has a watchdog.
+# Only local processes: stdio servers are children of the driver on pipes; the HTTP servers
+# listen on 127.0.0.1 ephemeral ports only, driven by wrk (installed from Debian's packages
+# when missing). Every loop is bounded and every driver run has a watchdog.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,14 +35,27 @@ FAILED=0
 if [[ $MODE == full ]]; then
   ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000
   RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; BUILD_ROUNDS=3
+  HTTP_ROUNDS=5; HTTP_SECS=5; IDLE_SESSIONS=1000
 else
   ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300
+  HTTP_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
+fi
+
+if ! command -v wrk >/dev/null; then
+  echo "== installing wrk (Debian's package) for the HTTP bench"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get install -y -q wrk >/dev/null ||
+    { "${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q wrk >/dev/null; }
 fi
 
 echo "== build (release)"
 cargo build --release --locked -p toolwire-bench --bins
-# The client bench separately, so the server binaries above carry no client code.
+# The client bench separately, so the server binaries above carry no client code; the HTTP
+# servers separately, so the stdio servers carry no HTTP server.
 cargo build --release --locked -p toolwire-bench --features client --bin client-bench
+cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http --bin rmcp-http --bin floor-http
 
 {
   echo "mode=$MODE"
@@ -50,6 +64,7 @@ cargo build --release --locked -p toolwire-bench --features client --bin client-
   echo "cpu=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)"
   echo "memory=$(free -h | awk '/^Mem:/{print $2}')"
   echo "rustc=$(rustc --version)"
+  echo "wrk=$(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2)"
   echo "kernel=$(uname -r)"
   echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -68,6 +83,15 @@ drive() {
 client() {
   local case=$1; shift
   if ! "$BIN/client-bench" --case "$case" "$@" >>"$RAW" 2>>"$LOG"; then
+    FAILED=$((FAILED + 1))
+    echo "  FAILED: $case (see $LOG)" >&2
+  fi
+}
+
+# http CASE FLAGS... -- SERVER...: one http-bench run (wrk against an HTTP server).
+http() {
+  local case=$1; shift
+  if ! "$BIN/http-bench" --case "$case" "$@" >>"$RAW" 2>>"$LOG"; then
     FAILED=$((FAILED + 1))
     echo "  FAILED: $case (see $LOG)" >&2
   fi
@@ -126,6 +150,47 @@ for round in $(seq 1 "$ROUNDS"); do
   done
   client "validate:toolwire" --client toolwire --calls "$CLIENT" --concurrency 1 --validate -- "${FLOOR[@]}"
 done
+
+# http_server IMPL MODE: the HTTP server (and args) of an implementation in a mode, in $SRV,
+# and the floor's path in $HPATH.
+http_server() {
+  HPATH=()
+  case $1 in
+    toolwire) SRV=("$BIN/toolwire-http" --mode "$2") ;;
+    rmcp) SRV=("$BIN/rmcp-http" --mode "$2" --nodelay) ;;
+    rmcp-default) SRV=("$BIN/rmcp-http" --mode "$2") ;;
+    floor)
+      SRV=("$BIN/floor-http")
+      if [[ $2 == sse ]]; then HPATH=(--path /sse); else HPATH=(--path /json); fi
+      ;;
+  esac
+}
+
+echo "== HTTP servers, wrk for ${HTTP_SECS}s per case, $HTTP_ROUNDS interleaved rounds"
+for round in $(seq 1 "$HTTP_ROUNDS"); do
+  echo "  round $round/$HTTP_ROUNDS"
+  for c in 1 16; do
+    for impl in toolwire rmcp rmcp-default floor; do
+      http_server "$impl" json
+      http "http.json.c$c:$impl" --mode json --connections "$c" --duration-s "$HTTP_SECS" "${HPATH[@]}" \
+        -- "${SRV[@]}"
+    done
+    for impl in toolwire rmcp rmcp-default floor; do
+      # rmcp without TCP_NODELAY stalls ~40 ms per streamed answer: once, at c=1, to show it.
+      [[ $impl == rmcp-default && $c == 16 ]] && continue
+      http_server "$impl" sse
+      http "http.sse.c$c:$impl" --mode sse --tool echo_progress --connections "$c" \
+        --duration-s "$HTTP_SECS" "${HPATH[@]}" -- "${SRV[@]}"
+    done
+    for impl in toolwire rmcp; do
+      http_server "$impl" session
+      http "http.session.c$c:$impl" --mode session --connections "$c" --duration-s "$HTTP_SECS" -- "${SRV[@]}"
+    done
+  done
+done
+echo "== memory per idle HTTP session ($IDLE_SESSIONS sessions), and their expiry (2 s idle TTL)"
+http "sessions:toolwire" --sessions "$IDLE_SESSIONS" --expire-after-s 4 -- "$BIN/toolwire-http" --session-ttl-s 2
+http "sessions:rmcp" --sessions "$IDLE_SESSIONS" --expire-after-s 4 -- "$BIN/rmcp-http" --session-ttl-s 2
 
 if [[ $MODE == full ]]; then
   echo "== RSS after $RSS_CALLS requests (16 in flight)"

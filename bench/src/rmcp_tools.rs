@@ -4,7 +4,8 @@
 //! kept in a field and not rebuilt per request (rmcp's default, `Self::tool_router()`, would
 //! rebuild it on every call).
 //!
-//! Included by `src/bin/rmcp-echo.rs` and `src/bin/rmcp-50.rs` with `#[path]`.
+//! Included by `src/bin/rmcp-echo.rs`, `src/bin/rmcp-50.rs` and `src/bin/rmcp-http.rs` with
+//! `#[path]`.
 
 /// The one argument every bench tool takes.
 #[derive(Debug, serde::Deserialize, rmcp::schemars::JsonSchema)]
@@ -14,6 +15,7 @@ pub(crate) struct EchoArgs {
 }
 
 /// Serve `service` over this process's stdin and stdout until the client closes stdin.
+#[allow(dead_code, reason = "the HTTP server includes this file for `EchoArgs` alone")]
 pub(crate) async fn serve<S: rmcp::ServerHandler>(service: S) -> Result<(), Box<dyn std::error::Error>> {
     use rmcp::ServiceExt as _;
     let running = service.serve(rmcp::transport::stdio()).await?;

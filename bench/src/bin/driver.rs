@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use toolwire_bench::json;
+use toolwire_bench::proc::{rss_kb, status_kb, wait_bounded};
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::percentile_sorted;
 
@@ -107,17 +108,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn rss_kb(pid: u32) -> Option<u64> {
-    status_kb(pid, "VmRSS:")
-}
-
-/// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `RssAnon:`, `RssFile:`).
-fn status_kb(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn request(id: u64, args: &Args) -> String {
@@ -306,20 +296,4 @@ fn check_reply(line: &[u8], args: &Args) -> Result<(), String> {
     let content = json::top_level(result, "content").ok_or_else(bad)?;
     let needle = ECHO_TEXT.as_bytes();
     if content.windows(needle.len()).any(|w| w == needle) { Ok(()) } else { Err(bad()) }
-}
-
-/// Wait for the child to exit after its stdin closed; kill it after `limit`.
-/// Returns the exit code, or -1 if it had to be killed or died by a signal.
-fn wait_bounded(child: &mut Child, limit: Duration) -> i32 {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        match child.try_wait() {
-            Ok(Some(status)) => return status.code().unwrap_or(-1),
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break,
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    -1
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::median;
 
+mod http;
 mod report_svg;
 
 const IMPLS: [&str; 3] = ["toolwire", "rmcp", "floor"];
@@ -181,10 +182,6 @@ fn at_most(r: Option<f64>, goal: f64) -> Status {
     r.map_or(Status::Unmeasured, |r| if r <= goal { Status::Met } else { Status::NotMet })
 }
 
-const HTTP_TODO: &str = "not measured: the HTTP bench is not built yet. It was left out of this crate because toolwire's \
-     HTTP transport did not exist when the bench was planned; the transport's first part has landed since (issue 4), so the \
-     `wrk` cases are the next step";
-
 fn goals(d: &Data) -> Vec<Goal> {
     let mut g = Vec::new();
     let tw = |s: &str, f: &str| d.med(&format!("{s}:toolwire"), f);
@@ -320,13 +317,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         status: at_least(r, 3.0),
         note: String::new(),
     });
-    for (what, goal) in [
-        ("HTTP with default settings, c=1 and c=16, JSON and SSE", "p99 ≤ 2 ms"),
-        ("HTTP stateless JSON, c=16", "≥ 1.4× rmcp (TCP_NODELAY) and ≥ 0.7× bare axum"),
-        ("one legacy session with 16 concurrent requests", "≥ 3× rmcp"),
-    ] {
-        g.push(Goal { what, goal, figure: "–".into(), status: Status::Unmeasured, note: HTTP_TODO.into() });
-    }
+    g.extend(http::goals(d));
     let r = ratio(tw("echo.w1", "rss_idle_kb"), rm("echo.w1", "rss_idle_kb"));
     g.push(Goal {
         what: "idle stdio server RSS",
@@ -339,13 +330,6 @@ fn goals(d: &Data) -> Vec<Goal> {
         ),
         status: at_most(r, 0.8),
         note: String::new(),
-    });
-    g.push(Goal {
-        what: "memory per idle HTTP session",
-        goal: "≤ 0.25× rmcp; idle sessions expire",
-        figure: "–".into(),
-        status: Status::Unmeasured,
-        note: HTTP_TODO.into(),
     });
     let (end, at10k) = (tw("rss.w16", "rss_end_kb"), tw("rss.w16", "rss_at_10000_kb"));
     let r = ratio(end, at10k);
@@ -534,7 +518,7 @@ fn main() {
     write(&need("svg"), &svg);
 }
 
-/// The plot's data: for each stdio case, (label, [(impl, rps, p99)]).
+/// The plot's data: for each stdio and HTTP case, (label, [(impl, rps, p99)]).
 fn series(d: &Data) -> Vec<report_svg::Group> {
     [
         ("stdio echo, sequential", "echo.w1"),
@@ -552,6 +536,7 @@ fn series(d: &Data) -> Vec<report_svg::Group> {
             })
             .collect(),
     })
+    .chain(http::series(d))
     .collect()
 }
 
@@ -815,12 +800,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         }
     }
 
-    let _ = writeln!(s, "\n## HTTP\n");
-    let _ = writeln!(
-        s,
-        "- TODO: ours and rmcp's HTTP servers (stateless JSON, stateless SSE, legacy session) and the \
-         bare axum JSON / SSE echo, driven by `wrk` with a POST script: {HTTP_TODO}.\n"
-    );
+    http::markdown(d, &mut s);
     let _ = writeln!(s, "## Plot\n\n![requests/s and p99 per transport](results.svg)\n");
     let _ = writeln!(
         s,

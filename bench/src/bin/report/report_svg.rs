@@ -10,7 +10,8 @@ pub(crate) struct Group {
     pub(crate) bars: Vec<(String, Option<f64>, Option<f64>)>,
 }
 
-const COLOURS: [(&str, &str); 3] = [("toolwire", "#1f77b4"), ("rmcp", "#ff7f0e"), ("floor", "#7f7f7f")];
+const COLOURS: [(&str, &str); 4] =
+    [("toolwire", "#1f77b4"), ("rmcp", "#ff7f0e"), ("rmcp-default", "#ffbb78"), ("floor", "#7f7f7f")];
 const BAR_H: f64 = 14.0;
 const GROUP_GAP: f64 = 26.0;
 const PANEL_W: f64 = 420.0;
@@ -124,16 +125,6 @@ fn human(v: f64) -> String {
 
 /// The whole SVG document.
 pub(crate) fn plot(machine: &BTreeMap<String, String>, groups: &[Group]) -> String {
-    let mut groups: Vec<Group> =
-        groups.iter().map(|g| Group { label: g.label.clone(), bars: g.bars.clone() }).collect();
-    groups.push(Group {
-        label: "HTTP (all modes): not measured yet".into(),
-        bars: vec![
-            ("toolwire".into(), None, None),
-            ("rmcp".into(), None, None),
-            ("axum floor".into(), None, None),
-        ],
-    });
     let height =
         TOP + groups.iter().map(|g| g.bars.len() as f64 * BAR_H + LABEL_H + GROUP_GAP).sum::<f64>() + 10.0;
     let width = 2.0 * PANEL_W + 40.0;
@@ -150,8 +141,8 @@ pub(crate) fn plot(machine: &BTreeMap<String, String>, groups: &[Group]) -> Stri
         esc(machine.get("nproc").map_or("?", String::as_str)),
         esc(machine.get("cpu").map_or("?", String::as_str)),
     );
-    panel(&mut s, 10.0, "requests/s (log scale, higher is better)", &groups, |b| b.1);
-    panel(&mut s, PANEL_W + 30.0, "p99 latency, µs (log scale, lower is better)", &groups, |b| b.2);
+    panel(&mut s, 10.0, "requests/s (log scale, higher is better)", groups, |b| b.1);
+    panel(&mut s, PANEL_W + 30.0, "p99 latency, µs (log scale, lower is better)", groups, |b| b.2);
     s.push_str("</svg>\n");
     s
 }

@@ -1,0 +1,210 @@
+//! The HTTP part of the report: its goals, its table and its groups in the plot, from the
+//! `kind=http` records `http-bench` printed.
+//!
+//! Case names are `http.<mode>.c<connections>:<impl>` (mode `json`, `sse` or `session`;
+//! impl `toolwire`, `rmcp` with `TCP_NODELAY`, `rmcp-default` as rmcp's examples serve it,
+//! or `floor`) and `sessions:<impl>` for the idle-session memory.
+
+use std::fmt::Write as _;
+
+use super::{Data, Goal, Status, at_least, at_most, fmt, ratio, report_svg};
+
+/// The implementations in the HTTP table, in column order.
+const IMPLS: [&str; 4] = ["toolwire", "rmcp", "rmcp-default", "floor"];
+/// The (mode, connections) cases, in row order.
+const CASES: [(&str, u32); 6] =
+    [("json", 1), ("json", 16), ("sse", 1), ("sse", 16), ("session", 1), ("session", 16)];
+
+fn case(mode: &str, c: u32, imp: &str) -> String {
+    format!("http.{mode}.c{c}:{imp}")
+}
+
+fn med(d: &Data, mode: &str, c: u32, imp: &str, field: &str) -> Option<f64> {
+    d.med(&case(mode, c, imp), field)
+}
+
+/// The four HTTP goals.
+pub(super) fn goals(d: &Data) -> Vec<Goal> {
+    let mut g = Vec::new();
+    let default_cases = [("json", 1), ("json", 16), ("sse", 1), ("sse", 16)];
+    let p99s: Vec<Option<f64>> =
+        default_cases.iter().map(|(m, c)| med(d, m, *c, "toolwire", "p99_us")).collect();
+    let worst = p99s.iter().copied().collect::<Option<Vec<f64>>>().map(|v| v.into_iter().fold(0.0, f64::max));
+    let rmcp_default: Vec<String> = default_cases
+        .iter()
+        .map(|(m, c)| fmt(med(d, m, *c, "rmcp-default", "p99_us").map(|v| v / 1000.0), 2))
+        .collect();
+    let floor: Vec<String> = default_cases
+        .iter()
+        .map(|(m, c)| fmt(med(d, m, *c, "floor", "p99_us").map(|v| v / 1000.0), 2))
+        .collect();
+    let ms = |v: Option<f64>| fmt(v.map(|v| v / 1000.0), 2);
+    g.push(Goal {
+        what: "HTTP with default settings, c=1 and c=16, JSON and SSE",
+        goal: "p99 ≤ 2 ms (no Nagle stall)",
+        figure: format!(
+            "toolwire p99 JSON c=1 / c=16, SSE c=1 / c=16: {} / {} / {} / {} ms; rmcp as its examples serve it: \
+             {} ms; the axum floor: {} ms",
+            ms(p99s[0]),
+            ms(p99s[1]),
+            ms(p99s[2]),
+            ms(p99s[3]),
+            rmcp_default.join(" / "),
+            floor.join(" / "),
+        ),
+        status: at_most(worst, 2000.0),
+        note: String::new(),
+    });
+
+    let tw = med(d, "json", 16, "toolwire", "rps");
+    let (rm, fl) = (med(d, "json", 16, "rmcp", "rps"), med(d, "json", 16, "floor", "rps"));
+    let (vs_rmcp, vs_floor) = (ratio(tw, rm), ratio(tw, fl));
+    let status = match (at_least(vs_rmcp, 1.4), at_least(vs_floor, 0.7)) {
+        (Status::Met, Status::Met) => Status::Met,
+        (Status::Unmeasured, _) | (_, Status::Unmeasured) => Status::Unmeasured,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "HTTP stateless JSON, c=16",
+        goal: "≥ 1.4× rmcp (TCP_NODELAY) and ≥ 0.7× bare axum",
+        figure: format!(
+            "{}× rmcp, {}× the floor ({} vs {} vs {} req/s)",
+            fmt(vs_rmcp, 3),
+            fmt(vs_floor, 3),
+            fmt(tw, 0),
+            fmt(rm, 0),
+            fmt(fl, 0)
+        ),
+        status,
+        note: String::new(),
+    });
+
+    let (a, b) = (med(d, "session", 16, "toolwire", "rps"), med(d, "session", 16, "rmcp", "rps"));
+    let r = ratio(a, b);
+    g.push(Goal {
+        what: "one legacy session with 16 concurrent requests",
+        goal: "≥ 3× rmcp",
+        figure: format!("{}× ({} vs {} req/s)", fmt(r, 3), fmt(a, 0), fmt(b, 0)),
+        status: at_least(r, 3.0),
+        note: String::new(),
+    });
+
+    let (a, b) = (d.med("sessions:toolwire", "session_bytes"), d.med("sessions:rmcp", "session_bytes"));
+    let r = ratio(a, b);
+    let expired = |imp: &str| {
+        let v = d.values(&format!("sessions:{imp}"), "expired");
+        if v.is_empty() {
+            "–"
+        } else if v.iter().all(|&e| e == 1.0) {
+            "yes"
+        } else {
+            "no"
+        }
+    };
+    let status = match (at_most(r, 0.25), expired("toolwire")) {
+        (Status::Met, "yes") => Status::Met,
+        (Status::Unmeasured, _) | (_, "–") => Status::Unmeasured,
+        _ => Status::NotMet,
+    };
+    g.push(Goal {
+        what: "memory per idle HTTP session",
+        goal: "≤ 0.25× rmcp; idle sessions expire",
+        figure: format!(
+            "{}× ({} vs {} bytes of resident set per idle session, {} sessions); idle sessions gone after their TTL: toolwire {}, rmcp {}",
+            fmt(r, 3),
+            fmt(a, 0),
+            fmt(b, 0),
+            fmt(d.med("sessions:toolwire", "sessions"), 0),
+            expired("toolwire"),
+            expired("rmcp"),
+        ),
+        status,
+        note: String::new(),
+    });
+    g
+}
+
+/// The HTTP section of `results.md`.
+pub(super) fn markdown(d: &Data, s: &mut String) {
+    let _ = writeln!(s, "\n## HTTP: ours, rmcp and the axum floor\n");
+    let _ = writeln!(
+        s,
+        "`http-bench` (std only) spawns each server, checks one call by hand, then runs `wrk -t1 -c C` for \
+         the run's duration with `bench/http.lua`: every request a `tools/call` with its own id, \
+         `MCP-Protocol-Version: 2025-06-18`. Modes: **json** is stateless (no session) calling `echo`; \
+         **sse** is stateless calling `echo_progress` with a progress token, so the answer streams the \
+         progress notification and then the result as SSE (both SDKs, and the floor's `/sse`); **session** \
+         is one legacy session (`Mcp-Session-Id`) shared by every connection, calling `echo`. toolwire is \
+         served by `serve_registry()` with its defaults (bearer token, `TCP_NODELAY`); *rmcp* is rmcp's \
+         `StreamableHttpService` under `axum::serve` with `TCP_NODELAY` set on accepted sockets; \
+         *rmcp-default* is the same without it, as rmcp's examples serve it; the *floor* is a bare axum \
+         JSON / SSE echo in one binary (no MCP, no auth). Medians over the rounds.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| case | figure | toolwire | rmcp | rmcp-default | floor | toolwire/rmcp | toolwire/floor |"
+    );
+    let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (mode, c) in CASES {
+        for (field, unit, digits) in [("rps", "req/s", 0), ("p50_us", "p50 µs", 0), ("p99_us", "p99 µs", 0)]
+        {
+            let v: Vec<Option<f64>> = IMPLS.iter().map(|i| med(d, mode, c, i, field)).collect();
+            if v.iter().all(Option::is_none) {
+                continue;
+            }
+            let framing = |imp: &str| {
+                d.runs(&case(mode, c, imp)).first().and_then(|r| r.get("framing")).unwrap_or("–").to_owned()
+            };
+            let label = format!("{mode}, c={c} ({} / {})", framing("toolwire"), framing("rmcp"));
+            let _ = writeln!(
+                s,
+                "| {label} | {unit} | {} | {} | {} | {} | {} | {} |",
+                fmt(v[0], digits),
+                fmt(v[1], digits),
+                fmt(v[2], digits),
+                fmt(v[3], digits),
+                fmt(ratio(v[0], v[1]), 2),
+                fmt(ratio(v[0], v[3]), 2)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nIn parentheses: the answer's framing, toolwire / rmcp (`json` = `application/json`, `sse` = \
+         `text/event-stream`). toolwire answers JSON unless a notification must stream before the result; \
+         rmcp's default framing is SSE."
+    );
+    let sess = |imp: &str, f: &str| d.med(&format!("sessions:{imp}"), f);
+    let _ = writeln!(
+        s,
+        "\nIdle legacy sessions (`http-bench --sessions N`: N sessions opened with initialize and \
+         notifications/initialized, then left idle; the server's resident set before and after): toolwire \
+         {} → {} KiB ({} bytes per session), rmcp {} → {} KiB ({} bytes per session). With a 2-second idle \
+         TTL on both (toolwire `session_idle_ttl`, rmcp `SessionConfig::keep_alive`), the first session \
+         answers 404 after the wait: toolwire {}, rmcp {}.\n",
+        fmt(sess("toolwire", "rss_before_kb"), 0),
+        fmt(sess("toolwire", "rss_after_kb"), 0),
+        fmt(sess("toolwire", "session_bytes"), 0),
+        fmt(sess("rmcp", "rss_before_kb"), 0),
+        fmt(sess("rmcp", "rss_after_kb"), 0),
+        fmt(sess("rmcp", "session_bytes"), 0),
+        fmt(sess("toolwire", "expired"), 0).replace('1', "yes").replace('0', "no"),
+        fmt(sess("rmcp", "expired"), 0).replace('1', "yes").replace('0', "no"),
+    );
+}
+
+/// The plot's HTTP groups: c=16 in each mode, and JSON at c=1.
+pub(super) fn series(d: &Data) -> Vec<report_svg::Group> {
+    [("json", 1), ("json", 16), ("sse", 16), ("session", 16)]
+        .iter()
+        .map(|(mode, c)| report_svg::Group {
+            label: format!("HTTP {mode}, c={c}"),
+            bars: IMPLS
+                .iter()
+                .filter(|imp| **imp != "rmcp-default" || *c == 1)
+                .filter(|imp| **imp != "floor" || *mode != "session")
+                .map(|imp| ((*imp).to_owned(), med(d, mode, *c, imp, "rps"), med(d, mode, *c, imp, "p99_us")))
+                .collect(),
+        })
+        .collect()
+}

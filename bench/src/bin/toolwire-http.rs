@@ -1,0 +1,72 @@
+//! toolwire's loopback streamable HTTP server for the HTTP bench: `echo(text)` and
+//! `echo_progress(text)` (one progress report, then the text), async `#[toolwire::tool]`
+//! fns served by `serve_registry()` with its defaults (a generated bearer token,
+//! `TCP_NODELAY`, sessions with a 10-minute idle TTL) unless the flags say otherwise. See
+//! `http_args.rs` for the flags and the lines it prints.
+
+use toolwire::{Context, ServeOptions, tools};
+
+#[path = "../http_args.rs"]
+mod http_args;
+use http_args::{Mode, ServerArgs};
+
+/// Echo the text back.
+#[toolwire::tool(read_only)]
+async fn echo(
+    /// The text to send back.
+    text: String,
+) -> String {
+    text
+}
+
+/// Report progress once, then echo the text back.
+#[toolwire::tool(read_only)]
+async fn echo_progress(
+    /// The text to send back.
+    text: String,
+    ctx: &Context,
+) -> String {
+    ctx.report_progress(1.0, Some(1.0), None);
+    text
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = ServerArgs::from_env();
+    let registry = tools![echo, echo_progress]?;
+    let stateless = args.mode != Mode::Session;
+    if let Some(ttl) = args.session_ttl {
+        return serve_with_ttl(registry, ttl).await;
+    }
+    let options = ServeOptions::http().stateless(stateless);
+    let mut spec = toolwire::serve_registry(registry, "toolwire-bench-http", options)?;
+    spec.start()?;
+    let auth = spec.auth_headers().get("Authorization").cloned();
+    http_args::announce(spec.url().unwrap_or_default(), auth.as_deref());
+    http_args::stdin_closed().await;
+    spec.stop();
+    Ok(())
+}
+
+/// Legacy sessions with a short idle TTL: `mcp_router` on a listener of our own (the
+/// memory-per-session case, which also checks that idle sessions end).
+async fn serve_with_ttl(
+    registry: toolwire::ToolRegistry,
+    ttl: std::time::Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use toolwire::{Auth, BearerToken, HttpConfig, Server, ServerOptions};
+    let token = BearerToken::generate();
+    let auth = format!("Bearer {}", token.expose());
+    let config = HttpConfig::builder(Auth::Bearer(token)).session_idle_ttl(ttl).build();
+    let server = Server::new(registry, ServerOptions::builder("toolwire-bench-http", "0.1.0").build());
+    let router = toolwire::mcp_router(server, config);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    http_args::announce(&url, Some(&auth));
+    use axum::serve::ListenerExt as _;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).with_graceful_shutdown(http_args::stdin_closed()).await?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! A minimal HTTP/1.1 client on std's `TcpStream`, for the few requests the HTTP bench makes
+//! around its `wrk` runs (open a session, check an answer, open idle sessions): one request
+//! per connection (`Connection: close`), read to the end, chunked bodies decoded.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+/// A parsed answer.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// The headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The body, de-chunked.
+    pub body: String,
+}
+
+impl Answer {
+    /// A header's value (name in lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The `host:port` and path of an `http://` URL.
+pub fn split_url(url: &str) -> Result<(SocketAddr, String), String> {
+    let rest = url.strip_prefix("http://").ok_or_else(|| format!("not an http:// URL: {url}"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], rest[i..].to_owned()),
+        None => (rest, "/".to_owned()),
+    };
+    let addr = authority.parse().map_err(|e| format!("bad address in {url}: {e}"))?;
+    Ok((addr, path))
+}
+
+/// POST `body` to `path` with `headers`, and read the whole answer.
+pub fn post(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Result<Answer, String> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .map_err(|e| format!("connect to {addr}: {e}"))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).map_err(|e| format!("write to {addr}: {e}"))?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| format!("read from {addr}: {e}"))?;
+    parse(&raw)
+}
+
+fn parse(raw: &[u8]) -> Result<Answer, String> {
+    let text = String::from_utf8_lossy(raw);
+    let (head, body) = text.split_once("\r\n\r\n").ok_or("an answer without a header end")?;
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("bad status line: {status_line}"))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers.iter().any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
+    let body = if chunked { dechunk(body)? } else { body.to_owned() };
+    Ok(Answer { status, headers, body })
+}
+
+fn dechunk(mut rest: &str) -> Result<String, String> {
+    let mut out = String::new();
+    loop {
+        let (size, after) = rest.split_once("\r\n").ok_or("a chunk without its size line")?;
+        let size = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|e| format!("bad chunk size {size:?}: {e}"))?;
+        if size == 0 {
+            return Ok(out);
+        }
+        let chunk = after.get(..size).ok_or("a chunk shorter than its size")?;
+        out.push_str(chunk);
+        rest = after[size..].strip_prefix("\r\n").ok_or("a chunk without its CRLF")?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chunked_answer_reads_back() {
+        let raw = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+        let a = parse(raw).unwrap();
+        assert_eq!(a.status, 200);
+        assert_eq!(a.header("content-type"), Some("text/event-stream"));
+        assert_eq!(a.body, "hello world");
+    }
+
+    #[test]
+    fn a_url_splits() {
+        let (addr, path) = split_url("http://127.0.0.1:8080/mcp").unwrap();
+        assert_eq!(addr.port(), 8080);
+        assert_eq!(path, "/mcp");
+        assert!(split_url("https://x/").is_err());
+    }
+}
