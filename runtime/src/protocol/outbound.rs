@@ -22,6 +22,9 @@ pub enum OutboundKind {
 pub struct Outbound {
     json: String,
     kind: OutboundKind,
+    /// The code of a single error response, so a transport that maps errors to a status
+    /// (HTTP) need not parse the JSON it was handed.
+    error_code: Option<i64>,
 }
 
 impl Outbound {
@@ -34,7 +37,7 @@ impl Outbound {
         json.push_str(",\"result\":");
         json.push_str(body);
         json.push('}');
-        Outbound { json, kind: OutboundKind::Response }
+        Outbound { json, kind: OutboundKind::Response, error_code: None }
     }
 
     /// An error response. The id is omitted when it could not be read; `null` is never sent.
@@ -48,7 +51,7 @@ impl Outbound {
         json.push_str("\"error\":");
         error.write_json(&mut json);
         json.push('}');
-        Outbound { json, kind: OutboundKind::Response }
+        Outbound { json, kind: OutboundKind::Response, error_code: Some(error.code) }
     }
 
     /// A notification with params (a JSON object this crate wrote).
@@ -58,7 +61,7 @@ impl Outbound {
         json.push_str(",\"params\":");
         json.push_str(params);
         json.push('}');
-        Outbound { json, kind: OutboundKind::Notification }
+        Outbound { json, kind: OutboundKind::Notification, error_code: None }
     }
 
     /// A request without params.
@@ -68,7 +71,7 @@ impl Outbound {
         json.push_str(",\"method\":");
         push_json_string(&mut json, method);
         json.push('}');
-        Outbound { json, kind: OutboundKind::Request }
+        Outbound { json, kind: OutboundKind::Request, error_code: None }
     }
 
     /// A batch response: the responses as one JSON array.
@@ -82,7 +85,7 @@ impl Outbound {
             json.push_str(&r.json);
         }
         json.push(']');
-        Outbound { json, kind: OutboundKind::Response }
+        Outbound { json, kind: OutboundKind::Response, error_code: None }
     }
 
     /// The message as JSON text (one line, no newline).
@@ -98,6 +101,11 @@ impl Outbound {
     /// What kind of message this is.
     pub fn kind(&self) -> OutboundKind {
         self.kind
+    }
+
+    /// The error code, when this is a single error response (not a result, not a batch).
+    pub fn error_code(&self) -> Option<i64> {
+        self.error_code
     }
 }
 

@@ -137,6 +137,14 @@ impl Server {
         Session::new(self.shared.clone())
     }
 
+    /// A legacy session already through its handshake at `version`, for a request that
+    /// arrives without one (stateless HTTP): what `initialize` and
+    /// `notifications/initialized` would have settled, without building and discarding
+    /// their answers. The client is unknown (no `clientInfo` was sent).
+    pub(crate) fn session_without_handshake(&self, version: crate::protocol::ProtocolVersion) -> Session {
+        Session::already_initialized(self.shared.clone(), version)
+    }
+
     /// How many `tools/call` requests this server has seen, whatever became of them. A
     /// count of zero means no call ever reached the server, which is a different bug from
     /// calls that failed.

@@ -72,6 +72,14 @@ impl Session {
         }
     }
 
+    /// A session whose legacy handshake is settled at `version`, with an unknown client.
+    pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
+        let session = Session::new(shared);
+        let client = PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() };
+        *lock(&session.inner.legacy) = Some(LegacyState { version, client, initialized: true });
+        session
+    }
+
     /// Handle one inbound message (a line on stdio, a body on HTTP). Answers go to `sink`,
     /// now or, for a tool call, later from the call's own task.
     ///

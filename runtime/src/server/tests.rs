@@ -214,6 +214,21 @@ async fn legacy_requests_need_the_handshake_but_ping_does_not() {
 }
 
 #[tokio::test]
+async fn a_session_without_handshake_serves_at_its_version_and_refuses_a_second_initialize() {
+    use crate::protocol::ProtocolVersion;
+    let f = fixture(options().build());
+    let session = f.server.session_without_handshake(ProtocolVersion::parse("2025-06-18").unwrap());
+    assert_eq!(session.protocol_version().map(|v| v.as_str()), Some("2025-06-18"));
+    assert!(session.is_initialized());
+    let wire = Wire { session, ..Wire::new(&f.server) };
+    assert!(wire.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).contains(r#""tools":["#));
+    assert_eq!(
+        wire.ask(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#),
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: the session is already initialized (protocol version 2025-06-18)"}}"#
+    );
+}
+
+#[tokio::test]
 async fn modern_requests_are_served_from_their_own_meta() {
     let f = fixture(options().build());
     let wire = Wire::new(&f.server);

@@ -253,7 +253,8 @@ fn delete(endpoint: &Endpoint, headers: &HeaderMap) -> Response {
 }
 
 async fn post(endpoint: &Endpoint, request: Request) -> Response {
-    let headers = request.headers().clone();
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
     if !accepts_both(&headers) {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
@@ -272,7 +273,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         );
     }
     let limit = endpoint.config.max_body;
-    let body: Bytes = match axum::body::to_bytes(request.into_body(), limit).await {
+    let body: Bytes = match axum::body::to_bytes(body, limit).await {
         Ok(b) => b,
         Err(_) => {
             return error_response(
@@ -384,9 +385,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
             }
         }
     } else if endpoint.config.stateless {
-        let session = endpoint.server.session();
-        bring_up(&session, header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY));
-        session
+        endpoint.server.session_without_handshake(header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY))
     } else if matches!(shape, Shape::Unreadable) {
         endpoint.server.session()
     } else {
@@ -462,9 +461,10 @@ async fn respond(
     if let Some(guard) = &mut cancel_on_drop {
         guard.disarm();
     }
+    let code = first.error_code();
+    let status = status_for(code, answering);
+    let failed = status != StatusCode::OK || code.is_some();
     let text = first.into_string();
-    let status = status_for(&text, answering);
-    let failed = status != StatusCode::OK || error_code(&text).is_some();
     let mut response = (status, text).into_response();
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     match new_session_id {
@@ -509,12 +509,13 @@ fn with_session_id(mut response: Response, id: Option<&str>) -> Response {
     response
 }
 
-/// The HTTP status for a JSON-RPC response: 400 for a parse error; in the modern era, 404
-/// for an unknown method and 400 for an unsupported version or a `_meta` missing its
-/// required keys (-32602); 200 otherwise.
-fn status_for(text: &str, answering: Answering) -> StatusCode {
+/// The HTTP status for a JSON-RPC response whose error code (for a single error response)
+/// is `code`: 400 for a parse error; in the modern era, 404 for an unknown method and 400
+/// for an unsupported version or a `_meta` missing its required keys (-32602); 200
+/// otherwise.
+fn status_for(code: Option<i64>, answering: Answering) -> StatusCode {
     use crate::protocol::code;
-    let Some(c) = error_code(text) else { return StatusCode::OK };
+    let Some(c) = code else { return StatusCode::OK };
     let modern = answering.modern;
     if c == code::PARSE_ERROR || (answering.unreadable && c == code::INVALID_REQUEST) {
         StatusCode::BAD_REQUEST
@@ -528,18 +529,6 @@ fn status_for(text: &str, answering: Answering) -> StatusCode {
     } else {
         StatusCode::OK
     }
-}
-
-fn error_code(text: &str) -> Option<i64> {
-    #[derive(serde::Deserialize)]
-    struct E {
-        error: Option<C>,
-    }
-    #[derive(serde::Deserialize)]
-    struct C {
-        code: i64,
-    }
-    serde_json::from_str::<E>(text).ok()?.error.map(|c| c.code)
 }
 
 /// A request in the modern era: its `_meta` or its header says 2026-07-28.
@@ -602,18 +591,6 @@ fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), St
         }
     }
     Ok(())
-}
-
-/// Bring a fresh stateless session through the legacy handshake at `version`, so a request
-/// that arrives without one (stateless mode) is served as if it had.
-fn bring_up(session: &Session, version: ProtocolVersion) {
-    let discard: Arc<dyn Sink> = Arc::new(|_m: Outbound| {});
-    let init = format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"stateless-http\",\"version\":\"0\"}}}}}}",
-        version.as_str()
-    );
-    session.handle(&init, &discard);
-    session.handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &discard);
 }
 
 fn session_id(headers: &HeaderMap) -> Option<&str> {
