@@ -208,3 +208,63 @@ pub(super) fn series(d: &Data) -> Vec<report_svg::Group> {
         })
         .collect()
 }
+
+/// What holds back an HTTP goal, from the same run's figures; `None` for a goal that is not
+/// an HTTP one.
+pub(super) fn why(what: &str, d: &Data) -> Option<String> {
+    let m = |mode: &str, c: u32, imp: &str, f: &str| med(d, mode, c, imp, f);
+    let us = |v: Option<f64>| fmt(v, 0);
+    Some(match what {
+        "HTTP with default settings, c=1 and c=16, JSON and SSE" => format!(
+            "no Nagle stall: toolwire's p50 is {} / {} µs (JSON / SSE, c=1) where rmcp as its examples serve it \
+             waits {} µs for a streamed answer (SSE, c=1: Nagle's algorithm holding the last small write \
+             until the client's delayed ACK; toolwire sets `TCP_NODELAY` on every accepted socket). The tail \
+             is the machine's: in the same rounds the bare axum floor's p99 is {} / {} µs (JSON c=1 / c=16) \
+             against toolwire's {} / {} µs, with wrk, the server and the machine's other tenants on 2 cores; a \
+             request that lands while its worker thread is descheduled waits out a scheduler slice. At c=16 \
+             each of the 2 runtime workers also has up to 8 requests queued (toolwire p50 {} µs)",
+            us(m("json", 1, "toolwire", "p50_us")),
+            us(m("sse", 1, "toolwire", "p50_us")),
+            us(m("sse", 1, "rmcp-default", "p50_us")),
+            us(m("json", 1, "floor", "p99_us")),
+            us(m("json", 16, "floor", "p99_us")),
+            us(m("json", 1, "toolwire", "p99_us")),
+            us(m("json", 16, "toolwire", "p99_us")),
+            us(m("json", 16, "toolwire", "p50_us")),
+        ),
+        "HTTP stateless JSON, c=16" => format!(
+            "toolwire {} req/s, rmcp {}, the floor {}. The floor is axum answering bytes: no bearer check, no \
+             header checks, no JSON parse beyond a byte scan, no session, no task per call. Per request \
+             toolwire checks Host, Origin and the token (constant time), reads the body's routing fields \
+             (`peek`) and then the envelope again in the engine, makes a session already initialized at the \
+             header's version, spawns the tool call as its own task (so a slow tool never holds up the \
+             connection) and waits for its answer on a channel; at c=1 the gap is {} vs {} µs at the median. \
+             Serving the call inline in the handler's future when the tool is async and the request is \
+             stateless would remove the spawn and the channel",
+            fmt(m("json", 16, "toolwire", "rps"), 0),
+            fmt(m("json", 16, "rmcp", "rps"), 0),
+            fmt(m("json", 16, "floor", "rps"), 0),
+            us(m("json", 1, "toolwire", "p50_us")),
+            us(m("json", 1, "floor", "p50_us")),
+        ),
+        "one legacy session with 16 concurrent requests" => format!(
+            "toolwire serves a session's requests side by side ({} req/s in one session at c=16, {} \
+             stateless JSON). rmcp passes every message of a session through that session's one worker task \
+             and its service loop (the handlers themselves run as tasks), but `echo` returns at once, so the \
+             serial routing costs rmcp little here ({} req/s in one session against {} stateless with SSE, \
+             its framing in both). With an instant tool both servers are bounded by hyper, the kernel and \
+             the 2 cores wrk shares with them, and the ratio tracks the stateless one",
+            fmt(m("session", 16, "toolwire", "rps"), 0),
+            fmt(m("json", 16, "toolwire", "rps"), 0),
+            fmt(m("session", 16, "rmcp", "rps"), 0),
+            fmt(m("sse", 16, "rmcp", "rps"), 0),
+        ),
+        "memory per idle HTTP session" => format!(
+            "toolwire keeps a session as its handshake state and an empty table of calls in flight ({} bytes \
+             per idle session); rmcp keeps a worker task with its channels per session ({} bytes)",
+            fmt(d.med("sessions:toolwire", "session_bytes"), 0),
+            fmt(d.med("sessions:rmcp", "session_bytes"), 0),
+        ),
+        _ => return None,
+    })
+}

@@ -162,6 +162,6 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 fmt(d.compile("crate", "rmcp"), 2),
             )
         }
-        _ => "no analysis written for this goal yet; see the figures".to_owned(),
+        _ => super::http::why(what, d).unwrap_or_else(|| "no analysis written for this goal yet; see the figures".to_owned()),
     }
 }
