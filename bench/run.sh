@@ -249,8 +249,10 @@ else
   MD="$OUT/results-smoke.md"
   SVG="$OUT/results-smoke.svg"
 fi
-"$BIN/report" --raw "$RAW" --machine "$OUT/machine-$MODE.txt" --md "$MD" --svg "$SVG" --mode "$MODE" ||
-  FAILED=$((FAILED + 1))
+README_ARGS=()
+if [[ $MODE == full ]]; then README_ARGS=(--readme README.md); fi
+"$BIN/report" --raw "$RAW" --machine "$OUT/machine-$MODE.txt" --md "$MD" --svg "$SVG" --mode "$MODE" \
+  "${README_ARGS[@]}" || FAILED=$((FAILED + 1))
 echo "wrote $MD and $SVG"
 
 if ((FAILED > 0)); then

@@ -5,8 +5,12 @@
 //! the goal lines to stdout.
 //!
 //! ```text
-//! report --raw RAW --machine MACHINE --md OUT.md --svg OUT.svg --mode full|smoke
+//! report --raw RAW --machine MACHINE --md OUT.md --svg OUT.svg --mode full|smoke [--readme README.md]
 //! ```
+//!
+//! With `--readme`, the goals table is also written into that file between the
+//! `<!-- bench-goals:start -->` and `<!-- bench-goals:end -->` markers (the full run does
+//! this for the repository's README, so it always shows the last full run).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -516,6 +520,36 @@ fn main() {
     };
     write(&need("md"), &md);
     write(&need("svg"), &svg);
+    if let Some(readme) = opts.get("readme") {
+        match std::fs::read_to_string(readme).map(|text| splice_goals(&text, &goals_table(&goals))) {
+            Ok(Some(text)) => write(readme, &text),
+            Ok(None) => {
+                eprintln!("report: {readme} has no {README_START} … {README_END} markers; left as is")
+            }
+            Err(e) => eprintln!("report: cannot read {readme}: {e}"),
+        }
+    }
+}
+
+/// The markers between which `--readme` puts the goals table.
+const README_START: &str = "<!-- bench-goals:start -->";
+const README_END: &str = "<!-- bench-goals:end -->";
+
+/// The goals as a markdown table (the same rows as in `results.md`).
+fn goals_table(goals: &[Goal]) -> String {
+    let mut s = String::from("| what | goal | measured | status |\n| --- | --- | --- | --- |\n");
+    for g in goals {
+        let _ = writeln!(s, "| {} | {} | {} | {} |", g.what, g.goal, g.figure, g.status.label());
+    }
+    s
+}
+
+/// `text` with what lies between the README markers replaced by `table`; `None` without
+/// the markers.
+fn splice_goals(text: &str, table: &str) -> Option<String> {
+    let start = text.find(README_START)? + README_START.len();
+    let end = start + text[start..].find(README_END)?;
+    Some(format!("{}\n{table}{}", &text[..start], &text[end..]))
 }
 
 /// The plot's data: for each stdio and HTTP case, (label, [(impl, rps, p99)]).
@@ -580,10 +614,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     );
 
     let _ = writeln!(s, "## Goals (issue 6)\n");
-    let _ = writeln!(s, "| what | goal | measured | status |\n| --- | --- | --- | --- |");
-    for g in goals {
-        let _ = writeln!(s, "| {} | {} | {} | {} |", g.what, g.goal, g.figure, g.status.label());
-    }
+    s.push_str(&goals_table(goals));
     let _ = writeln!(s, "\n### What holds back each unmet or unmeasured goal\n");
     for g in goals {
         let w = why(g, d);
