@@ -5,20 +5,22 @@
 //! - stdin is read by a dedicated blocking thread, not through the reactor: a line is split
 //!   off the buffer as soon as it is complete, and a line over the size limit is discarded as
 //!   it streams past (answered with -32600), never buffered whole.
-//! - stdout is written by a dedicated thread that coalesces: it writes whatever is queued and
-//!   flushes only when the queue is empty, so a burst of answers costs one flush.
+//! - stdout is written inline, by the thread that produced the answer, when the write cannot
+//!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
+//!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
+//!   one flush. A client that stops reading stalls only that thread (see `output`).
 //! - Serving ends when stdin closes. Calls still in flight get the server's shutdown grace
 //!   to finish and answer (a client that writes its requests and then closes its end still
 //!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
 //!   client closes stdout first, serving ends at once, also with `Ok(())`.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+mod output;
+
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::Arc;
-use std::sync::mpsc as std_mpsc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::protocol::Outbound;
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
 
@@ -62,16 +64,35 @@ pub async fn serve_registry_stdio(registry: ToolRegistry, options: ServerOptions
 /// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
 /// [`calls_seen`](Server::calls_seen) afterwards).
 pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
-    serve_lines(server, io::stdin(), io::stdout()).await
+    #[cfg(unix)]
+    match output::Polled::new(io::stdout()) {
+        Ok(stdout) => serve(server, io::stdin(), stdout).await,
+        Err(stdout) => serve(server, io::stdin(), output::Opaque(stdout)).await,
+    }
+    #[cfg(not(unix))]
+    serve(server, io::stdin(), output::Opaque(io::stdout())).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
 /// a TCP connection, a pipe. Returns when `input` reaches end-of-file, or when `output`
 /// is closed by the peer.
+///
+/// `output` is always written by the writer thread (this function cannot tell whether a
+/// write to it would block); [`serve_stdio`] also writes inline, on the runtime, when stdout
+/// is a pipe, socket or file that takes the write at once.
 pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), ServeError>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
+{
+    serve(server, input, output::Opaque(output)).await
+}
+
+/// [`serve_lines`] on an output that may be written inline.
+async fn serve<R, D>(server: Server, input: R, output: D) -> Result<(), ServeError>
+where
+    R: Read + Send + 'static,
+    D: output::Destination,
 {
     let options = server.options().clone();
     let session = server.session();
@@ -89,15 +110,19 @@ where
         .spawn(move || read_lines(input, limit, &line_tx))
         .map_err(|e| ServeError::Thread("reader", e))?;
 
-    let (out_tx, out_rx) = std_mpsc::channel::<ToWriter>();
+    let out = output::Output::new(output);
     let (done_tx, mut writer_done) = oneshot::channel::<io::Result<()>>();
+    let writer = out.clone();
     std::thread::Builder::new()
         .name("toolwire-stdout".into())
         .spawn(move || {
-            let _ = done_tx.send(write_lines(output, &out_rx));
+            let _ = done_tx.send(writer.write_queued());
         })
         .map_err(|e| ServeError::Thread("writer", e))?;
-    let sink: Arc<dyn Sink> = Arc::new(LineSink(out_tx.clone()));
+    // However serving ends (this future dropped included), the flusher stops and the writer
+    // thread writes what is queued and exits.
+    let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));
+    let sink: Arc<dyn Sink> = Arc::new(output::LineSink(out.clone()));
     let keepalive =
         options.ping_interval().map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
@@ -118,10 +143,10 @@ where
     let result = match ended {
         Ended::Eof => {
             tracing::info!(in_flight = session.in_flight(), "stdin closed");
-            finish(&session, &options, out_tx, writer_done).await
+            finish(&session, &options, &out, writer_done).await
         }
         Ended::Input(e) => {
-            let _ = finish(&session, &options, out_tx, writer_done).await;
+            let _ = finish(&session, &options, &out, writer_done).await;
             Err(ServeError::Input(e))
         }
         Ended::Output(Ok(())) => Ok(()),
@@ -136,14 +161,14 @@ where
 }
 
 /// Let in-flight calls finish (within the grace), then flush and close the output.
-async fn finish(
+async fn finish<D: output::Destination>(
     session: &Session,
     options: &ServerOptions,
-    out_tx: std_mpsc::Sender<ToWriter>,
+    out: &output::Output<D>,
     writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), ServeError> {
     session.drain(options.shutdown_grace()).await;
-    let _ = out_tx.send(ToWriter::Close);
+    out.close();
     match writer_done.await {
         Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
         _ => Ok(()),
@@ -163,19 +188,15 @@ enum Inbound {
     Failed(io::Error),
 }
 
-/// What the writer thread is handed.
-enum ToWriter {
-    Message(Outbound),
-    Close,
-}
+/// Closes the output when serving ends, and stops its flusher task.
+struct CloseOnDrop<'a, D: output::Destination>(&'a output::Output<D>, Option<tokio::task::JoinHandle<()>>);
 
-/// The sink of a stdio session: queue for the writer thread.
-struct LineSink(std_mpsc::Sender<ToWriter>);
-
-impl Sink for LineSink {
-    fn send(&self, message: Outbound) {
-        // The writer is gone only once serving ended; a late answer has nowhere to go.
-        let _ = self.0.send(ToWriter::Message(message));
+impl<D: output::Destination> Drop for CloseOnDrop<'_, D> {
+    fn drop(&mut self) {
+        self.0.close();
+        if let Some(flusher) = &self.1 {
+            flusher.abort();
+        }
     }
 }
 
@@ -246,26 +267,6 @@ fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> io
     }
 }
 
-/// Write queued messages, one per line, flushing whenever the queue runs dry.
-fn write_lines<W: Write>(output: W, rx: &std_mpsc::Receiver<ToWriter>) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(64 * 1024, output);
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        while let Some(item) = next.take() {
-            match item {
-                ToWriter::Message(m) => {
-                    out.write_all(m.as_str().as_bytes())?;
-                    out.write_all(b"\n")?;
-                }
-                ToWriter::Close => return out.flush(),
-            }
-            next = rx.try_recv().ok();
-        }
-        out.flush()?;
-    }
-    out.flush()
-}
-
 /// Ping the client of a legacy session every `every`; a missed ping is logged.
 async fn keepalive(session: Session, sink: Arc<dyn Sink>, every: std::time::Duration) {
     let mut tick = tokio::time::interval(every);
@@ -307,20 +308,5 @@ mod tests {
         );
         assert_eq!(lines(b"12345\n123456", 5), vec![Ok("12345".into()), Err("oversized")]);
         assert!(lines(b"", 5).is_empty());
-    }
-
-    #[test]
-    fn the_writer_flushes_each_burst_and_stops_on_close() {
-        let (tx, rx) = std_mpsc::channel();
-        let id = crate::protocol::RequestId::Number(1);
-        tx.send(ToWriter::Message(Outbound::result(&id, "{}"))).unwrap();
-        tx.send(ToWriter::Message(Outbound::result(&id, "{\"a\":1}"))).unwrap();
-        tx.send(ToWriter::Close).unwrap();
-        let mut buf = Vec::new();
-        write_lines(&mut buf, &rx).unwrap();
-        assert_eq!(
-            String::from_utf8(buf).unwrap(),
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1}}\n"
-        );
     }
 }
