@@ -4,7 +4,9 @@
 //!   sends them to stderr).
 //! - stdin is read by a dedicated blocking thread, not through the reactor: a line is split
 //!   off the buffer as soon as it is complete, and a line over the size limit is discarded as
-//!   it streams past (answered with -32600), never buffered whole.
+//!   it streams past (answered with -32600), never buffered whole. The same thread dispatches
+//!   each line (inside the runtime's context): on a current-thread runtime a tool call is
+//!   polled once there and spawned only if it waits, so a quick call never wakes the runtime.
 //! - stdout is written inline, by the thread that produced the answer, when the write cannot
 //!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
 //!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
@@ -19,7 +21,7 @@ mod output;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
@@ -103,13 +105,6 @@ where
         "serving MCP over stdio"
     );
 
-    let (line_tx, mut lines) = mpsc::channel::<Inbound>(256);
-    let limit = options.max_message_size();
-    std::thread::Builder::new()
-        .name("toolwire-stdin".into())
-        .spawn(move || read_lines(input, limit, &line_tx))
-        .map_err(|e| ServeError::Thread("reader", e))?;
-
     let out = output::Output::new(output);
     let (done_tx, mut writer_done) = oneshot::channel::<io::Result<()>>();
     let writer = out.clone();
@@ -123,19 +118,28 @@ where
     // thread writes what is queued and exits.
     let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));
     let sink: Arc<dyn Sink> = Arc::new(output::LineSink(out.clone()));
+    let (input_tx, input_done) = oneshot::channel::<io::Result<()>>();
+    let reader = Reader {
+        session: session.clone(),
+        sink: sink.clone(),
+        out: out.clone(),
+        runtime: tokio::runtime::Handle::current(),
+        limit: options.max_message_size(),
+    };
+    std::thread::Builder::new()
+        .name("toolwire-stdin".into())
+        .spawn(move || reader.run(input, input_tx))
+        .map_err(|e| ServeError::Thread("reader", e))?;
     let keepalive =
         options.ping_interval().map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
-    let ended = loop {
-        tokio::select! {
-            inbound = lines.recv() => match inbound {
-                Some(Inbound::Line(bytes)) => session.handle_bytes(&bytes, &sink),
-                Some(Inbound::Oversized) => session.reject_oversized(&sink),
-                Some(Inbound::Failed(e)) => break Ended::Input(e),
-                None => break Ended::Eof,
-            },
-            written = &mut writer_done => break Ended::Output(written.unwrap_or(Ok(()))),
-        }
+    let ended = tokio::select! {
+        read = input_done => match read {
+            // Err: the reader thread is gone without a word (it panicked): as good as EOF.
+            Ok(Ok(())) | Err(_) => Ended::Eof,
+            Ok(Err(e)) => Ended::Input(e),
+        },
+        written = &mut writer_done => Ended::Output(written.unwrap_or(Ok(()))),
     };
     if let Some(task) = keepalive {
         task.abort();
@@ -181,13 +185,6 @@ enum Ended {
     Output(io::Result<()>),
 }
 
-/// What the reader thread hands the serving loop.
-enum Inbound {
-    Line(Vec<u8>),
-    Oversized,
-    Failed(io::Error),
-}
-
 /// Closes the output when serving ends, and stops its flusher task.
 struct CloseOnDrop<'a, D: output::Destination>(&'a output::Output<D>, Option<tokio::task::JoinHandle<()>>);
 
@@ -200,28 +197,46 @@ impl<D: output::Destination> Drop for CloseOnDrop<'_, D> {
     }
 }
 
-/// Read `input` line by line, handing each line (without its `\n` or `\r\n`) to the loop.
-fn read_lines<R: Read>(input: R, limit: usize, tx: &mpsc::Sender<Inbound>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, input);
-    let mut line = Vec::new();
-    loop {
-        let item = match next_line(&mut reader, &mut line, limit) {
-            Ok(Line::Complete) => {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                Inbound::Line(std::mem::take(&mut line))
+/// The stdin reader thread: it reads each line and dispatches it itself, so an answer the
+/// engine gives at once (and a tool call that completes on its first poll) costs no wake-up
+/// of the runtime thread; a call that waits is spawned onto the runtime. What it sends is
+/// written when it is about to block on its next read, so a burst of pipelined requests
+/// gets its answers in few writes.
+struct Reader<D: output::Destination> {
+    session: Session,
+    sink: Arc<dyn Sink>,
+    out: Arc<output::Output<D>>,
+    runtime: tokio::runtime::Handle,
+    limit: usize,
+}
+
+impl<D: output::Destination> Reader<D> {
+    /// Read and dispatch until end-of-file, a read error (reported through `done`), or the
+    /// end of serving (`done`'s receiver gone).
+    fn run<R: Read>(self, input: R, done: oneshot::Sender<io::Result<()>>) {
+        let _runtime = self.runtime.enter();
+        self.out.defer_on_this_thread();
+        let mut reader = BufReader::with_capacity(64 * 1024, input);
+        let mut line = Vec::new();
+        let result = loop {
+            if done.is_closed() {
+                return;
             }
-            Ok(Line::Oversized) => Inbound::Oversized,
-            Ok(Line::Eof) => return,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => Inbound::Failed(e),
+            match next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred()) {
+                Ok(Line::Complete) => {
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                    crate::server::polling_inline(|| self.session.handle_bytes(&line, &self.sink));
+                }
+                Ok(Line::Oversized) => self.session.reject_oversized(&self.sink),
+                Ok(Line::Eof) => break Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => break Err(e),
+            }
         };
-        let failed = matches!(item, Inbound::Failed(_));
-        // The loop is gone (serving ended): stop reading.
-        if tx.blocking_send(item).is_err() || failed {
-            return;
-        }
+        self.out.flush_deferred();
+        let _ = done.send(result);
     }
 }
 
@@ -233,10 +248,19 @@ enum Line {
 
 /// Read one line into `line`. A line longer than `limit` is consumed and dropped without
 /// being buffered. A last line without a newline still counts.
-fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
+/// `before_blocking` runs whenever the buffer is empty, so the next read may block.
+fn next_line<R: Read>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    limit: usize,
+    before_blocking: &mut dyn FnMut(),
+) -> io::Result<Line> {
     line.clear();
     let mut oversized = false;
     loop {
+        if reader.buffer().is_empty() {
+            before_blocking();
+        }
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
             return Ok(if oversized {
@@ -292,7 +316,7 @@ mod tests {
         let mut line = Vec::new();
         let mut out = Vec::new();
         loop {
-            match next_line(&mut reader, &mut line, limit).unwrap() {
+            match next_line(&mut reader, &mut line, limit, &mut || {}).unwrap() {
                 Line::Complete => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
                 Line::Oversized => out.push(Err("oversized")),
                 Line::Eof => return out,

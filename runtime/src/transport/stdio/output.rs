@@ -16,17 +16,27 @@
 //!   Any other output (a terminal, or a stream [`serve_lines`](super::serve_lines) was
 //!   handed, whose descriptor is unknown) is never written inline.
 //!
+//! What the stdin reader thread sends (it dispatches requests itself) is not handed to the
+//! flusher, which would wake the runtime thread: the reader writes it the same way, just
+//! before it blocks on its next read, so a burst of pipelined requests is one batch too.
+//!
 //! Otherwise the batch goes to the writer thread, which writes whatever is queued and
 //! flushes only when the queue runs dry. The writer thread is the only one that may block on
 //! the output, so a client that stops reading stdout stalls neither the runtime nor the
 //! stdin reader: answers queue in memory as before, and the flusher stops writing because
 //! the pipe no longer polls writable.
 
+use std::cell::Cell;
 use std::io::{self, BufWriter, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::protocol::Outbound;
 use crate::server::Sink;
+
+thread_local! {
+    /// The output whose sends this thread flushes itself (the stdin reader's), by address.
+    static DEFERRING: Cell<usize> = const { Cell::new(0) };
+}
 
 /// The longest line (with its `\n`) written inline: `PIPE_BUF` on Linux.
 pub(super) const INLINE_MAX: usize = 4096;
@@ -175,7 +185,7 @@ impl<D: Destination> Output<D> {
         s.queue.push(message);
         // While the writer thread holds the output (or has been handed the queue) it looks
         // at the queue again before it waits: nobody else needs waking.
-        if s.out.is_none() || s.thread_due || s.flush_due {
+        if s.out.is_none() || s.thread_due || s.flush_due || self.deferred_here() {
             return;
         }
         if D::INLINE {
@@ -188,6 +198,26 @@ impl<D: Destination> Output<D> {
         }
     }
 
+    /// Make this thread the one that flushes its own sends, with
+    /// [`flush_deferred`](Self::flush_deferred), instead of waking anyone: the stdin reader,
+    /// which flushes before it blocks on its next read.
+    pub(super) fn defer_on_this_thread(&self) {
+        DEFERRING.with(|d| d.set(self as *const Self as usize));
+    }
+
+    fn deferred_here(&self) -> bool {
+        DEFERRING.with(Cell::get) == self as *const Self as usize
+    }
+
+    /// Write what this thread sent and has not been written (see
+    /// [`defer_on_this_thread`](Self::defer_on_this_thread)).
+    pub(super) fn flush_deferred(&self) {
+        let mut s = self.lock();
+        if !s.flush_due {
+            self.write_or_hand_off(&mut s);
+        }
+    }
+
     /// The flusher task: write each batch inline when that cannot block, else hand it to
     /// the writer thread. Runs until aborted.
     pub(super) async fn flush_inline(self: Arc<Self>) {
@@ -195,28 +225,34 @@ impl<D: Destination> Output<D> {
             self.flush.notified().await;
             let mut s = self.lock();
             s.flush_due = false;
-            if s.queue.is_empty() || s.thread_due || s.gone {
-                continue;
-            }
-            let small = s.queued <= INLINE_MAX;
-            let State { out, queue, queued, gone, failed, .. } = &mut *s;
-            match out.as_mut() {
-                Some(o) if small && o.get_ref().writable_now() => {
-                    let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
-                    queue.clear();
-                    *queued = 0;
-                    if let Err(e) = written {
-                        *gone = true;
-                        *failed = Some(e);
-                        self.wake.notify_one();
-                    }
-                }
-                // The writer thread is writing: it will see the queue.
-                None => {}
-                Some(_) => {
-                    s.thread_due = true;
+            self.write_or_hand_off(&mut s);
+        }
+    }
+
+    /// Write the queue in one `write` if that cannot block, else hand it to the writer
+    /// thread (unless it has it already).
+    fn write_or_hand_off(&self, s: &mut State<D>) {
+        if s.queue.is_empty() || s.thread_due || s.gone {
+            return;
+        }
+        let small = s.queued <= INLINE_MAX;
+        let State { out, queue, queued, gone, failed, thread_due, .. } = s;
+        match out.as_mut() {
+            Some(o) if small && o.get_ref().writable_now() => {
+                let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
+                queue.clear();
+                *queued = 0;
+                if let Err(e) = written {
+                    *gone = true;
+                    *failed = Some(e);
                     self.wake.notify_one();
                 }
+            }
+            // The writer thread is writing: it will see the queue.
+            None => {}
+            Some(_) => {
+                *thread_due = true;
+                self.wake.notify_one();
             }
         }
     }
