@@ -219,10 +219,13 @@ impl<D: output::Destination> Reader<D> {
         let mut reader = BufReader::with_capacity(64 * 1024, input);
         let mut line = Vec::new();
         let result = loop {
+            let read = next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred());
+            // Serving ended while this thread was blocked reading: the runtime may be gone, so
+            // nothing more is dispatched.
             if done.is_closed() {
                 return;
             }
-            match next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred()) {
+            match read {
                 Ok(Line::Complete) => {
                     if line.last() == Some(&b'\r') {
                         line.pop();
@@ -332,5 +335,24 @@ mod tests {
         );
         assert_eq!(lines(b"12345\n123456", 5), vec![Ok("12345".into()), Err("oversized")]);
         assert!(lines(b"", 5).is_empty());
+    }
+
+    /// A line that arrives after serving ended (the future dropped, its runtime gone) is not
+    /// dispatched: the reader thread just stops.
+    #[test]
+    fn a_line_after_serving_ended_is_not_dispatched() {
+        let (input, mut client) = io::pipe().unwrap();
+        let server = Server::new(ToolRegistry::new(), ServerOptions::builder("t", "1").build());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let serving = serve_lines(server.clone(), input, io::sink());
+        let timed_out = runtime
+            .block_on(async { tokio::time::timeout(std::time::Duration::from_millis(50), serving).await });
+        assert!(timed_out.is_err(), "serving runs until stdin closes");
+        drop(runtime);
+        writeln!(client, r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x"}}}}"#)
+            .unwrap();
+        drop(client);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(server.calls_seen(), 0);
     }
 }
