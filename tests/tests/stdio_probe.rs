@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use toolwire_tests::example_server::StdioChild;
+use toolwire_tests::example_server::{StdioChild, example_server};
 
 const TOOLS: &str =
     "['add', 'create_ticket', 'deploy', 'echo', 'fail', 'panic', 'progress', 'run_check', 'slow']";
@@ -459,4 +459,61 @@ fn stdout_carries_nothing_but_json_rpc() {
     }
     // The panic's report went to stderr, and so did the logs.
     assert!(child.stderr().contains("loud"), "stderr: {}", child.stderr());
+}
+
+/// A client that writes every request before it reads any answer fills the server's stdout
+/// pipe long before it is done writing: the server keeps reading stdin all the same (its
+/// runtime never blocks on stdout), and once the client reads, every answer is there, whole,
+/// one per line.
+#[test]
+fn a_client_that_reads_only_after_writing_everything_gets_every_answer_whole() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(example_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the example server");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    // About 900 KB each way: many times what a pipe holds.
+    let (count, payload) = (400, "y".repeat(2000));
+    let requests = {
+        let payload = payload.clone();
+        std::thread::spawn(move || {
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"probe","version":"1.0"}}}}}}"#
+            )?;
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#)?;
+            for id in 1..=count {
+                writeln!(stdin, "{}", call(&id.to_string(), "echo", &format!(r#"{{"text":"{payload}"}}"#)))?;
+            }
+            stdin.flush()
+            // stdin closes here: the server answers what is in flight, then exits.
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !requests.is_finished() {
+        assert!(Instant::now() < deadline, "the server stopped reading stdin while its stdout was full");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    requests.join().unwrap().expect("write the requests");
+
+    let mut lines = BufReader::new(stdout).lines();
+    let init: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(init["id"], 0);
+    let mut ids = Vec::new();
+    for line in lines {
+        let line = line.unwrap();
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("a broken line: {e}: {line:.200}"));
+        assert_eq!(v["result"]["content"][0]["text"], payload.as_str());
+        ids.push(v["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=count).collect::<Vec<u64>>());
+    assert!(child.wait().unwrap().success());
 }

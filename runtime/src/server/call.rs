@@ -14,6 +14,7 @@
 //!
 //! The deadline clock starts when the call is dispatched, after it got its in-flight slot.
 
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,35 @@ use crate::tool::{Tool, ToolError, ToolOutput};
 
 use super::Shared;
 use super::sink::{Reply, Sink};
+
+thread_local! {
+    /// Set while a transport's own thread dispatches (see [`polling_inline`]).
+    static POLL_INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `dispatch` (which calls [`Session::handle`](super::Session::handle)) with each tool
+/// call it starts polled once right here, before it is spawned: a call that completes on its
+/// first poll (an async tool that does not wait) is answered without waking the runtime.
+///
+/// Only for a transport thread inside a current-thread runtime (the check is in the
+/// dispatch), where the runtime thread would otherwise be woken for every call; on a
+/// multi-threaded runtime every call is spawned, so compute-heavy calls still spread over
+/// the workers.
+pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            POLL_INLINE.with(|p| p.set(self.0));
+        }
+    }
+    let _reset = Reset(POLL_INLINE.with(|p| p.replace(true)));
+    dispatch()
+}
+
+/// Whether calls dispatched on this thread are polled inline first.
+pub(crate) fn polls_inline() -> bool {
+    POLL_INLINE.with(Cell::get)
+}
 
 /// Everything a call's task owns.
 pub(crate) struct CallJob {

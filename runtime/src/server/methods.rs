@@ -14,7 +14,7 @@
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list` | one pre-serialised page; `nextCursor` while more remain |
-//! | `tools/call` | spawned as a task (see [`call`](super::call)) |
+//! | `tools/call` | spawned as a task (see [`call`](super::call)); under `polling_inline` on a current-thread runtime, polled once first and spawned only if it waits |
 //! | anything else | -32601 (resources, prompts and logging are not advertised) |
 
 use std::borrow::Cow;
@@ -33,9 +33,11 @@ use crate::protocol::lifecycle::{
 use crate::protocol::meta::{ImplementationIn, MetaParams, RequestMeta};
 use crate::protocol::notifications::is_progress_token;
 use crate::protocol::tools::{CallToolParams, ListToolsParams};
-use crate::protocol::{CLIENT_CAPABILITIES_KEY, Era, PROTOCOL_VERSION_KEY, ProtocolVersion, RpcError, code};
+use crate::protocol::{
+    CLIENT_CAPABILITIES_KEY, Era, PROTOCOL_VERSION_KEY, ProtocolVersion, RequestId, RpcError, code,
+};
 
-use super::call::{CallJob, ProgressChannel};
+use super::call::{CallJob, ProgressChannel, polls_inline};
 use super::session::{LegacyState, RunningCall, SessionInner};
 use super::sink::Reply;
 
@@ -171,8 +173,36 @@ impl SessionInner {
             modern,
             reply: reply.tracked(self.running.clone()),
         };
+        if polls_inline() && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
+            calls.insert(id.clone(), RunningCall { abort: None, cancel });
+            drop(calls);
+            return self.poll_then_spawn(&runtime, id, job);
+        }
         let handle = runtime.spawn(job.run());
-        calls.insert(id, RunningCall { abort: handle.abort_handle(), cancel });
+        calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
+    }
+
+    /// Poll a call once on this thread; spawn it only if it is not done. The call is in the
+    /// running table already, without an abort handle until it is spawned.
+    fn poll_then_spawn(&self, runtime: &tokio::runtime::Handle, id: RequestId, job: CallJob) {
+        use std::task::{Context, Poll, Waker};
+        let mut run = Box::pin(job.run());
+        // A panic outside the tool's own guard drops the call's `Reply`, which answers
+        // -32603 (as a panicking task does); the future is dropped with it.
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+        }));
+        if !matches!(polled, Ok(Poll::Pending)) {
+            return;
+        }
+        // Spawning polls it again at once, with the task's waker: every future registers the
+        // waker of its latest poll, so the no-op one above is never the one woken.
+        let handle = runtime.spawn(run);
+        match self.running.lock().get_mut(&id) {
+            Some(call) => call.abort = Some(handle.abort_handle()),
+            // Cancelled in between: its future goes, as a cancelled call's does.
+            None => handle.abort(),
+        }
     }
 
     fn served(&self, meta: Option<&RequestMeta<'_>>) -> Result<Served, RpcError> {

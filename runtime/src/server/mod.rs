@@ -36,6 +36,7 @@ use crate::protocol::json::json_string;
 use crate::protocol::lifecycle::discover_result;
 use crate::registry::ToolRegistry;
 
+pub(crate) use call::polling_inline;
 pub use options::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
     DEFAULT_SHUTDOWN_GRACE, ServerOptions, ServerOptionsBuilder,

@@ -295,7 +295,8 @@ pub(crate) struct Running {
 }
 
 pub(crate) struct RunningCall {
-    pub(crate) abort: AbortHandle,
+    /// `None` while a call polled inline has not been spawned yet.
+    pub(crate) abort: Option<AbortHandle>,
     pub(crate) cancel: CancellationToken,
 }
 
@@ -328,7 +329,9 @@ impl Running {
         }
         drop(calls);
         call.cancel.cancel();
-        call.abort.abort();
+        if let Some(abort) = &call.abort {
+            abort.abort();
+        }
         true
     }
 
@@ -337,7 +340,9 @@ impl Running {
         self.idle.notify_waiters();
         for call in &calls {
             call.cancel.cancel();
-            call.abort.abort();
+            if let Some(abort) = &call.abort {
+                abort.abort();
+            }
         }
         calls.len()
     }

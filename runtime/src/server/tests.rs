@@ -567,3 +567,43 @@ async fn the_server_can_ping_a_legacy_client() {
     let timed_out = wire.session.ping(&wire.sink, Duration::from_millis(20)).await;
     assert_eq!(timed_out, Err(super::PingError::TimedOut(Duration::from_millis(20))));
 }
+
+/// What the stdio reader thread does: on a current-thread runtime, a call that completes on
+/// its first poll is answered before `handle` returns; one that waits is spawned, and is
+/// cancelled, aborted and drained like any other.
+#[tokio::test(flavor = "current_thread")]
+async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
+    let f = fixture(options().build());
+    let wire = Wire::new(&f.server);
+    wire.initialize("2025-11-25");
+    let inline = |line: &str| super::polling_inline(|| wire.send(line));
+
+    inline(&call(1, "echo", ""));
+    assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered without yielding to the runtime");
+    assert_eq!(wire.session.in_flight(), 0);
+    inline(&call(2, "panic", ""));
+    let got = wire.take();
+    assert!(got.len() == 1 && got[0].contains("panicked: boom"), "{got:?}");
+
+    // Progress yields between reports: the rest of the call runs as a task, in order.
+    inline(&call(3, "progress", r#","_meta":{"progressToken":"tok"}"#));
+    let got = wire.wait(4).await;
+    assert!(got[..3].iter().all(|m| m.contains("notifications/progress")), "{got:?}");
+    assert_eq!(got[3], text_result(3, "done 3", false));
+
+    inline(&call(4, "forever", ""));
+    assert_eq!(wire.session.in_flight(), 1);
+    assert_eq!(
+        wire.ask(&call(4, "echo", "")),
+        r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"invalid request: request id 4 is already in use by a call in flight"}}"#
+    );
+    inline(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#);
+    assert_eq!(wire.session.in_flight(), 0);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert!(f.dropped.load(Ordering::SeqCst), "the spawned call was aborted");
+    assert!(wire.take().is_empty());
+    // Outside `polling_inline`, nothing changes: the call is a task.
+    wire.send(&call(5, "echo", ""));
+    assert!(wire.take().is_empty());
+    assert_eq!(wire.wait(1).await, [text_result(5, "{}", false)]);
+}

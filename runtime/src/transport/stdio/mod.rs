@@ -4,21 +4,25 @@
 //!   sends them to stderr).
 //! - stdin is read by a dedicated blocking thread, not through the reactor: a line is split
 //!   off the buffer as soon as it is complete, and a line over the size limit is discarded as
-//!   it streams past (answered with -32600), never buffered whole.
-//! - stdout is written by a dedicated thread that coalesces: it writes whatever is queued and
-//!   flushes only when the queue is empty, so a burst of answers costs one flush.
+//!   it streams past (answered with -32600), never buffered whole. The same thread dispatches
+//!   each line (inside the runtime's context): on a current-thread runtime a tool call is
+//!   polled once there and spawned only if it waits, so a quick call never wakes the runtime.
+//! - stdout is written inline, by the thread that produced the answer, when the write cannot
+//!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
+//!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
+//!   one flush. A client that stops reading stalls only that thread (see `output`).
 //! - Serving ends when stdin closes. Calls still in flight get the server's shutdown grace
 //!   to finish and answer (a client that writes its requests and then closes its end still
 //!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
 //!   client closes stdout first, serving ends at once, also with `Ok(())`.
 
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+mod output;
+
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::Arc;
-use std::sync::mpsc as std_mpsc;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use crate::protocol::Outbound;
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
 
@@ -62,16 +66,35 @@ pub async fn serve_registry_stdio(registry: ToolRegistry, options: ServerOptions
 /// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
 /// [`calls_seen`](Server::calls_seen) afterwards).
 pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
-    serve_lines(server, io::stdin(), io::stdout()).await
+    #[cfg(unix)]
+    match output::Polled::new(io::stdout()) {
+        Ok(stdout) => serve(server, io::stdin(), stdout).await,
+        Err(stdout) => serve(server, io::stdin(), output::Opaque(stdout)).await,
+    }
+    #[cfg(not(unix))]
+    serve(server, io::stdin(), output::Opaque(io::stdout())).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
 /// a TCP connection, a pipe. Returns when `input` reaches end-of-file, or when `output`
 /// is closed by the peer.
+///
+/// `output` is always written by the writer thread (this function cannot tell whether a
+/// write to it would block); [`serve_stdio`] also writes inline, on the runtime, when stdout
+/// is a pipe, socket or file that takes the write at once.
 pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), ServeError>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
+{
+    serve(server, input, output::Opaque(output)).await
+}
+
+/// [`serve_lines`] on an output that may be written inline.
+async fn serve<R, D>(server: Server, input: R, output: D) -> Result<(), ServeError>
+where
+    R: Read + Send + 'static,
+    D: output::Destination,
 {
     let options = server.options().clone();
     let session = server.session();
@@ -82,35 +105,41 @@ where
         "serving MCP over stdio"
     );
 
-    let (line_tx, mut lines) = mpsc::channel::<Inbound>(256);
-    let limit = options.max_message_size();
-    std::thread::Builder::new()
-        .name("toolwire-stdin".into())
-        .spawn(move || read_lines(input, limit, &line_tx))
-        .map_err(|e| ServeError::Thread("reader", e))?;
-
-    let (out_tx, out_rx) = std_mpsc::channel::<ToWriter>();
+    let out = output::Output::new(output);
     let (done_tx, mut writer_done) = oneshot::channel::<io::Result<()>>();
+    let writer = out.clone();
     std::thread::Builder::new()
         .name("toolwire-stdout".into())
         .spawn(move || {
-            let _ = done_tx.send(write_lines(output, &out_rx));
+            let _ = done_tx.send(writer.write_queued());
         })
         .map_err(|e| ServeError::Thread("writer", e))?;
-    let sink: Arc<dyn Sink> = Arc::new(LineSink(out_tx.clone()));
+    // However serving ends (this future dropped included), the flusher stops and the writer
+    // thread writes what is queued and exits.
+    let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));
+    let sink: Arc<dyn Sink> = Arc::new(output::LineSink(out.clone()));
+    let (input_tx, input_done) = oneshot::channel::<io::Result<()>>();
+    let reader = Reader {
+        session: session.clone(),
+        sink: sink.clone(),
+        out: out.clone(),
+        runtime: tokio::runtime::Handle::current(),
+        limit: options.max_message_size(),
+    };
+    std::thread::Builder::new()
+        .name("toolwire-stdin".into())
+        .spawn(move || reader.run(input, input_tx))
+        .map_err(|e| ServeError::Thread("reader", e))?;
     let keepalive =
         options.ping_interval().map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
-    let ended = loop {
-        tokio::select! {
-            inbound = lines.recv() => match inbound {
-                Some(Inbound::Line(bytes)) => session.handle_bytes(&bytes, &sink),
-                Some(Inbound::Oversized) => session.reject_oversized(&sink),
-                Some(Inbound::Failed(e)) => break Ended::Input(e),
-                None => break Ended::Eof,
-            },
-            written = &mut writer_done => break Ended::Output(written.unwrap_or(Ok(()))),
-        }
+    let ended = tokio::select! {
+        read = input_done => match read {
+            // Err: the reader thread is gone without a word (it panicked): as good as EOF.
+            Ok(Ok(())) | Err(_) => Ended::Eof,
+            Ok(Err(e)) => Ended::Input(e),
+        },
+        written = &mut writer_done => Ended::Output(written.unwrap_or(Ok(()))),
     };
     if let Some(task) = keepalive {
         task.abort();
@@ -118,10 +147,10 @@ where
     let result = match ended {
         Ended::Eof => {
             tracing::info!(in_flight = session.in_flight(), "stdin closed");
-            finish(&session, &options, out_tx, writer_done).await
+            finish(&session, &options, &out, writer_done).await
         }
         Ended::Input(e) => {
-            let _ = finish(&session, &options, out_tx, writer_done).await;
+            let _ = finish(&session, &options, &out, writer_done).await;
             Err(ServeError::Input(e))
         }
         Ended::Output(Ok(())) => Ok(()),
@@ -136,14 +165,14 @@ where
 }
 
 /// Let in-flight calls finish (within the grace), then flush and close the output.
-async fn finish(
+async fn finish<D: output::Destination>(
     session: &Session,
     options: &ServerOptions,
-    out_tx: std_mpsc::Sender<ToWriter>,
+    out: &output::Output<D>,
     writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), ServeError> {
     session.drain(options.shutdown_grace()).await;
-    let _ = out_tx.send(ToWriter::Close);
+    out.close();
     match writer_done.await {
         Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
         _ => Ok(()),
@@ -156,51 +185,61 @@ enum Ended {
     Output(io::Result<()>),
 }
 
-/// What the reader thread hands the serving loop.
-enum Inbound {
-    Line(Vec<u8>),
-    Oversized,
-    Failed(io::Error),
-}
+/// Closes the output when serving ends, and stops its flusher task.
+struct CloseOnDrop<'a, D: output::Destination>(&'a output::Output<D>, Option<tokio::task::JoinHandle<()>>);
 
-/// What the writer thread is handed.
-enum ToWriter {
-    Message(Outbound),
-    Close,
-}
-
-/// The sink of a stdio session: queue for the writer thread.
-struct LineSink(std_mpsc::Sender<ToWriter>);
-
-impl Sink for LineSink {
-    fn send(&self, message: Outbound) {
-        // The writer is gone only once serving ended; a late answer has nowhere to go.
-        let _ = self.0.send(ToWriter::Message(message));
+impl<D: output::Destination> Drop for CloseOnDrop<'_, D> {
+    fn drop(&mut self) {
+        self.0.close();
+        if let Some(flusher) = &self.1 {
+            flusher.abort();
+        }
     }
 }
 
-/// Read `input` line by line, handing each line (without its `\n` or `\r\n`) to the loop.
-fn read_lines<R: Read>(input: R, limit: usize, tx: &mpsc::Sender<Inbound>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, input);
-    let mut line = Vec::new();
-    loop {
-        let item = match next_line(&mut reader, &mut line, limit) {
-            Ok(Line::Complete) => {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                Inbound::Line(std::mem::take(&mut line))
+/// The stdin reader thread: it reads each line and dispatches it itself, so an answer the
+/// engine gives at once (and a tool call that completes on its first poll) costs no wake-up
+/// of the runtime thread; a call that waits is spawned onto the runtime. What it sends is
+/// written when it is about to block on its next read, so a burst of pipelined requests
+/// gets its answers in few writes.
+struct Reader<D: output::Destination> {
+    session: Session,
+    sink: Arc<dyn Sink>,
+    out: Arc<output::Output<D>>,
+    runtime: tokio::runtime::Handle,
+    limit: usize,
+}
+
+impl<D: output::Destination> Reader<D> {
+    /// Read and dispatch until end-of-file, a read error (reported through `done`), or the
+    /// end of serving (`done`'s receiver gone).
+    fn run<R: Read>(self, input: R, done: oneshot::Sender<io::Result<()>>) {
+        let _runtime = self.runtime.enter();
+        self.out.defer_on_this_thread();
+        let mut reader = BufReader::with_capacity(64 * 1024, input);
+        let mut line = Vec::new();
+        let result = loop {
+            let read = next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred());
+            // Serving ended while this thread was blocked reading: the runtime may be gone, so
+            // nothing more is dispatched.
+            if done.is_closed() {
+                return;
             }
-            Ok(Line::Oversized) => Inbound::Oversized,
-            Ok(Line::Eof) => return,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => Inbound::Failed(e),
+            match read {
+                Ok(Line::Complete) => {
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                    crate::server::polling_inline(|| self.session.handle_bytes(&line, &self.sink));
+                }
+                Ok(Line::Oversized) => self.session.reject_oversized(&self.sink),
+                Ok(Line::Eof) => break Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => break Err(e),
+            }
         };
-        let failed = matches!(item, Inbound::Failed(_));
-        // The loop is gone (serving ended): stop reading.
-        if tx.blocking_send(item).is_err() || failed {
-            return;
-        }
+        self.out.flush_deferred();
+        let _ = done.send(result);
     }
 }
 
@@ -212,10 +251,19 @@ enum Line {
 
 /// Read one line into `line`. A line longer than `limit` is consumed and dropped without
 /// being buffered. A last line without a newline still counts.
-fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> io::Result<Line> {
+/// `before_blocking` runs whenever the buffer is empty, so the next read may block.
+fn next_line<R: Read>(
+    reader: &mut BufReader<R>,
+    line: &mut Vec<u8>,
+    limit: usize,
+    before_blocking: &mut dyn FnMut(),
+) -> io::Result<Line> {
     line.clear();
     let mut oversized = false;
     loop {
+        if reader.buffer().is_empty() {
+            before_blocking();
+        }
         let buf = reader.fill_buf()?;
         if buf.is_empty() {
             return Ok(if oversized {
@@ -246,26 +294,6 @@ fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>, limit: usize) -> io
     }
 }
 
-/// Write queued messages, one per line, flushing whenever the queue runs dry.
-fn write_lines<W: Write>(output: W, rx: &std_mpsc::Receiver<ToWriter>) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(64 * 1024, output);
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        while let Some(item) = next.take() {
-            match item {
-                ToWriter::Message(m) => {
-                    out.write_all(m.as_str().as_bytes())?;
-                    out.write_all(b"\n")?;
-                }
-                ToWriter::Close => return out.flush(),
-            }
-            next = rx.try_recv().ok();
-        }
-        out.flush()?;
-    }
-    out.flush()
-}
-
 /// Ping the client of a legacy session every `every`; a missed ping is logged.
 async fn keepalive(session: Session, sink: Arc<dyn Sink>, every: std::time::Duration) {
     let mut tick = tokio::time::interval(every);
@@ -291,7 +319,7 @@ mod tests {
         let mut line = Vec::new();
         let mut out = Vec::new();
         loop {
-            match next_line(&mut reader, &mut line, limit).unwrap() {
+            match next_line(&mut reader, &mut line, limit, &mut || {}).unwrap() {
                 Line::Complete => out.push(Ok(String::from_utf8(line.clone()).unwrap())),
                 Line::Oversized => out.push(Err("oversized")),
                 Line::Eof => return out,
@@ -309,18 +337,22 @@ mod tests {
         assert!(lines(b"", 5).is_empty());
     }
 
+    /// A line that arrives after serving ended (the future dropped, its runtime gone) is not
+    /// dispatched: the reader thread just stops.
     #[test]
-    fn the_writer_flushes_each_burst_and_stops_on_close() {
-        let (tx, rx) = std_mpsc::channel();
-        let id = crate::protocol::RequestId::Number(1);
-        tx.send(ToWriter::Message(Outbound::result(&id, "{}"))).unwrap();
-        tx.send(ToWriter::Message(Outbound::result(&id, "{\"a\":1}"))).unwrap();
-        tx.send(ToWriter::Close).unwrap();
-        let mut buf = Vec::new();
-        write_lines(&mut buf, &rx).unwrap();
-        assert_eq!(
-            String::from_utf8(buf).unwrap(),
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1}}\n"
-        );
+    fn a_line_after_serving_ended_is_not_dispatched() {
+        let (input, mut client) = io::pipe().unwrap();
+        let server = Server::new(ToolRegistry::new(), ServerOptions::builder("t", "1").build());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let serving = serve_lines(server.clone(), input, io::sink());
+        let timed_out = runtime
+            .block_on(async { tokio::time::timeout(std::time::Duration::from_millis(50), serving).await });
+        assert!(timed_out.is_err(), "serving runs until stdin closes");
+        drop(runtime);
+        writeln!(client, r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x"}}}}"#)
+            .unwrap();
+        drop(client);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(server.calls_seen(), 0);
     }
 }

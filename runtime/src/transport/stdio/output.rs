@@ -1,0 +1,452 @@
+//! The output side of the stdio transport: one message per line, written inline on the
+//! runtime when that cannot block, and otherwise by a dedicated writer thread. Both coalesce.
+//!
+//! A sequential client waits for each answer before it sends the next request, so handing
+//! every answer to a parked writer thread costs a thread wake-up per call: most of a
+//! sequential call's time. Instead [`LineSink::send`] queues the line and wakes a flusher
+//! task on the runtime (no system call: it is the thread that is already running). The
+//! flusher runs after the tasks that were ready before it, so a burst of answers is one
+//! batch, and it writes that batch itself, in one `write`, when all of these hold:
+//!
+//! - the writer thread is not writing (it holds the output while it does, so nothing is
+//!   overtaken and no line interleaves with another);
+//! - the batch is at most [`INLINE_MAX`] bytes (`PIPE_BUF` on Linux: a pipe write that size
+//!   is atomic and, when the pipe has a free slot, does not block);
+//! - the output is a pipe, a socket or a regular file and `poll` says it is writable now.
+//!   Any other output (a terminal, or a stream [`serve_lines`](super::serve_lines) was
+//!   handed, whose descriptor is unknown) is never written inline.
+//!
+//! What the stdin reader thread sends (it dispatches requests itself) is not handed to the
+//! flusher, which would wake the runtime thread: the reader writes it the same way, just
+//! before it blocks on its next read, so a burst of pipelined requests is one batch too.
+//!
+//! Otherwise the batch goes to the writer thread, which writes whatever is queued and
+//! flushes only when the queue runs dry. The writer thread is the only one that may block on
+//! the output, so a client that stops reading stdout stalls neither the runtime nor the
+//! stdin reader: answers queue in memory as before, and the flusher stops writing because
+//! the pipe no longer polls writable.
+
+use std::cell::Cell;
+use std::io::{self, BufWriter, Write};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use crate::protocol::Outbound;
+use crate::server::Sink;
+
+thread_local! {
+    /// The output whose sends this thread flushes itself (the stdin reader's), by address.
+    static DEFERRING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The longest line (with its `\n`) written inline: `PIPE_BUF` on Linux.
+pub(super) const INLINE_MAX: usize = 4096;
+
+/// Where the lines go, and whether a short write would not block right now.
+pub(super) trait Destination: Write + Send + 'static {
+    /// Whether [`writable_now`](Self::writable_now) can ever say yes.
+    const INLINE: bool;
+
+    /// Whether a write of at most [`INLINE_MAX`] bytes would complete without blocking now.
+    fn writable_now(&self) -> bool;
+}
+
+/// A stream whose readiness is unknown: always written by the writer thread.
+pub(super) struct Opaque<W>(pub(super) W);
+
+impl<W: Write + Send + 'static> Write for Opaque<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Write + Send + 'static> Destination for Opaque<W> {
+    const INLINE: bool = false;
+
+    fn writable_now(&self) -> bool {
+        false
+    }
+}
+
+/// A stream on a pipe, socket or regular file, polled before each inline write.
+#[cfg(unix)]
+pub(super) struct Polled<W>(W);
+
+#[cfg(unix)]
+impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
+    /// `output` if its descriptor is a pipe, a socket or a regular file (where `POLLOUT`
+    /// means a write of [`INLINE_MAX`] bytes does not block); `None` otherwise (a terminal
+    /// can accept fewer bytes than it polls writable for).
+    pub(super) fn new(output: W) -> Result<Polled<W>, W> {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = output
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata())
+            .map(|m| m.file_type());
+        match kind {
+            Ok(t) if t.is_fifo() || t.is_socket() || t.is_file() => Ok(Polled(output)),
+            _ => Err(output),
+        }
+    }
+}
+
+#[cfg(unix)]
+impl<W: Write> Write for Polled<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+#[cfg(unix)]
+impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
+    const INLINE: bool = true;
+
+    fn writable_now(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut fd = libc::pollfd { fd: self.0.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
+        // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which
+        // points at a live, initialised local for the whole call; the descriptor is borrowed
+        // from `self.0`, so it is open. A timeout of 0 never blocks.
+        #[allow(unsafe_code)]
+        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+        // POLLERR (the reader is gone) is "writable" too: the write fails at once with EPIPE.
+        ready == 1 && fd.revents & (libc::POLLOUT | libc::POLLERR) != 0
+    }
+}
+
+/// The output shared by the sinks, the flusher task and the writer thread.
+pub(super) struct Output<D: Write> {
+    state: Mutex<State<D>>,
+    /// Wakes the writer thread: a batch for it, an inline write failed, or closing.
+    wake: Condvar,
+    /// Wakes the flusher task.
+    flush: tokio::sync::Notify,
+}
+
+struct State<D: Write> {
+    /// The output, when the writer thread does not hold it. The writer thread takes it out
+    /// while it writes (its writes may block); an inline write happens under this lock.
+    out: Option<BufWriter<D>>,
+    /// Lines not yet written, in send order.
+    queue: Vec<Outbound>,
+    /// The bytes in `queue`, newlines included.
+    queued: usize,
+    /// The flusher task has been woken and has not run yet.
+    flush_due: bool,
+    /// The writer thread has been handed the queue.
+    thread_due: bool,
+    /// Close once the queue is written; lines sent after this are dropped.
+    closing: bool,
+    /// The writer has stopped (or an inline write failed): lines are dropped.
+    gone: bool,
+    /// An inline write's error, for the writer thread to report.
+    failed: Option<io::Error>,
+}
+
+impl<D: Destination> Output<D> {
+    /// An output writing to `out`. Run [`write_queued`](Self::write_queued) on a thread
+    /// and, if `D` can be written inline, [`flush_inline`](Self::flush_inline) as a task.
+    pub(super) fn new(out: D) -> Arc<Output<D>> {
+        Arc::new(Output {
+            state: Mutex::new(State {
+                out: Some(BufWriter::with_capacity(64 * 1024, out)),
+                queue: Vec::new(),
+                queued: 0,
+                flush_due: false,
+                thread_due: false,
+                closing: false,
+                gone: false,
+                failed: None,
+            }),
+            wake: Condvar::new(),
+            flush: tokio::sync::Notify::new(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<D>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queue one line, and wake whoever writes it next.
+    pub(super) fn send(&self, message: Outbound) {
+        let mut s = self.lock();
+        if s.gone || s.closing {
+            return;
+        }
+        s.queued += message.as_str().len() + 1;
+        s.queue.push(message);
+        // While the writer thread holds the output (or has been handed the queue) it looks
+        // at the queue again before it waits: nobody else needs waking.
+        if s.out.is_none() || s.thread_due || s.flush_due || self.deferred_here() {
+            return;
+        }
+        if D::INLINE {
+            s.flush_due = true;
+            drop(s);
+            self.flush.notify_one();
+        } else {
+            s.thread_due = true;
+            self.wake.notify_one();
+        }
+    }
+
+    /// Make this thread the one that flushes its own sends, with
+    /// [`flush_deferred`](Self::flush_deferred), instead of waking anyone: the stdin reader,
+    /// which flushes before it blocks on its next read.
+    pub(super) fn defer_on_this_thread(&self) {
+        DEFERRING.with(|d| d.set(self as *const Self as usize));
+    }
+
+    fn deferred_here(&self) -> bool {
+        DEFERRING.with(Cell::get) == self as *const Self as usize
+    }
+
+    /// Write what this thread sent and has not been written (see
+    /// [`defer_on_this_thread`](Self::defer_on_this_thread)).
+    pub(super) fn flush_deferred(&self) {
+        let mut s = self.lock();
+        if !s.flush_due {
+            self.write_or_hand_off(&mut s);
+        }
+    }
+
+    /// The flusher task: write each batch inline when that cannot block, else hand it to
+    /// the writer thread. Runs until aborted.
+    pub(super) async fn flush_inline(self: Arc<Self>) {
+        loop {
+            self.flush.notified().await;
+            let mut s = self.lock();
+            s.flush_due = false;
+            self.write_or_hand_off(&mut s);
+        }
+    }
+
+    /// Write the queue in one `write` if that cannot block, else hand it to the writer
+    /// thread (unless it has it already).
+    fn write_or_hand_off(&self, s: &mut State<D>) {
+        if s.queue.is_empty() || s.thread_due || s.gone {
+            return;
+        }
+        let small = s.queued <= INLINE_MAX;
+        let State { out, queue, queued, gone, failed, thread_due, .. } = s;
+        match out.as_mut() {
+            Some(o) if small && o.get_ref().writable_now() => {
+                let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
+                queue.clear();
+                *queued = 0;
+                if let Err(e) = written {
+                    *gone = true;
+                    *failed = Some(e);
+                    self.wake.notify_one();
+                }
+            }
+            // The writer thread is writing: it will see the queue.
+            None => {}
+            Some(_) => {
+                *thread_due = true;
+                self.wake.notify_one();
+            }
+        }
+    }
+
+    /// Write what is queued and flush when the queue runs dry, until closed; the writer
+    /// thread's body. Returns the first write error (an inline one included).
+    pub(super) fn write_queued(&self) -> io::Result<()> {
+        let result = self.run();
+        let mut s = self.lock();
+        s.gone = true;
+        s.queue.clear();
+        s.queued = 0;
+        result
+    }
+
+    fn run(&self) -> io::Result<()> {
+        // Some while this thread holds the output (taken out of the state).
+        let mut held: Option<BufWriter<D>> = None;
+        let mut s = self.lock();
+        loop {
+            if let Some(e) = s.failed.take() {
+                return Err(e);
+            }
+            if !s.queue.is_empty() {
+                let batch = std::mem::take(&mut s.queue);
+                s.queued = 0;
+                let Some(mut out) = held.take().or_else(|| s.out.take()) else {
+                    return Err(io::Error::other("the stdio output went missing"));
+                };
+                drop(s);
+                let written = batch.iter().try_for_each(|m| write_line(&mut out, m));
+                s = self.lock();
+                held = Some(out);
+                written?;
+                continue;
+            }
+            if let Some(mut out) = held.take() {
+                // The queue ran dry: flush (outside the lock: it may block), then hand the
+                // output back for inline writes unless more was queued meanwhile.
+                drop(s);
+                let flushed = out.flush();
+                s = self.lock();
+                flushed?;
+                if s.queue.is_empty() {
+                    s.out = Some(out);
+                    s.thread_due = false;
+                } else {
+                    held = Some(out);
+                }
+                continue;
+            }
+            s.thread_due = false;
+            if s.closing {
+                // Inline writes flush themselves: nothing is buffered.
+                return s.out.as_mut().map_or(Ok(()), BufWriter::flush);
+            }
+            s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Write what is queued, then stop; later lines are dropped.
+    pub(super) fn close(&self) {
+        self.lock().closing = true;
+        self.wake.notify_one();
+    }
+}
+
+fn write_line<W: Write>(out: &mut W, message: &Outbound) -> io::Result<()> {
+    out.write_all(message.as_str().as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// The sink of a stdio session.
+pub(super) struct LineSink<D: Write>(pub(super) Arc<Output<D>>);
+
+impl<D: Destination> Sink for LineSink<D> {
+    fn send(&self, message: Outbound) {
+        self.0.send(message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::protocol::RequestId;
+
+    fn line(n: u64, pad: usize) -> Outbound {
+        Outbound::result(&RequestId::Number(n as i64), &format!("{{\"pad\":\"{}\"}}", "x".repeat(pad)))
+    }
+
+    /// A shared byte buffer that counts the `write` calls it gets.
+    #[derive(Clone, Default)]
+    struct Recorder(Arc<Mutex<(Vec<u8>, usize)>>);
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let mut r = self.0.lock().unwrap();
+            r.0.extend_from_slice(buf);
+            r.1 += 1;
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_writer_thread_writes_a_queued_burst_at_once_and_stops_on_close() {
+        let recorder = Recorder::default();
+        let out = Output::new(Opaque(recorder.clone()));
+        out.send(Outbound::result(&RequestId::Number(1), "{}"));
+        out.send(Outbound::result(&RequestId::Number(1), "{\"a\":1}"));
+        out.close();
+        out.send(Outbound::result(&RequestId::Number(2), "{}"));
+        out.write_queued().unwrap();
+        let (bytes, writes) = recorder.0.lock().unwrap().clone();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":1}}\n"
+        );
+        assert_eq!(writes, 1, "a queued burst is one write");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_burst_is_written_inline_in_one_piece_without_the_writer_thread() {
+        let (mut reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let flusher = tokio::spawn(out.clone().flush_inline());
+        // No writer thread: whatever arrives was written inline, by the flusher task.
+        for n in 0..3 {
+            out.send(line(n, 10));
+        }
+        let expected: String = (0..3).map(|n| format!("{}\n", line(n, 10).as_str())).collect();
+        let mut got = vec![0; expected.len()];
+        let got = tokio::task::spawn_blocking(move || reader.read_exact(&mut got).map(|()| got))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+        flusher.abort();
+    }
+
+    /// A client that stops reading: sends never block, the runtime keeps running, and once the
+    /// client reads again every line arrives whole, in order.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_stalled_reader_blocks_no_send_and_loses_nothing() {
+        let (reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let flusher = tokio::spawn(out.clone().flush_inline());
+        let writer = out.clone();
+        let thread = std::thread::spawn(move || writer.write_queued());
+        // Far more than a pipe holds, in sizes on both sides of INLINE_MAX, with the flusher
+        // getting its turn between sends.
+        let sizes = [10, 200, 3000, 5000, 70_000];
+        let count = 200;
+        let start = Instant::now();
+        for n in 0..count {
+            out.send(line(n, sizes[n as usize % sizes.len()]));
+            if n % 3 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+        // The runtime is not blocked on the full pipe: timers still fire.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(start.elapsed() < Duration::from_secs(5), "sends must not wait for the reader");
+
+        // Now read, slowly and in small pieces.
+        let lines = tokio::task::spawn_blocking(move || {
+            let mut reader = io::BufReader::with_capacity(512, reader);
+            let mut lines = Vec::new();
+            for _ in 0..count {
+                let mut l = String::new();
+                io::BufRead::read_line(&mut reader, &mut l).unwrap();
+                lines.push(l);
+                if lines.len() % 50 == 0 {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            lines
+        })
+        .await
+        .unwrap();
+        for (n, l) in lines.iter().enumerate() {
+            let expected = line(n as u64, sizes[n % sizes.len()]);
+            assert_eq!(l.strip_suffix('\n'), Some(expected.as_str()), "line {n} whole and in order");
+        }
+        out.close();
+        thread.join().unwrap().unwrap();
+        flusher.abort();
+    }
+}
