@@ -80,10 +80,15 @@ type Predicate = Arc<dyn Fn(&str, &Value) -> bool + Send + Sync>;
 ///     .auto_allow_when(|_tool, input| !input["file_path"].as_str().unwrap_or("").starts_with("/etc/"))
 ///     .timeout(Some(Duration::from_secs(120)))
 ///     .build();
+/// assert_eq!(approvals.tool_name(), "approve");
+///
+/// // Served over loopback HTTP (feature `http`):
+/// # #[cfg(feature = "http")] {
 /// let spec = approvals.serve("approvals").unwrap();
 /// assert_eq!(approvals.permission_prompt_tool(&spec), "mcp__approvals__approve");
 /// let args = approvals.claude_cli_args(&spec);
 /// assert_eq!(args[args.len() - 2..], ["--permission-prompt-tool", "mcp__approvals__approve"]);
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct ApprovalServer {
