@@ -1,7 +1,8 @@
 //! The compile-cost generator: writes four small crates with the same 50 tools
 //! (`tool_0` .. `tool_49`, each `(text: String) -> String`), each a workspace of its own:
 //!
-//! - `toolwire/`: 50 async `#[toolwire::tool]` fns and a `tools![..]` registry;
+//! - `toolwire/`: 50 async `#[toolwire::tool]` fns and a `tools![..]` registry, depending on
+//!   toolwire with `default-features = false` (no `http`: a tools-only stdio crate's build);
 //! - `rmcp/`: rmcp's way, one `Parameters` struct per tool (deriving `Deserialize` and
 //!   `JsonSchema`, as a user with 50 different tools writes), `#[tool_router]` on an impl
 //!   block, and `#[tool_handler(router = self.tool_router)]`;
@@ -26,7 +27,11 @@ fn main() -> std::io::Result<()> {
     };
     let out = PathBuf::from(out);
     let runtime = std::fs::canonicalize(runtime)?;
-    let toolwire_dep = format!("toolwire = {{ path = {:?} }}\n", runtime.display().to_string());
+    // What a crate of `#[tool]` fns served over stdio needs: toolwire without its default
+    // `http` feature (the loopback HTTP server), and rmcp with its defaults (`server`,
+    // `macros`, `base64`; no HTTP transport either).
+    let toolwire_dep =
+        format!("toolwire = {{ path = {:?}, default-features = false }}\n", runtime.display().to_string());
     let rmcp_deps = "rmcp = \"=3.11.0\"\nserde = { version = \"1\", features = [\"derive\"] }\n";
     write_crate(&out.join("toolwire"), "gen-toolwire", &toolwire_dep, &toolwire_src(true))?;
     write_crate(&out.join("toolwire-plain"), "gen-toolwire-plain", &toolwire_dep, &toolwire_src(false))?;

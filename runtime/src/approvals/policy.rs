@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::registry::ToolRegistry;
+#[cfg(feature = "http")]
 use crate::serve::McpServerSpec;
 use crate::tool::{META_KEY, Tool};
 
@@ -53,6 +54,7 @@ impl ToolCaps {
     /// A served spec as one member: its name, and the union of its tools' caps. The
     /// legs then name the server, since a spec keeps only the union; check its registry
     /// to name the tools.
+    #[cfg(feature = "http")]
     pub fn of_spec(spec: &McpServerSpec) -> ToolCaps {
         ToolCaps::new(spec.name(), spec.caps().iter().cloned())
     }
@@ -185,6 +187,7 @@ impl RunPolicy {
 
     /// Check the served specs of one run together (each contributes its caps' union; the
     /// legs name the servers).
+    #[cfg(feature = "http")]
     pub fn check_specs<'a, I>(&self, specs: I) -> PolicyVerdict
     where
         I: IntoIterator<Item = &'a McpServerSpec>,
@@ -201,6 +204,7 @@ mod tests {
     use super::*;
     use crate::context::Context;
     use crate::schema::Schema;
+    #[cfg(feature = "http")]
     use crate::serve::{ServeOptions, serve_registry};
     use crate::tool::{Declarations, ToolFuture, ToolInfo, ToolOutput};
 
@@ -282,6 +286,7 @@ mod tests {
         assert!(RunPolicy::new().check([]).allowed);
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn served_declarations_are_checked_too() {
         // A served spec keeps the union of its tools' caps: the legs name the servers.
@@ -297,7 +302,10 @@ mod tests {
         assert_eq!(verdict.legs.private_data, ["records"]);
         assert_eq!(verdict.legs.egress, ["web"]);
         assert!(RunPolicy::new().check_specs([&b]).allowed);
+    }
 
+    #[test]
+    fn listed_tools_caps_are_read_from_meta() {
         // A listed tool's `_meta`, as a toolwire server advertises it.
         let listed =
             ToolCaps::from_meta("notify", &json!({"toolwire": {"caps": ["egress"], "side_effecting": true}}));

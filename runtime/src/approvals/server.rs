@@ -36,15 +36,17 @@ use serde_json::value::RawValue;
 use super::asker::{Answer, ApprovalRequest, Asker};
 use super::decision::{ApprovalDecision, DecisionSink, DecisionSource};
 use crate::context::Context;
+#[cfg(feature = "http")]
 use crate::registry::ToolRegistry;
 use crate::schema::Schema;
+#[cfg(feature = "http")]
 use crate::serve::{McpServerSpec, ServeOptions, SpecError, serve_registry};
 use crate::tool::{Declarations, Tool, ToolFuture, ToolInfo, ToolOutput};
 
 /// The permission-prompt tool's default name.
 pub const DEFAULT_APPROVAL_TOOL_NAME: &str = "approve";
 
-/// A server name for [`ApprovalServer::serve`] when you have no better one; the CLI then
+/// A server name for [`ApprovalServer`]'s `serve` (feature `http`) when you have no better one; the CLI then
 /// names the tool `mcp__toolwire_approvals__approve`.
 pub const DEFAULT_APPROVAL_SERVER_NAME: &str = "toolwire_approvals";
 
@@ -78,10 +80,15 @@ type Predicate = Arc<dyn Fn(&str, &Value) -> bool + Send + Sync>;
 ///     .auto_allow_when(|_tool, input| !input["file_path"].as_str().unwrap_or("").starts_with("/etc/"))
 ///     .timeout(Some(Duration::from_secs(120)))
 ///     .build();
+/// assert_eq!(approvals.tool_name(), "approve");
+///
+/// // Served over loopback HTTP (feature `http`):
+/// # #[cfg(feature = "http")] {
 /// let spec = approvals.serve("approvals").unwrap();
 /// assert_eq!(approvals.permission_prompt_tool(&spec), "mcp__approvals__approve");
 /// let args = approvals.claude_cli_args(&spec);
 /// assert_eq!(args[args.len() - 2..], ["--permission-prompt-tool", "mcp__approvals__approve"]);
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct ApprovalServer {
@@ -334,11 +341,13 @@ impl ApprovalServer {
     /// generated bearer token and no server deadline (the asker's timeout is this server's
     /// own). Start the returned spec, then give the CLI
     /// [`claude_cli_args`](Self::claude_cli_args).
+    #[cfg(feature = "http")]
     pub fn serve(&self, server_name: &str) -> Result<McpServerSpec, SpecError> {
         self.serve_with(server_name, ServeOptions::http())
     }
 
     /// [`serve`](Self::serve) with explicit options.
+    #[cfg(feature = "http")]
     pub fn serve_with(&self, server_name: &str, options: ServeOptions) -> Result<McpServerSpec, SpecError> {
         let mut registry = ToolRegistry::new();
         registry.register(self.clone())?;
@@ -347,6 +356,7 @@ impl ApprovalServer {
 
     /// The name the CLI addresses this tool by when `spec` serves it:
     /// `mcp__<server>__<tool>`, the value of `--permission-prompt-tool`.
+    #[cfg(feature = "http")]
     pub fn permission_prompt_tool(&self, spec: &McpServerSpec) -> String {
         spec.mcp_names().qualified(self.tool_name()).map(str::to_owned).unwrap_or_else(|| {
             format!("mcp__{}__{}", spec.name(), crate::sanitise_tool_name(self.tool_name()))
@@ -363,6 +373,7 @@ impl ApprovalServer {
     /// before the prompt tool could see it. It is one argument, not `--setting-sources ""`,
     /// for the same reason as [`McpServerSpec::claude_cli_args`]'s `--tools=`. Login and
     /// API-key authentication are not settings, and are untouched.
+    #[cfg(feature = "http")]
     pub fn claude_cli_args(&self, spec: &McpServerSpec) -> Vec<String> {
         let mut args = spec.claude_cli_args(true);
         args.push("--setting-sources=".to_owned());
@@ -805,6 +816,7 @@ mod tests {
         assert_eq!(renamed.info().name(), "permission_prompt");
     }
 
+    #[cfg(feature = "http")]
     #[test]
     fn serving_names_the_permission_prompt_tool() {
         let server =

@@ -1,5 +1,11 @@
 //! The `main` that `serve_registry!` expands to: flags, logging to stderr, a tokio runtime,
-//! and serving over stdio until stdin closes.
+//! and serving over stdio until stdin closes (or, with the `http` feature and `--http`, over
+//! loopback HTTP until SIGINT or SIGTERM).
+//!
+//! Without the `http` feature, `--help` lists no HTTP flags and `--http`, `--port` and
+//! `--show-token` are usage errors that say the binary was built without it: the expansion
+//! of `serve_registry!` is the same either way (a proc macro cannot see the runtime's
+//! features), and this module decides.
 //!
 //! Exit codes: 0 when the client closed stdin (or `--help`/`--version`), 1 when serving
 //! failed or the registry could not be built, 2 for a usage error.
@@ -74,13 +80,20 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
             std::process::exit(1);
         }
     };
-    let result = if flags.http {
-        runtime.block_on(serve_http(&spec, registry, options, &flags))
-    } else {
-        runtime
-            .block_on(crate::transport::stdio::serve_stdio(Server::new(registry, options)))
-            .map_err(|e| e.to_string())
-    };
+    #[cfg(feature = "http")]
+    if flags.http {
+        let result = runtime.block_on(serve_http(&spec, registry, options, &flags));
+        exit(runtime, result);
+    }
+    let result = runtime
+        .block_on(crate::transport::stdio::serve_stdio(Server::new(registry, options)))
+        .map_err(|e| e.to_string());
+    exit(runtime, result)
+}
+
+/// Shut the runtime down and exit: 0 when serving ended cleanly, 1 (after logging why) when
+/// it failed.
+fn exit(runtime: tokio::runtime::Runtime, result: Result<(), String>) -> ! {
     // A sync tool still running on the blocking pool must not hold the exit up.
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
@@ -94,6 +107,7 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
 
 /// Serve over loopback HTTP until SIGINT or SIGTERM, printing where and how to connect
 /// (never the token, unless `--show-token`).
+#[cfg(feature = "http")]
 async fn serve_http(
     spec: &MainSpec,
     registry: ToolRegistry,
@@ -131,6 +145,7 @@ async fn serve_http(
 /// The listeners are registered eagerly, before the server prints how to connect: a supervisor
 /// that reads those lines and stops the server at once must reach our handler (and so the
 /// config file's deletion), not the default disposition that kills the process where it stands.
+#[cfg(feature = "http")]
 struct ShutdownSignal {
     #[cfg(unix)]
     interrupt: Option<tokio::signal::unix::Signal>,
@@ -138,6 +153,7 @@ struct ShutdownSignal {
     terminate: Option<tokio::signal::unix::Signal>,
 }
 
+#[cfg(feature = "http")]
 impl ShutdownSignal {
     fn listen() -> Self {
         #[cfg(unix)]
@@ -180,9 +196,12 @@ impl ShutdownSignal {
 /// The flags a server binary takes.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Flags {
+    #[cfg(feature = "http")]
     pub(crate) http: bool,
+    #[cfg(feature = "http")]
     pub(crate) port: Option<u16>,
     pub(crate) worker_threads: Option<usize>,
+    #[cfg(feature = "http")]
     pub(crate) show_token: bool,
     pub(crate) deadline: Option<Duration>,
     pub(crate) max_in_flight: usize,
@@ -195,9 +214,12 @@ pub(crate) struct Flags {
 impl Default for Flags {
     fn default() -> Self {
         Flags {
+            #[cfg(feature = "http")]
             http: false,
+            #[cfg(feature = "http")]
             port: None,
             worker_threads: None,
+            #[cfg(feature = "http")]
             show_token: false,
             deadline: None,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
@@ -234,43 +256,77 @@ pub(crate) enum Command {
     Version,
 }
 
-/// The flag table: (long name, value name, help). `--help` is generated from it, so it lists
-/// exactly the flags that exist.
-const FLAGS: &[(&str, Option<&str>, &str)] = &[
-    ("--stdio", None, "Serve MCP over stdin and stdout (the default)"),
+/// The flag table: (long name, value name, help, needs the `http` feature). `--help` is
+/// generated from it, so it lists exactly the flags that exist in this build.
+const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
+    ("--stdio", None, "Serve MCP over stdin and stdout (the default)", false),
     (
         "--http",
         None,
         "Serve MCP streamable HTTP on 127.0.0.1 with a generated bearer token, until SIGINT/SIGTERM",
+        true,
     ),
-    ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)"),
-    ("--show-token", None, "With --http: print the Authorization header (it is always in the config file)"),
-    ("--deadline", Some("SECONDS"), "Abandon a tool call still running after this long (default: never)"),
+    ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)", true),
+    (
+        "--show-token",
+        None,
+        "With --http: print the Authorization header (it is always in the config file)",
+        true,
+    ),
+    (
+        "--deadline",
+        Some("SECONDS"),
+        "Abandon a tool call still running after this long (default: never)",
+        false,
+    ),
     (
         "--worker-threads",
         Some("N"),
         "Run async tools on N runtime threads (default: one thread; sync tools always run on a blocking pool)",
+        false,
     ),
-    ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)"),
-    ("--max-message-bytes", Some("N"), "Refuse an inbound message longer than N bytes (default: 16777216)"),
-    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)"),
-    ("--ping-interval", Some("SECONDS"), "Ping the client of a legacy session this often (default: never)"),
+    ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)", false),
+    (
+        "--max-message-bytes",
+        Some("N"),
+        "Refuse an inbound message longer than N bytes (default: 16777216)",
+        false,
+    ),
+    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)", false),
+    (
+        "--ping-interval",
+        Some("SECONDS"),
+        "Ping the client of a legacy session this often (default: never)",
+        false,
+    ),
     (
         "--log-level",
         Some("LEVEL"),
         "off, error, warn, info, debug or trace; logs go to stderr (default: info)",
+        false,
     ),
-    ("--help", None, "Print this help and exit (also -h)"),
-    ("--version", None, "Print the server's name and version and exit (also -V)"),
+    ("--help", None, "Print this help and exit (also -h)", false),
+    ("--version", None, "Print the server's name and version and exit (also -V)", false),
 ];
 
+/// The flags of this build: the HTTP ones only with the `http` feature.
+fn available_flags() -> impl Iterator<Item = &'static (&'static str, Option<&'static str>, &'static str, bool)>
+{
+    FLAGS.iter().filter(|(_, _, _, http)| !http || cfg!(feature = "http"))
+}
+
 pub(crate) fn help(spec: &MainSpec) -> String {
+    let transports = if cfg!(feature = "http") {
+        "Speaks MCP over stdin/stdout until stdin closes (or, with --http, over loopback HTTP)"
+    } else {
+        "Speaks MCP over stdin/stdout until stdin closes"
+    };
     let mut out = format!(
-        "{name} {version}: an MCP server. Speaks MCP over stdin/stdout until stdin closes (or, with --http, over loopback HTTP); logs go to stderr.\n\nUsage: {name} [FLAGS]\n\nFlags:\n",
+        "{name} {version}: an MCP server. {transports}; logs go to stderr.\n\nUsage: {name} [FLAGS]\n\nFlags:\n",
         name = spec.name,
         version = spec.version
     );
-    for (name, value, text) in FLAGS {
+    for (name, value, text, _) in available_flags() {
         let left = match value {
             Some(v) => format!("{name} <{v}>"),
             None => (*name).to_owned(),
@@ -289,8 +345,11 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             Some((n, v)) if n.starts_with("--") => (n.to_owned(), Some(v.to_owned())),
             _ => (arg.clone(), None),
         };
-        let takes_value = match FLAGS.iter().find(|(n, _, _)| *n == name) {
-            Some((_, value, _)) => value.is_some(),
+        let takes_value = match FLAGS.iter().find(|(n, _, _, _)| *n == name) {
+            // Rule: an HTTP flag in a build without the `http` feature is refused by name,
+            // saying why, rather than as an unknown flag.
+            Some((_, _, _, true)) if !cfg!(feature = "http") => return Err(without_http(&name)),
+            Some((_, value, _, _)) => value.is_some(),
             None => {
                 return Err(match name.as_str() {
                     "-h" => return Ok(Command::Help),
@@ -314,9 +373,15 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
         match name.as_str() {
             "--help" => return Ok(Command::Help),
             "--version" => return Ok(Command::Version),
+            #[cfg(feature = "http")]
             "--stdio" => flags.http = false,
+            #[cfg(not(feature = "http"))]
+            "--stdio" => {}
+            #[cfg(feature = "http")]
             "--http" => flags.http = true,
+            #[cfg(feature = "http")]
             "--show-token" => flags.show_token = true,
+            #[cfg(feature = "http")]
             "--port" => {
                 flags.port = Some(value.parse::<u16>().map_err(|_| {
                     format!("invalid value '{value}' for '{name}': expected a port number from 0 to 65535")
@@ -336,10 +401,18 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             _ => unreachable_flag(&name)?,
         }
     }
+    #[cfg(feature = "http")]
     if !flags.http && (flags.port.is_some() || flags.show_token) {
         return Err("'--port' and '--show-token' go with '--http'".to_owned());
     }
     Ok(Command::Serve(flags))
+}
+
+/// The usage error for an HTTP flag in a build without the `http` feature.
+fn without_http(name: &str) -> String {
+    format!(
+        "'{name}' is not available: this server was built without toolwire's `http` feature, so it serves MCP over stdio only (enable the feature on its toolwire dependency to serve over loopback HTTP)"
+    )
 }
 
 /// Every name in [`FLAGS`] is matched above; this only keeps the match total.
@@ -401,14 +474,6 @@ mod tests {
             "invalid value '0' for '--page-size': expected a positive integer"
         );
         assert_eq!(run(&["--stdio=yes"]).unwrap_err(), "flag '--stdio' takes no value");
-        assert_eq!(run(&["--port", "8080"]).unwrap_err(), "'--port' and '--show-token' go with '--http'");
-        assert_eq!(
-            run(&["--http", "--port", "99999"]).unwrap_err(),
-            "invalid value '99999' for '--port': expected a port number from 0 to 65535"
-        );
-        let Command::Serve(f) = run(&["--http", "--port=8080", "--show-token"]).unwrap() else { panic!() };
-        assert!(f.http && f.show_token);
-        assert_eq!(f.port, Some(8080));
         let Command::Serve(f) = run(&["--worker-threads", "4"]).unwrap() else { panic!() };
         assert_eq!(f.worker_threads, Some(4));
         assert_eq!(
@@ -417,13 +482,45 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "http")]
     #[test]
-    fn help_lists_every_flag() {
+    fn http_flags_parse_and_go_together() {
+        assert_eq!(run(&["--port", "8080"]).unwrap_err(), "'--port' and '--show-token' go with '--http'");
+        assert_eq!(
+            run(&["--http", "--port", "99999"]).unwrap_err(),
+            "invalid value '99999' for '--port': expected a port number from 0 to 65535"
+        );
+        let Command::Serve(f) = run(&["--http", "--port=8080", "--show-token"]).unwrap() else { panic!() };
+        assert!(f.http && f.show_token);
+        assert_eq!(f.port, Some(8080));
+        let Command::Serve(f) = run(&["--http", "--stdio"]).unwrap() else { panic!() };
+        assert!(!f.http);
+    }
+
+    #[cfg(not(feature = "http"))]
+    #[test]
+    fn http_flags_are_refused_naming_the_feature() {
+        for args in [&["--http"][..], &["--port", "8080"], &["--port=8080"], &["--show-token"]] {
+            let name = args[0].split('=').next().unwrap();
+            assert_eq!(
+                run(args).unwrap_err(),
+                format!(
+                    "'{name}' is not available: this server was built without toolwire's `http` feature, so it serves MCP over stdio only (enable the feature on its toolwire dependency to serve over loopback HTTP)"
+                )
+            );
+        }
+        assert_eq!(run(&["--stdio"]).unwrap(), Command::Serve(Flags::default()));
+    }
+
+    #[test]
+    fn help_lists_every_flag_of_this_build() {
         let spec = MainSpec { name: "demo", version: "1.0.0", title: None, instructions: None };
         let text = help(&spec);
         assert!(text.starts_with("demo 1.0.0: an MCP server."));
-        for (name, _, _) in FLAGS {
-            assert!(text.contains(name), "{name} missing from --help");
+        for (name, _, _, http) in FLAGS {
+            let listed = text.lines().any(|l| l.trim_start().starts_with(&format!("{name} ")));
+            assert_eq!(listed, !http || cfg!(feature = "http"), "{name} listed: {listed}");
         }
+        assert_eq!(text.contains("--http"), cfg!(feature = "http"));
     }
 }

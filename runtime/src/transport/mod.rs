@@ -2,7 +2,8 @@
 //! a [`Session`](crate::Session) and writes what the session's sink is handed.
 //!
 //! - [`stdio`]: one JSON message per line on stdin/stdout.
-//! - [`http`]: streamable HTTP at `/mcp`, on axum.
+//! - `http` (feature `http`): streamable HTTP at `/mcp`, on axum.
 
+#[cfg(feature = "http")]
 pub(crate) mod http;
 pub(crate) mod stdio;

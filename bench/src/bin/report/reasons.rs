@@ -117,9 +117,10 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 "toolwire idles at {} KiB{}, rmcp at {} KiB{}, the floor (one thread, a 0.5 MB binary) at {} KiB{}. \
                  Threads are not what holds it back: `--worker-threads 2` adds two and idles at {} KiB. Most of a \
                  small server's resident set is file-backed pages of the binary and libc touched while loading \
-                 (relocations, start-up code), so the lever is the size of what the serve main links: the stdio \
-                 binary also carries the HTTP server (axum, hyper) behind the `--http` flag, and the tracing \
-                 subscriber",
+                 (relocations, start-up code), so the lever is the size of what the serve main links. The stdio \
+                 binary is built without toolwire's `http` feature (no axum, hyper, mio); the largest piece left \
+                 that a stdio server could do without is the tracing subscriber (tracing-subscriber) behind \
+                 `--log-level`",
                 fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
                 split("toolwire"),
                 fmt(med("echo.w1:rmcp", "rss_idle_kb"), 0),
@@ -142,10 +143,11 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 .to_owned()
         }
         "clean dev build of the 50-tool crate" => {
-            let only = d
-                .recs
-                .iter()
-                .find(|r| r.get("kind") == Some("deps") && r.get("impl") == Some("toolwire"))
+            let deps = |imp: &str| {
+                d.recs.iter().find(|r| r.get("kind") == Some("deps") && r.get("impl") == Some(imp))
+            };
+            let count = |imp: &str| deps(imp).and_then(|r| r.get("count")).unwrap_or("?");
+            let only = deps("toolwire")
                 .and_then(|r| r.get("only"))
                 .unwrap_or("?")
                 .split(',')
@@ -153,13 +155,16 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             format!(
-                "a clean build is mostly the dependency graph, and the macros' own share is small (the crate alone \
-                 builds in {} vs {} s). toolwire's graph carries packages a crate of `#[tool]` fns never uses: the \
-                 loopback HTTP transport (axum, hyper, tower, http, mio, socket2, …) is not behind a feature, and \
-                 `serve_registry!`'s logging pulls tracing-subscriber. Only in toolwire's graph: {only}. An `http` \
-                 feature (and the subscriber behind the serve main) would take them out of a tools-only build",
+                "the macros' own share is small (the crate alone builds in {} vs {} s), and the graph is already \
+                 the smaller one: the crate depends on toolwire without its `http` feature (no axum, hyper, tower, \
+                 mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`serve_registry!`'s stderr \
+                 logging, tracing-subscriber, and what it pulls). On 2 cores the build is bound less by the \
+                 graph's size than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, \
+                 toolwire, the crate: see `cargo build --timings` in the generated crate)",
                 fmt(d.compile("crate", "toolwire"), 2),
                 fmt(d.compile("crate", "rmcp"), 2),
+                count("toolwire"),
+                count("rmcp"),
             )
         }
         _ => super::http::why(what, d).unwrap_or_else(|| "no analysis written for this goal yet; see the figures".to_owned()),
