@@ -28,11 +28,12 @@ fn main() -> std::io::Result<()> {
     let out = PathBuf::from(out);
     let runtime = std::fs::canonicalize(runtime)?;
     // What a crate of `#[tool]` fns served over stdio needs: toolwire without its default
-    // `http` feature (the loopback HTTP server), and rmcp with its defaults (`server`,
-    // `macros`, `base64`; no HTTP transport either).
+    // `http` feature (the loopback HTTP server; its stdio transport is always built), and
+    // rmcp with its defaults (`server`, `macros`, `base64`) plus `transport-io`, its stdio
+    // transport, as the bench's rmcp stdio servers use it (no HTTP transport either).
     let toolwire_dep =
         format!("toolwire = {{ path = {:?}, default-features = false }}\n", runtime.display().to_string());
-    let rmcp_deps = "rmcp = \"=3.11.0\"\nserde = { version = \"1\", features = [\"derive\"] }\n";
+    let rmcp_deps = "rmcp = { version = \"=3.11.0\", features = [\"transport-io\"] }\nserde = { version = \"1\", features = [\"derive\"] }\n";
     write_crate(&out.join("toolwire"), "gen-toolwire", &toolwire_dep, &toolwire_src(true))?;
     write_crate(&out.join("toolwire-plain"), "gen-toolwire-plain", &toolwire_dep, &toolwire_src(false))?;
     write_crate(&out.join("rmcp"), "gen-rmcp", rmcp_deps, &rmcp_src(true))?;
