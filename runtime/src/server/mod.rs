@@ -142,6 +142,7 @@ impl Server {
     /// arrives without one (stateless HTTP): what `initialize` and
     /// `notifications/initialized` would have settled, without building and discarding
     /// their answers. The client is unknown (no `clientInfo` was sent).
+    #[cfg(feature = "http")]
     pub(crate) fn session_without_handshake(&self, version: crate::protocol::ProtocolVersion) -> Session {
         Session::already_initialized(self.shared.clone(), version)
     }

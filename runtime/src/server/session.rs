@@ -73,6 +73,7 @@ impl Session {
     }
 
     /// A session whose legacy handshake is settled at `version`, with an unknown client.
+    #[cfg(feature = "http")]
     pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
         let session = Session::new(shared);
         let client = PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() };

@@ -213,6 +213,7 @@ async fn legacy_requests_need_the_handshake_but_ping_does_not() {
     );
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn a_session_without_handshake_serves_at_its_version_and_refuses_a_second_initialize() {
     use crate::protocol::ProtocolVersion;
