@@ -517,3 +517,45 @@ fn a_client_that_reads_only_after_writing_everything_gets_every_answer_whole() {
     assert_eq!(ids, (1..=count).collect::<Vec<u64>>());
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn a_client_that_closes_stdin_and_never_reads_does_not_keep_the_server_alive() {
+    use std::io::{Read as _, Write as _};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(toolwire_tests::example_server::example_server())
+        .args(["--log-level", "error"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Far more answers than a pipe holds (64 KiB), and nobody reads them.
+    let mut input = String::from(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    input.push('\n');
+    for i in 1..=5000 {
+        input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n"));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    drop(stdin);
+    let _stdout = child.stdout.take().unwrap(); // held open, never read
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(15), "the server is still waiting for its reader");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "stdout took nothing for 1s after stdin closed: the client stopped reading, so the answers still queued were not delivered"
+        ),
+        "{stderr}"
+    );
+}

@@ -164,18 +164,28 @@ where
     result
 }
 
-/// Let in-flight calls finish (within the grace), then flush and close the output.
+/// Let in-flight calls finish (within the grace), then flush and close the output, waiting
+/// for the last answers to be taken at most another grace period: a client that closed
+/// stdin but never reads stdout does not keep the server alive.
 async fn finish<D: output::Destination>(
     session: &Session,
     options: &ServerOptions,
     out: &output::Output<D>,
     writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), ServeError> {
-    session.drain(options.shutdown_grace()).await;
+    let grace = options.shutdown_grace();
+    session.drain(grace).await;
     out.close();
-    match writer_done.await {
-        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
-        _ => Ok(()),
+    match tokio::time::timeout(grace, writer_done).await {
+        Err(_) => Err(ServeError::Output(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!(
+                "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
+                crate::tool::fmt_secs(grace)
+            ),
+        ))),
+        Ok(Ok(Err(e))) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
+        Ok(_) => Ok(()),
     }
 }
 
