@@ -14,15 +14,13 @@ pub(super) fn why(what: &str, d: &Data) -> String {
     let rm_ir = d.per_call("echo:rmcp");
     let hops = || {
         format!(
-            "toolwire does {} instructions per call ({}× rmcp's), yet a sequential call takes {} µs at the \
-             median against the floor's {} µs: most of the time is thread wake-ups, not work. The floor reads, \
-             answers and writes on one thread; toolwire's stdio transport hands each request from its stdin \
-             reader thread to the runtime thread and each answer to its stdout writer thread, two wake-ups of a \
-             parked thread per call. With `--worker-threads 2` (a multi-threaded runtime, the serving loop in \
-             `block_on` and each call on a worker) the same binary does {} req/s against {} for the default \
-             single runtime thread (same rounds). Writing the answer \
-             from the runtime thread when the writer queue is empty (keeping the coalescing) would remove the \
-             next one",
+            "toolwire does {} instructions per call ({}× rmcp's) and a sequential call takes {} µs at the \
+             median against the floor's {} µs. On the sequential path the stdio transport reads, dispatches, \
+             polls an async call once and writes its answer on the stdin reader thread, with no wake-up of \
+             another thread (`strace -f -c`: about one read, one poll and one write per call); the gap to the \
+             floor is the engine's work and the `poll` that checks stdout can take the answer at once. With \
+             `--worker-threads 2` (a multi-threaded runtime: every call spawned onto a worker) the same binary \
+             does {} req/s against {} for the default single runtime thread (same rounds)",
             fmt(tw_ir, 0),
             fmt(ratio(tw_ir, rm_ir), 2),
             fmt(med("echo.w1:toolwire", "p50_us"), 1),
@@ -39,12 +37,11 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 format!("{} of {}", v.iter().filter(|&&m| m > 2000.0).count(), v.len())
             };
             format!(
-                "p99 is {} µs against rmcp's {} µs and the floor's {} µs, the wake-ups of the sequential goal. \
-                 Runs with a sample above 2 ms: toolwire {}, rmcp {}, the floor {} (median worst samples {}, {} \
-                 and {} µs). This bench does not explain the stalls: both SDKs' servers hand every request between \
-                 threads and the floor does not, and on 2 shared cores at this load average a thread woken for a \
-                 hand-off can wait out another process's scheduler slice; that is a hypothesis, to be checked \
-                 with `perf sched` or a per-sample timeline",
+                "p99 is {} µs against rmcp's {} µs and the floor's {} µs. Runs with a sample above 2 ms: toolwire \
+                 {}, rmcp {}, the floor {} (median worst samples {}, {} and {} µs). toolwire's sequential path \
+                 runs on one thread, as the floor's does, so a stall above 2 ms is not a hand-off between \
+                 threads; when the floor's runs have them too, they are the machine's: on 2 shared cores at \
+                 this load average a process can wait out another's scheduler slice",
                 fmt(med("echo.w1:toolwire", "p99_us"), 1),
                 fmt(med("echo.w1:rmcp", "p99_us"), 1),
                 fmt(med("echo.w1:floor", "p99_us"), 1),
@@ -73,9 +70,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             let sip = sum(&|n| n.contains("sip::Hasher") || n.contains("hash_one"));
             let scan = sum(&|n| n.contains("serde_json::read::") || n.contains("ignore_value") || n.contains("ignore_str"));
             format!(
-                "{} vs {} instructions per call (the floor: {}). The avoidable parts, per call: allocator {}; a \
-                 contended std `Mutex` {} (std's channel between the runtime thread and the stdout writer thread, \
-                 in callgrind's caller tree of a default, single-runtime-thread run); SipHash {} (four `hash_one` per call: a `HashMap` with the default hasher on the hot path); \
+                "{} vs {} instructions per call (the floor: {}). The avoidable parts, per call: allocator {}; contended \
+                 locks {}; SipHash {} (`hash_one`: a `HashMap` with the default hasher on the hot path); \
                  re-scanning the same JSON bytes {} (`skip_to_escape`, `ignore_value`, `ignore_str`: the envelope, the \
                  raw arguments and the argument parse each walk the line). See 'Where toolwire's echo call goes'",
                 fmt(tw_ir, 0),
