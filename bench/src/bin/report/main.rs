@@ -605,9 +605,21 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         ("rustc", "rustc"),
         ("loadavg_start", "load average at start"),
         ("loadavg_end", "load average at end"),
+        ("wrk", "wrk"),
     ] {
         let _ = writeln!(s, "| {label} | {} |", m(k));
     }
+    let _ = writeln!(
+        s,
+        "| kept awake | {} |",
+        match m("keep_awake").as_str() {
+            "1" =>
+                "yes: one nice-19 busy loop ran during the stdio, HTTP and client cases (see run.sh: an idle \
+                    core of this VM halts, and waking it costs every process about 40 µs)",
+            "0" => "no (`--no-keep-awake`): sequential figures include the VM's wake-up from idle",
+            _ => "?",
+        }
+    );
     let _ = writeln!(
         s,
         "\nShared and noisy: absolute figures move between runs; the ratios of interleaved medians are what the goals use.\n"
