@@ -139,6 +139,14 @@ echo_server() {
 }
 ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-mt)
 
+# fifty_server IMPL: the 50-tool server binary (and args) of an implementation, in $SRV.
+fifty_server() {
+  case $1 in
+    floor) SRV=("${FLOOR50[@]}") ;;
+    *) SRV=("$BIN/$1-50") ;;
+  esac
+}
+
 keep_awake_start
 echo "== stdio servers, $ROUNDS interleaved rounds"
 for round in $(seq 1 "$ROUNDS"); do
@@ -152,18 +160,12 @@ for round in $(seq 1 "$ROUNDS"); do
     drive "echo.w16:$impl" --calls "$PIPE" --window 16 -- "${SRV[@]}"
   done
   for impl in toolwire rmcp floor; do
-    case $impl in
-      floor) srv=("${FLOOR50[@]}") ;;
-      *) srv=("$BIN/$impl-50") ;;
-    esac
-    drive "fifty.w1:$impl" --calls "$FIFTY" --window 1 --tool tool_7 -- "${srv[@]}"
+    fifty_server "$impl"
+    drive "fifty.w1:$impl" --calls "$FIFTY" --window 1 --tool tool_7 -- "${SRV[@]}"
   done
   for impl in toolwire rmcp floor; do
-    case $impl in
-      floor) srv=("${FLOOR50[@]}") ;;
-      *) srv=("$BIN/$impl-50") ;;
-    esac
-    drive "list50.w1:$impl" --calls "$LIST" --window 1 --method list -- "${srv[@]}"
+    fifty_server "$impl"
+    drive "list50.w1:$impl" --calls "$LIST" --window 1 --method list -- "${SRV[@]}"
   done
   # Clients: each SDK's client drives the floor server, then end to end against its own server.
   for impl in toolwire rmcp; do

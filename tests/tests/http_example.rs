@@ -17,16 +17,25 @@ fn lines_until_help(reader: &mut impl BufRead) -> Vec<String> {
     lines
 }
 
-#[test]
-fn http_flag_serves_prints_how_to_connect_and_cleans_up() {
+/// Start the example server with `--http` and `extra`: the child, its stdout (kept open, so
+/// the server can still write), and its first four lines.
+fn serve_http(extra: &[&str]) -> (std::process::Child, impl BufRead, Vec<String>) {
     let mut child = Command::new(example_server())
-        .args(["--http", "--show-token", "--log-level", "off"])
+        .arg("--http")
+        .args(extra)
+        .args(["--log-level", "off"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let lines = lines_until_help(&mut out);
+    (child, out, lines)
+}
+
+#[test]
+fn http_flag_serves_prints_how_to_connect_and_cleans_up() {
+    let (mut child, _stdout, lines) = serve_http(&["--show-token"]);
     let url = lines[0].rsplit(' ').next().unwrap().to_owned();
     assert!(
         lines[0].starts_with("toolwire-example 0.1.0 serving MCP (streamable HTTP) at http://127.0.0.1:"),
@@ -59,14 +68,7 @@ fn http_flag_serves_prints_how_to_connect_and_cleans_up() {
 
 #[test]
 fn without_show_token_the_token_is_not_printed() {
-    let mut child = Command::new(example_server())
-        .args(["--http", "--log-level", "off"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let lines = lines_until_help(&mut out);
+    let (mut child, _stdout, lines) = serve_http(&[]);
     let config = lines[2]
         .strip_prefix("claude: claude --mcp-config ")
         .unwrap()

@@ -200,12 +200,10 @@ impl Drop for HttpLink {
 }
 
 impl Shared {
-    fn post(&self, out: &Out) -> Result<Request<Full<Bytes>>, String> {
-        let mut req = Request::builder()
-            .method(Method::POST)
-            .uri(self.uri.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
+    /// A request to the endpoint with what every exchange carries: the configured headers
+    /// (credentials), the session id and the protocol version once known.
+    fn request(&self, method: Method, accept: &'static str) -> hyper::http::request::Builder {
+        let mut req = Request::builder().method(method).uri(self.uri.clone()).header(ACCEPT, accept);
         for (k, v) in &self.headers {
             req = req.header(k, v);
         }
@@ -215,6 +213,13 @@ impl Shared {
         if let Some(v) = self.protocol_version() {
             req = req.header(VERSION, v);
         }
+        req
+    }
+
+    fn post(&self, out: &Out) -> Result<Request<Full<Bytes>>, String> {
+        let mut req = self
+            .request(Method::POST, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json");
         if let Some(m) = &out.method {
             req = req.header("mcp-method", m);
         }
@@ -234,17 +239,7 @@ impl Shared {
     /// A `GET` of the endpoint's SSE stream: the session's standalone stream, or with
     /// `last_id` the resumption of a stream that broke.
     fn get(&self, last_id: Option<&str>) -> Result<Request<Full<Bytes>>, String> {
-        let mut req =
-            Request::builder().method(Method::GET).uri(self.uri.clone()).header(ACCEPT, "text/event-stream");
-        for (k, v) in &self.headers {
-            req = req.header(k, v);
-        }
-        if let Some(s) = lock(&self.session).clone() {
-            req = req.header(SESSION, s);
-        }
-        if let Some(v) = self.protocol_version() {
-            req = req.header(VERSION, v);
-        }
+        let mut req = self.request(Method::GET, "text/event-stream");
         if let Some(id) = last_id {
             req = req.header(LAST_EVENT_ID, header_value(id));
         }

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Data, Goal, Status, at_least, at_most, fmt, ratio, report_svg};
+use super::{Bound, Data, Goal, Status, at_least, at_most, fmt, ratio, report_svg, versus};
 
 /// The implementations in the HTTP table, in column order.
 const IMPLS: [&str; 4] = ["toolwire", "rmcp", "rmcp-default", "floor"];
@@ -79,15 +79,14 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         note: String::new(),
     });
 
-    let (a, b) = (med(d, "session", 16, "toolwire", "rps"), med(d, "session", 16, "rmcp", "rps"));
-    let r = ratio(a, b);
-    g.push(Goal {
-        what: "one legacy session with 16 concurrent requests",
-        goal: "≥ 3× rmcp",
-        figure: format!("{}× ({} vs {} req/s)", fmt(r, 3), fmt(a, 0), fmt(b, 0)),
-        status: at_least(r, 3.0),
-        note: String::new(),
-    });
+    g.push(versus(
+        "one legacy session with 16 concurrent requests",
+        "≥ 3× rmcp",
+        (med(d, "session", 16, "toolwire", "rps"), med(d, "session", 16, "rmcp", "rps")),
+        "req/s",
+        0,
+        Bound::AtLeast(3.0),
+    ));
 
     let (a, b) = (d.med("sessions:toolwire", "session_bytes"), d.med("sessions:rmcp", "session_bytes"));
     let r = ratio(a, b);

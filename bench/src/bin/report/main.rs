@@ -19,6 +19,7 @@ use std::path::Path;
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::median;
 
+mod compile;
 mod http;
 mod report_svg;
 
@@ -186,38 +187,55 @@ fn at_most(r: Option<f64>, goal: f64) -> Status {
     r.map_or(Status::Unmeasured, |r| if r <= goal { Status::Met } else { Status::NotMet })
 }
 
+/// Which way a ratio goal points.
+#[derive(Clone, Copy)]
+enum Bound {
+    AtLeast(f64),
+    AtMost(f64),
+}
+
+/// A goal that is one ratio, toolwire's figure `a` over rmcp's `b`, shown as
+/// `r× (a vs b unit)`.
+fn versus(
+    what: &'static str,
+    goal: &'static str,
+    (a, b): (Option<f64>, Option<f64>),
+    unit: &str,
+    digits: usize,
+    bound: Bound,
+) -> Goal {
+    let r = ratio(a, b);
+    let status = match bound {
+        Bound::AtLeast(x) => at_least(r, x),
+        Bound::AtMost(x) => at_most(r, x),
+    };
+    let figure = format!("{}× ({} vs {} {unit})", fmt(r, 3), fmt(a, digits), fmt(b, digits));
+    Goal { what, goal, figure, status, note: String::new() }
+}
+
 fn goals(d: &Data) -> Vec<Goal> {
     let mut g = Vec::new();
     let tw = |s: &str, f: &str| d.med(&format!("{s}:toolwire"), f);
     let rm = |s: &str, f: &str| d.med(&format!("{s}:rmcp"), f);
 
     // stdio, sequential.
-    let r = ratio(tw("echo.w1", "rps"), rm("echo.w1", "rps"));
-    g.push(Goal {
-        what: "stdio server, sequential tools/call",
-        goal: "≥ 2.5× rmcp requests/s",
-        figure: format!(
-            "{}× ({} vs {} req/s)",
-            fmt(r, 3),
-            fmt(tw("echo.w1", "rps"), 0),
-            fmt(rm("echo.w1", "rps"), 0)
-        ),
-        status: at_least(r, 2.5),
-        note: String::new(),
-    });
-    let r = ratio(tw("echo.w16", "rps"), rm("echo.w16", "rps"));
-    g.push(Goal {
-        what: "stdio server, 16 pipelined",
-        goal: "≥ 5× rmcp",
-        figure: format!(
-            "{}× ({} vs {} req/s)",
-            fmt(r, 3),
-            fmt(tw("echo.w16", "rps"), 0),
-            fmt(rm("echo.w16", "rps"), 0)
-        ),
-        status: at_least(r, 5.0),
-        note: String::new(),
-    });
+    let both = |s: &str, f: &str| (tw(s, f), rm(s, f));
+    g.push(versus(
+        "stdio server, sequential tools/call",
+        "≥ 2.5× rmcp requests/s",
+        both("echo.w1", "rps"),
+        "req/s",
+        0,
+        Bound::AtLeast(2.5),
+    ));
+    g.push(versus(
+        "stdio server, 16 pipelined",
+        "≥ 5× rmcp",
+        both("echo.w16", "rps"),
+        "req/s",
+        0,
+        Bound::AtLeast(5.0),
+    ));
     let r = ratio(tw("echo.w1", "p99_us"), rm("echo.w1", "p99_us"));
     let maxes = d.values("echo.w1:toolwire", "max_us");
     let floor_maxes = d.values("echo.w1:floor", "max_us");
@@ -308,33 +326,23 @@ fn goals(d: &Data) -> Vec<Goal> {
         status: st,
         note: String::new(),
     });
-    let r = ratio(tw("e2e.w1", "rps"), rm("e2e.w1", "rps"));
-    g.push(Goal {
-        what: "end to end stdio, ours+ours vs rmcp+rmcp",
-        goal: "≥ 3× sequential",
-        figure: format!(
-            "{}× ({} vs {} req/s)",
-            fmt(r, 3),
-            fmt(tw("e2e.w1", "rps"), 0),
-            fmt(rm("e2e.w1", "rps"), 0)
-        ),
-        status: at_least(r, 3.0),
-        note: String::new(),
-    });
+    g.push(versus(
+        "end to end stdio, ours+ours vs rmcp+rmcp",
+        "≥ 3× sequential",
+        both("e2e.w1", "rps"),
+        "req/s",
+        0,
+        Bound::AtLeast(3.0),
+    ));
     g.extend(http::goals(d));
-    let r = ratio(tw("echo.w1", "rss_idle_kb"), rm("echo.w1", "rss_idle_kb"));
-    g.push(Goal {
-        what: "idle stdio server RSS",
-        goal: "≤ 0.8× rmcp",
-        figure: format!(
-            "{}× ({} vs {} KiB)",
-            fmt(r, 3),
-            fmt(tw("echo.w1", "rss_idle_kb"), 0),
-            fmt(rm("echo.w1", "rss_idle_kb"), 0)
-        ),
-        status: at_most(r, 0.8),
-        note: String::new(),
-    });
+    g.push(versus(
+        "idle stdio server RSS",
+        "≤ 0.8× rmcp",
+        both("echo.w1", "rss_idle_kb"),
+        "KiB",
+        0,
+        Bound::AtMost(0.8),
+    ));
     let (end, at10k) = (tw("rss.w16", "rss_end_kb"), tw("rss.w16", "rss_at_10000_kb"));
     let r = ratio(end, at10k);
     g.push(Goal {
@@ -386,14 +394,16 @@ fn goals(d: &Data) -> Vec<Goal> {
         status: at_most(r, 0.5),
         note: compile_note(),
     });
-    let (a, b) = (d.incremental("toolwire"), d.incremental("rmcp"));
-    let r = ratio(a, b);
     g.push(Goal {
-        what: "incremental rebuild after editing one tool",
-        goal: "≤ 0.7× rmcp",
-        figure: format!("{}× ({} vs {} s)", fmt(r, 3), fmt(a, 2), fmt(b, 2)),
-        status: at_most(r, 0.7),
         note: compile_note(),
+        ..versus(
+            "incremental rebuild after editing one tool",
+            "≤ 0.7× rmcp",
+            (d.incremental("toolwire"), d.incremental("rmcp")),
+            "s",
+            2,
+            Bound::AtMost(0.7),
+        )
     });
     let (a, b) = (d.expand_per_tool("toolwire"), d.expand_per_tool("rmcp"));
     let r = ratio(a, b);
@@ -779,68 +789,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     }
 
     if !d.smoke {
-        let _ = writeln!(s, "\n## Compile cost (two generated 50-tool crates)\n");
-        let _ = writeln!(
-            s,
-            "`bench/compile.sh`: `gen-compile` writes the same 50 tools with toolwire's `#[tool]` and with \
-             rmcp's macros (one `Parameters` struct per tool, as 50 different tools need), each its own \
-             workspace built offline against a copy of the workspace's `Cargo.lock`.\n\n\
-             Expansion lines: stable rustc has no way to print an expansion, so this uses \
-             `RUSTC_BOOTSTRAP=1 cargo rustc -- -Zunpretty=expanded` on the pinned stable compiler (the flag \
-             cargo-expand passes), rustfmt-ed with the workspace config, and subtracts a macro-free twin \
-             of each crate (same fns, no attributes or derives), divided by 50. It counts everything the \
-             macros cause, derives included. The stable-only cross-check for toolwire is its own \
-             `TOOLWIRE_MACROS_DEBUG=1` hook (one tool, rustfmt-ed, minus the user's fn).\n"
-        );
-        let _ = writeln!(s, "| figure | toolwire | rmcp | toolwire/rmcp |\n| --- | ---: | ---: | ---: |");
-        let rows = [
-            (
-                "clean dev build, all dependencies (s)",
-                d.compile("clean", "toolwire"),
-                d.compile("clean", "rmcp"),
-            ),
-            (
-                "the crate alone, non-incremental (s)",
-                d.compile("crate", "toolwire"),
-                d.compile("crate", "rmcp"),
-            ),
-            (
-                "incremental rebuild after editing tool_7 (s)",
-                d.incremental("toolwire"),
-                d.incremental("rmcp"),
-            ),
-            ("expanded lines per tool", d.expand_per_tool("toolwire"), d.expand_per_tool("rmcp")),
-        ];
-        for (label, a, b) in rows {
-            let _ = writeln!(s, "| {label} | {} | {} | {} |", fmt(a, 2), fmt(b, 2), fmt(ratio(a, b), 2));
-        }
-        for (imp, other) in [("toolwire", "rmcp"), ("rmcp", "toolwire")] {
-            if let Some(r) =
-                d.recs.iter().find(|r| r.get("kind") == Some("deps") && r.get("impl") == Some(imp))
-            {
-                let _ = writeln!(
-                    s,
-                    "\n{imp}'s crate builds {} packages; only in its graph, not {other}'s: {}.",
-                    r.get("count").unwrap_or("?"),
-                    r.get("only").unwrap_or("").replace(',', ", ")
-                );
-            }
-        }
-        if let Some(w) = d.syn("toolwire-workspace") {
-            let _ = write!(
-                s,
-                "\n`syn` in toolwire's own tree (`cargo tree -p toolwire`): {}",
-                w.get("versions").unwrap_or("–")
-            );
-            match w.get("syn2_via") {
-                Some(via) if via != "none" => {
-                    let _ = writeln!(s, "; syn 2 comes in through `{}`.", via.replace('@', " "));
-                }
-                _ => {
-                    let _ = writeln!(s, ".");
-                }
-            }
-        }
+        compile::markdown(d, &mut s);
     }
 
     http::markdown(d, &mut s);
