@@ -149,7 +149,7 @@ pub(crate) async fn execute(
     let ctx = ctx.build();
 
     let body = async {
-        let run = crate::__private::run_async(name, tool.call(args, &ctx));
+        let run = crate::tool::run_async(name, tool.call(args, &ctx));
         match deadline {
             Some(d) => match tokio::time::timeout(d, run).await {
                 Ok(r) => r.and_then(|r| r),

@@ -1,0 +1,125 @@
+//! [`ToolError`]: why a call did not return, in the words a model reads.
+
+use std::fmt;
+
+use crate::args::ToolArgumentError;
+
+/// Why a call did not return a [`ToolOutput`].
+///
+/// Every variant is a *tool* error: a server reports it as an `isError: true` result whose
+/// text is this error's `Display`, never as a transport error, so one misbehaving tool
+/// never takes a session down.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// The arguments were rejected before the body ran; the message names the tool, the
+    /// offending arguments and the accepted set.
+    #[error(transparent)]
+    Arguments(#[from] ToolArgumentError),
+    /// The tool's body returned an error.
+    #[error("tool '{tool}' failed: {message}")]
+    Failed {
+        /// The tool's name.
+        tool: String,
+        /// The error's `Display`.
+        message: String,
+    },
+    /// The tool's body panicked.
+    #[error("tool '{tool}' failed: panicked: {message}")]
+    Panicked {
+        /// The tool's name.
+        tool: String,
+        /// The panic payload, when it was a string.
+        message: String,
+    },
+    /// The host cancelled the run before the tool was dispatched; its body never ran.
+    #[error("the run was cancelled; '{tool}' was not run")]
+    CancelledBeforeDispatch {
+        /// The tool's name.
+        tool: String,
+    },
+    /// The host cancelled the run while the tool was running; its future was dropped.
+    #[error("the run was cancelled while '{tool}' was running")]
+    CancelledWhileRunning {
+        /// The tool's name.
+        tool: String,
+    },
+    /// The server's own deadline fired and the call was abandoned.
+    #[error("tool '{tool}' did not return within {}s and was abandoned", fmt_secs(*.deadline))]
+    DeadlineExceeded {
+        /// The tool's name.
+        tool: String,
+        /// The deadline that fired.
+        deadline: std::time::Duration,
+    },
+    /// A remote tool's call outlived the caller's timeout. Not retryable: the server may
+    /// have acted on it.
+    #[error("tool '{tool}' on server '{server}' did not answer within {}s; it may have run", fmt_secs(*.timeout))]
+    TimedOut {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The timeout that fired.
+        timeout: std::time::Duration,
+    },
+    /// The server behind a remote tool could not be reached, or died. Retryable.
+    #[error("tool '{tool}' is unavailable: server '{server}' {reason}")]
+    Unavailable {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What went wrong, in our words (never the server's).
+        reason: String,
+    },
+    /// The server reported that the call failed (`isError`). Not retryable. The server's
+    /// report is in `envelope`, sealed as untrusted data, and never in the message.
+    #[error("tool '{tool}' failed on server '{server}'; its report is in the untrusted-data envelope")]
+    RemoteFailed {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The server's report, normalised and sealed in the untrusted-data envelope.
+        envelope: String,
+    },
+    /// The server declined the call with a JSON-RPC error; `code` is the server's code.
+    #[error("tool '{tool}' was declined by server '{server}' (code {code})")]
+    Refused {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The JSON-RPC error code the server answered with.
+        code: i64,
+    },
+}
+
+impl ToolError {
+    /// A failure of `tool` with a message (`tool 'x' failed: <message>`).
+    pub fn failed(tool: impl Into<String>, message: impl fmt::Display) -> Self {
+        ToolError::Failed { tool: tool.into(), message: message.to_string() }
+    }
+}
+
+/// Seconds as the shortest decimal that reads back: `0.05`, `2`, `1.5` (an `f64`'s `Display`
+/// is already the shortest round-tripping form, with no trailing zeros or point). Every
+/// message that names a duration in seconds uses this.
+pub(crate) fn fmt_secs(d: std::time::Duration) -> String {
+    format!("{}", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn deadline_message_names_seconds_plainly() {
+        let e = ToolError::DeadlineExceeded { tool: "x".into(), deadline: Duration::from_millis(50) };
+        assert_eq!(e.to_string(), "tool 'x' did not return within 0.05s and was abandoned");
+        let e = ToolError::DeadlineExceeded { tool: "x".into(), deadline: Duration::from_secs(2) };
+        assert_eq!(e.to_string(), "tool 'x' did not return within 2s and was abandoned");
+    }
+}

@@ -1,0 +1,68 @@
+//! Running a tool body: a sync body on the blocking pool, an async one awaited in place, and
+//! either way a panic turned into [`ToolError::Panicked`] rather than a dead task.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+
+use super::ToolError;
+
+/// Run a sync body on the blocking pool, so it never blocks the reactor; a panic becomes
+/// [`ToolError::Panicked`].
+pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match tokio::task::spawn_blocking(body).await {
+        Ok(r) => Ok(r),
+        Err(e) if e.is_panic() => Err(panicked(tool, e.into_panic())),
+        Err(_) => Err(ToolError::CancelledWhileRunning { tool: tool.to_owned() }),
+    }
+}
+
+/// Await an async body; a panic becomes [`ToolError::Panicked`].
+pub async fn run_async<R, F>(tool: &str, body: F) -> Result<R, ToolError>
+where
+    F: Future<Output = R>,
+{
+    CatchUnwind { inner: body }.await.map_err(|payload| panicked(tool, payload))
+}
+
+/// The text of a panic payload, when it has one.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string payload".to_owned()
+    }
+}
+
+fn panicked(tool: &str, payload: Box<dyn Any + Send>) -> ToolError {
+    ToolError::Panicked { tool: tool.to_owned(), message: panic_message(&*payload) }
+}
+
+pin_project_lite::pin_project! {
+    /// A future that turns a panic while polling into an `Err` with the payload.
+    pub struct CatchUnwind<F> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = self.project().inner;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
