@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Check the runtime's module graph: no cycles between modules, no upward imports between layers.
+
+Reads every runtime/src/**/*.rs, takes each `crate::…` and `super::…` path outside the file's
+`#[cfg(test)]` items, and builds a graph of file-level modules (`server::session`,
+`client::http::sse`, …). Two rules, the ones ARCHITECTURE.md states:
+
+1. No two modules import each other, directly or through others (no strongly connected
+   component larger than one module). A parent `mod.rs` that re-exports its children is not an
+   import: edges from a module to its own descendants are ignored.
+2. A layer imports only layers below it (the LAYERS list, bottom first, which ARCHITECTURE.md
+   shows). `__private` is the top: it may import anything, and nothing imports it.
+
+    python3 scripts/layers.py          # exit 1 and a report when a rule is broken
+    python3 scripts/layers.py --dot    # the layer graph in Graphviz dot, for the docs
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "src")
+
+# Bottom first. A module at index i may import modules at indexes < i only.
+LAYERS = [
+    "json", "sync", "protocol", "schema", "schema_gen", "args", "context", "inject", "tool",
+    "returns", "registry", "server", "transport", "spec", "serve", "client", "approvals",
+    "__private",
+]
+
+
+def module_of(path):
+    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    if rel[-1] in ("mod", "lib"):
+        rel = rel[:-1]
+    return tuple(rel)
+
+
+def strip_tests(text):
+    """Drop `#[cfg(test)]` items (a `mod tests { … }` or a single item) by brace matching."""
+    out, i = [], 0
+    while True:
+        j = text.find("#[cfg(test)]", i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:j])
+        k = j + len("#[cfg(test)]")
+        semi, brace = text.find(";", k), text.find("{", k)
+        if brace < 0 or (0 <= semi < brace):
+            i = semi + 1
+            continue
+        depth, k = 0, brace
+        while k < len(text):
+            if text[k] == "{":
+                depth += 1
+            elif text[k] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        i = k + 1
+
+
+def strip_comments(text):
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+GROUP = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{")
+
+
+def resolve(mod, modules, head, segs, is_dir):
+    # `super` is the parent module, whether this module is a file or a `mod.rs`.
+    base = () if head == "crate" else mod[:-1]
+    while segs and segs[0] == "super":
+        base, segs = base[:-1], segs[1:]
+    cand = base + tuple(segs)
+    # The longest prefix that is a known module.
+    for n in range(len(cand), 0, -1):
+        if cand[:n] in modules:
+            return cand[:n]
+    return None
+
+
+def main():
+    files = {}
+    for dirpath, _, names in os.walk(ROOT):
+        for n in names:
+            if n.endswith(".rs"):
+                p = os.path.join(dirpath, n)
+                files[module_of(p)] = p
+    modules = set(files)
+    edges = {m: set() for m in modules}
+    for mod, path in files.items():
+        text = strip_comments(strip_tests(open(path, encoding="utf-8").read()))
+        is_dir = os.path.basename(path) in ("mod.rs", "lib.rs")
+        found = [(h, s) for h, s in PATH.findall(text)]
+        # `use crate::{a::B, c};` and `use super::{x, y}`: take the first segment of each item.
+        for m in GROUP.finditer(text):
+            depth, k, start = 1, m.end(), m.end()
+            while k < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[k], 0)
+                k += 1
+            inner = re.sub(r"\{[^{}]*\}", "", text[start:k - 1])
+            for item in inner.split(","):
+                item = item.strip().split(" as ")[0]
+                if item and item != "self":
+                    found.append((m.group(1), m.group(2) + "::" + item))
+        for head, rest in found:
+            segs = [s for s in rest.split("::") if s]
+            target = resolve(mod, modules, head, segs, is_dir)
+            if target is None or target == mod or target[: len(mod)] == mod:
+                continue
+            # An import of an ancestor `mod.rs` counts as an import of that module.
+            edges[mod].add(target)
+
+    problems = []
+    # Rule 1: cycles (Tarjan's SCC).
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(modules):
+        if v not in index:
+            strong(v)
+    for comp in sccs:
+        names = sorted("::".join(c) or "crate" for c in comp)
+        problems.append("cycle: " + " <-> ".join(names))
+
+    # Rule 2: layers.
+    def layer(m):
+        return LAYERS.index(m[0]) if m and m[0] in LAYERS else None
+
+    top_edges = set()
+    for a, targets in edges.items():
+        for b in targets:
+            if not a or not b or a[0] == b[0]:
+                continue
+            la, lb = layer(a), layer(b)
+            if la is None or lb is None:
+                missing = a[0] if la is None else b[0]
+                problems.append(f"module `{missing}` is in no layer: add it to LAYERS in scripts/layers.py and ARCHITECTURE.md")
+                continue
+            top_edges.add((a[0], b[0]))
+            if lb >= la:
+                problems.append(f"upward import: {'::'.join(a)} -> {'::'.join(b)} (`{a[0]}` is below `{b[0]}`)")
+
+    if "--dot" in sys.argv:
+        print("digraph layers {\n  rankdir=BT;")
+        for a, b in sorted(top_edges):
+            print(f'  "{a}" -> "{b}";')
+        print("}")
+    if "--edges" in sys.argv:
+        for a, b in sorted(top_edges, key=lambda e: (LAYERS.index(e[0]), LAYERS.index(e[1]))):
+            print(f"{a} -> {b}")
+    for p in sorted(set(problems)):
+        print(p)
+    n_edges = sum(len(t) for t in edges.values())
+    if problems:
+        print(f"scripts/layers.py: {len(set(problems))} problem(s) in {len(modules)} modules, {n_edges} imports", file=sys.stderr)
+        return 1
+    print(f"scripts/layers.py: {len(modules)} modules, {n_edges} imports: no cycles, no upward imports")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
