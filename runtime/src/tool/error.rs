@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::args::ToolArgumentError;
 
-/// Why a call did not return a [`ToolOutput`].
+/// Why a call did not return a [`ToolOutput`](super::ToolOutput).
 ///
 /// Every variant is a *tool* error: a server reports it as an `isError: true` result whose
 /// text is this error's `Display`, never as a transport error, so one misbehaving tool
