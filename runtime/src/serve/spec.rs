@@ -20,11 +20,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::registry::{NameMap, RegistryError, ToolRegistry};
 use crate::server::Server;
-use crate::transport::http::{Auth, HttpConfig, mcp_router};
+use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_router};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{ServeOptions, TransportKind};
-use super::token::BearerToken;
 
 /// Why a spec could not be made or started.
 #[derive(Debug, thiserror::Error)]

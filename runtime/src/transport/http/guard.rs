@@ -7,10 +7,20 @@
 //!    the spec requires. Agent CLIs send none.
 //! 3. **Bearer token.** Compared in constant time; a missing or wrong one is 401 with
 //!    `WWW-Authenticate: Bearer`.
+//!
+//! [`layer`] runs the checks as axum middleware on the `/mcp` route, so a refusal comes
+//! before method routing, body reading and everything else.
 
-use axum::http::{HeaderMap, StatusCode, header};
+use std::sync::Arc;
 
-use crate::serve::BearerToken;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::response::error_response;
+
+use super::auth::BearerToken;
 
 /// What the guard lets through.
 #[derive(Debug, Clone, Default)]
@@ -74,6 +84,19 @@ impl Guard {
     }
 }
 
+/// The middleware: a refusal is answered here (a JSON-RPC error with no id); anything else
+/// goes on to the route.
+pub(super) async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Err(refusal) = guard.check(request.headers()) {
+        let mut response = error_response(refusal.status, None, refusal.message);
+        if refusal.www_authenticate {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        return response;
+    }
+    next.run(request).await
+}
+
 /// The host part of an authority (`host[:port]`, `[v6]:port`).
 fn host_name(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
@@ -102,7 +125,6 @@ fn is_loopback_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
     fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
