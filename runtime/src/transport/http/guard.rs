@@ -1,5 +1,8 @@
 //! Who may call: the checks that run before any tool logic, in this order.
 //!
+//! 0. **One of each.** A repeated `Host` or `Origin` header is 400 (RFC 9112 §3.2: a
+//!    request with more than one `Host` is invalid), so no check reads one copy while
+//!    something else reads the other.
 //! 1. **Host.** DNS rebinding turns a foreign page into a same-origin caller; the `Host`
 //!    header still names the attacker's domain, so it must be a loopback name
 //!    (`127.0.0.1`, `localhost`, `[::1]`, any port) or one the caller allowed.
@@ -43,6 +46,14 @@ pub(crate) struct Refusal {
 
 impl Guard {
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        for (name, message) in [
+            (header::HOST, "bad request: more than one Host header"),
+            (header::ORIGIN, "bad request: more than one Origin header"),
+        ] {
+            if headers.get_all(name).iter().nth(1).is_some() {
+                return Err(Refusal { status: StatusCode::BAD_REQUEST, message, www_authenticate: false });
+            }
+        }
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let host_ok = host.is_some_and(|h| {
             is_loopback_authority(h)
@@ -161,6 +172,12 @@ mod tests {
         assert!(
             g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)])).is_ok()
         );
+        let mut twice = headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)]);
+        twice.append(header::HOST, HeaderValue::from_static("127.0.0.1:1"));
+        assert_eq!(g.check(&twice).unwrap_err().message, "bad request: more than one Host header");
+        let mut twice = headers(&[(header::HOST, "127.0.0.1:1"), (header::ORIGIN, "http://localhost")]);
+        twice.append(header::ORIGIN, HeaderValue::from_static("http://localhost"));
+        assert_eq!(g.check(&twice).unwrap_err().status, StatusCode::BAD_REQUEST);
         let open = Guard { allowed_hosts: vec!["tools.internal".into()], ..Guard::default() };
         assert!(open.check(&headers(&[(header::HOST, "tools.internal:443")])).is_ok());
     }

@@ -33,6 +33,8 @@
 mod auth;
 mod config;
 mod guard;
+mod listen;
+mod outbox;
 mod params;
 mod peek;
 mod response;
@@ -47,18 +49,19 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
 
 use serde_json::value::RawValue;
 
-use crate::protocol::{Era, Outbound, OutboundKind, ProtocolVersion, RequestId};
-use crate::server::{Server, Session, Sink};
+use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
+use crate::server::{Server, Session};
 
 pub use auth::BearerToken;
 pub(crate) use auth::random_id;
 pub use config::{
-    Auth, DEFAULT_MAX_BODY, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL, HttpConfig, HttpConfigBuilder,
+    Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig, HttpConfigBuilder,
 };
+pub(crate) use listen::serve;
 use params::ParamHeaders;
 use peek::{Shape, peek};
 use response::{
@@ -164,7 +167,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     if let Err(refusal) = check_media(&headers) {
         return refusal;
     }
-    let body = match read_body(body, endpoint.config.max_body).await {
+    let body = match read_body(body, endpoint.config.max_body, &headers).await {
         Ok(b) => b,
         Err(refusal) => return refusal,
     };
@@ -175,6 +178,14 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             "parse error: the body is not UTF-8",
         );
     };
+    // Nothing to route: 202 is for an accepted notification or response, and this is neither.
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            Some(crate::protocol::code::PARSE_ERROR),
+            "parse error: the body is empty",
+        );
+    }
     let shape = peek(text);
     let id = match &shape {
         Shape::Request { id, .. } => Some(*id),
@@ -199,10 +210,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         Shape::Batch { has_requests } => *has_requests,
         Shape::NoReply => false,
     };
-    let (tx, rx) = mpsc::unbounded_channel::<Outbound>();
-    let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
-        let _ = tx.send(m);
-    });
+    let (sink, rx) = outbox::outbox(endpoint.config.max_sse_backlog);
     // In the modern era, a client that goes away before the answer is complete has
     // cancelled the request (2026-07-28: closing the response stream is the cancellation).
     // Legacy clients cancel explicitly, and a dropped connection is not a cancellation.
@@ -253,15 +261,60 @@ fn check_media(headers: &HeaderMap) -> Result<(), Response> {
     Ok(())
 }
 
-/// The whole body, or 413 past `limit`.
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
-    axum::body::to_bytes(body, limit).await.map_err(|_| {
+/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
+/// (cut short, or chunked wrongly).
+async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
+    use futures_util::StreamExt as _;
+    let too_large = || {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
             None,
             &format!("payload too large: the body is over the {limit}-byte limit"),
         )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut stream = body.into_data_stream();
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
+        total += chunk.len();
+        if total > limit {
+            return Err(too_large());
+        }
+        chunks.push(chunk);
+    }
+    Ok(match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.pop().unwrap_or_default(),
+        _ => Bytes::from(chunks.concat()),
     })
+}
+
+/// 400 for a body that failed to arrive, naming why (from hyper's I/O error).
+fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let io = std::iter::from_fn(|| {
+        let current = source?;
+        source = current.source();
+        Some(current)
+    })
+    .find_map(|e| e.downcast_ref::<std::io::Error>());
+    let framing = match declared {
+        Some(n) => format!("Content-Length: {n}"),
+        None => "chunked".to_owned(),
+    };
+    let message = match io {
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && declared.is_some() => {
+            format!("bad request: the body was cut short: the connection closed before its end ({framing})")
+        }
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("bad request: the body was cut short: the connection closed before its last chunk ({e})")
+        }
+        Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
+        None => format!("bad request: the body could not be read: {error}"),
+    };
+    error_response(StatusCode::BAD_REQUEST, None, &message)
 }
 
 /// A POST body read and peeked at, with what its headers say.
@@ -377,7 +430,7 @@ fn choose_session(
 /// Turn what the session sends into the HTTP answer: JSON when the first thing is the
 /// response, SSE when notifications come first.
 async fn respond(
-    mut rx: mpsc::UnboundedReceiver<Outbound>,
+    mut rx: outbox::Outbox,
     new_session_id: Option<String>,
     answering: Answering,
     mut cancel_on_drop: Option<CancelOnDrop>,

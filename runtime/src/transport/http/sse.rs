@@ -5,9 +5,9 @@
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
 
 use super::CancelOnDrop;
+use super::outbox::Outbox;
 use crate::protocol::{Outbound, OutboundKind};
 
 /// `event: message` with the JSON as its data, as the streamable-HTTP transport frames it.
@@ -18,11 +18,7 @@ fn event(message: &Outbound) -> Event {
 /// The stream: `first`, then whatever else arrives, up to and including the response. The
 /// guard, if any, is disarmed once the response is handed to the body; dropping the stream
 /// before that (the client went away) drops it armed, which cancels the request.
-pub(super) fn response(
-    first: Outbound,
-    rx: mpsc::UnboundedReceiver<Outbound>,
-    guard: Option<CancelOnDrop>,
-) -> Response {
+pub(super) fn response(first: Outbound, rx: Outbox, guard: Option<CancelOnDrop>) -> Response {
     let state = (Some(first), rx, false, guard);
     let stream = futures_util::stream::unfold(state, |(pending, mut rx, done, mut guard)| async move {
         if done {
