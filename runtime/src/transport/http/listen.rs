@@ -432,3 +432,85 @@ impl Connection {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn serving(limits: Limits) -> (std::net::SocketAddr, CancellationToken) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
+        let stop = CancellationToken::new();
+        let shutdown = stop.clone();
+        tokio::spawn(serve(listener, router, limits, async move { shutdown.cancelled().await }));
+        (addr, stop)
+    }
+
+    /// Whether the server has closed `s` (EOF within a second).
+    async fn closed(s: &mut TcpStream) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(tokio::time::timeout(Duration::from_secs(1), s.read(&mut byte)).await, Ok(Ok(0) | Err(_)))
+    }
+
+    const GET: &[u8] = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+    #[tokio::test]
+    async fn silent_slow_and_idle_connections_are_closed() {
+        let limits = Limits {
+            header_read_timeout: Duration::from_millis(200),
+            idle_timeout: Duration::from_millis(400),
+            max_connections: 8,
+        };
+        let (addr, _stop) = serving(limits).await;
+        let mut silent = TcpStream::connect(addr).await.unwrap();
+        let mut slow = TcpStream::connect(addr).await.unwrap();
+        slow.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+        let mut kept = TcpStream::connect(addr).await.unwrap();
+        kept.write_all(GET).await.unwrap();
+        let mut answer = [0u8; 17];
+        kept.read_exact(&mut answer).await.unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 200 OK\r\n");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(closed(&mut silent).await);
+        assert!(closed(&mut slow).await);
+        // Past the header timeout but inside the idle one: the keep-alive connection is open.
+        let mut rest = vec![0u8; 256];
+        let n = kept.read(&mut rest).await.unwrap();
+        assert!(n > 0);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(closed(&mut kept).await);
+    }
+
+    #[tokio::test]
+    async fn past_the_cap_the_longest_idle_connection_goes() {
+        let limits = Limits {
+            header_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(30),
+            max_connections: 2,
+        };
+        let (addr, _stop) = serving(limits).await;
+        let mut first = TcpStream::connect(addr).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let _second = TcpStream::connect(addr).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let mut third = TcpStream::connect(addr).await.unwrap();
+        assert!(closed(&mut first).await, "the oldest idle connection is closed");
+        third.write_all(GET).await.unwrap();
+        let mut answer = [0u8; 17];
+        third.read_exact(&mut answer).await.unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 200 OK\r\n");
+    }
+
+    #[test]
+    fn the_head_scan_sees_both_framing_headers() {
+        let mut scan = HeadScan::default();
+        assert!(!scan.feed(b"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-"));
+        assert!(scan.feed(b"Encoding: chunked\r\n\r\nabc"));
+        assert!(scan.content_length && scan.transfer_encoding);
+        let mut scan = HeadScan::default();
+        assert!(scan.feed(b"POST / HTTP/1.1\nX-Content-Length: 3\nTransfer-Encoding: chunked\n\n"));
+        assert!(!scan.content_length && scan.transfer_encoding);
+    }
+}

@@ -3,11 +3,14 @@
 //! | request | answer |
 //! | --- | --- |
 //! | any path but `/mcp` | 404 |
+//! | a repeated `Host` or `Origin` | 400, before anything else |
 //! | a bad `Host`, a foreign `Origin` | 403, before anything else |
 //! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` |
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413 |
+//! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
+//! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
@@ -22,6 +25,15 @@
 //!
 //! An error the transport answers itself carries the request's id once the body has been
 //! read far enough to know it (the guard's refusals come before that, and carry none).
+//!
+//! The router is axum's: `post`, `delete` and a fallback for the 405 on `/mcp`, with the
+//! guard (`guard`) as middleware on that route. The files:
+//!
+//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin, token;
+//! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
+//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
+//! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
+//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
 //! using the same request id at once never meet.
