@@ -125,7 +125,7 @@ impl ConfigFile {
     pub(crate) fn in_private_dir(name: &str) -> io::Result<ConfigFile> {
         let base = std::env::temp_dir();
         // A name nobody can predict, so nobody can plant the directory first.
-        let dir = base.join(format!("toolwire-{name}-{}", super::token::random_id(9)));
+        let dir = base.join(format!("toolwire-{name}-{}", crate::transport::http::random_id(9)));
         create_private_dir(&dir)?;
         Ok(ConfigFile { path: dir.join("mcp-config.json"), owned_dir: Some(dir) })
     }

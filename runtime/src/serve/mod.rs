@@ -4,7 +4,6 @@
 //! - `cli`: the `main` that `serve_registry!` expands to. Always built: a tools-only stdio
 //!   server needs it; its `--http` flag exists only with the `http` feature.
 //! - `spec` (feature `http`): [`McpServerSpec`] and [`serve_registry`], its lifecycle.
-//! - `token` (feature `http`): the generated bearer token ([`BearerToken`]).
 //! - `config` (feature `http`): the Claude Code and Codex projections, and the 0600 file.
 //! - `options` (feature `http`): [`ServeOptions`].
 //!
@@ -19,14 +18,11 @@ mod config;
 mod options;
 #[cfg(feature = "http")]
 mod spec;
-#[cfg(feature = "http")]
-mod token;
 
 #[cfg(feature = "http")]
 pub use options::{ServeOptions, StdioCommand, TransportKind};
 #[cfg(feature = "http")]
 pub use spec::{CodexConfig, McpServerSpec, SpecError, serve_registry};
+// The generated bearer token lives with the HTTP transport that checks it.
 #[cfg(feature = "http")]
-pub use token::BearerToken;
-#[cfg(feature = "http")]
-pub(crate) use token::random_id;
+pub use crate::transport::http::BearerToken;

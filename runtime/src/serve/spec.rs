@@ -20,11 +20,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::registry::{NameMap, RegistryError, ToolRegistry};
 use crate::server::Server;
-use crate::transport::http::{Auth, HttpConfig, mcp_router};
+use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_router};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{ServeOptions, TransportKind};
-use super::token::BearerToken;
 
 /// Why a spec could not be made or started.
 #[derive(Debug, thiserror::Error)]
@@ -335,19 +334,12 @@ impl McpServerSpec {
             let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;
-            handle.spawn(async move {
-                use axum::serve::ListenerExt;
-                // Nagle would hold small answers back ~40 ms waiting for more to send.
-                let listener = listener.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
-                });
-                let served = axum::serve(listener, router)
-                    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-                    .await;
-                if let Err(e) = served {
-                    tracing::error!(error = %e, "the MCP HTTP listener stopped with an error");
-                }
-            });
+            let limits = http.config.limits;
+            // Our own accept loop rather than `axum::serve`: header-read and idle timeouts,
+            // and a connection cap (see `transport::http::listen`).
+            handle.spawn(crate::transport::http::serve(listener, router, limits, async move {
+                shutdown.cancelled().await
+            }));
         }
         self.running = Some(stop);
         Ok(())

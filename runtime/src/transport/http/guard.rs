@@ -1,5 +1,8 @@
 //! Who may call: the checks that run before any tool logic, in this order.
 //!
+//! 0. **One of each.** A repeated `Host` or `Origin` header is 400 (RFC 9112 §3.2: a
+//!    request with more than one `Host` is invalid), so no check reads one copy while
+//!    something else reads the other.
 //! 1. **Host.** DNS rebinding turns a foreign page into a same-origin caller; the `Host`
 //!    header still names the attacker's domain, so it must be a loopback name
 //!    (`127.0.0.1`, `localhost`, `[::1]`, any port) or one the caller allowed.
@@ -7,10 +10,20 @@
 //!    the spec requires. Agent CLIs send none.
 //! 3. **Bearer token.** Compared in constant time; a missing or wrong one is 401 with
 //!    `WWW-Authenticate: Bearer`.
+//!
+//! [`layer`] runs the checks as axum middleware on the `/mcp` route, so a refusal comes
+//! before method routing, body reading and everything else.
 
-use axum::http::{HeaderMap, StatusCode, header};
+use std::sync::Arc;
 
-use crate::serve::BearerToken;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::response::error_response;
+
+use super::auth::BearerToken;
 
 /// What the guard lets through.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +46,14 @@ pub(crate) struct Refusal {
 
 impl Guard {
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        for (name, message) in [
+            (header::HOST, "bad request: more than one Host header"),
+            (header::ORIGIN, "bad request: more than one Origin header"),
+        ] {
+            if headers.get_all(name).iter().nth(1).is_some() {
+                return Err(Refusal { status: StatusCode::BAD_REQUEST, message, www_authenticate: false });
+            }
+        }
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
         let host_ok = host.is_some_and(|h| {
             is_loopback_authority(h)
@@ -74,6 +95,19 @@ impl Guard {
     }
 }
 
+/// The middleware: a refusal is answered here (a JSON-RPC error with no id); anything else
+/// goes on to the route.
+pub(super) async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Err(refusal) = guard.check(request.headers()) {
+        let mut response = error_response(refusal.status, None, refusal.message);
+        if refusal.www_authenticate {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        return response;
+    }
+    next.run(request).await
+}
+
 /// The host part of an authority (`host[:port]`, `[v6]:port`).
 fn host_name(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
@@ -102,7 +136,6 @@ fn is_loopback_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
     fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -139,6 +172,12 @@ mod tests {
         assert!(
             g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)])).is_ok()
         );
+        let mut twice = headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)]);
+        twice.append(header::HOST, HeaderValue::from_static("127.0.0.1:1"));
+        assert_eq!(g.check(&twice).unwrap_err().message, "bad request: more than one Host header");
+        let mut twice = headers(&[(header::HOST, "127.0.0.1:1"), (header::ORIGIN, "http://localhost")]);
+        twice.append(header::ORIGIN, HeaderValue::from_static("http://localhost"));
+        assert_eq!(g.check(&twice).unwrap_err().status, StatusCode::BAD_REQUEST);
         let open = Guard { allowed_hosts: vec!["tools.internal".into()], ..Guard::default() };
         assert!(open.check(&headers(&[(header::HOST, "tools.internal:443")])).is_ok());
     }

@@ -3,11 +3,14 @@
 //! | request | answer |
 //! | --- | --- |
 //! | any path but `/mcp` | 404 |
+//! | a repeated `Host` or `Origin` | 400, before anything else |
 //! | a bad `Host`, a foreign `Origin` | 403, before anything else |
 //! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` |
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413 |
+//! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
+//! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
@@ -23,6 +26,15 @@
 //! An error the transport answers itself carries the request's id once the body has been
 //! read far enough to know it (the guard's refusals come before that, and carry none).
 //!
+//! The router is axum's: `post`, `delete` and a fallback for the 405 on `/mcp`, with the
+//! guard (`guard`) as middleware on that route. The files:
+//!
+//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin, token;
+//! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
+//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
+//! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
+//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
+//!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
 //! using the same request id at once never meet.
 //!
@@ -30,9 +42,14 @@
 //! load balancer) no session ids are issued: each legacy request is served by a fresh
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
+mod auth;
+mod config;
 mod guard;
+mod listen;
+mod outbox;
 mod params;
 mod peek;
+mod response;
 mod sessions;
 mod sse;
 
@@ -40,125 +57,35 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
 
 use serde_json::value::RawValue;
 
-use crate::protocol::{Era, Outbound, OutboundKind, ProtocolVersion, RequestId};
-use crate::serve::BearerToken;
-use crate::server::{Server, Session, Sink};
+use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
+use crate::server::{Server, Session};
 
-pub(crate) use guard::Guard;
+pub use auth::BearerToken;
+pub(crate) use auth::random_id;
+pub use config::{
+    Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig, HttpConfigBuilder,
+};
+pub(crate) use listen::serve;
 use params::ParamHeaders;
 use peek::{Shape, peek};
+use response::{
+    Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
+};
 use sessions::Sessions;
-
-/// Default cap on a POST body: 4 MiB.
-pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
-/// Default idle time after which a legacy session ends: 10 minutes.
-pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(600);
-/// Default cap on live legacy sessions.
-pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 
 /// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
 const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
 
 /// JSON-RPC code for a request whose `Mcp-Method`/`Mcp-Name` headers do not match its body.
 pub const HEADER_MISMATCH: i64 = -32020;
-
-/// Who may call the endpoint.
-#[derive(Debug, Clone)]
-pub enum Auth {
-    /// A bearer token the caller must present.
-    Bearer(BearerToken),
-    /// No authentication: only for a server that something else already fences off. Asked
-    /// for by name, never a default.
-    None,
-}
-
-/// How the HTTP endpoint behaves; build with [`HttpConfig::builder`].
-#[derive(Debug, Clone)]
-pub struct HttpConfig {
-    pub(crate) guard: Guard,
-    pub(crate) stateless: bool,
-    pub(crate) max_body: usize,
-    pub(crate) session_idle_ttl: Duration,
-    pub(crate) max_sessions: usize,
-}
-
-impl HttpConfig {
-    /// Start with `auth` (there is no default: say which).
-    pub fn builder(auth: Auth) -> HttpConfigBuilder {
-        let token = match auth {
-            Auth::Bearer(t) => Some(t),
-            Auth::None => None,
-        };
-        HttpConfigBuilder {
-            config: HttpConfig {
-                guard: Guard { token, ..Guard::default() },
-                stateless: false,
-                max_body: DEFAULT_MAX_BODY,
-                session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
-                max_sessions: DEFAULT_MAX_SESSIONS,
-            },
-        }
-    }
-}
-
-/// Builds an [`HttpConfig`].
-#[derive(Debug, Clone)]
-pub struct HttpConfigBuilder {
-    config: HttpConfig,
-}
-
-impl HttpConfigBuilder {
-    /// Accept this `Host` (e.g. `tools.internal` or `tools.internal:8443`) besides the
-    /// loopback names.
-    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
-        self.config.guard.allowed_hosts.push(host.into());
-        self
-    }
-
-    /// Accept requests carrying this `Origin` (e.g. `https://app.example`) besides loopback ones.
-    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
-        self.config.guard.allowed_origins.push(origin.into());
-        self
-    }
-
-    /// Issue no session ids; serve every request on its own (for many replicas behind a
-    /// load balancer).
-    pub fn stateless(mut self, stateless: bool) -> Self {
-        self.config.stateless = stateless;
-        self
-    }
-
-    /// Refuse bodies over `bytes` with 413.
-    pub fn max_body(mut self, bytes: usize) -> Self {
-        self.config.max_body = bytes;
-        self
-    }
-
-    /// End legacy sessions idle this long.
-    pub fn session_idle_ttl(mut self, ttl: Duration) -> Self {
-        self.config.session_idle_ttl = ttl;
-        self
-    }
-
-    /// Refuse new legacy sessions (503) beyond this many.
-    pub fn max_sessions(mut self, n: usize) -> Self {
-        self.config.max_sessions = n.max(1);
-        self
-    }
-
-    /// Finish.
-    pub fn build(self) -> HttpConfig {
-        self.config
-    }
-}
 
 struct Endpoint {
     server: Server,
@@ -189,6 +116,7 @@ struct Endpoint {
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
     let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions);
     let params = ParamHeaders::of(server.registry());
+    let guard = Arc::new(config.guard.clone());
     let endpoint = Arc::new(Endpoint { server, config, sessions, params });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
@@ -204,40 +132,31 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
             }
         });
     }
+    let mcp = axum::routing::post(post).delete(delete).fallback(method_not_allowed);
     Router::new()
-        .route("/mcp", axum::routing::any(handle))
+        .route("/mcp", mcp)
+        // On the route and its method fallback, not on the 404: Host, Origin and token come
+        // before anything else `/mcp` answers.
+        .route_layer(axum::middleware::from_fn_with_state(guard, guard::layer))
         .fallback(|| async {
             error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp")
         })
         .with_state(endpoint)
 }
 
-async fn handle(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    if let Err(refusal) = endpoint.config.guard.check(request.headers()) {
-        let mut response = error_response(refusal.status, None, refusal.message);
-        if refusal.www_authenticate {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        return response;
-    }
-    let method = request.method().clone();
-    if method == Method::POST {
-        post(&endpoint, request).await
-    } else if method == Method::DELETE {
-        delete(&endpoint, request.headers())
-    } else {
-        let mut response = error_response(
-            StatusCode::METHOD_NOT_ALLOWED,
-            None,
-            "method not allowed: this endpoint takes POST (and DELETE to end a session)",
-        );
-        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
-        response
-    }
+/// 405 for anything but POST and DELETE: this server sends nothing unasked over HTTP.
+async fn method_not_allowed() -> Response {
+    let mut response = error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        "method not allowed: this endpoint takes POST (and DELETE to end a session)",
+    );
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+    response
 }
 
-fn delete(endpoint: &Endpoint, headers: &HeaderMap) -> Response {
-    match session_id(headers) {
+async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    match session_id(&headers) {
         None => error_response(
             StatusCode::BAD_REQUEST,
             None,
@@ -252,36 +171,17 @@ fn delete(endpoint: &Endpoint, headers: &HeaderMap) -> Response {
     }
 }
 
-async fn post(endpoint: &Endpoint, request: Request) -> Response {
+/// A POST: check the media types, read the body, pick the session that serves it, hand it
+/// to the session, and answer with what comes back.
+async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
-    if !accepts_both(&headers) {
-        return error_response(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            "not acceptable: the Accept header must name both application/json and text/event-stream",
-        );
+    if let Err(refusal) = check_media(&headers) {
+        return refusal;
     }
-    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    });
-    if !is_json {
-        return error_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            None,
-            "unsupported media type: POST a JSON body (application/json)",
-        );
-    }
-    let limit = endpoint.config.max_body;
-    let body: Bytes = match axum::body::to_bytes(body, limit).await {
+    let body = match read_body(body, endpoint.config.max_body, &headers).await {
         Ok(b) => b,
-        Err(_) => {
-            return error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                None,
-                &format!("payload too large: the body is over the {limit}-byte limit"),
-            );
-        }
+        Err(refusal) => return refusal,
     };
     let Ok(text) = std::str::from_utf8(&body) else {
         return error_response(
@@ -290,6 +190,14 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
             "parse error: the body is not UTF-8",
         );
     };
+    // Nothing to route: 202 is for an accepted notification or response, and this is neither.
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            Some(crate::protocol::code::PARSE_ERROR),
+            "parse error: the body is empty",
+        );
+    }
     let shape = peek(text);
     let id = match &shape {
         Shape::Request { id, .. } => Some(*id),
@@ -303,98 +211,10 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         },
     };
     let modern = is_modern(&shape, header_version);
-
-    // Which session serves it.
-    let mut new_session_id = None;
-    // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
-    // ignored (2026-07-28, backward compatibility), not looked up.
-    let session = if modern {
-        if let Err(mismatch) = check_modern_headers(&headers, &shape) {
-            return error_response_with_id(StatusCode::BAD_REQUEST, Some(HEADER_MISMATCH), id, &mismatch);
-        }
-        if let Shape::Request { method, name: Some(tool), .. } = &shape
-            && method == "tools/call"
-        {
-            let wanted = endpoint.params.get(tool);
-            if !wanted.is_empty() {
-                let body: Option<serde_json::Value> = serde_json::from_str(text).ok();
-                let arguments = body.as_ref().and_then(|b| b.pointer("/params/arguments"));
-                if let Err(mismatch) = params::check(wanted, &headers, arguments) {
-                    return error_response_with_id(
-                        StatusCode::BAD_REQUEST,
-                        Some(HEADER_MISMATCH),
-                        id,
-                        &mismatch,
-                    );
-                }
-            }
-        }
-        // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
-        // 404 for them. Refused here rather than in the engine (which answers `ping` in both
-        // eras, for stdio keepalives): modern HTTP has no session to keep alive or to
-        // initialize.
-        if let Shape::Request { method, .. } = &shape
-            && REMOVED_IN_MODERN.contains(&method.as_ref())
-        {
-            return error_response_with_id(
-                StatusCode::NOT_FOUND,
-                Some(crate::protocol::code::METHOD_NOT_FOUND),
-                id,
-                &format!(
-                    "method '{method}' not found: {} has no handshake and no ping; send server/discover, or initialize without the {} MCP-Protocol-Version header for a legacy session",
-                    ProtocolVersion::LATEST,
-                    ProtocolVersion::LATEST
-                ),
-            );
-        }
-        // Each modern request is served on its own: they are stateless, and two clients
-        // may well use the same request id at the same time.
-        endpoint.server.session()
-    } else if let Some(sid) = session_id(&headers) {
-        match endpoint.sessions.get(sid) {
-            Some(s) => s,
-            None => {
-                return error_response_with_id(
-                    StatusCode::NOT_FOUND,
-                    None,
-                    id,
-                    "not found: no such session (it ended or never existed); send initialize again",
-                );
-            }
-        }
-    } else if matches!(&shape, Shape::Request { method, .. } if method == "initialize") {
-        if endpoint.config.stateless {
-            endpoint.server.session()
-        } else {
-            match endpoint.sessions.create(&endpoint.server) {
-                Ok((sid, s)) => {
-                    new_session_id = Some(sid);
-                    s
-                }
-                Err(full) => {
-                    return error_response_with_id(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        None,
-                        id,
-                        &format!(
-                            "service unavailable: {} sessions are open, the most this server keeps",
-                            full.cap
-                        ),
-                    );
-                }
-            }
-        }
-    } else if endpoint.config.stateless {
-        endpoint.server.session_without_handshake(header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY))
-    } else if matches!(shape, Shape::Unreadable) {
-        endpoint.server.session()
-    } else {
-        return error_response_with_id(
-            StatusCode::BAD_REQUEST,
-            None,
-            id,
-            "bad request: missing Mcp-Session-Id header; send initialize first",
-        );
+    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
+    let (session, new_session_id) = match choose_session(&endpoint, &request) {
+        Ok(chosen) => chosen,
+        Err(refusal) => return refusal,
     };
 
     let expects_reply = match &shape {
@@ -402,10 +222,7 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         Shape::Batch { has_requests } => *has_requests,
         Shape::NoReply => false,
     };
-    let (tx, rx) = mpsc::unbounded_channel::<Outbound>();
-    let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
-        let _ = tx.send(m);
-    });
+    let (sink, rx) = outbox::outbox(endpoint.config.max_sse_backlog);
     // In the modern era, a client that goes away before the answer is complete has
     // cancelled the request (2026-07-28: closing the response stream is the cancellation).
     // Legacy clients cancel explicitly, and a dropped connection is not a cancellation.
@@ -428,24 +245,204 @@ async fn post(endpoint: &Endpoint, request: Request) -> Response {
         _ => false,
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
-    respond(rx, new_session_id, answering, cancel_on_drop, endpoint).await
+    respond(rx, new_session_id, answering, cancel_on_drop, &endpoint).await
 }
 
-/// What the HTTP status of an answer depends on besides the answer itself.
-#[derive(Debug, Clone, Copy)]
-struct Answering {
-    /// The request was served in the modern era.
+/// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
+/// the body is `application/json`.
+// A refusal is the answer itself, once per request at most: boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+fn check_media(headers: &HeaderMap) -> Result<(), Response> {
+    if !accepts_both(headers) {
+        return Err(error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            "not acceptable: the Accept header must name both application/json and text/event-stream",
+        ));
+    }
+    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !is_json {
+        return Err(error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            "unsupported media type: POST a JSON body (application/json)",
+        ));
+    }
+    Ok(())
+}
+
+/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
+/// (cut short, or chunked wrongly).
+async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
+    use futures_util::StreamExt as _;
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &format!("payload too large: the body is over the {limit}-byte limit"),
+        )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut stream = body.into_data_stream();
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
+        total += chunk.len();
+        if total > limit {
+            return Err(too_large());
+        }
+        chunks.push(chunk);
+    }
+    Ok(match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.pop().unwrap_or_default(),
+        _ => Bytes::from(chunks.concat()),
+    })
+}
+
+/// 400 for a body that failed to arrive, naming why (from hyper's I/O error).
+fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let io = std::iter::from_fn(|| {
+        let current = source?;
+        source = current.source();
+        Some(current)
+    })
+    .find_map(|e| e.downcast_ref::<std::io::Error>());
+    let framing = match declared {
+        Some(n) => format!("Content-Length: {n}"),
+        None => "chunked".to_owned(),
+    };
+    let message = match io {
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && declared.is_some() => {
+            format!("bad request: the body was cut short: the connection closed before its end ({framing})")
+        }
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("bad request: the body was cut short: the connection closed before its last chunk ({e})")
+        }
+        Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
+        None => format!("bad request: the body could not be read: {error}"),
+    };
+    error_response(StatusCode::BAD_REQUEST, None, &message)
+}
+
+/// A POST body read and peeked at, with what its headers say.
+#[derive(Clone, Copy)]
+struct Incoming<'a> {
+    headers: &'a HeaderMap,
+    text: &'a str,
+    shape: &'a Shape<'a>,
+    /// The request's id as JSON text, once the body says it.
+    id: Option<&'a str>,
+    header_version: Option<ProtocolVersion>,
     modern: bool,
-    /// The body could not be routed (not JSON, or not a JSON-RPC object).
-    unreadable: bool,
-    /// The request's `_meta` lacks the protocol version or the client capabilities.
-    meta_incomplete: bool,
+}
+
+/// Which session serves a POST, and the id of a legacy session it creates (to name in
+/// `Mcp-Session-Id`). A request the transport refuses itself is the `Err` answer.
+#[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `check_media`.
+fn choose_session(
+    endpoint: &Endpoint,
+    request: &Incoming<'_>,
+) -> Result<(Session, Option<String>), Response> {
+    let Incoming { headers, text, shape, id, header_version, modern } = *request;
+    // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
+    // ignored (2026-07-28, backward compatibility), not looked up.
+    if modern {
+        if let Err(mismatch) = check_modern_headers(headers, shape) {
+            return Err(error_response_with_id(
+                StatusCode::BAD_REQUEST,
+                Some(HEADER_MISMATCH),
+                id,
+                &mismatch,
+            ));
+        }
+        if let Shape::Request { method, name: Some(tool), .. } = shape
+            && method == "tools/call"
+        {
+            let wanted = endpoint.params.get(tool);
+            if !wanted.is_empty() {
+                let body: Option<serde_json::Value> = serde_json::from_str(text).ok();
+                let arguments = body.as_ref().and_then(|b| b.pointer("/params/arguments"));
+                if let Err(mismatch) = params::check(wanted, headers, arguments) {
+                    return Err(error_response_with_id(
+                        StatusCode::BAD_REQUEST,
+                        Some(HEADER_MISMATCH),
+                        id,
+                        &mismatch,
+                    ));
+                }
+            }
+        }
+        // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
+        // 404 for them. Refused here rather than in the engine (which answers `ping` in both
+        // eras, for stdio keepalives): modern HTTP has no session to keep alive or to
+        // initialize.
+        if let Shape::Request { method, .. } = shape
+            && REMOVED_IN_MODERN.contains(&method.as_ref())
+        {
+            return Err(error_response_with_id(
+                StatusCode::NOT_FOUND,
+                Some(crate::protocol::code::METHOD_NOT_FOUND),
+                id,
+                &format!(
+                    "method '{method}' not found: {} has no handshake and no ping; send server/discover, or initialize without the {} MCP-Protocol-Version header for a legacy session",
+                    ProtocolVersion::LATEST,
+                    ProtocolVersion::LATEST
+                ),
+            ));
+        }
+        // Each modern request is served on its own: they are stateless, and two clients
+        // may well use the same request id at the same time.
+        return Ok((endpoint.server.session(), None));
+    }
+    if let Some(sid) = session_id(headers) {
+        return match endpoint.sessions.get(sid) {
+            Some(s) => Ok((s, None)),
+            None => Err(error_response_with_id(
+                StatusCode::NOT_FOUND,
+                None,
+                id,
+                "not found: no such session (it ended or never existed); send initialize again",
+            )),
+        };
+    }
+    if matches!(shape, Shape::Request { method, .. } if method == "initialize") {
+        if endpoint.config.stateless {
+            return Ok((endpoint.server.session(), None));
+        }
+        return match endpoint.sessions.create(&endpoint.server) {
+            Ok((sid, s)) => Ok((s, Some(sid))),
+            Err(full) => Err(error_response_with_id(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                id,
+                &format!("service unavailable: {} sessions are open, the most this server keeps", full.cap),
+            )),
+        };
+    }
+    if endpoint.config.stateless {
+        let version = header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        return Ok((endpoint.server.session_without_handshake(version), None));
+    }
+    if matches!(shape, Shape::Unreadable) {
+        return Ok((endpoint.server.session(), None));
+    }
+    Err(error_response_with_id(
+        StatusCode::BAD_REQUEST,
+        None,
+        id,
+        "bad request: missing Mcp-Session-Id header; send initialize first",
+    ))
 }
 
 /// Turn what the session sends into the HTTP answer: JSON when the first thing is the
 /// response, SSE when notifications come first.
 async fn respond(
-    mut rx: mpsc::UnboundedReceiver<Outbound>,
+    mut rx: outbox::Outbox,
     new_session_id: Option<String>,
     answering: Answering,
     mut cancel_on_drop: Option<CancelOnDrop>,
@@ -499,35 +496,6 @@ impl Drop for CancelOnDrop {
         {
             tracing::info!(%id, "the client closed the response stream; the request was cancelled");
         }
-    }
-}
-
-fn with_session_id(mut response: Response, id: Option<&str>) -> Response {
-    if let Some(v) = id.and_then(|id| HeaderValue::from_str(id).ok()) {
-        response.headers_mut().insert("mcp-session-id", v);
-    }
-    response
-}
-
-/// The HTTP status for a JSON-RPC response whose error code (for a single error response)
-/// is `code`: 400 for a parse error; in the modern era, 404 for an unknown method and 400
-/// for an unsupported version or a `_meta` missing its required keys (-32602); 200
-/// otherwise.
-fn status_for(code: Option<i64>, answering: Answering) -> StatusCode {
-    use crate::protocol::code;
-    let Some(c) = code else { return StatusCode::OK };
-    let modern = answering.modern;
-    if c == code::PARSE_ERROR || (answering.unreadable && c == code::INVALID_REQUEST) {
-        StatusCode::BAD_REQUEST
-    } else if modern && c == code::METHOD_NOT_FOUND {
-        StatusCode::NOT_FOUND
-    } else if modern
-        && (c == code::UNSUPPORTED_PROTOCOL_VERSION
-            || (c == code::INVALID_PARAMS && answering.meta_incomplete))
-    {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
     }
 }
 
@@ -610,77 +578,4 @@ fn accepts_both(headers: &HeaderMap) -> bool {
         }
     }
     json && sse
-}
-
-/// A JSON-RPC error body (no id: the request was refused before it was read) with `status`.
-fn error_response(status: StatusCode, code: Option<i64>, message: &str) -> Response {
-    error_response_with_id(status, code, None, message)
-}
-
-/// A JSON-RPC error body with `status`, answering the request whose id (as JSON text) is
-/// `id`, when the body was read far enough to know it.
-fn error_response_with_id(
-    status: StatusCode,
-    code: Option<i64>,
-    id: Option<&str>,
-    message: &str,
-) -> Response {
-    error_body(status, code, id, message, None)
-}
-
-fn error_body(
-    status: StatusCode,
-    code: Option<i64>,
-    id: Option<&str>,
-    message: &str,
-    data: Option<&str>,
-) -> Response {
-    use crate::protocol::json::json_string;
-    let code = code.unwrap_or(match status {
-        StatusCode::NOT_FOUND => crate::protocol::code::METHOD_NOT_FOUND,
-        _ => crate::protocol::code::INVALID_REQUEST,
-    });
-    let mut body = String::from("{\"jsonrpc\":\"2.0\",");
-    if let Some(id) = id {
-        body.push_str("\"id\":");
-        body.push_str(id);
-        body.push(',');
-    }
-    body.push_str(&format!("\"error\":{{\"code\":{code},\"message\":{}", json_string(message)));
-    if let Some(data) = data {
-        body.push_str(",\"data\":");
-        body.push_str(data);
-    }
-    body.push_str("}}");
-    let mut r = (status, body).into_response();
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    r
-}
-
-/// 400 with an `UnsupportedProtocolVersionError` (-32022) for an `MCP-Protocol-Version`
-/// header naming no version this server knows. `supported` lists what the request could
-/// use instead: the modern versions (what `server/discover` lists) when it speaks the
-/// modern way, with a `_meta` version; the handshake versions otherwise.
-fn unsupported_version(requested: &[u8], id: Option<&str>, shape: &Shape<'_>) -> Response {
-    use crate::protocol::json::json_string;
-    let modern_style = matches!(shape, Shape::Request { meta_version: Some(_), .. });
-    let era = if modern_style { Era::Modern } else { Era::Legacy };
-    let supported: Vec<&str> = ProtocolVersion::of_era(era).map(|v| v.as_str()).collect();
-    let requested = String::from_utf8_lossy(requested);
-    let data = format!(
-        "{{\"supported\":[{}],\"requested\":{}}}",
-        supported.iter().map(|v| json_string(v)).collect::<Vec<_>>().join(","),
-        json_string(&requested)
-    );
-    error_body(
-        StatusCode::BAD_REQUEST,
-        Some(crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION),
-        id,
-        &format!(
-            "bad request: unsupported MCP-Protocol-Version; supported: {}; got {}",
-            supported.join(", "),
-            json_string(&requested)
-        ),
-        Some(&data),
-    )
 }

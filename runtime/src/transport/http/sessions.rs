@@ -46,7 +46,7 @@ impl Sessions {
         if table.len() >= self.cap {
             return Err(Full { cap: self.cap });
         }
-        let id = crate::serve::random_id(32);
+        let id = super::auth::random_id(32);
         let session = server.session();
         table.insert(id.clone(), Entry { session: session.clone(), last_seen: now });
         Ok((id, session))

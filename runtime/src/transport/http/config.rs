@@ -1,0 +1,165 @@
+//! [`HttpConfig`]: who may call the endpoint ([`Auth`]), and its limits; built with
+//! [`HttpConfigBuilder`].
+
+use std::time::Duration;
+
+use super::auth::BearerToken;
+use super::guard::Guard;
+
+/// Default cap on a POST body: 4 MiB.
+pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+/// Default idle time after which a legacy session ends: 10 minutes.
+pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(600);
+/// Default cap on live legacy sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Default time a connection has to send a request's headers: 10 seconds, counted from
+/// when it opened (for its first request) or from the first byte of a later one.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default time a keep-alive connection may sit idle between requests: 60 seconds.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default cap on open connections: 512, half of the usual 1,024 file descriptors. Past it,
+/// a new connection closes the one idle the longest.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default cap on what one SSE stream holds unwritten for a client that is not reading: 1 MiB.
+/// Past it, further notifications on that stream (progress) are dropped; the response
+/// itself is always kept.
+pub const DEFAULT_MAX_SSE_BACKLOG: usize = 1024 * 1024;
+
+/// Who may call the endpoint.
+#[derive(Debug, Clone)]
+pub enum Auth {
+    /// A bearer token the caller must present.
+    Bearer(BearerToken),
+    /// No authentication: only for a server that something else already fences off. Asked
+    /// for by name, never a default.
+    None,
+}
+
+/// How the HTTP endpoint behaves; build with [`HttpConfig::builder`].
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub(crate) guard: Guard,
+    pub(crate) stateless: bool,
+    pub(crate) max_body: usize,
+    pub(crate) session_idle_ttl: Duration,
+    pub(crate) max_sessions: usize,
+    pub(crate) limits: Limits,
+    pub(crate) max_sse_backlog: usize,
+}
+
+/// The connection limits, applied where toolwire serves the listener itself
+/// ([`serve_registry`](crate::serve_registry) and [`McpServerSpec`](crate::McpServerSpec));
+/// a router mounted with `axum::serve` gets axum's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_connections: usize,
+}
+
+impl HttpConfig {
+    /// Start with `auth` (there is no default: say which).
+    pub fn builder(auth: Auth) -> HttpConfigBuilder {
+        let token = match auth {
+            Auth::Bearer(t) => Some(t),
+            Auth::None => None,
+        };
+        HttpConfigBuilder {
+            config: HttpConfig {
+                guard: Guard { token, ..Guard::default() },
+                stateless: false,
+                max_body: DEFAULT_MAX_BODY,
+                session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
+                max_sessions: DEFAULT_MAX_SESSIONS,
+                limits: Limits {
+                    header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+                    idle_timeout: DEFAULT_IDLE_TIMEOUT,
+                    max_connections: DEFAULT_MAX_CONNECTIONS,
+                },
+                max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
+            },
+        }
+    }
+}
+
+/// Builds an [`HttpConfig`].
+#[derive(Debug, Clone)]
+pub struct HttpConfigBuilder {
+    config: HttpConfig,
+}
+
+impl HttpConfigBuilder {
+    /// Accept this `Host` (e.g. `tools.internal` or `tools.internal:8443`) besides the
+    /// loopback names.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.config.guard.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Accept requests carrying this `Origin` (e.g. `https://app.example`) besides loopback ones.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.config.guard.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Issue no session ids; serve every request on its own (for many replicas behind a
+    /// load balancer).
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.config.stateless = stateless;
+        self
+    }
+
+    /// Refuse bodies over `bytes` with 413.
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.config.max_body = bytes;
+        self
+    }
+
+    /// End legacy sessions idle this long.
+    pub fn session_idle_ttl(mut self, ttl: Duration) -> Self {
+        self.config.session_idle_ttl = ttl;
+        self
+    }
+
+    /// Refuse new legacy sessions (503) beyond this many.
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.config.max_sessions = n.max(1);
+        self
+    }
+
+    /// Close a connection that has not sent its request's headers this long (default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`]). Applies where toolwire serves the listener
+    /// ([`McpServerSpec`](crate::McpServerSpec)), as do the two limits below.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.config.limits.header_read_timeout = timeout;
+        self
+    }
+
+    /// Close a keep-alive connection idle this long between requests (default
+    /// [`DEFAULT_IDLE_TIMEOUT`]).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.config.limits.idle_timeout = timeout;
+        self
+    }
+
+    /// Keep at most `n` connections open (default [`DEFAULT_MAX_CONNECTIONS`]); a new one
+    /// past the cap closes the connection idle the longest, or is itself closed at once
+    /// when every connection has a request in flight.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.config.limits.max_connections = n.max(1);
+        self
+    }
+
+    /// Hold at most `bytes` of unwritten notifications per SSE stream for a client that is
+    /// not reading (default [`DEFAULT_MAX_SSE_BACKLOG`]); past it they are dropped, and the
+    /// response is still sent.
+    pub fn max_sse_backlog(mut self, bytes: usize) -> Self {
+        self.config.max_sse_backlog = bytes;
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> HttpConfig {
+        self.config
+    }
+}
