@@ -66,6 +66,7 @@
 mod approvals;
 mod args;
 mod context;
+mod json;
 mod registry;
 mod returns;
 mod schema;
@@ -85,7 +86,8 @@ pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
 pub use returns::{Json, ToolReturn};
-pub use schema::{Schema, canonical_json};
+pub use json::canonical_json;
+pub use schema::Schema;
 pub use tool::{
     Annotations, Content, Declarations, EmbeddedResource, META_KEY, Tool, ToolError, ToolFuture, ToolInfo,
     ToolOutput,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json::push_json_string;
+use crate::json::push_json_string;
 use super::meta::{Implementation, ImplementationIn};
 use super::version::{Era, ProtocolVersion};
 

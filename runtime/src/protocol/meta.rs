@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use super::json::push_json_string;
+use crate::json::push_json_string;
 
 /// `_meta` key: the protocol version of a modern request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";

@@ -20,13 +20,16 @@
 pub(crate) mod envelope;
 pub(crate) mod error;
 pub(crate) mod id;
-pub(crate) mod json;
 pub(crate) mod lifecycle;
 pub(crate) mod meta;
 pub(crate) mod notifications;
 pub(crate) mod outbound;
 pub(crate) mod tools;
 pub(crate) mod version;
+
+// Transitional: `id`, `error` and the HTTP transport still name `protocol::json`; the writer
+// is `crate::json` now, below every layer.
+pub(crate) use crate::json;
 
 pub use error::{RpcError, code};
 pub use id::RequestId;

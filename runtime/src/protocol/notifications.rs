@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json::{json_number, push_json_string};
+use crate::json::{json_number, push_json_string};
 use crate::context::Progress;
 
 /// `notifications/cancelled` params. Read leniently: a malformed cancellation is ignored, as

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::protocol::RpcError;
-use crate::protocol::json::json_string;
+use crate::json::json_string;
 use crate::protocol::lifecycle::cache_hints;
 use crate::protocol::tools::tool_json;
 use crate::registry::ToolRegistry;

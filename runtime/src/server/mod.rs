@@ -32,7 +32,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use crate::protocol::SERVER_INFO_KEY;
-use crate::protocol::json::json_string;
+use crate::json::json_string;
 use crate::protocol::lifecycle::discover_result;
 use crate::registry::ToolRegistry;
 
