@@ -38,7 +38,8 @@ use crate::protocol::{
 };
 
 use super::call::{CallJob, ProgressChannel, polls_inline};
-use super::session::{LegacyState, RunningCall, SessionInner};
+use super::running::RunningCall;
+use super::session::{LegacyState, SessionInner};
 use super::sink::Reply;
 
 /// How one request is served.

@@ -20,6 +20,7 @@ mod call;
 mod listing;
 mod methods;
 mod options;
+mod running;
 mod session;
 mod sink;
 #[cfg(test)]
