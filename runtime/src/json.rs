@@ -129,12 +129,9 @@ pub(crate) fn es6_number(f: f64) -> String {
         return "0".to_owned();
     }
     let sign = if f < 0.0 { "-" } else { "" };
-    // `{:e}` gives the shortest digits that read back, as `d.ddde±x`.
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (digits, exp) = shortest_digits(f.abs());
     let k = digits.len() as i32;
-    let n = exp.parse::<i32>().expect("exponent is an integer") + 1;
+    let n = exp + 1;
     let body = if k <= n && n <= 21 {
         format!("{digits}{}", "0".repeat((n - k) as usize))
     } else if 0 < n && n <= 21 {
@@ -148,6 +145,51 @@ pub(crate) fn es6_number(f: f64) -> String {
         format!("{}{rest}e{sign_e}{}", &digits[..1], e.abs())
     };
     format!("{sign}{body}")
+}
+
+/// The shortest digits that read back as `f` (positive, finite), and the decimal exponent of
+/// the first: `f = d.ddd × 10^exp`. Of two shortest candidates equally close to `f`,
+/// ECMAScript takes the even one (Number::toString, step 5); `{:e}` may take the other, so a
+/// tie is checked against `f`'s exact decimal expansion.
+fn shortest_digits(f: f64) -> (String, i32) {
+    fn split(sci: &str) -> (String, i32) {
+        let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
+        let digits = mantissa.chars().filter(|c| *c != '.').collect();
+        (digits, exp.parse().expect("the exponent is an integer"))
+    }
+    let (digits, exp) = split(&format!("{f:e}"));
+    let k = digits.len();
+    // A tie needs the digit after the shortest ones to be exactly 5: check cheaply first.
+    let (next, next_exp) = split(&format!("{f:.k$e}"));
+    if next_exp != exp || !next.ends_with('5') {
+        return (digits, exp);
+    }
+    // Every double has a finite decimal expansion of at most 767 significant digits.
+    let (exact, exact_exp) = split(&format!("{f:.767e}"));
+    if exact_exp != exp || exact.as_bytes()[k] != b'5' || exact[k + 1..].bytes().any(|b| b != b'0') {
+        return (digits, exp);
+    }
+    let below = &exact[..k];
+    let even = below.as_bytes()[k - 1] % 2 == 0;
+    let want = if even { below.to_owned() } else { increment(below) };
+    let reads_back =
+        want.len() == k && format!("{want}e{}", exp - (k as i32 - 1)).parse::<f64>().is_ok_and(|g| g == f);
+    if reads_back { (want, exp) } else { (digits, exp) }
+}
+
+/// A string of decimal digits plus one in its last place (longer when it carries out).
+fn increment(digits: &str) -> String {
+    let mut out = digits.as_bytes().to_vec();
+    for b in out.iter_mut().rev() {
+        if *b == b'9' {
+            *b = b'0';
+        } else {
+            *b += 1;
+            return String::from_utf8(out).expect("ASCII digits");
+        }
+    }
+    out.insert(0, b'1');
+    String::from_utf8(out).expect("ASCII digits")
 }
 
 #[cfg(test)]
