@@ -1,6 +1,6 @@
 //! The methods this server answers, and the era each request is served in.
 //!
-//! A request is served in the era its `_meta` puts it in (see [`era`](super::era)): modern
+//! A request is served in the era its `_meta` puts it in (see module `era`): modern
 //! requests statelessly from their own `_meta`, legacy ones under the session's `initialize`
 //! (else -32602, except `ping`, which the legacy spec allows before the handshake). Both eras
 //! are served side by side by one session.
@@ -10,12 +10,13 @@
 //! | `initialize` | legacy handshake: echo a supported version, else counter-offer 2025-11-25 |
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
-//! | `tools/*` | the tools capability, when tools were registered (see [`tools`](super::tools)): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the request path (see [`request`](super::request)) |
+//! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
 //! | anything else | -32601 (resources, prompts and logging are not advertised) |
 //!
-//! One arm per capability: the lifecycle methods are answered here, and everything under a
-//! capability's prefix goes to that capability's module, or is -32601 when it was not
-//! registered.
+//! One arm per capability: the lifecycle methods are answered here, and a capability's
+//! methods go to that capability's module, or are -32601 when it was not registered. (The
+//! arm names the methods rather than matching a prefix: `tools/call` is the hot path, and
+//! an exact match is a length check and one compare.)
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -37,7 +38,7 @@ impl SessionInner {
             "initialize" => self.initialize(params).map(Cow::Owned),
             "ping" => self.ping(params),
             "server/discover" => self.discover(params),
-            _ if method.starts_with("tools/") => match &self.shared.tools {
+            "tools/list" | "tools/call" => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },

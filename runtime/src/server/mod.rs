@@ -44,8 +44,8 @@
 //!      starts with `decode_params` and `session.served(..)` (see `era`).
 //! 3. **One setter** on [`ServerBuilder`] and one `Option` field in `Shared`; `build`
 //!    constructs it and calls its `advertise`.
-//! 4. **One arm** in `methods.rs`: `_ if method.starts_with("resources/")`, delegating to the
-//!    module, or -32601 when nothing was registered.
+//! 4. **One arm** in `methods.rs`: `"resources/list" | "resources/read" | …`, delegating to
+//!    the module, or -32601 when nothing was registered.
 //! 5. **Tests** in `tests.rs`, and the method table in `methods.rs`.
 //!
 //! Transports need nothing: they frame messages and never look at methods.

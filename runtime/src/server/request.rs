@@ -109,7 +109,7 @@ impl SessionInner {
     /// with progress when `meta` asks for it. Answers through `reply`, now (a refusal) or
     /// when the code completes; never, when the client cancels.
     pub(crate) fn run<H: Handler>(
-        self: &Arc<Self>,
+        &self,
         reply: Reply,
         meta: Option<&RequestMeta<'_>>,
         peer: PeerInfo,

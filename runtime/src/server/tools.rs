@@ -74,9 +74,9 @@ impl Tools {
     }
 }
 
-/// Answer one `tools/*` request.
+/// Answer one request for a `tools/` method.
 pub(crate) fn request(
-    session: &Arc<SessionInner>,
+    session: &SessionInner,
     tools: &Tools,
     reply: Reply,
     method: &str,
@@ -103,7 +103,7 @@ fn list<'t>(
     tools.listing.page(p.cursor.as_deref(), modern)
 }
 
-fn call(session: &Arc<SessionInner>, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
+fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
     tools.calls_seen.fetch_add(1, Ordering::Relaxed);
     let p: CallToolParams<'_> = match decode_params("tools/call", params) {
         Ok(p) => p,
