@@ -66,6 +66,7 @@
 mod approvals;
 mod args;
 mod context;
+mod json;
 mod registry;
 mod returns;
 mod schema;
@@ -83,9 +84,10 @@ pub use approvals::{
 };
 pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
+pub use json::canonical_json;
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
 pub use returns::{Json, ToolReturn};
-pub use schema::{Schema, canonical_json};
+pub use schema::Schema;
 pub use tool::{
     Annotations, Content, Declarations, EmbeddedResource, META_KEY, Tool, ToolError, ToolFuture, ToolInfo,
     ToolOutput,
@@ -113,7 +115,8 @@ pub use protocol::{
 };
 pub use server::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, PingError, Server, ServerOptions, ServerOptionsBuilder, Session, Sink,
+    DEFAULT_SHUTDOWN_GRACE, PingError, Server, ServerBuilder, ServerOptions, ServerOptionsBuilder, Session,
+    Sink,
 };
 #[doc = include_str!("../docs/serve_registry.md")]
 pub use toolwire_macros::serve_registry;

@@ -3,11 +3,10 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::json::push_json_string;
-use super::meta::{Implementation, ImplementationIn};
+use super::meta::{Implementation, ImplementationIn, WireImplementation};
 use super::version::{Era, ProtocolVersion};
 
 /// `initialize` params. `protocolVersion` is required; `clientInfo` is read leniently, and
@@ -39,72 +38,123 @@ pub fn negotiate_legacy(requested: &str) -> ProtocolVersion {
     }
 }
 
-/// The capabilities this server implements: tools, without list-change notifications (the
-/// tool set is fixed for the life of the process).
-pub(crate) const SERVER_CAPABILITIES: &str = r#"{"tools":{"listChanged":false}}"#;
+/// What a server serves, as `capabilities` in `initialize` and `server/discover`. The engine
+/// fills one in from what was registered; a capability that is `None` is not advertised.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct ServerCapabilities {
+    /// `tools`: `tools/list` and `tools/call`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tools: Option<ListChanged>,
+}
 
-/// The `initialize` result body.
+/// A capability whose only flag is `listChanged`.
+#[derive(Debug, Serialize)]
+pub(crate) struct ListChanged {
+    /// Whether the server notifies when the list changes. toolwire's lists are fixed for the
+    /// life of the process, so this is `false`.
+    #[serde(rename = "listChanged")]
+    pub(crate) list_changed: bool,
+}
+
+/// The `initialize` result.
+#[derive(Serialize)]
+struct InitializeResult<'a> {
+    #[serde(rename = "protocolVersion")]
+    protocol_version: &'a str,
+    capabilities: &'a RawValue,
+    #[serde(rename = "serverInfo")]
+    server_info: WireImplementation<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+/// The `initialize` result body. `capabilities` is the server's pre-serialised
+/// [`ServerCapabilities`].
 pub(crate) fn initialize_result(
     version: ProtocolVersion,
+    capabilities: &RawValue,
     server: &Implementation,
     instructions: Option<&str>,
 ) -> String {
-    let mut out = String::from("{\"protocolVersion\":");
-    push_json_string(&mut out, version.as_str());
-    out.push_str(",\"capabilities\":");
-    out.push_str(SERVER_CAPABILITIES);
-    out.push_str(",\"serverInfo\":");
-    out.push_str(&server.to_json());
-    if let Some(text) = instructions {
-        out.push_str(",\"instructions\":");
-        push_json_string(&mut out, text);
-    }
-    out.push('}');
-    out
+    to_text(&InitializeResult {
+        protocol_version: version.as_str(),
+        capabilities,
+        server_info: server.wire(),
+        instructions,
+    })
 }
 
-/// The `server/discover` result body, without the modern `_meta`/`resultType` members (the
-/// server adds those to every modern result).
-pub(crate) fn discover_result(instructions: Option<&str>, ttl: Duration) -> String {
-    let mut out = String::from("{\"supportedVersions\":[");
-    for (i, v) in ProtocolVersion::of_era(Era::Modern).enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_json_string(&mut out, v.as_str());
-    }
-    out.push_str("],\"capabilities\":");
-    out.push_str(SERVER_CAPABILITIES);
-    if let Some(text) = instructions {
-        out.push_str(",\"instructions\":");
-        push_json_string(&mut out, text);
-    }
-    out.push_str(&cache_hints(ttl));
-    out.push('}');
-    out
+/// The `server/discover` result, without the modern `_meta`/`resultType` members (the
+/// server adds those to every modern result, see [`ModernResult`](super::meta::ModernResult)).
+#[derive(Serialize)]
+pub(crate) struct DiscoverResult<'a> {
+    #[serde(rename = "supportedVersions")]
+    supported_versions: Vec<&'static str>,
+    capabilities: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(flatten)]
+    cache: CacheHints,
 }
 
-/// `,"ttlMs":N,"cacheScope":"public"`: the caching hints 2026-07-28 requires on discover and
-/// list results. Public, because the answer is the same for every caller.
+/// The `server/discover` result body.
+pub(crate) fn discover_result<'a>(
+    capabilities: &'a RawValue,
+    instructions: Option<&'a str>,
+    ttl: Duration,
+) -> DiscoverResult<'a> {
+    DiscoverResult {
+        supported_versions: ProtocolVersion::of_era(Era::Modern).map(ProtocolVersion::as_str).collect(),
+        capabilities,
+        instructions,
+        cache: CacheHints::public(ttl),
+    }
+}
+
+/// The caching hints 2026-07-28 requires on discover and list results: `ttlMs` and
+/// `cacheScope`, public because the answer is the same for every caller.
+#[derive(Serialize)]
+pub(crate) struct CacheHints {
+    #[serde(rename = "ttlMs")]
+    ttl_ms: u128,
+    #[serde(rename = "cacheScope")]
+    cache_scope: &'static str,
+}
+
+impl CacheHints {
+    /// Public hints, fresh for `ttl`.
+    pub(crate) fn public(ttl: Duration) -> CacheHints {
+        CacheHints { ttl_ms: ttl.as_millis(), cache_scope: "public" }
+    }
+}
+
+/// `,"ttlMs":N,"cacheScope":"public"`: [`CacheHints`] as members to append to an object
+/// written by hand (the `tools/list` pages).
 pub(crate) fn cache_hints(ttl: Duration) -> String {
     format!(",\"ttlMs\":{},\"cacheScope\":\"public\"", ttl.as_millis())
+}
+
+/// The `data` of an `UnsupportedProtocolVersionError` (-32022).
+#[derive(Serialize)]
+struct UnsupportedVersionData<'a> {
+    supported: Vec<&'static str>,
+    requested: &'a RawValue,
 }
 
 /// The `data` of an `UnsupportedProtocolVersionError` (-32022): every version this server
 /// supports, newest first (modern versions in `_meta`, legacy ones through `initialize`), and
 /// what was asked for.
 pub(crate) fn unsupported_version_data(requested: &RawValue) -> String {
-    let mut out = String::from("{\"supported\":[");
-    for (i, v) in ProtocolVersion::ALL.iter().rev().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_json_string(&mut out, v.as_str());
-    }
-    out.push_str("],\"requested\":");
-    out.push_str(requested.get());
-    out.push('}');
-    out
+    to_text(&UnsupportedVersionData {
+        supported: ProtocolVersion::ALL.iter().rev().map(|v| v.as_str()).collect(),
+        requested,
+    })
+}
+
+/// Serialise a body of this module's: plain structs of strings and raw JSON, which always
+/// serialise.
+fn to_text<T: Serialize>(body: &T) -> String {
+    serde_json::to_string(body).expect("lifecycle bodies are strings, numbers and valid raw JSON")
 }
 
 #[cfg(test)]
@@ -122,15 +172,29 @@ mod tests {
 
     #[test]
     fn lifecycle_bodies_are_exact() {
-        let me = Implementation { name: "demo".into(), version: "0.1.0".into(), title: None };
+        let me = Implementation::new("demo", "0.1.0");
+        let caps = ServerCapabilities { tools: Some(ListChanged { list_changed: false }) };
+        let caps = serde_json::value::to_raw_value(&caps).unwrap();
+        assert_eq!(caps.get(), r#"{"tools":{"listChanged":false}}"#);
         assert_eq!(
-            initialize_result(ProtocolVersion::V2025_11_25, &me, Some("Be nice.")),
+            serde_json::to_string(&ServerCapabilities::default()).unwrap(),
+            "{}",
+            "nothing registered, nothing advertised"
+        );
+        assert_eq!(
+            initialize_result(ProtocolVersion::V2025_11_25, &caps, &me, Some("Be nice.")),
             r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"demo","version":"0.1.0"},"instructions":"Be nice."}"#
         );
         assert_eq!(
-            discover_result(None, Duration::from_secs(300)),
+            serde_json::to_string(&discover_result(&caps, None, Duration::from_secs(300))).unwrap(),
             r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":false}},"ttlMs":300000,"cacheScope":"public"}"#
         );
+        assert_eq!(
+            serde_json::to_string(&discover_result(&caps, Some("Hi \"you\"\n"), Duration::from_millis(5)))
+                .unwrap(),
+            r#"{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":false}},"instructions":"Hi \"you\"\n","ttlMs":5,"cacheScope":"public"}"#
+        );
+        assert_eq!(cache_hints(Duration::from_millis(5)), r#","ttlMs":5,"cacheScope":"public""#);
         let requested = RawValue::from_string("\"1900-01-01\"".into()).unwrap();
         assert_eq!(
             unsupported_version_data(&requested),

@@ -5,10 +5,8 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
-
-use super::json::push_json_string;
 
 /// `_meta` key: the protocol version of a modern request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -78,9 +76,22 @@ impl ImplementationIn<'_> {
     }
 }
 
+/// Params of a paginated list method (`tools/list`; `resources/list`, `prompts/list` and
+/// `resources/templates/list` have the same shape).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ListParams<'a> {
+    /// The opaque cursor from a previous page.
+    #[serde(default, borrow)]
+    pub(crate) cursor: Option<Cow<'a, str>>,
+    /// The request's `_meta`.
+    #[serde(rename = "_meta", default, borrow)]
+    pub(crate) meta: Option<RequestMeta<'a>>,
+}
+
 /// A server's name, version and optional display title: MCP's `Implementation`, as this
 /// server sends it (`serverInfo`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Implementation {
     /// The programmatic name, e.g. the crate name.
     pub name: String,
@@ -91,20 +102,65 @@ pub struct Implementation {
 }
 
 impl Implementation {
-    /// The object as JSON: `{"name":…,"title":…,"version":…}`.
-    pub(crate) fn to_json(&self) -> String {
-        let mut out = String::from("{\"name\":");
-        push_json_string(&mut out, &self.name);
-        if let Some(title) = &self.title {
-            out.push_str(",\"title\":");
-            push_json_string(&mut out, title);
-        }
-        out.push_str(",\"version\":");
-        push_json_string(&mut out, &self.version);
-        out.push('}');
-        out
+    /// The server `name` at `version`, without a title.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Implementation {
+        Implementation { name: name.into(), version: version.into(), title: None }
+    }
+
+    /// The same, with a display title.
+    pub fn with_title(mut self, title: impl Into<String>) -> Implementation {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The object as it goes on the wire: `{"name":…,"title":…,"version":…}`.
+    pub(crate) fn wire(&self) -> WireImplementation<'_> {
+        WireImplementation { name: &self.name, title: self.title.as_deref(), version: &self.version }
     }
 }
+
+/// [`Implementation`] as it is serialised, borrowed.
+#[derive(Serialize)]
+pub(crate) struct WireImplementation<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    version: &'a str,
+}
+
+/// The `_meta` of every modern result: `{"io.modelcontextprotocol/serverInfo":{…}}`.
+#[derive(Serialize)]
+pub(crate) struct ResultMeta<'a> {
+    /// Who answered ([`SERVER_INFO_KEY`]).
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    pub(crate) server_info: WireImplementation<'a>,
+}
+
+/// A result as the modern era sends it: `_meta` and `resultType` first, then the body's own
+/// members. `B` is any struct (or map) that serialises as an object.
+#[derive(Serialize)]
+pub(crate) struct ModernResult<'a, B> {
+    /// [`ResultMeta`], pre-serialised once per server.
+    #[serde(rename = "_meta")]
+    pub(crate) meta: &'a RawValue,
+    /// Always `"complete"`: this server sends no partial results.
+    #[serde(rename = "resultType")]
+    pub(crate) result_type: &'static str,
+    /// The method's own result members.
+    #[serde(flatten)]
+    pub(crate) body: &'a B,
+}
+
+impl<'a, B> ModernResult<'a, B> {
+    /// `body`, completed with `meta`.
+    pub(crate) fn complete(meta: &'a RawValue, body: &'a B) -> ModernResult<'a, B> {
+        ModernResult { meta, result_type: "complete", body }
+    }
+}
+
+/// An empty result body (`{}`).
+#[derive(Serialize)]
+pub(crate) struct EmptyResult {}
 
 #[cfg(test)]
 mod tests {
@@ -126,9 +182,29 @@ mod tests {
 
     #[test]
     fn implementation_serialises_with_an_optional_title() {
-        let i = Implementation { name: "x\"y".into(), version: "1".into(), title: None };
-        assert_eq!(i.to_json(), r#"{"name":"x\"y","version":"1"}"#);
-        let i = Implementation { title: Some("X".into()), ..i };
-        assert_eq!(i.to_json(), r#"{"name":"x\"y","title":"X","version":"1"}"#);
+        let i = Implementation::new("x\"y", "1");
+        assert_eq!(serde_json::to_string(&i.wire()).unwrap(), r#"{"name":"x\"y","version":"1"}"#);
+        let i = i.with_title("X");
+        assert_eq!(serde_json::to_string(&i.wire()).unwrap(), r#"{"name":"x\"y","title":"X","version":"1"}"#);
+    }
+
+    #[test]
+    fn a_modern_result_puts_meta_and_result_type_first() {
+        let i = Implementation::new("demo", "0.1.0");
+        let meta = serde_json::value::to_raw_value(&ResultMeta { server_info: i.wire() }).unwrap();
+        let meta_text = r#"{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"0.1.0"}}"#;
+        assert_eq!(meta.get(), meta_text);
+        assert_eq!(
+            serde_json::to_string(&ModernResult::complete(&meta, &EmptyResult {})).unwrap(),
+            format!(r#"{{"_meta":{meta_text},"resultType":"complete"}}"#)
+        );
+        #[derive(Serialize)]
+        struct Body {
+            a: u8,
+        }
+        assert_eq!(
+            serde_json::to_string(&ModernResult::complete(&meta, &Body { a: 1 })).unwrap(),
+            format!(r#"{{"_meta":{meta_text},"resultType":"complete","a":1}}"#)
+        );
     }
 }

@@ -8,25 +8,52 @@
 //! - `envelope`: decoding one inbound message (or batch), borrowed from its text.
 //! - `error`: JSON-RPC error objects and codes.
 //! - `outbound`: writing responses, notifications and requests.
-//! - `meta`, `lifecycle`, `tools`, `notifications`: the MCP method params and results.
+//! - `meta`: `_meta`, `Implementation`, list params, and the modern result wrapper.
+//! - `lifecycle`, `tools`, `notifications`: the MCP method params and results.
 //!
 //! Decisions the spec leaves open, written down here:
 //!
 //! - An error response omits `id` when the request's id could not be read (malformed JSON,
 //!   a `null` or float id). `null` is never sent, and is accepted when a peer sends it.
-//! - Outbound bodies are built as JSON text around pre-serialised parts; a tool's schemas are
-//!   its canonical bytes, copied verbatim.
+//! - A tool's schemas are its canonical bytes, copied verbatim.
+//!
+//! This layer imports nothing above it (no `tool`, no `context`): the engine writes what is
+//! made of their types (the advertised tool, the call result) with this layer's pieces.
+//!
+//! # How JSON is written
+//!
+//! One rule, by path:
+//!
+//! - **Hot paths, by hand:** the JSON-RPC envelope ([`Outbound`] and its error object: a
+//!   few string pushes around a body that is already text), the `tools/list` pages
+//!   (pre-serialised once, copied per request) and the `notifications/progress` params
+//!   (numbers as ECMAScript writes them).
+//!   These use `crate::json`'s escaper, which is byte-for-byte serde_json's.
+//! - **Everything else, derived:** a `#[derive(Serialize)]` struct with borrowed fields
+//!   (`&str`, `Option<&str>`), pre-serialised parts as `&RawValue`, and
+//!   `skip_serializing_if = "Option::is_none"` for optional members. Field order is wire
+//!   order. A modern result is the body inside
+//!   [`ModernResult`](meta::ModernResult), which puts `_meta` and `resultType` first. The
+//!   lifecycle answers, `capabilities`, the -32022 `data`, `serverInfo`, the advertised tool
+//!   and the `tools/call` result are written this way.
+//! - **Canonical JSON** (RFC 8785, `crate::json::canonical_json`) for schemas and
+//!   structured results, whose bytes must not depend on serde_json's map order.
+//!
+//! A new body is derived; write one by hand only with a benchmark that shows it matters.
 
 pub(crate) mod envelope;
 pub(crate) mod error;
 pub(crate) mod id;
-pub(crate) mod json;
 pub(crate) mod lifecycle;
 pub(crate) mod meta;
 pub(crate) mod notifications;
 pub(crate) mod outbound;
 pub(crate) mod tools;
 pub(crate) mod version;
+
+// Transitional: `id`, `error` and the HTTP transport still name `protocol::json`; the writer
+// is `crate::json` now, below every layer.
+pub(crate) use crate::json;
 
 pub use error::{RpcError, code};
 pub use id::RequestId;

@@ -4,8 +4,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json::{json_number, push_json_string};
-use crate::context::Progress;
+use crate::json::{json_number, push_json_string};
 
 /// `notifications/cancelled` params. Read leniently: a malformed cancellation is ignored, as
 /// the spec asks.
@@ -20,16 +19,24 @@ pub(crate) struct CancelledParams<'a> {
 }
 
 /// The params of a `notifications/progress` for `token` (raw JSON: a string or an integer).
-pub(crate) fn progress_params(token: &RawValue, p: &Progress) -> String {
+///
+/// Written by hand, not derived: the numbers go out as ECMAScript writes them (`2`, not
+/// `2.0`), as every other number this crate writes.
+pub(crate) fn progress_params(
+    token: &RawValue,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> String {
     let mut out = String::from("{\"progressToken\":");
     out.push_str(token.get());
     out.push_str(",\"progress\":");
-    out.push_str(&json_number(p.progress));
-    if let Some(total) = p.total {
+    out.push_str(&json_number(progress));
+    if let Some(total) = total {
         out.push_str(",\"total\":");
         out.push_str(&json_number(total));
     }
-    if let Some(message) = &p.message {
+    if let Some(message) = message {
         out.push_str(",\"message\":");
         push_json_string(&mut out, message);
     }
@@ -49,13 +56,11 @@ mod tests {
     #[test]
     fn progress_params_are_exact() {
         let token = RawValue::from_string("\"t1\"".into()).unwrap();
-        let p = Progress { progress: 2.0, total: Some(3.0), message: Some("half".into()) };
         assert_eq!(
-            progress_params(&token, &p),
+            progress_params(&token, 2.0, Some(3.0), Some("half")),
             r#"{"progressToken":"t1","progress":2,"total":3,"message":"half"}"#
         );
-        let p = Progress { progress: 0.25, total: None, message: None };
-        assert_eq!(progress_params(&token, &p), r#"{"progressToken":"t1","progress":0.25}"#);
+        assert_eq!(progress_params(&token, 0.25, None, None), r#"{"progressToken":"t1","progress":0.25}"#);
         assert!(is_progress_token(&token));
         assert!(!is_progress_token(&RawValue::from_string("1.5".into()).unwrap()));
         assert!(!is_progress_token(&RawValue::from_string("{}".into()).unwrap()));

@@ -3,7 +3,7 @@
 
 use super::error::RpcError;
 use super::id::RequestId;
-use super::json::push_json_string;
+use crate::json::push_json_string;
 
 /// What kind of message an [`Outbound`] is, so a transport can tell a request's final answer
 /// from the notifications that precede it.

@@ -1,17 +1,34 @@
-//! The `tools/list` pages, serialised once at startup: serving a listing copies bytes and
-//! does no schema work.
+//! [`Listing`]: the pages of one list method (`tools/list`; later `resources/list`,
+//! `prompts/list`, `resources/templates/list`), serialised once at startup: serving a page
+//! copies bytes and does no schema work.
+//!
+//! A capability says what it lists by implementing [`Listed`] (the result key and how one
+//! item is written); the paging, the cursors, the fingerprint and the caching hints are this
+//! module's, the same for every list.
 //!
 //! Cursors are opaque to clients. Ours name a page of *this* listing: a fingerprint of the
 //! listing's bytes plus the page index (`<16 hex digits>-<index>`). A cursor that is not one
-//! we issued (malformed, out of range, or from a build with different tools) gets -32602.
+//! we issued (malformed, out of range, or from a build that lists other items) gets -32602.
 
 use std::time::Duration;
 
+use crate::json::json_string;
 use crate::protocol::RpcError;
-use crate::protocol::json::json_string;
+use serde_json::value::RawValue;
+
 use crate::protocol::lifecycle::cache_hints;
-use crate::protocol::tools::tool_json;
-use crate::registry::ToolRegistry;
+
+/// One item a list method lists.
+pub(crate) trait Listed {
+    /// The member of the list result the items go under: `"tools"`, `"resources"`, ….
+    const KEY: &'static str;
+
+    /// The item's name, for the log when it is left out.
+    fn name(&self) -> &str;
+
+    /// The item as the JSON object the list advertises.
+    fn to_json(&self) -> Result<String, serde_json::Error>;
+}
 
 /// One page, in the body each era is sent.
 struct Page {
@@ -26,36 +43,42 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    /// Serialise `registry`'s tools (sorted by name) into pages of `page_size`. `modern_meta`
-    /// is the `"_meta":{…}` member every modern result carries.
-    pub(crate) fn build(
-        registry: &ToolRegistry,
+    /// Serialise `items`, in the order given, into pages of `page_size`. `modern_meta` is the
+    /// `_meta` every modern result carries; `ttl` goes into the modern caching hints.
+    ///
+    /// The pages are written by hand around the items' bytes: `tools/list` is a measured hot
+    /// path, and a page is one copy into the response envelope.
+    pub(crate) fn build<'a, L: Listed + ?Sized + 'a>(
+        items: impl IntoIterator<Item = &'a L>,
         page_size: usize,
-        modern_meta: &str,
+        modern_meta: &RawValue,
         ttl: Duration,
     ) -> Listing {
-        let tools: Vec<String> = registry
-            .iter()
-            .filter_map(|tool| match tool_json(tool.info()) {
+        let items: Vec<String> = items
+            .into_iter()
+            .filter_map(|item| match item.to_json() {
                 Ok(json) => Some(json),
                 Err(e) => {
                     tracing::error!(
-                        tool = tool.info().name(),
-                        "tool left out of tools/list: its description does not serialise: {e}"
+                        key = L::KEY,
+                        name = item.name(),
+                        "item left out of the {} list: it does not serialise: {e}",
+                        L::KEY
                     );
                     None
                 }
             })
             .collect();
-        let fingerprint = format!("{:016x}", fnv1a(tools.iter().map(String::as_bytes)));
+        let fingerprint = format!("{:016x}", fnv1a(items.iter().map(String::as_bytes)));
         let chunks: Vec<&[String]> =
-            if tools.is_empty() { vec![&tools[..]] } else { tools.chunks(page_size.max(1)).collect() };
+            if items.is_empty() { vec![&items[..]] } else { items.chunks(page_size.max(1)).collect() };
         let count = chunks.len();
         let pages = chunks
             .into_iter()
             .enumerate()
             .map(|(i, chunk)| {
-                let mut body = String::from("\"tools\":[");
+                let mut body = json_string(L::KEY);
+                body.push_str(":[");
                 body.push_str(&chunk.join(","));
                 body.push(']');
                 if i + 1 < count {
@@ -65,7 +88,8 @@ impl Listing {
                 Page {
                     legacy: format!("{{{body}}}"),
                     modern: format!(
-                        "{{{modern_meta},\"resultType\":\"complete\",{body}{}}}",
+                        "{{\"_meta\":{},\"resultType\":\"complete\",{body}{}}}",
+                        modern_meta.get(),
                         cache_hints(ttl)
                     ),
                 }

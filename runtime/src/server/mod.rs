@@ -1,52 +1,90 @@
-//! The dispatch engine: a [`Server`] serving a [`ToolRegistry`] over MCP, in both protocol
-//! eras, independent of any transport.
+//! The dispatch engine: a [`Server`] serving what was registered (today: a [`ToolRegistry`])
+//! over MCP, in both protocol eras, independent of any transport.
 //!
 //! A transport creates a [`Session`] per connection and feeds it one message at a time with
 //! [`Session::handle`]; answers come back through a [`Sink`], zero or more per message. The
 //! engine owns the protocol (lifecycle, version negotiation, routing), the error contract of
 //! `tools/call`, concurrency, cancellation and progress; a transport owns only framing.
 //!
-//! Everything the server advertises is serialised once, in [`Server::new`]: `tools/list`
-//! pages are copied out as bytes, and no schema work happens per request.
+//! Everything the server advertises is serialised once, in [`ServerBuilder::build`]: the
+//! capabilities, the list pages (copied out as bytes), the lifecycle answers. No schema work
+//! happens per request.
 //!
 //! - `options`: [`ServerOptions`].
 //! - `session`: [`Session`], the per-connection entry point.
-//! - `methods`: what each method answers and in which era.
-//! - `call`: running one tool call under the error contract.
-//! - `listing`: the pre-serialised `tools/list` pages and their cursors.
+//! - `methods`: the method table: the lifecycle methods, and one arm per capability.
+//! - `era`: which era a request is served in; the params and errors every method shares.
+//! - `tools`: the tools capability (`tools/list`, `tools/call` and its error contract).
+//! - `request`: the one request path that runs user code (in-flight table, spawning, slot,
+//!   deadline, cancellation, panics, progress).
+//! - `listing`: pre-serialised list pages and their cursors, for any list method.
+//! - `running`: the table of requests in flight.
 //! - `sink`: [`Sink`], replies and batches.
+//!
+//! Imports between these run one way, `methods → tools → request → era → session → sink →
+//! running`, with `listing` beside `running` at the bottom; this module holds what they all
+//! share ([`Server`], `Shared`).
+//!
+//! # Adding a capability (resources, prompts, …)
+//!
+//! 1. **Wire types** in `crate::protocol`: its params (`ListParams` serves every list) and
+//!    its result structs, `#[derive(Serialize)]` with borrowed fields.
+//! 2. **One module** beside `tools.rs`, say `resources.rs`, holding:
+//!    - a struct built once from what the user registered (its registry and its
+//!      [`Listing`](listing::Listing)s), with an `advertise` that fills its member of
+//!      `ServerCapabilities` (add the field in `protocol::lifecycle`);
+//!    - `impl Listed` for its items: the result key (`"resources"`,
+//!      `"resourceTemplates"`, `"prompts"`) and how one item is written;
+//!    - for a method that runs user code (`resources/read`, `prompts/get`), an
+//!      `impl Handler`: start the code with the `Context`, and turn its outcome (or the
+//!      [`Stop`](request::Stop) that interrupted it) into the result body. Then
+//!      `session.run(reply, meta, peer, modern, handler)` gives it the in-flight table,
+//!      cancellation, the deadline, panic catching and progress;
+//!    - `fn request(session, &Self, reply, method, params)`, answering its methods; each
+//!      starts with `decode_params` and `session.served(..)` (see `era`).
+//! 3. **One setter** on [`ServerBuilder`] and one `Option` field in `Shared`; `build`
+//!    constructs it and calls its `advertise`.
+//! 4. **One arm** in `methods.rs`: `"resources/list" | "resources/read" | …`, delegating to
+//!    the module, or -32601 when nothing was registered.
+//! 5. **Tests** in `tests.rs`, and the method table in `methods.rs`.
+//!
+//! Transports need nothing: they frame messages and never look at methods.
 
-mod call;
+mod era;
 mod listing;
 mod methods;
 mod options;
+mod request;
+mod running;
 mod session;
 mod sink;
 #[cfg(test)]
 mod tests;
+mod tools;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
-use crate::protocol::SERVER_INFO_KEY;
-use crate::protocol::json::json_string;
-use crate::protocol::lifecycle::discover_result;
+use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
+use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 
-pub(crate) use call::polling_inline;
 pub use options::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
     DEFAULT_SHUTDOWN_GRACE, ServerOptions, ServerOptionsBuilder,
 };
+pub(crate) use request::polling_inline;
 pub use session::Session;
 pub use sink::Sink;
 
-use listing::Listing;
+use tools::Tools;
 
-/// Serves a registry of tools over MCP, in both protocol eras.
+/// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
+/// [`Server::new`], for tools only).
 ///
 /// Cheap to clone: clones share the registry, the pre-serialised listing, the in-flight
 /// bound and the call counter.
@@ -78,10 +116,11 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools: &[String] = self.shared.tools.as_ref().map_or(&[], |t| &t.names);
         f.debug_struct("Server")
             .field("name", &self.shared.options.name())
             .field("version", &self.shared.options.version())
-            .field("tools", &self.shared.tool_names)
+            .field("tools", &tools)
             .field("calls_seen", &self.calls_seen())
             .finish_non_exhaustive()
     }
@@ -89,48 +128,106 @@ impl std::fmt::Debug for Server {
 
 /// What every session of a server shares.
 pub(crate) struct Shared {
-    pub(crate) registry: ToolRegistry,
     pub(crate) options: ServerOptions,
-    pub(crate) tool_names: Vec<String>,
-    pub(crate) listing: Listing,
-    /// `"_meta":{"io.modelcontextprotocol/serverInfo":{…}}`, on every modern result.
-    pub(crate) modern_meta: String,
+    /// `capabilities`, as `initialize` and `server/discover` send it.
+    pub(crate) capabilities: Box<RawValue>,
+    /// `{"io.modelcontextprotocol/serverInfo":{…}}`: the `_meta` of every modern result.
+    pub(crate) modern_meta: Box<RawValue>,
+    /// The modern `server/discover` result.
     pub(crate) discover_body: String,
-    pub(crate) calls_seen: AtomicU64,
+    /// An empty modern result (`ping`).
+    pub(crate) modern_empty: String,
+    /// The tools capability, when tools were registered.
+    pub(crate) tools: Option<Tools>,
     pub(crate) permits: Semaphore,
 }
 
-impl Shared {
-    /// A result body as the modern era sends it: with `_meta` (serverInfo) and
-    /// `resultType: "complete"`. `body` is a JSON object this crate wrote.
-    pub(crate) fn modern_body(&self, body: &str) -> String {
-        let rest = body.strip_prefix('{').unwrap_or(body).trim_start();
-        let sep = if rest.starts_with('}') { "" } else { "," };
-        format!("{{{},\"resultType\":\"complete\"{sep}{rest}", self.modern_meta)
+/// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
+/// prompts beside them later. Each registered capability is advertised; a method of one
+/// that was not registered is -32601.
+///
+/// ```
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello(name: String) -> String {
+///     format!("hello, {name}")
+/// }
+///
+/// let server = Server::builder(ServerOptions::builder("demo", "0.1.0").build())
+///     .tools(tools![hello].unwrap())
+///     .build();
+/// assert_eq!(server.registry().len(), 1);
+/// ```
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ServerBuilder {
+    options: ServerOptions,
+    tools: Option<ToolRegistry>,
+}
+
+impl ServerBuilder {
+    /// Serve `registry`'s tools (`tools/list`, `tools/call`), and advertise `tools`. An empty
+    /// registry is still advertised: the server serves tools, none yet.
+    pub fn tools(mut self, registry: ToolRegistry) -> ServerBuilder {
+        self.tools = Some(registry);
+        self
+    }
+
+    /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
+    /// once.
+    pub fn build(self) -> Server {
+        let ServerBuilder { options, tools } = self;
+        let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
+        let tools =
+            tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
+
+        let mut capabilities = ServerCapabilities::default();
+        if let Some(tools) = &tools {
+            tools.advertise(&mut capabilities);
+        }
+        let capabilities = raw(&capabilities);
+
+        let discover = discover_result(&capabilities, options.instructions.as_deref(), options.list_ttl);
+        let discover_body = text(&ModernResult::complete(&modern_meta, &discover));
+        let modern_empty = text(&ModernResult::complete(&modern_meta, &EmptyResult {}));
+        let permits = Semaphore::new(options.max_in_flight.min(Semaphore::MAX_PERMITS));
+        Server {
+            shared: Arc::new(Shared {
+                options,
+                capabilities,
+                modern_meta,
+                discover_body,
+                modern_empty,
+                tools,
+                permits,
+            }),
+        }
     }
 }
 
+/// Serialise one of the engine's own bodies: plain structs of strings, numbers and valid raw
+/// JSON, which always serialise.
+fn text<T: serde::Serialize>(body: &T) -> String {
+    serde_json::to_string(body).expect("the engine's own bodies always serialise")
+}
+
+/// [`text`], kept as raw JSON for embedding.
+fn raw<T: serde::Serialize>(body: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(body).expect("the engine's own bodies always serialise")
+}
+
 impl Server {
-    /// A server for `registry`. Serialises the listing and the lifecycle answers now, once.
+    /// Start building a server that runs under `options`; say what it serves with the
+    /// builder's setters.
+    pub fn builder(options: ServerOptions) -> ServerBuilder {
+        ServerBuilder { options, tools: None }
+    }
+
+    /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
     pub fn new(registry: ToolRegistry, options: ServerOptions) -> Server {
-        let modern_meta =
-            format!("\"_meta\":{{{}:{}}}", json_string(SERVER_INFO_KEY), options.info.to_json());
-        let listing = Listing::build(&registry, options.page_size, &modern_meta, options.list_ttl);
-        let tool_names = registry.names().map(str::to_owned).collect();
-        let permits = Semaphore::new(options.max_in_flight.min(Semaphore::MAX_PERMITS));
-        let mut shared = Shared {
-            registry,
-            tool_names,
-            listing,
-            modern_meta,
-            discover_body: String::new(),
-            calls_seen: AtomicU64::new(0),
-            permits,
-            options,
-        };
-        shared.discover_body = shared
-            .modern_body(&discover_result(shared.options.instructions.as_deref(), shared.options.list_ttl));
-        Server { shared: Arc::new(shared) }
+        Server::builder(options).tools(registry).build()
     }
 
     /// A new session: one connection's state (its handshake, its calls in flight).
@@ -151,7 +248,7 @@ impl Server {
     /// count of zero means no call ever reached the server, which is a different bug from
     /// calls that failed.
     pub fn calls_seen(&self) -> u64 {
-        self.shared.calls_seen.load(Ordering::Relaxed)
+        self.shared.tools.as_ref().map_or(0, |t| t.calls_seen.load(Ordering::Relaxed))
     }
 
     /// The options the server runs under.
@@ -159,9 +256,13 @@ impl Server {
         &self.shared.options
     }
 
-    /// The tools served.
+    /// The tools served (empty when the server serves none).
     pub fn registry(&self) -> &ToolRegistry {
-        &self.shared.registry
+        static NONE: OnceLock<ToolRegistry> = OnceLock::new();
+        match &self.shared.tools {
+            Some(tools) => &tools.registry,
+            None => NONE.get_or_init(ToolRegistry::new),
+        }
     }
 }
 

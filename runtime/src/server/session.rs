@@ -12,15 +12,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
-use tokio::sync::{Notify, oneshot};
-use tokio::task::AbortHandle;
-use tokio_util::sync::CancellationToken;
+use tokio::sync::oneshot;
 
 use crate::context::PeerInfo;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 
+use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::{PingError, Shared};
 
@@ -285,67 +284,6 @@ impl SessionInner {
             }
             None => tracing::debug!(id = ?id, "response to no request of ours; ignored"),
         }
-    }
-}
-
-/// The calls in flight, by request id.
-#[derive(Default)]
-pub(crate) struct Running {
-    calls: Mutex<HashMap<RequestId, RunningCall>>,
-    idle: Notify,
-}
-
-pub(crate) struct RunningCall {
-    /// `None` while a call polled inline has not been spawned yet.
-    pub(crate) abort: Option<AbortHandle>,
-    pub(crate) cancel: CancellationToken,
-}
-
-impl Running {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<RequestId, RunningCall>> {
-        lock(&self.calls)
-    }
-
-    fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// The call completed: remove it. Returns whether it was still there, i.e. whether its
-    /// response may be sent.
-    pub(crate) fn finish(&self, id: &RequestId) -> bool {
-        let mut calls = self.lock();
-        let present = calls.remove(id).is_some();
-        if calls.is_empty() {
-            self.idle.notify_waiters();
-        }
-        present
-    }
-
-    /// Cancel a call: its token fires, its future is dropped, and it will not answer.
-    fn cancel(&self, id: &RequestId) -> bool {
-        let mut calls = self.lock();
-        let Some(call) = calls.remove(id) else { return false };
-        if calls.is_empty() {
-            self.idle.notify_waiters();
-        }
-        drop(calls);
-        call.cancel.cancel();
-        if let Some(abort) = &call.abort {
-            abort.abort();
-        }
-        true
-    }
-
-    fn abort_all(&self) -> usize {
-        let calls: Vec<RunningCall> = self.lock().drain().map(|(_, c)| c).collect();
-        self.idle.notify_waiters();
-        for call in &calls {
-            call.cancel.cancel();
-            if let Some(abort) = &call.abort {
-                abort.abort();
-            }
-        }
-        calls.len()
     }
 }
 

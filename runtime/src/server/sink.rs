@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::protocol::{Outbound, RequestId, RpcError, code};
 
-use super::session::Running;
+use super::running::Running;
 
 /// Where a session's outbound messages go: the transport's writer.
 ///

@@ -273,6 +273,51 @@ async fn modern_requests_are_served_from_their_own_meta() {
 }
 
 #[tokio::test]
+async fn capabilities_are_what_was_registered() {
+    // Nothing registered: nothing advertised, and the tools methods are not there.
+    let bare = Server::builder(options().title("De\"mo").instructions("Line 1\nLine 2").build()).build();
+    assert_eq!(bare.calls_seen(), 0);
+    assert!(bare.registry().is_empty());
+    let wire = Wire::new(&bare);
+    assert_eq!(
+        wire.initialize("2025-11-25"),
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"},"instructions":"Line 1\nLine 2"}}"#
+    );
+    for (id, method) in [(1, "tools/list"), (2, "tools/call")] {
+        assert_eq!(
+            wire.ask(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"echo"}}}}"#
+            )),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"method '{method}' not found"}}}}"#
+            )
+        );
+    }
+    assert_eq!(
+        wire.ask(&format!(
+            r#"{{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{{{MODERN}}}}}"#
+        )),
+        r#"{"jsonrpc":"2.0","id":"d","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"}},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"instructions":"Line 1\nLine 2","ttlMs":300000,"cacheScope":"public"}}"#
+    );
+
+    // Tools registered, even none: advertised, and an unknown tools method is -32601.
+    let empty = Server::builder(options().build()).tools(ToolRegistry::new()).build();
+    let wire = Wire::new(&empty);
+    assert_eq!(
+        wire.initialize("2025-06-18"),
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"demo","version":"1.0.0"}}}"#
+    );
+    assert_eq!(
+        wire.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#
+    );
+    assert_eq!(
+        wire.ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/subscribe"}"#),
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"method 'tools/subscribe' not found"}}"#
+    );
+}
+
+#[tokio::test]
 async fn listing_is_paginated_with_opaque_cursors() {
     let f = fixture(options().page_size(2).build());
     let wire = Wire::new(&f.server);

@@ -1,0 +1,330 @@
+//! JSON text: the canonical writer, RFC 8785 (the JSON Canonicalization Scheme).
+//!
+//! The bottom of the crate: it imports nothing from it. Everything that writes JSON text by
+//! hand uses these, so there is one escaper and one number format:
+//!
+//! - [`canonical_json`]: a whole value in canonical form (schemas, structured results);
+//! - `push_json_string` / `json_string`: one string literal, escaped minimally;
+//! - `json_number`: one number as ECMAScript writes it (`3`, not `3.0`);
+//! - `es6_number`: ECMAScript's `Number.prototype.toString` for a finite double.
+//!
+//! # The canonical form
+//!
+//! - no whitespace;
+//! - object members sorted by the UTF-16 code units of their names;
+//! - strings escaped minimally: `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, other control
+//!   characters as `\u00xx` (lower-case hex), everything else literal;
+//! - integers as plain decimal; other numbers as ECMAScript's `Number.prototype.toString`
+//!   writes them.
+//!
+//! Because the writer sorts members itself, the bytes do not depend on the order a
+//! `serde_json::Map` keeps, so they are the same whether or not cargo unifies serde_json's
+//! `preserve_order` feature into the build. serde_json's own string escaping is the same as
+//! [`push_json_string`]'s, so text written by a `#[derive(Serialize)]` and text written here
+//! agree byte for byte.
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+/// Write `value` in canonical form (RFC 8785; the rules are in this module's docs and on
+/// [`Schema`](crate::Schema)).
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+/// Append `s` as a JSON string literal, escaped minimally (RFC 8785 §3.2.2.2).
+pub(crate) fn push_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `s` as a JSON string literal.
+pub(crate) fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    out
+}
+
+/// A number as JSON: integral values without a fraction (`3`, not `3.0`), others in their
+/// shortest form. Non-finite values, which JSON cannot carry, become `0`.
+pub(crate) fn json_number(n: f64) -> String {
+    match serde_json::Number::from_f64(n) {
+        Some(num) => {
+            let mut out = String::new();
+            write_number(&mut out, &num);
+            out
+        }
+        None => "0".to_owned(),
+    }
+}
+
+fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => push_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            // RFC 8785 §3.2.3: sort by the UTF-16 code units of the names.
+            members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            out.push('{');
+            for (i, (name, member)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_string(out, name);
+                out.push(':');
+                write_value(out, member);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_number(out: &mut String, n: &serde_json::Number) {
+    if let Some(i) = n.as_i64() {
+        out.push_str(&i.to_string());
+    } else if let Some(u) = n.as_u64() {
+        out.push_str(&u.to_string());
+    } else if let Some(f) = n.as_f64() {
+        out.push_str(&es6_number(f));
+    } else {
+        // Arbitrary-precision numbers (a feature serde_json may be built with) keep their text.
+        out.push_str(&n.to_string());
+    }
+}
+
+/// ECMAScript's `Number.prototype.toString` for a finite double (RFC 8785 §3.2.2.3).
+pub(crate) fn es6_number(f: f64) -> String {
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    let sign = if f < 0.0 { "-" } else { "" };
+    let (digits, exp) = shortest_digits(f.abs());
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    let body = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let e = n - 1;
+        let sign_e = if e < 0 { "-" } else { "+" };
+        let rest = if k > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        format!("{}{rest}e{sign_e}{}", &digits[..1], e.abs())
+    };
+    format!("{sign}{body}")
+}
+
+/// The shortest digits that read back as `f` (positive, finite), and the decimal exponent of
+/// the first: `f = d.ddd × 10^exp`. Of two shortest candidates equally close to `f`,
+/// ECMAScript takes the even one (Number::toString, step 5); `{:e}` may take the other, so a
+/// tie is checked against `f`'s exact decimal expansion.
+fn shortest_digits(f: f64) -> (String, i32) {
+    fn split(sci: &str) -> (String, i32) {
+        let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
+        let digits = mantissa.chars().filter(|c| *c != '.').collect();
+        (digits, exp.parse().expect("the exponent is an integer"))
+    }
+    let (digits, exp) = split(&format!("{f:e}"));
+    let k = digits.len();
+    // A tie needs the digit after the shortest ones to be exactly 5: check cheaply first.
+    let (next, next_exp) = split(&format!("{f:.k$e}"));
+    if next_exp != exp || !next.ends_with('5') {
+        return (digits, exp);
+    }
+    // Every double has a finite decimal expansion of at most 767 significant digits.
+    let (exact, exact_exp) = split(&format!("{f:.767e}"));
+    if exact_exp != exp || exact.as_bytes()[k] != b'5' || exact[k + 1..].bytes().any(|b| b != b'0') {
+        return (digits, exp);
+    }
+    let below = &exact[..k];
+    let even = below.as_bytes()[k - 1] % 2 == 0;
+    let want = if even { below.to_owned() } else { increment(below) };
+    let reads_back =
+        want.len() == k && format!("{want}e{}", exp - (k as i32 - 1)).parse::<f64>().is_ok_and(|g| g == f);
+    if reads_back { (want, exp) } else { (digits, exp) }
+}
+
+/// A string of decimal digits plus one in its last place (longer when it carries out).
+fn increment(digits: &str) -> String {
+    let mut out = digits.as_bytes().to_vec();
+    for b in out.iter_mut().rev() {
+        if *b == b'9' {
+            *b = b'0';
+        } else {
+            *b += 1;
+            return String::from_utf8(out).expect("ASCII digits");
+        }
+    }
+    out.insert(0, b'1');
+    String::from_utf8(out).expect("ASCII digits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn members_sort_by_utf16_and_nest() {
+        let v = json!({"b": 1, "a": {"z": [3, {"y": null, "x": true}], "\u{e000}": 1, "\u{1f600}": 2}});
+        assert_eq!(
+            canonical_json(&v),
+            "{\"a\":{\"z\":[3,{\"x\":true,\"y\":null}],\"\u{1f600}\":2,\"\u{e000}\":1},\"b\":1}"
+        );
+    }
+
+    /// RFC 8785 §3.2.3: the sorting example, whose names differ in UTF-16 and UTF-8 order.
+    #[test]
+    fn rfc8785_sorting_vector() {
+        let v: Value = serde_json::from_str(
+            r#"{
+              "\u20ac": "Euro Sign",
+              "\r": "Carriage Return",
+              "\ufb33": "Hebrew Letter Dalet With Dagesh",
+              "1": "One",
+              "\ud83d\ude00": "Emoji: Grinning Face",
+              "\u0080": "Control",
+              "\u00f6": "Latin Small Letter O With Diaeresis"
+            }"#,
+        )
+        .unwrap();
+        assert_eq!(
+            canonical_json(&v),
+            "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u{80}\":\"Control\",\
+             \"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\
+             \"\u{1f600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}"
+        );
+    }
+
+    /// RFC 8785 §3.2.2: the example of numbers, strings and literals together. The numbers
+    /// are Rust literals, not parsed by serde_json: without its `float_roundtrip` feature
+    /// (which a build may or may not unify in), it can read `333333333.33333329` as the
+    /// neighbouring double.
+    #[test]
+    #[allow(clippy::excessive_precision, reason = "the RFC's input, digit for digit")]
+    fn rfc8785_serialization_vector() {
+        let string: Value =
+            serde_json::from_str(r#""\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/""#).unwrap();
+        let v = json!({
+            "numbers": [333333333.33333329_f64, 1E30_f64, 4.50_f64, 2e-3_f64, 0.000000000000000000000000001_f64],
+            "string": string,
+            "literals": [null, true, false],
+        });
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
+        );
+    }
+
+    #[test]
+    fn strings_escape_minimally() {
+        let v = json!("q\"b\\\u{8}\t\n\u{c}\r\u{1}\u{1f}\u{7f}é\u{2028}");
+        assert_eq!(canonical_json(&v), "\"q\\\"b\\\\\\b\\t\\n\\f\\r\\u0001\\u001f\u{7f}é\u{2028}\"");
+        assert_eq!(json_string("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+        // What we write is what serde reads, and what serde writes.
+        let s = "\u{7f}\u{2028}\t\u{1f}\"\\\u{8}\u{c}";
+        let back: String = serde_json::from_str(&json_string(s)).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(serde_json::to_string(s).unwrap(), json_string(s));
+    }
+
+    #[test]
+    fn numbers_follow_ecmascript() {
+        let cases = [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (1.5, "1.5"),
+            (-2.25, "-2.25"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (0.000001, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (123456789.125, "123456789.125"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(es6_number(f), want, "{f}");
+        }
+        assert_eq!(canonical_json(&json!([1, -7, u64::MAX, 2.0])), "[1,-7,18446744073709551615,2]");
+        assert_eq!(json_number(3.0), "3");
+        assert_eq!(json_number(0.5), "0.5");
+        assert_eq!(json_number(f64::NAN), "0");
+        assert_eq!(json_number(f64::INFINITY), "0");
+    }
+
+    /// RFC 8785 Appendix B: IEEE 754 bit patterns and the text each must be written as.
+    /// NaN and Infinity (`7fffffffffffffff`, `7ff0000000000000`) have no JSON form; serde_json
+    /// cannot hold them in a `Value`, and `json_number` writes them as `0`.
+    #[test]
+    fn rfc8785_appendix_b_numbers() {
+        let cases: [(u64, &str); 24] = [
+            (0x0000000000000000, "0"),
+            (0x8000000000000000, "0"),
+            (0x0000000000000001, "5e-324"),
+            (0x8000000000000001, "-5e-324"),
+            (0x7fefffffffffffff, "1.7976931348623157e+308"),
+            (0xffefffffffffffff, "-1.7976931348623157e+308"),
+            (0x4340000000000000, "9007199254740992"),
+            (0xc340000000000000, "-9007199254740992"),
+            (0x4430000000000000, "295147905179352830000"),
+            (0x44b52d02c7e14af5, "9.999999999999997e+22"),
+            (0x44b52d02c7e14af6, "1e+23"),
+            (0x44b52d02c7e14af7, "1.0000000000000001e+23"),
+            (0x444b1ae4d6e2ef4e, "999999999999999700000"),
+            (0x444b1ae4d6e2ef4f, "999999999999999900000"),
+            (0x444b1ae4d6e2ef50, "1e+21"),
+            (0x3eb0c6f7a0b5ed8c, "9.999999999999997e-7"),
+            (0x3eb0c6f7a0b5ed8d, "0.000001"),
+            (0x41b3de4355555553, "333333333.3333332"),
+            (0x41b3de4355555554, "333333333.33333325"),
+            (0x41b3de4355555555, "333333333.3333333"),
+            (0x41b3de4355555556, "333333333.3333334"),
+            (0x41b3de4355555557, "333333333.33333343"),
+            (0xbecbf647612f3696, "-0.0000033333333333333333"),
+            (0x43143ff3c1cb0959, "1424953923781206.2"),
+        ];
+        for (bits, want) in cases {
+            let f = f64::from_bits(bits);
+            assert_eq!(es6_number(f), want, "{bits:016x}");
+            // Through a `Value`, as a structured result or a schema is written.
+            assert_eq!(canonical_json(&json!(f)), want, "{bits:016x} as a Value");
+        }
+        assert_eq!(json_number(f64::from_bits(0x7fffffffffffffff)), "0");
+        assert_eq!(json_number(f64::from_bits(0x7ff0000000000000)), "0");
+    }
+}

@@ -1,0 +1,307 @@
+//! The one request path: how a request that runs user code (`tools/call`; later
+//! `resources/read`, `prompts/get`) is run, whatever the capability.
+//!
+//! A capability describes the work as a [`Handler`]: how to start the user code with a
+//! [`Context`], and how to turn its outcome into the result body. Everything else is here and
+//! shared:
+//!
+//! - the in-flight table: the request is entered under its id before it can complete, so
+//!   `notifications/cancelled` finds it, and a duplicate id is refused;
+//! - spawning onto the runtime (or, under [`polling_inline`], one poll on the transport's
+//!   thread first);
+//! - the in-flight bound (a slot from the server's semaphore);
+//! - the host's cancellation, before dispatch and while running;
+//! - the server's deadline, whose clock starts when the request got its slot;
+//! - panic catching, so the server serves on;
+//! - progress: `notifications/progress` under the request's token, until it completes;
+//! - the reply, in the request's era.
+//!
+//! How the interruptions read to the client is the capability's choice ([`Stop`] is handed
+//! to [`Handler::finish`]): for tools, a tool error (see [`tools`](super::tools)).
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::value::RawValue;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{Context, PeerInfo, Progress};
+use crate::protocol::meta::RequestMeta;
+use crate::protocol::notifications::{is_progress_token, progress_params};
+use crate::protocol::{Outbound, RequestId, RpcError, code};
+use crate::tool::ToolError;
+
+use super::Shared;
+use super::era::not_initialized;
+use super::running::RunningCall;
+use super::session::SessionInner;
+use super::sink::{Reply, Sink};
+
+thread_local! {
+    /// Set while a transport's own thread dispatches (see [`polling_inline`]).
+    static POLL_INLINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `dispatch` (which calls [`Session::handle`](super::Session::handle)) with each request
+/// it starts polled once right here, before it is spawned: a call that completes on its
+/// first poll (an async tool that does not wait) is answered without waking the runtime.
+///
+/// Only for a transport thread inside a current-thread runtime (the check is in the
+/// dispatch), where the runtime thread would otherwise be woken for every call; on a
+/// multi-threaded runtime every call is spawned, so compute-heavy calls still spread over
+/// the workers.
+pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            POLL_INLINE.with(|p| p.set(self.0));
+        }
+    }
+    let _reset = Reset(POLL_INLINE.with(|p| p.replace(true)));
+    dispatch()
+}
+
+/// Whether requests dispatched on this thread are polled inline first.
+fn polls_inline() -> bool {
+    POLL_INLINE.with(Cell::get)
+}
+
+/// User code, started: a boxed future borrowing the handler and the [`Context`].
+pub(crate) type Started<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The user code one request runs, as its capability describes it.
+pub(crate) trait Handler: Send + Sync + 'static {
+    /// What the user code returns.
+    type Output: Send;
+
+    /// Start the user code.
+    fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output>;
+
+    /// The result body for how it went: the user code's output, or why it did not finish.
+    /// `modern` is the `_meta` to complete a modern result with (see
+    /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
+    fn finish(
+        &self,
+        outcome: Result<Self::Output, Stop>,
+        modern: Option<&RawValue>,
+    ) -> Result<String, RpcError>;
+}
+
+/// Why user code did not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The host cancelled before the request got its slot: the code was not run.
+    CancelledBeforeDispatch,
+    /// The host cancelled while the code was running.
+    CancelledWhileRunning,
+    /// The server's deadline fired.
+    DeadlineExceeded(Duration),
+    /// The code panicked, with this message.
+    Panicked(String),
+}
+
+impl SessionInner {
+    /// Run `handler` for the request `reply` answers, in the era `modern` says, for `peer`,
+    /// with progress when `meta` asks for it. Answers through `reply`, now (a refusal) or
+    /// when the code completes; never, when the client cancels.
+    pub(crate) fn run<H: Handler>(
+        &self,
+        reply: Reply,
+        meta: Option<&RequestMeta<'_>>,
+        peer: PeerInfo,
+        modern: bool,
+        handler: H,
+    ) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return reply.error(RpcError::new(
+                code::INTERNAL_ERROR,
+                "internal error: the server is not running on a tokio runtime",
+            ));
+        };
+        let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
+        let progress = meta
+            .and_then(|m| m.progress_token)
+            .filter(|t| is_progress_token(t))
+            .map(|t| ProgressChannel::new(reply.route().sink().clone(), t.to_owned()));
+        let cancel =
+            self.shared.options.cancellation.as_ref().map(CancellationToken::child_token).unwrap_or_default();
+
+        // Spawn while holding the table's lock, so the request is in the table before it can
+        // complete: whoever removes the entry (completion or cancellation) decides whether
+        // a response goes out.
+        let mut calls = self.running.lock();
+        if calls.contains_key(&id) {
+            drop(calls);
+            return reply.error(RpcError::invalid_request(format!(
+                "invalid request: request id {id} is already in use by a call in flight"
+            )));
+        }
+        let job = Job {
+            shared: self.shared.clone(),
+            handler,
+            peer,
+            cancel: cancel.clone(),
+            progress,
+            modern,
+            reply: reply.tracked(self.running.clone()),
+        };
+        if polls_inline() && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
+            calls.insert(id.clone(), RunningCall { abort: None, cancel });
+            drop(calls);
+            return self.poll_then_spawn(&runtime, id, job);
+        }
+        let handle = runtime.spawn(job.run());
+        calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
+    }
+
+    /// Poll a request once on this thread; spawn it only if it is not done. The request is
+    /// in the running table already, without an abort handle until it is spawned.
+    fn poll_then_spawn<H: Handler>(&self, runtime: &tokio::runtime::Handle, id: RequestId, job: Job<H>) {
+        use std::task::{Context, Poll, Waker};
+        let mut run = Box::pin(job.run());
+        // A panic outside the handler's own guard drops the request's `Reply`, which answers
+        // -32603 (as a panicking task does); the future is dropped with it.
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+        }));
+        if !matches!(polled, Ok(Poll::Pending)) {
+            return;
+        }
+        // Spawning polls it again at once, with the task's waker: every future registers the
+        // waker of its latest poll, so the no-op one above is never the one woken.
+        let handle = runtime.spawn(run);
+        match self.running.lock().get_mut(&id) {
+            Some(call) => call.abort = Some(handle.abort_handle()),
+            // Cancelled in between: its future goes, as a cancelled call's does.
+            None => handle.abort(),
+        }
+    }
+}
+
+/// Everything a request's task owns.
+struct Job<H> {
+    shared: Arc<Shared>,
+    handler: H,
+    peer: PeerInfo,
+    /// Cancelled when the client cancels the request; a child of the host's token.
+    cancel: CancellationToken,
+    progress: Option<Arc<ProgressChannel>>,
+    modern: bool,
+    reply: Reply,
+}
+
+impl<H: Handler> Job<H> {
+    /// Run the request and answer it.
+    async fn run(self) {
+        let Job { shared, handler, peer, cancel, progress, modern, reply } = self;
+        let options = &shared.options;
+        let outcome = execute(
+            &handler,
+            peer,
+            cancel,
+            progress.clone(),
+            options.cancellation.as_ref(),
+            options.deadline,
+            &shared.permits,
+        )
+        .await;
+        // Progress stops with the request: nothing after the response.
+        if let Some(p) = &progress {
+            p.close();
+        }
+        match handler.finish(outcome, modern.then_some(&*shared.modern_meta)) {
+            Ok(body) => reply.result(&body),
+            Err(error) => reply.error(error),
+        }
+    }
+}
+
+/// Run `handler` under the server's rules: wait for a slot, honour the host's cancellation
+/// before and during the run, enforce the deadline, and catch a panic.
+async fn execute<H: Handler>(
+    handler: &H,
+    peer: PeerInfo,
+    cancel: CancellationToken,
+    progress: Option<Arc<ProgressChannel>>,
+    host: Option<&CancellationToken>,
+    deadline: Option<Duration>,
+    permits: &Semaphore,
+) -> Result<H::Output, Stop> {
+    let permit = match host {
+        Some(h) => tokio::select! {
+            biased;
+            _ = h.cancelled() => return Err(Stop::CancelledBeforeDispatch),
+            p = permits.acquire() => p,
+        },
+        None => permits.acquire().await,
+    };
+    // The semaphore is never closed; if it were, nothing could run.
+    let _permit = permit.map_err(|_| Stop::CancelledBeforeDispatch)?;
+    if host.is_some_and(CancellationToken::is_cancelled) {
+        return Err(Stop::CancelledBeforeDispatch);
+    }
+
+    let mut ctx = Context::builder().cancellation(cancel).peer(peer);
+    if let Some(d) = deadline {
+        ctx = ctx.deadline(Instant::now().checked_add(d));
+    }
+    if let Some(channel) = progress {
+        ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
+    }
+    let ctx = ctx.build();
+
+    let body = async {
+        let run = async {
+            crate::tool::run_async("", handler.start(&ctx)).await.map_err(|e| match e {
+                ToolError::Panicked { message, .. } => Stop::Panicked(message),
+                other => Stop::Panicked(other.to_string()),
+            })
+        };
+        match deadline {
+            Some(d) => tokio::time::timeout(d, run).await.unwrap_or(Err(Stop::DeadlineExceeded(d))),
+            None => run.await,
+        }
+    };
+    match host {
+        Some(h) => tokio::select! {
+            biased;
+            _ = h.cancelled() => Err(Stop::CancelledWhileRunning),
+            r = body => r,
+        },
+        None => body.await,
+    }
+}
+
+/// Where one request's progress goes: `notifications/progress` under its token, until the
+/// request completes.
+struct ProgressChannel {
+    sink: Arc<dyn Sink>,
+    token: Box<RawValue>,
+    open: Mutex<bool>,
+}
+
+impl ProgressChannel {
+    /// A channel for `token` on `sink`.
+    fn new(sink: Arc<dyn Sink>, token: Box<RawValue>) -> Arc<ProgressChannel> {
+        Arc::new(ProgressChannel { sink, token, open: Mutex::new(true) })
+    }
+
+    /// Send one report, unless the request has completed. [`Context`] has already dropped
+    /// reports that do not increase.
+    fn emit(&self, p: &Progress) {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if *open {
+            let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
+            self.sink.send(Outbound::notification("notifications/progress", &params));
+        }
+    }
+
+    /// The request completed: later reports (from a task the code left behind) are dropped.
+    fn close(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = false;
+    }
+}

@@ -1,0 +1,294 @@
+//! The tools capability: `tools/list` from a pre-serialised [`Listing`], and `tools/call`
+//! through the one request path, under the error contract.
+//!
+//! | what happened | the result (`isError: true` unless noted) |
+//! | --- | --- |
+//! | arguments rejected | the `ToolArgumentError` message verbatim |
+//! | the tool returned `Err(e)` | `tool 'x' failed: <e>` |
+//! | the tool panicked | `tool 'x' failed: panicked: <message>`; the server serves on |
+//! | the host cancelled before dispatch | `the run was cancelled; 'x' was not run` |
+//! | the host cancelled mid-call | `the run was cancelled while 'x' was running` |
+//! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
+//! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
+//!
+//! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch.)
+//!
+//! The deadline clock starts when the call is dispatched, after it got its in-flight slot.
+//!
+//! This module is the model for every capability: a struct built once from what was
+//! registered ([`Tools`]), what it adds to `capabilities`, its [`Listed`] items, its
+//! [`Handler`], and one `request` fn that answers its methods.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::value::RawValue;
+
+use crate::args::{PyList, PyStr};
+use crate::context::Context;
+use crate::json::canonical_json;
+use crate::protocol::RpcError;
+use crate::protocol::code;
+use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::tools::CallToolParams;
+use crate::registry::ToolRegistry;
+use crate::tool::{
+    Annotations, Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
+};
+
+use super::era::{decode_params, method_not_found};
+use super::listing::{Listed, Listing};
+use super::request::{Handler, Stop};
+use super::session::SessionInner;
+use super::sink::Reply;
+
+/// What a server serving tools holds: the registry, and its listing serialised once.
+pub(crate) struct Tools {
+    pub(crate) registry: ToolRegistry,
+    pub(crate) names: Vec<String>,
+    listing: Listing,
+    /// Every `tools/call` seen, whatever became of it.
+    pub(crate) calls_seen: AtomicU64,
+}
+
+impl Tools {
+    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]).
+    pub(crate) fn new(
+        registry: ToolRegistry,
+        page_size: usize,
+        modern_meta: &RawValue,
+        ttl: std::time::Duration,
+    ) -> Tools {
+        let listing = Listing::build(registry.iter().map(|tool| tool.info()), page_size, modern_meta, ttl);
+        let names = registry.names().map(str::to_owned).collect();
+        Tools { registry, names, listing, calls_seen: AtomicU64::new(0) }
+    }
+
+    /// `tools`, without list-change notifications (the tool set is fixed for the life of the
+    /// process).
+    pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
+        capabilities.tools = Some(ListChanged { list_changed: false });
+    }
+}
+
+/// Answer one request for a `tools/` method.
+pub(crate) fn request(
+    session: &SessionInner,
+    tools: &Tools,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+) {
+    match method {
+        "tools/list" => match list(session, tools, params) {
+            Ok(page) => reply.result(page),
+            Err(error) => reply.error(error),
+        },
+        "tools/call" => call(session, tools, reply, params),
+        other => reply.error(method_not_found(other)),
+    }
+}
+
+/// The pre-serialised page, borrowed: it is copied once, into the response envelope.
+fn list<'t>(
+    session: &SessionInner,
+    tools: &'t Tools,
+    params: Option<&RawValue>,
+) -> Result<&'t str, RpcError> {
+    let p: ListParams<'_> = decode_params("tools/list", params)?;
+    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+    tools.listing.page(p.cursor.as_deref(), modern)
+}
+
+fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
+    tools.calls_seen.fetch_add(1, Ordering::Relaxed);
+    let p: CallToolParams<'_> = match decode_params("tools/call", params) {
+        Ok(p) => p,
+        Err(e) => return reply.error(e),
+    };
+    let (peer, modern) = match session.served(p.meta.as_ref()).and_then(|s| s.peer()) {
+        Ok(served) => served,
+        Err(e) => return reply.error(e),
+    };
+    let Some(tool) = tools.registry.get(&p.name).cloned() else {
+        return reply.error(RpcError::invalid_params(format!(
+            "unknown tool {}; available tools: {}",
+            PyStr(&p.name),
+            PyList(&tools.names)
+        )));
+    };
+    let args = match p.arguments {
+        Some(a) => a.to_owned(),
+        None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
+    };
+    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args });
+}
+
+/// One `tools/call`: the tool and its arguments, the bytes as received.
+struct ToolCall {
+    tool: Arc<dyn Tool>,
+    args: Box<RawValue>,
+}
+
+impl Handler for ToolCall {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
+        self.tool.call(&self.args, ctx)
+    }
+
+    fn finish(
+        &self,
+        outcome: Result<Result<ToolOutput, ToolError>, Stop>,
+        modern: Option<&RawValue>,
+    ) -> Result<String, RpcError> {
+        let name = self.tool.info().name();
+        let outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
+        call_result_json(&outcome, modern).map_err(|e| {
+            RpcError::new(
+                code::INTERNAL_ERROR,
+                format!("internal error: the result of tool '{name}' could not be serialised: {e}"),
+            )
+        })
+    }
+}
+
+/// How an interrupted call reads to the model: a tool error naming the tool.
+fn tool_error(tool: &str, stop: Stop) -> ToolError {
+    let tool = tool.to_owned();
+    match stop {
+        Stop::CancelledBeforeDispatch => ToolError::CancelledBeforeDispatch { tool },
+        Stop::CancelledWhileRunning => ToolError::CancelledWhileRunning { tool },
+        Stop::DeadlineExceeded(deadline) => ToolError::DeadlineExceeded { tool, deadline },
+        Stop::Panicked(message) => ToolError::Panicked { tool, message },
+    }
+}
+
+impl Listed for ToolInfo {
+    const KEY: &'static str = "tools";
+
+    fn name(&self) -> &str {
+        ToolInfo::name(self)
+    }
+
+    fn to_json(&self) -> Result<String, serde_json::Error> {
+        tool_json(self)
+    }
+}
+
+/// One tool as `tools/list` advertises it. The schemas are the tool's canonical bytes,
+/// embedded verbatim.
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    description: &'a str,
+    #[serde(rename = "inputSchema")]
+    input_schema: &'a RawValue,
+    #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a RawValue>,
+    annotations: Annotations,
+    #[serde(rename = "_meta")]
+    meta: ToolMeta<'a>,
+}
+
+/// `{"toolwire": <declarations>}`, keyed by [`META_KEY`].
+struct ToolMeta<'a>(&'a Declarations);
+
+impl Serialize for ToolMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(META_KEY, self.0)?;
+        map.end()
+    }
+}
+
+/// The advertised JSON object for one tool.
+fn tool_json(info: &ToolInfo) -> Result<String, serde_json::Error> {
+    serde_json::to_string(&WireTool {
+        name: info.name(),
+        title: info.title(),
+        description: info.description(),
+        input_schema: info.input_schema().as_raw(),
+        output_schema: info.output_schema().map(|s| s.as_raw()),
+        annotations: info.annotations(),
+        meta: ToolMeta(info.declarations()),
+    })
+}
+
+/// A `tools/call` result body, without the modern `_meta`/`resultType` members.
+#[derive(Serialize)]
+struct CallToolResult<'a> {
+    content: &'a [Content],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured: Option<&'a RawValue>,
+    #[serde(rename = "isError")]
+    is_error: bool,
+}
+
+/// The result body for a call's outcome, completed with `modern` (the `_meta`) for a modern
+/// request. A [`ToolError`] is a tool error, never a protocol error: `isError: true` and one
+/// text block holding the error's `Display`.
+///
+/// Structured content is written in canonical form (RFC 8785), so its bytes do not depend on
+/// which `serde_json` map features the build unified.
+fn call_result_json(
+    outcome: &Result<ToolOutput, ToolError>,
+    modern: Option<&RawValue>,
+) -> Result<String, serde_json::Error> {
+    let error_text;
+    let structured;
+    let body = match outcome {
+        Ok(output) => {
+            structured = match &output.structured {
+                Some(value) => Some(RawValue::from_string(canonical_json(value))?),
+                None => None,
+            };
+            CallToolResult { content: &output.content, structured: structured.as_deref(), is_error: false }
+        }
+        Err(error) => {
+            error_text = [Content::text(error.to_string())];
+            CallToolResult { content: &error_text, structured: None, is_error: true }
+        }
+    };
+    match modern {
+        None => serde_json::to_string(&body),
+        Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Schema;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_advertises_its_bytes_annotations_and_declarations() {
+        let info = ToolInfo::new("deploy", "Deploy it.", Schema::empty_object()).with_declarations(
+            Declarations { requires_approval: true, ..Declarations::default() }.with_caps(["egress"]),
+        );
+        assert_eq!(
+            tool_json(&info).unwrap(),
+            r#"{"name":"deploy","description":"Deploy it.","inputSchema":{"additionalProperties":false,"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},"_meta":{"toolwire":{"side_effecting":true,"requires_approval":true,"caps":["egress"]}}}"#
+        );
+    }
+
+    #[test]
+    fn results_and_tool_errors() {
+        let ok = ToolOutput::structured(json!({"sum": 5, "a": [1.0]}));
+        assert_eq!(
+            call_result_json(&Ok(ok), None).unwrap(),
+            r#"{"content":[{"type":"text","text":"{\"a\":[1],\"sum\":5}"}],"structuredContent":{"a":[1],"sum":5},"isError":false}"#
+        );
+        let err = ToolError::failed("fail", "boom");
+        assert_eq!(
+            call_result_json(&Err(err), None).unwrap(),
+            r#"{"content":[{"type":"text","text":"tool 'fail' failed: boom"}],"isError":true}"#
+        );
+    }
+}
