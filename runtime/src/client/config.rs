@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::client::Client;
+use super::connection::Client;
 use super::error::ClientError;
 use super::options::{ClientOptions, HttpServer, ServerTransport, StdioServer};
 

@@ -1,13 +1,11 @@
-//! [`ClientError`], why a client operation other than a tool call failed, and how failures
-//! of a tool call are classified into [`ToolError`].
+//! [`ClientError`], why a client operation other than a tool call failed (a tool call's own
+//! failures are [`RemoteError`](crate::tool::RemoteError)s, in the tool layer).
 //!
 //! Every message here is in our words. A server's error text is kept in a field for the log
 //! but never displayed: a message a model reads outside the untrusted-data envelope is one an
 //! untrusted server would like to write.
 
 use std::time::Duration;
-
-use crate::tool::ToolError;
 
 /// Why connecting to a server, or a request other than a tool call, failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,21 +134,14 @@ pub enum RootCertificateError {
 impl ClientError {
     /// Whether trying again later may succeed: the server was unreachable or slow. A
     /// timeout counts as retryable here only for requests without side effects (lists,
-    /// reads, `ping`); a tool call's timeout is [`ToolError::TimedOut`], never retried.
+    /// reads, `ping`); a tool call's timeout is [`RemoteError::TimedOut`](crate::tool::RemoteError::TimedOut), never retried
+    /// ([`ToolError::is_retryable`](crate::ToolError::is_retryable)).
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
             ClientError::Unavailable { .. } | ClientError::Timeout { .. } | ClientError::Closed { .. }
         )
     }
-}
-
-/// Whether a tool error may be retried by the caller: only a server that was unavailable.
-///
-/// Nothing in this crate retries a side-effecting call on its own; this answers the question
-/// for a caller that decides to.
-pub fn is_retryable(error: &ToolError) -> bool {
-    matches!(error, ToolError::Unavailable { .. })
 }
 
 #[cfg(test)]

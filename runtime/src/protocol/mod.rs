@@ -9,6 +9,8 @@
 //! - `error`: JSON-RPC error objects and codes.
 //! - `outbound`: writing responses, notifications and requests.
 //! - `meta`, `lifecycle`, `tools`, `notifications`: the MCP method params and results.
+//! - `wire`: the MCP data shapes (tools, call results, content, resources, prompts) as
+//!   `serde` derives, shared by client and server; its header says which style goes where.
 //!
 //! Decisions the spec leaves open, written down here:
 //!
@@ -27,6 +29,7 @@ pub(crate) mod notifications;
 pub(crate) mod outbound;
 pub(crate) mod tools;
 pub(crate) mod version;
+pub mod wire;
 
 pub use error::{RpcError, code};
 pub use id::RequestId;

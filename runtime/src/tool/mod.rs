@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 use crate::context::Context;
 
-pub use error::ToolError;
+pub use error::{RemoteError, ToolError};
 pub(crate) use error::fmt_secs;
 pub use info::{Annotations, Declarations, META_KEY, ToolInfo};
 pub use output::{Content, EmbeddedResource, ToolOutput};
