@@ -422,7 +422,11 @@ fn server_info_of(version: &str, implementation: Option<&Value>, result: &Value)
 
 /// Read a `CallToolResult`; `None` when it is not one (or is a modern interim result).
 pub(crate) fn parse_call_result(v: Value) -> Option<CallResult> {
-    let result = serde_json::from_value::<wire::CallToolResult>(v).ok()?;
+    // A result that is not an object has no members: an empty result, as before.
+    let result = match v {
+        Value::Object(_) => serde_json::from_value::<wire::CallToolResult>(v).ok()?,
+        _ => wire::CallToolResult::default(),
+    };
     if result.result_type.as_deref().is_some_and(|t| t != "complete") {
         return None;
     }

@@ -5,21 +5,31 @@
 //! but never displayed: a message a model reads outside the untrusted-data envelope is one an
 //! untrusted server would like to write.
 
+use std::error::Error;
+use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
+/// A library's error, shared so that the error holding it stays `Clone`.
+pub type SharedError = Arc<dyn Error + Send + Sync + 'static>;
+
 /// Why connecting to a server, or a request other than a tool call, failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// OS and library errors are kept as the [`source`](Error::source) (behind an [`Arc`], so
+/// the error stays `Clone`); equality compares them by their message.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The child process could not be started.
-    #[error("server '{server}' could not be started: `{command}`: {reason}")]
+    #[error("server '{server}' could not be started: `{command}`: {source}")]
     Spawn {
         /// The server's configured name.
         server: String,
         /// The program.
         command: String,
         /// The operating system's reason.
-        reason: String,
+        #[source]
+        source: Arc<io::Error>,
     },
     /// The connection is gone: the child exited, a pipe closed, the endpoint is unreachable.
     #[error("server '{server}' {reason}")]
@@ -100,7 +110,67 @@ pub enum ClientError {
         server: String,
         /// What is wrong.
         problem: String,
+        /// The library's error behind it, if any (an unparsable URL or header, a TLS
+        /// set-up that failed).
+        #[source]
+        source: Option<SharedError>,
     },
+}
+
+impl PartialEq for ClientError {
+    fn eq(&self, other: &Self) -> bool {
+        use ClientError as E;
+        match (self, other) {
+            (
+                E::Spawn { server, command, source },
+                E::Spawn { server: server2, command: command2, source: source2 },
+            ) => server == server2 && command == command2 && same(&**source, &**source2),
+            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 }) => {
+                server == server2 && reason == reason2
+            }
+            (
+                E::Timeout { server, method, timeout },
+                E::Timeout { server: server2, method: method2, timeout: timeout2 },
+            ) => server == server2 && method == method2 && timeout == timeout2,
+            (
+                E::Rpc { server, method, code, server_message },
+                E::Rpc { server: server2, method: method2, code: code2, server_message: message2 },
+            ) => server == server2 && method == method2 && code == code2 && server_message == message2,
+            (
+                E::Protocol { server, method, detail },
+                E::Protocol { server: server2, method: method2, detail: detail2 },
+            ) => server == server2 && method == method2 && detail == detail2,
+            (
+                E::UnsupportedVersion { server, offered },
+                E::UnsupportedVersion { server: server2, offered: offered2 },
+            ) => server == server2 && offered == offered2,
+            (E::Cancelled { server, method }, E::Cancelled { server: server2, method: method2 }) => {
+                server == server2 && method == method2
+            }
+            (E::Closed { server }, E::Closed { server: server2 }) => server == server2,
+            (E::UnsupportedScheme { server, url }, E::UnsupportedScheme { server: server2, url: url2 }) => {
+                server == server2 && url == url2
+            }
+            (
+                E::Config { server, problem, source },
+                E::Config { server: server2, problem: problem2, source: source2 },
+            ) => {
+                let sources = match (source, source2) {
+                    (Some(a), Some(b)) => same(&**a, &**b),
+                    (a, b) => a.is_none() && b.is_none(),
+                };
+                server == server2 && problem == problem2 && sources
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ClientError {}
+
+/// Whether two sources say the same thing (errors have no equality of their own).
+fn same(a: &(dyn Error + 'static), b: &(dyn Error + 'static)) -> bool {
+    a.to_string() == b.to_string()
 }
 
 /// Why a root certificate given to [`HttpServer::root_certificate_pem`] or
@@ -108,28 +178,49 @@ pub enum ClientError {
 ///
 /// [`HttpServer::root_certificate_pem`]: super::HttpServer::root_certificate_pem
 /// [`HttpServer::root_certificate_der`]: super::HttpServer::root_certificate_der
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// The PEM reader's and rustls's errors are kept as the [`source`](Error::source);
+/// equality compares them by their message.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum RootCertificateError {
     /// The PEM text holds no `CERTIFICATE` block.
     #[error("the PEM text holds no CERTIFICATE block")]
     NoCertificate,
     /// The PEM text could not be read.
-    #[error("the PEM text could not be read: {reason}")]
+    #[error("the PEM text could not be read: {source}")]
     BadPem {
         /// What was wrong with it.
-        reason: String,
+        #[source]
+        source: SharedError,
     },
     /// A certificate cannot serve as a trust anchor (it is not a well-formed X.509
     /// certificate).
-    #[error("certificate {index} cannot serve as a trust anchor: {reason}")]
+    #[error("certificate {index} cannot serve as a trust anchor: {source}")]
     Unusable {
         /// Which certificate, counting from 1 in the order given.
         index: usize,
         /// Why not.
-        reason: String,
+        #[source]
+        source: rustls::Error,
     },
 }
+
+impl PartialEq for RootCertificateError {
+    fn eq(&self, other: &Self) -> bool {
+        use RootCertificateError as E;
+        match (self, other) {
+            (E::NoCertificate, E::NoCertificate) => true,
+            (E::BadPem { source }, E::BadPem { source: source2 }) => same(&**source, &**source2),
+            (E::Unusable { index, source }, E::Unusable { index: index2, source: source2 }) => {
+                index == index2 && source == source2
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RootCertificateError {}
 
 impl ClientError {
     /// Whether trying again later may succeed: the server was unreachable or slow. A

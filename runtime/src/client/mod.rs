@@ -50,7 +50,7 @@ pub use config::{
     load_servers, parse_servers,
 };
 pub use conn::ProgressFn;
-pub use error::{ClientError, RootCertificateError};
+pub use error::{ClientError, RootCertificateError, SharedError};
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,

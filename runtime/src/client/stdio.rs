@@ -71,7 +71,7 @@ impl StdioLink {
         let mut child = cmd.spawn().map_err(|e| ClientError::Spawn {
             server: conn.server.clone(),
             command: cfg.command.display().to_string(),
-            reason: e.to_string(),
+            source: Arc::new(e),
         })?;
         let pid = child.id();
         let stdin = child.stdin.take().expect("stdin is piped");

@@ -56,7 +56,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::conn::{Conn, Failure, Out, lock, rpc_failure};
-use super::error::ClientError;
+use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
 use crate::protocol::ProtocolVersion;
 
@@ -105,18 +105,23 @@ impl HttpLink {
         mut outbox: mpsc::UnboundedReceiver<Out>,
         _options: &ClientOptions,
     ) -> Result<HttpLink, ClientError> {
-        let config = |problem: String| ClientError::Config { server: conn.server.clone(), problem };
-        let uri: Uri = cfg.url.parse().map_err(|_| config(format!("'{}' is not a URL", cfg.url)))?;
+        let config = |problem: String, source: SharedError| ClientError::Config {
+            server: conn.server.clone(),
+            problem,
+            source: Some(source),
+        };
+        let uri: Uri =
+            cfg.url.parse().map_err(|e| config(format!("'{}' is not a URL", cfg.url), Arc::new(e)))?;
         if !matches!(uri.scheme_str(), Some("http" | "https")) {
             return Err(ClientError::UnsupportedScheme { server: conn.server.clone(), url: cfg.url.clone() });
         }
-        let connector = connector(cfg).map_err(config)?;
+        let connector = connector(cfg).map_err(|(problem, e)| config(problem, Arc::new(e)))?;
         let mut headers = Vec::new();
         for (k, v) in &cfg.headers {
             let name = HeaderName::from_bytes(k.as_bytes())
-                .map_err(|_| config(format!("'{k}' is not a header name")))?;
+                .map_err(|e| config(format!("'{k}' is not a header name"), Arc::new(e)))?;
             let value = HeaderValue::from_str(v)
-                .map_err(|_| config(format!("the value of header '{k}' is not valid")))?;
+                .map_err(|e| config(format!("the value of header '{k}' is not valid"), Arc::new(e)))?;
             headers.push((name, value));
         }
         let shared = Arc::new(Shared {

@@ -62,7 +62,7 @@ impl SseParser {
     /// Read `chunk`, calling `on_event` for each event it completes.
     pub(super) fn feed(&mut self, chunk: &[u8], mut on_event: impl FnMut(Event)) {
         let mut rest = chunk;
-        if self.after_cr {
+        if self.after_cr && !rest.is_empty() {
             self.after_cr = false;
             if let Some(tail) = rest.strip_prefix(b"\n") {
                 rest = tail;

@@ -11,21 +11,22 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use crate::client::options::HttpServer;
 
 /// The connector for both schemes: plain TCP for `http://`; for `https://`, TLS 1.2 or 1.3
-/// on *ring*, ALPN `http/1.1`, trusting Mozilla's roots and the server's extra ones.
-pub(super) fn connector(cfg: &HttpServer) -> Result<HttpsConnector<HttpConnector>, String> {
+/// on *ring*, ALPN `http/1.1`, trusting Mozilla's roots and the server's extra ones. A
+/// failure is what went wrong in our words, and rustls's error.
+pub(super) fn connector(cfg: &HttpServer) -> Result<HttpsConnector<HttpConnector>, (String, rustls::Error)> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     for (i, der) in cfg.roots().iter().enumerate() {
         roots
             .add(der.clone())
-            .map_err(|e| format!("root certificate {} cannot serve as a trust anchor: {e}", i + 1))?;
+            .map_err(|e| (format!("root certificate {} cannot serve as a trust anchor: {e}", i + 1), e))?;
     }
     // An explicit provider: `ClientConfig::builder()` would panic if feature unification left
     // rustls with two providers and no process default.
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| format!("TLS could not be set up: {e}"))?
+        .map_err(|e| (format!("TLS could not be set up: {e}"), e))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     // hyper-rustls's builder leaves ALPN empty for HTTP/1-only; say `http/1.1` so a server
