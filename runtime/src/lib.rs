@@ -87,8 +87,8 @@ pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, san
 pub use returns::{Json, ToolReturn};
 pub use schema::{Schema, canonical_json};
 pub use tool::{
-    Annotations, Content, Declarations, EmbeddedResource, META_KEY, RemoteError, Tool, ToolError, ToolFuture, ToolInfo,
-    ToolOutput,
+    Annotations, Content, Declarations, EmbeddedResource, META_KEY, RemoteError, Tool, ToolError, ToolFuture,
+    ToolInfo, ToolOutput,
 };
 #[doc = include_str!("../docs/tool.md")]
 pub use toolwire_macros::tool;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
-use toolwire::{CancellationToken, Context, Tool, RemoteError, ToolError};
+use toolwire::{CancellationToken, Context, RemoteError, Tool, ToolError};
 
 fn faulty(mode: &str, log: Option<&std::path::Path>) -> StdioServer {
     let mut s = StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_faulty.py")).arg(mode);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer, StdioServer};
-use toolwire::{Context, Progress, Tool, RemoteError, ToolError};
+use toolwire::{Context, Progress, RemoteError, Tool, ToolError};
 
 /// A child killed when the test ends, however it ends.
 struct Server(Child);

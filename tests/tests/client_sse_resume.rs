@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use toolwire::client::{AdoptOptions, Client, ClientOptions, HttpServer};
-use toolwire::{Context, Tool, RemoteError, ToolError};
+use toolwire::{Context, RemoteError, Tool, ToolError};
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]

@@ -12,7 +12,7 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
 };
-use toolwire::{Content, Context, Progress, Tool, RemoteError, ToolError};
+use toolwire::{Content, Context, Progress, RemoteError, Tool, ToolError};
 
 #[tokio::test]
 async fn server_everything_tools_are_adopted_validated_and_sealed() {
@@ -132,7 +132,10 @@ async fn mcp_server_time_annotations_and_its_unknown_tool_refusal() {
         out.joined_text()
     );
     let err = client.call_tool("nope", json!({}), CallOptions::default()).await.unwrap_err();
-    assert_eq!(err, ToolError::Remote(RemoteError::Refused { tool: "nope".into(), server: "time".into(), code: -32602 }));
+    assert_eq!(
+        err,
+        ToolError::Remote(RemoteError::Refused { tool: "nope".into(), server: "time".into(), code: -32602 })
+    );
     assert_eq!(err.to_string(), "tool 'nope' was declined by server 'time' (code -32602)");
     client.close().await;
 }

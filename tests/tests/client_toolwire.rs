@@ -12,7 +12,7 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, HttpServer, StdioServer,
 };
-use toolwire::{Content, Context, Progress, ServeOptions, Tool, RemoteError, ToolError, serve_registry};
+use toolwire::{Content, Context, Progress, RemoteError, ServeOptions, Tool, ToolError, serve_registry};
 use toolwire_tests::example_server::example_server;
 
 #[tokio::test]

@@ -315,8 +315,12 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
             continue;
         }
         let (declarations, delivery) = declarations(&t.hints, &options);
-        let terms =
-            Terms { declarations, delivery, timeout: options.timeout, max_result_bytes: options.max_result_bytes };
+        let terms = Terms {
+            declarations,
+            delivery,
+            timeout: options.timeout,
+            max_result_bytes: options.max_result_bytes,
+        };
         tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, terms)));
     }
     Ok(Discovery { client: client.clone(), options, tools, rejected, conflicts, truncated })

@@ -15,7 +15,7 @@ use super::http::HttpLink;
 use super::normalise::call_result;
 use super::options::{ClientOptions, EraMode, ServerTransport};
 use super::stdio::StdioLink;
-use super::wire::{CallResult, Cached, ListedTool, ResourceInfo, ServerInfo};
+use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::tool::{RemoteError, ToolError};
 
@@ -326,9 +326,8 @@ async fn negotiate(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerIn
                 // version it lists, or give up (the spec forbids falling back otherwise).
                 let supported =
                     data.as_ref().and_then(|d| d.get("supported")).cloned().unwrap_or(Value::Null);
-                let legacy = supported.as_array().is_some_and(|l| {
-                    l.iter().any(|v| v.as_str().is_some_and(is_legacy))
-                });
+                let legacy =
+                    supported.as_array().is_some_and(|l| l.iter().any(|v| v.as_str().is_some_and(is_legacy)));
                 if legacy {
                     initialize(conn, options).await
                 } else {
@@ -408,9 +407,8 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
 /// What the handshake's `result` says about the server, whose `Implementation` is at
 /// `implementation` (`serverInfo`, or the modern `_meta` member).
 fn server_info_of(version: &str, implementation: Option<&Value>, result: &Value) -> ServerInfo {
-    let implementation = implementation
-        .and_then(|i| wire::ImplementationInfo::deserialize(i).ok())
-        .unwrap_or_default();
+    let implementation =
+        implementation.and_then(|i| wire::ImplementationInfo::deserialize(i).ok()).unwrap_or_default();
     ServerInfo {
         protocol_version: version.to_owned(),
         name: implementation.name,

@@ -44,12 +44,12 @@ mod typed;
 mod wire;
 
 pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
-pub use connection::{CallOptions, Client};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,
 };
 pub use conn::ProgressFn;
+pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
 pub use options::{

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::connection::{CallOptions, Client};
 use super::conn::ProgressFn;
+use super::connection::{CallOptions, Client};
 use super::normalise::envelope;
-use super::wire::{ListedTool, ToolHints};
 use super::schema::{Checked, compile, validate};
+use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
 use crate::context::{Context, Progress};
 use crate::schema::Schema;
@@ -180,8 +180,12 @@ impl RemoteTool {
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
         let sealed = envelope(server, name, &result, self.max_result_bytes);
         if result.is_error {
-            return Err(RemoteError::Failed { tool: name.to_owned(), server: server.to_owned(), envelope: sealed }
-                .into());
+            return Err(RemoteError::Failed {
+                tool: name.to_owned(),
+                server: server.to_owned(),
+                envelope: sealed,
+            }
+            .into());
         }
         Ok(ToolOutput::text(sealed))
     }

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
-use super::connection::Client;
 use super::conn::lock;
+use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
 use super::wire::{Cached, ResourceInfo};

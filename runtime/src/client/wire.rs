@@ -123,6 +123,12 @@ impl ListedTool {
 impl ResourceInfo {
     /// The client's view of a listed resource.
     pub(crate) fn from_wire(r: wire::Resource) -> Self {
-        ResourceInfo { uri: r.uri, name: r.name, title: r.title, description: r.description, mime_type: r.mime_type }
+        ResourceInfo {
+            uri: r.uri,
+            name: r.name,
+            title: r.title,
+            description: r.description,
+            mime_type: r.mime_type,
+        }
     }
 }

@@ -178,7 +178,10 @@ mod tests {
         assert!(e.is_retryable());
         let (tool, server) = t();
         let e = ToolError::Remote(RemoteError::Failed { tool, server, envelope: "<x>".into() });
-        assert_eq!(e.to_string(), "tool 't' failed on server 's'; its report is in the untrusted-data envelope");
+        assert_eq!(
+            e.to_string(),
+            "tool 't' failed on server 's'; its report is in the untrusted-data envelope"
+        );
         let (tool, server) = t();
         let e = ToolError::Remote(RemoteError::Refused { tool, server, code: -32602 });
         assert_eq!(e.to_string(), "tool 't' was declined by server 's' (code -32602)");

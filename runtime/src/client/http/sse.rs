@@ -167,12 +167,17 @@ mod tests {
 
     #[test]
     fn an_event_split_at_every_byte_boundary_reads_the_same() {
-        let text: &[u8] = b": comment\r\nid: 7\rretry: 250\r\ndata: {\"x\":\"\xc3\xa9\"}\ndata:\r\r\ndata: two\n\n";
+        let text: &[u8] =
+            b": comment\r\nid: 7\rretry: 250\r\ndata: {\"x\":\"\xc3\xa9\"}\ndata:\r\r\ndata: two\n\n";
         let whole = events(&[text]);
         assert_eq!(
             whole,
             [
-                Event { data: Some("{\"x\":\"é\"}\n".into()), id: Some("7".into()), retry: Some(Duration::from_millis(250)) },
+                Event {
+                    data: Some("{\"x\":\"é\"}\n".into()),
+                    id: Some("7".into()),
+                    retry: Some(Duration::from_millis(250))
+                },
                 data("two"),
             ]
         );
@@ -189,7 +194,10 @@ mod tests {
     #[test]
     fn ids_and_retry_are_read_as_the_standard_says() {
         let priming = events(&[b"id: event-1\nretry: 500\ndata: \n\n"]);
-        assert_eq!(priming, [Event { data: None, id: Some("event-1".into()), retry: Some(Duration::from_millis(500)) }]);
+        assert_eq!(
+            priming,
+            [Event { data: None, id: Some("event-1".into()), retry: Some(Duration::from_millis(500)) }]
+        );
         // No space after the colon, a comment, a bare `id` (which clears the last id).
         assert_eq!(events(&[b": hi\nid:7\nretry:20\n\n"])[0].id.as_deref(), Some("7"));
         assert_eq!(events(&[b"id\n\n"])[0].id.as_deref(), Some(""));

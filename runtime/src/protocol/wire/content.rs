@@ -144,7 +144,10 @@ mod tests {
     #[test]
     fn known_blocks_read_with_empty_defaults() {
         assert_eq!(read(json!({"type": "text"})), ContentBlock::text(""));
-        assert_eq!(read(json!({"type": "image", "data": "AA==", "mimeType": "image/png"})), ContentBlock::image("AA==", "image/png"));
+        assert_eq!(
+            read(json!({"type": "image", "data": "AA==", "mimeType": "image/png"})),
+            ContentBlock::image("AA==", "image/png")
+        );
         let link = read(json!({"type": "resource_link", "uri": "file:///a", "mimeType": "text/plain"}));
         assert_eq!(
             link,

@@ -21,7 +21,12 @@ pub struct Prompt {
     #[serde(default, deserialize_with = "valid_items", skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<PromptArgument>,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 

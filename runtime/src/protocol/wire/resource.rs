@@ -28,7 +28,12 @@ pub struct Resource {
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 
@@ -67,7 +72,12 @@ pub struct ResourceTemplate {
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 
@@ -104,7 +114,12 @@ pub struct ResourceContents {
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 
@@ -160,7 +175,8 @@ mod tests {
 
     #[test]
     fn resources_need_a_uri_and_read_the_rest_leniently() {
-        let r: Resource = serde_json::from_value(json!({"uri": "u", "name": 3, "mimeType": "text/plain"})).unwrap();
+        let r: Resource =
+            serde_json::from_value(json!({"uri": "u", "name": 3, "mimeType": "text/plain"})).unwrap();
         assert_eq!(r, Resource { mime_type: Some("text/plain".into()), ..Resource::new("u", "") });
         assert!(serde_json::from_value::<Resource>(json!({"name": "n"})).is_err());
         let read: ReadResourceResult =

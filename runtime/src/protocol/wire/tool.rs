@@ -27,7 +27,12 @@ pub struct Tool {
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 
@@ -93,7 +98,12 @@ pub struct CallToolResult {
     #[serde(default, deserialize_with = "lenient_or_default")]
     pub is_error: bool,
     /// `_meta`.
-    #[serde(rename = "_meta", default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub meta: Option<JsonObject>,
 }
 
@@ -146,7 +156,8 @@ mod tests {
         assert_eq!((a.read_only_hint, a.open_world_hint), (Some(true), None));
         assert!(serde_json::from_value::<Tool>(json!({"name": "t"})).is_err());
         assert!(serde_json::from_value::<Tool>(json!({"name": 1, "inputSchema": {}})).is_err());
-        let t: Tool = serde_json::from_value(json!({"name": "t", "inputSchema": {}, "annotations": 3})).unwrap();
+        let t: Tool =
+            serde_json::from_value(json!({"name": "t", "inputSchema": {}, "annotations": 3})).unwrap();
         assert_eq!(t.annotations, None);
     }
 
