@@ -6,7 +6,7 @@
 //!
 //! - **Derives (here)**: everything read from a peer, and every cold-path body. They are
 //!   `#[non_exhaustive]` with constructors, camelCase on the wire, and *lenient*: a missing or
-//!   wrongly typed optional member reads as absent ([`lenient`]), never as a failed message, so
+//!   wrongly typed optional member reads as absent, never as a failed message, so
 //!   a sloppy server's tool is still usable. Only the members the shape cannot do without
 //!   (a tool's `name` and `inputSchema`, a resource's `uri`, a prompt's `name`) are required.
 //! - **Hand-written text (`outbound`, `tools`)**: the JSON-RPC envelopes and the `tools/list`
