@@ -71,17 +71,6 @@ pub enum ConfigError {
     },
 }
 
-/// What was read: the servers, where from, and the entries that were skipped.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ConfigLoad {
-    /// `MCP_SERVERS` or the file read; `None` when there was no configuration.
-    pub source: Option<String>,
-    /// The usable servers, sorted by name.
-    pub servers: Vec<ServerConfig>,
-    /// `(name, reason)` for each entry that was skipped.
-    pub problems: Vec<(String, String)>,
-}
-
 impl PartialEq for ConfigError {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
@@ -101,6 +90,17 @@ impl PartialEq for ConfigError {
 }
 
 impl Eq for ConfigError {}
+
+/// What was read: the servers, where from, and the entries that were skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConfigLoad {
+    /// `MCP_SERVERS` or the file read; `None` when there was no configuration.
+    pub source: Option<String>,
+    /// The usable servers, sorted by name.
+    pub servers: Vec<ServerConfig>,
+    /// `(name, reason)` for each entry that was skipped.
+    pub problems: Vec<(String, String)>,
+}
 
 /// Parse a configuration document; `source_name` names it in messages.
 pub fn parse_servers(text: &str, source_name: &str) -> Result<ConfigLoad, ConfigError> {

@@ -15,8 +15,9 @@ pub type SharedError = Arc<dyn Error + Send + Sync + 'static>;
 
 /// Why connecting to a server, or a request other than a tool call, failed.
 ///
-/// OS and library errors are kept as the [`source`](Error::source) (behind an [`Arc`], so
-/// the error stays `Clone`); equality compares them by their message.
+/// OS and library errors are kept as the [`source`](Error::source), behind an [`Arc`] so
+/// the error stays `Clone`: downcast the source to `Arc<io::Error>` (or `SharedError`), not
+/// to `io::Error`. Equality compares sources by their message.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -255,5 +256,26 @@ mod tests {
         };
         assert_eq!(e.to_string(), "server 'fs' did not answer 'ping' within 0.25s");
         assert!(e.is_retryable());
+    }
+
+    #[test]
+    fn os_and_library_errors_are_kept_as_sources() {
+        let io = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
+        let e = ClientError::Spawn { server: "fs".into(), command: "nope".into(), source: Arc::new(io) };
+        assert_eq!(e.to_string(), "server 'fs' could not be started: `nope`: No such file or directory");
+        let source = e.source().expect("a source");
+        // The source is the shared error itself: downcast to the `Arc`.
+        let io = source.downcast_ref::<Arc<io::Error>>().expect("an io::Error");
+        assert_eq!(io.kind(), io::ErrorKind::NotFound);
+        assert_eq!(e.clone(), e);
+        let config = |source: Option<SharedError>| ClientError::Config {
+            server: "fs".into(),
+            problem: "'x' is not a header name".into(),
+            source,
+        };
+        let bad: SharedError = Arc::new(io::Error::other("bad"));
+        assert_eq!(config(Some(Arc::clone(&bad))).to_string(), "server 'fs': 'x' is not a header name");
+        assert_eq!(config(Some(Arc::clone(&bad))), config(Some(bad)));
+        assert_ne!(config(None), config(Some(Arc::new(io::Error::other("bad")))));
     }
 }

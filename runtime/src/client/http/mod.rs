@@ -4,7 +4,7 @@
 //! verifying the server's certificate against Mozilla's roots (`webpki-roots`) plus the
 //! [`HttpServer`]'s own. A failed handshake (a certificate none of them vouches for, one for
 //! another host, a server that does not answer in TLS) fails the request as `unavailable`,
-//! with a reason in our words (see `tls_reason`).
+//! with a reason in our words (see `tls.rs`). SSE bodies are read by `sse.rs`.
 //!
 //! Every outbound message is one POST to the endpoint, with
 //! `Accept: application/json, text/event-stream`, the configured headers,
