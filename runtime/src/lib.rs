@@ -89,8 +89,8 @@ pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, san
 pub use returns::{Json, ToolReturn};
 pub use schema::Schema;
 pub use tool::{
-    Annotations, Content, Declarations, EmbeddedResource, META_KEY, Tool, ToolError, ToolFuture, ToolInfo,
-    ToolOutput,
+    Annotations, Content, Declarations, EmbeddedResource, META_KEY, RemoteError, Tool, ToolError, ToolFuture,
+    ToolInfo, ToolOutput,
 };
 #[doc = include_str!("../docs/tool.md")]
 pub use toolwire_macros::tool;
@@ -109,6 +109,8 @@ mod protocol;
 mod serve;
 mod server;
 mod transport;
+/// The MCP data shapes as `serde` types: tools, call results, content, resources, prompts.
+pub use protocol::wire;
 pub use protocol::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Era, Implementation, Outbound, OutboundKind,
     PROTOCOL_VERSION_KEY, ProtocolVersion, RequestId, RpcError, SERVER_INFO_KEY, code, negotiate_legacy,

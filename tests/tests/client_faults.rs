@@ -9,7 +9,7 @@ use std::time::Duration;
 use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
-use toolwire::{CancellationToken, Context, Tool, ToolError};
+use toolwire::{CancellationToken, Context, RemoteError, Tool, ToolError};
 
 fn faulty(mode: &str, log: Option<&std::path::Path>) -> StdioServer {
     let mut s = StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_faulty.py")).arg(mode);
@@ -50,18 +50,18 @@ async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
         .unwrap_err();
     assert_eq!(
         err,
-        ToolError::Unavailable {
+        ToolError::Remote(RemoteError::Unavailable {
             tool: "faulty__work".into(),
             server: "faulty".into(),
             reason: "exited with status 3".into()
-        }
+        })
     );
     assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' exited with status 3");
-    assert!(toolwire::client::is_retryable(&err));
+    assert!(err.is_retryable());
     assert_gone(pid).await;
     // Later calls fail the same way, at once.
     let again = work.call_json(json!({"n": 2}), &Context::new()).await.unwrap_err();
-    assert!(matches!(again, ToolError::Unavailable { .. }));
+    assert!(matches!(again, ToolError::Remote(RemoteError::Unavailable { .. })));
     drop(d);
     drop(client);
     assert_no_task_left(tasks).await;
@@ -98,17 +98,17 @@ async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
     let err = work.call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
     assert_eq!(
         err,
-        ToolError::TimedOut {
+        ToolError::Remote(RemoteError::TimedOut {
             tool: "faulty__work".into(),
             server: "faulty".into(),
             timeout: Duration::from_millis(250)
-        }
+        })
     );
     assert_eq!(
         err.to_string(),
         "tool 'faulty__work' on server 'faulty' did not answer within 0.25s; it may have run"
     );
-    assert!(!toolwire::client::is_retryable(&err));
+    assert!(!err.is_retryable());
     let seen = cancellations(&log, 1).await;
     assert_eq!(seen[0]["reason"], "timeout");
     assert!(seen[0]["requestId"].is_i64());

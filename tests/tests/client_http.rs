@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer, StdioServer};
-use toolwire::{Context, Progress, Tool, ToolError};
+use toolwire::{Context, Progress, RemoteError, Tool, ToolError};
 
 /// A child killed when the test ends, however it ends.
 struct Server(Child);
@@ -119,7 +119,7 @@ async fn python_mcpserver_over_http_in_json_sse_and_stateless_modes() {
             out.joined_text()
         );
         let err = d.get("weather__boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
-        assert!(matches!(err, ToolError::RemoteFailed { .. }), "{flavour}: {err:?}");
+        assert!(matches!(err, ToolError::Remote(RemoteError::Failed { .. })), "{flavour}: {err:?}");
         client.close().await;
     }
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use toolwire::client::{AdoptOptions, Client, ClientOptions, HttpServer};
-use toolwire::{Context, Tool, ToolError};
+use toolwire::{Context, RemoteError, Tool, ToolError};
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]
@@ -260,7 +260,7 @@ async fn a_stream_without_event_ids_or_whose_resumption_is_refused_is_unavailabl
     }))
     .await;
     let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
-    assert!(matches!(err, ToolError::Unavailable { .. }), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::Unavailable { .. })), "{err:?}");
     assert_eq!(
         err.to_string(),
         "tool 'work' is unavailable: server 'resumer' closed the SSE stream before answering"
@@ -276,7 +276,7 @@ async fn resumptions_that_bring_nothing_end_after_five() {
     }))
     .await;
     let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
-    assert!(matches!(err, ToolError::Unavailable { .. }), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::Unavailable { .. })), "{err:?}");
     assert_eq!(
         err.to_string(),
         "tool 'work' is unavailable: server 'resumer' closed the SSE stream before answering, and 5 \
@@ -296,6 +296,6 @@ async fn a_resumed_stream_that_never_answers_ends_with_the_call_timeout() {
     }))
     .await;
     let err = call(&peer, AdoptOptions::default().timeout(Duration::from_secs(1))).await.unwrap_err();
-    assert!(matches!(err, ToolError::TimedOut { .. }), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::TimedOut { .. })), "{err:?}");
     assert_eq!(peer.lines()[4..6], ["POST tools/call", "GET Last-Event-ID: c-1"]);
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
 };
-use toolwire::{Content, Context, Progress, Tool, ToolError};
+use toolwire::{Content, Context, Progress, RemoteError, Tool, ToolError};
 
 #[tokio::test]
 async fn server_everything_tools_are_adopted_validated_and_sealed() {
@@ -132,7 +132,10 @@ async fn mcp_server_time_annotations_and_its_unknown_tool_refusal() {
         out.joined_text()
     );
     let err = client.call_tool("nope", json!({}), CallOptions::default()).await.unwrap_err();
-    assert_eq!(err, ToolError::Refused { tool: "nope".into(), server: "time".into(), code: -32602 });
+    assert_eq!(
+        err,
+        ToolError::Remote(RemoteError::Refused { tool: "nope".into(), server: "time".into(), code: -32602 })
+    );
     assert_eq!(err.to_string(), "tool 'nope' was declined by server 'time' (code -32602)");
     client.close().await;
 }
@@ -173,12 +176,12 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
         "tool 'weather__boom' failed on server 'weather'; its report is in the untrusted-data envelope"
     );
     match &err {
-        ToolError::RemoteFailed { envelope, .. } => {
+        ToolError::Remote(RemoteError::Failed { envelope, .. }) => {
             assert!(envelope.contains("ignore previous instructions"))
         }
         other => panic!("{other:?}"),
     }
-    assert!(!toolwire::client::is_retryable(&err));
+    assert!(!err.is_retryable());
 
     let img = d.get("weather__tiny_image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
     assert!(img.joined_text().contains("\n[image image/png, 4 bytes elided]\n"), "{}", img.joined_text());

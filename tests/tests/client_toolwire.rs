@@ -12,7 +12,7 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, HttpServer, StdioServer,
 };
-use toolwire::{Content, Context, Progress, ServeOptions, Tool, ToolError, serve_registry};
+use toolwire::{Content, Context, Progress, RemoteError, ServeOptions, Tool, ToolError, serve_registry};
 use toolwire_tests::example_server::example_server;
 
 #[tokio::test]
@@ -74,7 +74,7 @@ async fn the_example_server_over_stdio() {
     let timed =
         client.adopt(AdoptOptions::default().prefix("").timeout(Duration::from_millis(100))).await.unwrap();
     let err = timed.get("slow").unwrap().call_json(json!({"ms": 5000}), &Context::new()).await.unwrap_err();
-    assert!(matches!(err, ToolError::TimedOut { .. }), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::TimedOut { .. })), "{err:?}");
     // The server dropped the cancelled call and keeps serving.
     let out =
         timed.get("echo").unwrap().call_json(json!({"text": "still here"}), &Context::new()).await.unwrap();

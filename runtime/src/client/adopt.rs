@@ -21,13 +21,14 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::client::Client;
+use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::DEFAULT_MAX_RESULT_BYTES;
-use super::remote_tool::RemoteTool;
+use super::remote_tool::{Delivery, RemoteTool, Terms};
 use super::schema::{SchemaRefusal, check};
+use super::wire::ToolHints;
 use crate::registry::{RegistryError, ToolRegistry, sanitise_tool_name};
-use crate::tool::Tool;
+use crate::tool::{Declarations, Tool};
 
 /// The longest adopted name, as function-calling APIs require.
 pub const MAX_NAME_LEN: usize = 64;
@@ -313,7 +314,14 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
                 .push(reject(RejectReason::OverLimit { max_tools: options.max_tools.unwrap_or_default() }));
             continue;
         }
-        tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, &options)));
+        let (declarations, delivery) = declarations(&t.hints, &options);
+        let terms = Terms {
+            declarations,
+            delivery,
+            timeout: options.timeout,
+            max_result_bytes: options.max_result_bytes,
+        };
+        tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, terms)));
     }
     Ok(Discovery { client: client.clone(), options, tools, rejected, conflicts, truncated })
 }
@@ -346,11 +354,33 @@ pub fn glob(pattern: &str, name: &str) -> bool {
     pi == p.len()
 }
 
+/// The declarations and delivery for a tool's hints under `options` (the table in
+/// [`RemoteTool`]'s module docs).
+pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declarations, Delivery) {
+    let trusted = |h: Option<bool>| options.trust_annotations && h == Some(true);
+    let read_only = trusted(hints.read_only);
+    let idempotent = read_only || trusted(hints.idempotent);
+    let delivery = if idempotent { Delivery::AtLeastOnce } else { Delivery::AtMostOnce };
+    let requires_approval = match options.approval {
+        Approval::None => false,
+        Approval::Always => true,
+        Approval::Destructive => !read_only,
+    };
+    // MCP's default for openWorldHint is true; only a trusted `false` narrows it.
+    let open_world = !(options.trust_annotations && hints.open_world == Some(false));
+    let d = Declarations {
+        side_effecting: !read_only,
+        requires_approval,
+        caps: Vec::new(),
+        idempotent,
+        open_world,
+    };
+    (d, delivery)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::client::ToolHints;
-    use crate::client::remote_tool::{Delivery, declarations};
 
     #[test]
     fn globs_match_runs_and_single_characters() {

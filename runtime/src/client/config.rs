@@ -14,10 +14,11 @@
 //! in [`ConfigLoad::problems`]; the others load.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::client::Client;
+use super::connection::Client;
 use super::error::ClientError;
 use super::options::{ClientOptions, HttpServer, ServerTransport, StdioServer};
 
@@ -36,24 +37,29 @@ pub struct ServerConfig {
 }
 
 /// Why a configuration document could not be read at all.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// The OS's and serde's errors are kept as the [`source`](std::error::Error::source);
+/// equality compares them by their message.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read MCP server config {}: {reason}", path.display())]
+    #[error("cannot read MCP server config {}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The operating system's reason.
-        reason: String,
+        #[source]
+        source: Arc<std::io::Error>,
     },
     /// The document is not JSON.
-    #[error("MCP server config from {source_name} is not JSON: {detail}")]
+    #[error("MCP server config from {source_name} is not JSON: {source}")]
     NotJson {
         /// `MCP_SERVERS` or the file's path.
         source_name: String,
         /// serde's reason.
-        detail: String,
+        #[source]
+        source: Arc<serde_json::Error>,
     },
     /// The document is not an object of servers.
     #[error(
@@ -64,6 +70,26 @@ pub enum ConfigError {
         source_name: String,
     },
 }
+
+impl PartialEq for ConfigError {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ConfigError::Io { path, source }, ConfigError::Io { path: path2, source: source2 }) => {
+                path == path2 && source.to_string() == source2.to_string()
+            }
+            (
+                ConfigError::NotJson { source_name, source },
+                ConfigError::NotJson { source_name: name2, source: source2 },
+            ) => source_name == name2 && source.to_string() == source2.to_string(),
+            (ConfigError::NotAnObject { source_name }, ConfigError::NotAnObject { source_name: name2 }) => {
+                source_name == name2
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ConfigError {}
 
 /// What was read: the servers, where from, and the entries that were skipped.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -79,7 +105,7 @@ pub struct ConfigLoad {
 /// Parse a configuration document; `source_name` names it in messages.
 pub fn parse_servers(text: &str, source_name: &str) -> Result<ConfigLoad, ConfigError> {
     let doc: Value = serde_json::from_str(text)
-        .map_err(|e| ConfigError::NotJson { source_name: source_name.to_owned(), detail: e.to_string() })?;
+        .map_err(|e| ConfigError::NotJson { source_name: source_name.to_owned(), source: Arc::new(e) })?;
     let not_object = || ConfigError::NotAnObject { source_name: source_name.to_owned() };
     let map = doc.as_object().ok_or_else(not_object)?;
     let map = match map.get("mcpServers") {
@@ -169,7 +195,7 @@ pub fn load_servers(project_root: &Path) -> Result<ConfigLoad, ConfigError> {
         let path = project_root.join(file);
         if path.is_file() {
             let text = std::fs::read_to_string(&path)
-                .map_err(|e| ConfigError::Io { path: path.clone(), reason: e.to_string() })?;
+                .map_err(|e| ConfigError::Io { path: path.clone(), source: Arc::new(e) })?;
             return parse_servers(&text, &path.display().to_string());
         }
     }

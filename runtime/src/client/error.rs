@@ -1,27 +1,36 @@
-//! [`ClientError`], why a client operation other than a tool call failed, and how failures
-//! of a tool call are classified into [`ToolError`].
+//! [`ClientError`], why a client operation other than a tool call failed (a tool call's own
+//! failures are [`RemoteError`](crate::tool::RemoteError)s, in the tool layer).
 //!
 //! Every message here is in our words. A server's error text is kept in a field for the log
 //! but never displayed: a message a model reads outside the untrusted-data envelope is one an
 //! untrusted server would like to write.
 
+use std::error::Error;
+use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::tool::ToolError;
+/// A library's error, shared so that the error holding it stays `Clone`.
+pub type SharedError = Arc<dyn Error + Send + Sync + 'static>;
 
 /// Why connecting to a server, or a request other than a tool call, failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// OS and library errors are kept as the [`source`](Error::source), behind an [`Arc`] so
+/// the error stays `Clone`: downcast the source to `Arc<io::Error>` (or `SharedError`), not
+/// to `io::Error`. Equality compares sources by their message.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The child process could not be started.
-    #[error("server '{server}' could not be started: `{command}`: {reason}")]
+    #[error("server '{server}' could not be started: `{command}`: {source}")]
     Spawn {
         /// The server's configured name.
         server: String,
         /// The program.
         command: String,
         /// The operating system's reason.
-        reason: String,
+        #[source]
+        source: Arc<io::Error>,
     },
     /// The connection is gone: the child exited, a pipe closed, the endpoint is unreachable.
     #[error("server '{server}' {reason}")]
@@ -102,7 +111,67 @@ pub enum ClientError {
         server: String,
         /// What is wrong.
         problem: String,
+        /// The library's error behind it, if any (an unparsable URL or header, a TLS
+        /// set-up that failed).
+        #[source]
+        source: Option<SharedError>,
     },
+}
+
+impl PartialEq for ClientError {
+    fn eq(&self, other: &Self) -> bool {
+        use ClientError as E;
+        match (self, other) {
+            (
+                E::Spawn { server, command, source },
+                E::Spawn { server: server2, command: command2, source: source2 },
+            ) => server == server2 && command == command2 && same(&**source, &**source2),
+            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 }) => {
+                server == server2 && reason == reason2
+            }
+            (
+                E::Timeout { server, method, timeout },
+                E::Timeout { server: server2, method: method2, timeout: timeout2 },
+            ) => server == server2 && method == method2 && timeout == timeout2,
+            (
+                E::Rpc { server, method, code, server_message },
+                E::Rpc { server: server2, method: method2, code: code2, server_message: message2 },
+            ) => server == server2 && method == method2 && code == code2 && server_message == message2,
+            (
+                E::Protocol { server, method, detail },
+                E::Protocol { server: server2, method: method2, detail: detail2 },
+            ) => server == server2 && method == method2 && detail == detail2,
+            (
+                E::UnsupportedVersion { server, offered },
+                E::UnsupportedVersion { server: server2, offered: offered2 },
+            ) => server == server2 && offered == offered2,
+            (E::Cancelled { server, method }, E::Cancelled { server: server2, method: method2 }) => {
+                server == server2 && method == method2
+            }
+            (E::Closed { server }, E::Closed { server: server2 }) => server == server2,
+            (E::UnsupportedScheme { server, url }, E::UnsupportedScheme { server: server2, url: url2 }) => {
+                server == server2 && url == url2
+            }
+            (
+                E::Config { server, problem, source },
+                E::Config { server: server2, problem: problem2, source: source2 },
+            ) => {
+                let sources = match (source, source2) {
+                    (Some(a), Some(b)) => same(&**a, &**b),
+                    (a, b) => a.is_none() && b.is_none(),
+                };
+                server == server2 && problem == problem2 && sources
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ClientError {}
+
+/// Whether two sources say the same thing (errors have no equality of their own).
+fn same(a: &(dyn Error + 'static), b: &(dyn Error + 'static)) -> bool {
+    a.to_string() == b.to_string()
 }
 
 /// Why a root certificate given to [`HttpServer::root_certificate_pem`] or
@@ -110,47 +179,61 @@ pub enum ClientError {
 ///
 /// [`HttpServer::root_certificate_pem`]: super::HttpServer::root_certificate_pem
 /// [`HttpServer::root_certificate_der`]: super::HttpServer::root_certificate_der
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// The PEM reader's and rustls's errors are kept as the [`source`](Error::source);
+/// equality compares them by their message.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum RootCertificateError {
     /// The PEM text holds no `CERTIFICATE` block.
     #[error("the PEM text holds no CERTIFICATE block")]
     NoCertificate,
     /// The PEM text could not be read.
-    #[error("the PEM text could not be read: {reason}")]
+    #[error("the PEM text could not be read: {source}")]
     BadPem {
         /// What was wrong with it.
-        reason: String,
+        #[source]
+        source: SharedError,
     },
     /// A certificate cannot serve as a trust anchor (it is not a well-formed X.509
     /// certificate).
-    #[error("certificate {index} cannot serve as a trust anchor: {reason}")]
+    #[error("certificate {index} cannot serve as a trust anchor: {source}")]
     Unusable {
         /// Which certificate, counting from 1 in the order given.
         index: usize,
         /// Why not.
-        reason: String,
+        #[source]
+        source: rustls::Error,
     },
 }
+
+impl PartialEq for RootCertificateError {
+    fn eq(&self, other: &Self) -> bool {
+        use RootCertificateError as E;
+        match (self, other) {
+            (E::NoCertificate, E::NoCertificate) => true,
+            (E::BadPem { source }, E::BadPem { source: source2 }) => same(&**source, &**source2),
+            (E::Unusable { index, source }, E::Unusable { index: index2, source: source2 }) => {
+                index == index2 && source == source2
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RootCertificateError {}
 
 impl ClientError {
     /// Whether trying again later may succeed: the server was unreachable or slow. A
     /// timeout counts as retryable here only for requests without side effects (lists,
-    /// reads, `ping`); a tool call's timeout is [`ToolError::TimedOut`], never retried.
+    /// reads, `ping`); a tool call's timeout is [`RemoteError::TimedOut`](crate::tool::RemoteError::TimedOut), never retried
+    /// ([`ToolError::is_retryable`](crate::ToolError::is_retryable)).
     pub fn is_retryable(&self) -> bool {
         matches!(
             self,
             ClientError::Unavailable { .. } | ClientError::Timeout { .. } | ClientError::Closed { .. }
         )
     }
-}
-
-/// Whether a tool error may be retried by the caller: only a server that was unavailable.
-///
-/// Nothing in this crate retries a side-effecting call on its own; this answers the question
-/// for a caller that decides to.
-pub fn is_retryable(error: &ToolError) -> bool {
-    matches!(error, ToolError::Unavailable { .. })
 }
 
 #[cfg(test)]
@@ -173,5 +256,26 @@ mod tests {
         };
         assert_eq!(e.to_string(), "server 'fs' did not answer 'ping' within 0.25s");
         assert!(e.is_retryable());
+    }
+
+    #[test]
+    fn os_and_library_errors_are_kept_as_sources() {
+        let io = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
+        let e = ClientError::Spawn { server: "fs".into(), command: "nope".into(), source: Arc::new(io) };
+        assert_eq!(e.to_string(), "server 'fs' could not be started: `nope`: No such file or directory");
+        let source = e.source().expect("a source");
+        // The source is the shared error itself: downcast to the `Arc`.
+        let io = source.downcast_ref::<Arc<io::Error>>().expect("an io::Error");
+        assert_eq!(io.kind(), io::ErrorKind::NotFound);
+        assert_eq!(e.clone(), e);
+        let config = |source: Option<SharedError>| ClientError::Config {
+            server: "fs".into(),
+            problem: "'x' is not a header name".into(),
+            source,
+        };
+        let bad: SharedError = Arc::new(io::Error::other("bad"));
+        assert_eq!(config(Some(Arc::clone(&bad))).to_string(), "server 'fs': 'x' is not a header name");
+        assert_eq!(config(Some(Arc::clone(&bad))), config(Some(bad)));
+        assert_ne!(config(None), config(Some(Arc::new(io::Error::other("bad")))));
     }
 }

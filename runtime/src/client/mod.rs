@@ -28,10 +28,9 @@
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted.
 
 mod adopt;
-#[allow(clippy::module_inception)]
-mod client;
 mod config;
 mod conn;
+mod connection;
 mod error;
 mod http;
 mod normalise;
@@ -42,17 +41,16 @@ mod resources;
 mod schema;
 mod stdio;
 mod typed;
+mod wire;
 
 pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
-pub use client::{
-    CallOptions, CallResult, Client, LEGACY_VERSIONS, ListedTool, MODERN_VERSION, ServerInfo, ToolHints,
-};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,
 };
 pub use conn::ProgressFn;
-pub use error::{ClientError, RootCertificateError, is_retryable};
+pub use connection::{CallOptions, Client};
+pub use error::{ClientError, RootCertificateError, SharedError};
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
@@ -60,7 +58,8 @@ pub use options::{
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
 pub use remote_tool::{Delivery, RemoteTool};
-pub use resources::{ResourceInfo, ResourceItem, ResourceSource, ResourceWriteRefused};
+pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;
 pub use typed::{TypedError, TypedTool};
+pub use wire::{CallResult, ListedTool, ResourceInfo, ServerInfo, ToolHints};

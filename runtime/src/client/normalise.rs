@@ -25,15 +25,42 @@
 
 use serde_json::Value;
 
-use super::client::CallResult;
+use super::wire::CallResult;
+use crate::protocol::wire::{self, ContentBlock};
 use crate::schema::canonical_json;
-use crate::tool::Content;
+use crate::tool::{Content, EmbeddedResource};
 
 /// The default `max_result_bytes`: 64 KiB.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 64 * 1024;
 
 /// The envelope's tag name.
 pub const ENVELOPE_TAG: &str = "untrusted-data";
+
+/// The client's [`CallResult`] of a wire result (its `resultType` already judged).
+pub(crate) fn call_result(r: wire::CallToolResult) -> CallResult {
+    CallResult {
+        content: r.content.into_iter().map(content).collect(),
+        structured: r.structured_content,
+        is_error: r.is_error,
+    }
+}
+
+/// One content block as a [`Content`]; a block of a type this crate does not know becomes
+/// the text `[<type> content omitted]`.
+pub(crate) fn content(block: ContentBlock) -> Content {
+    match block {
+        ContentBlock::Text { text } => Content::Text { text },
+        ContentBlock::Image { data, mime_type } => Content::Image { data, mime_type },
+        ContentBlock::Audio { data, mime_type } => Content::Audio { data, mime_type },
+        ContentBlock::ResourceLink { uri, name, description, mime_type } => {
+            Content::ResourceLink { uri, name, description, mime_type }
+        }
+        ContentBlock::Resource { resource: r } => Content::Resource {
+            resource: EmbeddedResource { uri: r.uri, mime_type: r.mime_type, text: r.text, blob: r.blob },
+        },
+        ContentBlock::Unknown { kind } => Content::text(format!("[{} content omitted]", attr_safe(&kind))),
+    }
+}
 
 /// A result as text, per the table in this module's docs.
 pub fn normalise(result: &CallResult) -> String {
@@ -161,7 +188,6 @@ pub(crate) fn attr_safe(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::EmbeddedResource;
     use serde_json::json;
 
     #[test]

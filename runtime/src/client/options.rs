@@ -205,7 +205,7 @@ impl HttpServer {
     pub fn root_certificate_pem(mut self, pem: &[u8]) -> Result<Self, RootCertificateError> {
         let mut found = Vec::new();
         for item in CertificateDer::pem_slice_iter(pem) {
-            let der = item.map_err(|e| RootCertificateError::BadPem { reason: e.to_string() })?;
+            let der = item.map_err(|e| RootCertificateError::BadPem { source: Arc::new(e) })?;
             found.push(der);
         }
         if found.is_empty() {
@@ -242,7 +242,7 @@ impl HttpServer {
 fn check_anchor(der: &CertificateDer<'static>, index: usize) -> Result<(), RootCertificateError> {
     rustls::RootCertStore::empty()
         .add(der.clone())
-        .map_err(|e| RootCertificateError::Unusable { index, reason: e.to_string() })
+        .map_err(|source| RootCertificateError::Unusable { index, source })
 }
 
 /// Where a server is: a child process or an HTTP endpoint.

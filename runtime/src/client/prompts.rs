@@ -10,12 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::client::CallResult;
-use super::client::{Client, parse_content};
+use super::connection::Client;
 use super::error::ClientError;
-use super::normalise::normalise;
+use super::normalise::{content, normalise};
+use super::wire::CallResult;
+use crate::protocol::wire;
 
 /// One prompt argument as the server lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,30 +88,27 @@ pub struct PromptAdoption {
     pub skipped: Vec<(String, String)>,
 }
 
-fn parse_prompt(v: &Value) -> Option<PromptInfo> {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    let arguments = v
-        .get("arguments")
-        .and_then(Value::as_array)
-        .map(|args| {
-            args.iter()
-                .filter_map(|a| {
-                    Some(PromptArgument {
-                        name: s(a, "name")?,
-                        description: s(a, "description"),
-                        required: a.get("required").and_then(Value::as_bool).unwrap_or(false),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Some(PromptInfo { name: s(v, "name")?, description: s(v, "description"), arguments })
+impl PromptInfo {
+    /// The client's view of a listed prompt.
+    fn from_wire(p: wire::Prompt) -> Self {
+        let arguments = p
+            .arguments
+            .into_iter()
+            .map(|a| PromptArgument { name: a.name, description: a.description, required: a.required })
+            .collect();
+        PromptInfo { name: p.name, description: p.description, arguments }
+    }
 }
 
 impl Client {
     /// The server's prompts, every page; not cached.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, ClientError> {
-        Ok(self.list_all("prompts/list", "prompts").await?.iter().filter_map(parse_prompt).collect())
+        let raw = self.list_all("prompts/list", "prompts").await?;
+        Ok(raw
+            .into_iter()
+            .filter_map(|p| serde_json::from_value::<wire::Prompt>(p).ok())
+            .map(PromptInfo::from_wire)
+            .collect())
     }
 
     /// Render prompt `name` with `arguments`.
@@ -120,27 +118,25 @@ impl Client {
         arguments: &BTreeMap<String, String>,
     ) -> Result<RenderedPrompt, ClientError> {
         let result = self.request("prompts/get", Some(json!({"name": name, "arguments": arguments}))).await?;
-        let Some(messages) = result.get("messages").and_then(Value::as_array) else {
+        let Ok(rendered) = serde_json::from_value::<wire::GetPromptResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
                 method: "prompts/get".into(),
                 detail: "`messages` is not an array".into(),
             });
         };
-        let messages = messages
-            .iter()
+        let messages = rendered
+            .messages
+            .into_iter()
             .map(|m| {
-                let content = m.get("content").map(parse_content).into_iter().collect();
+                let content = m.content.map(content).into_iter().collect();
                 PromptMessage {
-                    role: m.get("role").and_then(Value::as_str).unwrap_or("user").to_owned(),
+                    role: m.role.unwrap_or_else(|| "user".to_owned()),
                     text: normalise(&CallResult { content, structured: None, is_error: false }),
                 }
             })
             .collect();
-        Ok(RenderedPrompt {
-            description: result.get("description").and_then(Value::as_str).map(str::to_owned),
-            messages,
-        })
+        Ok(RenderedPrompt { description: rendered.description, messages })
     }
 
     /// Render every static prompt once; skip (and log) the argumented ones and those whose

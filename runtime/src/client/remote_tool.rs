@@ -20,15 +20,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::adopt::{AdoptOptions, Approval};
-use super::client::{CallOptions, Client, ListedTool, ToolHints};
 use super::conn::ProgressFn;
+use super::connection::{CallOptions, Client};
 use super::normalise::envelope;
 use super::schema::{Checked, compile, validate};
+use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
 use crate::context::{Context, Progress};
 use crate::schema::Schema;
-use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+use crate::tool::{Declarations, RemoteError, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 
 /// What may happen to a call if the worker running it dies mid-call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,27 +74,13 @@ impl std::fmt::Debug for RemoteTool {
     }
 }
 
-/// The declarations and delivery for a tool's hints under `options`.
-pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declarations, Delivery) {
-    let trusted = |h: Option<bool>| options.trust_annotations && h == Some(true);
-    let read_only = trusted(hints.read_only);
-    let idempotent = read_only || trusted(hints.idempotent);
-    let delivery = if idempotent { Delivery::AtLeastOnce } else { Delivery::AtMostOnce };
-    let requires_approval = match options.approval {
-        Approval::None => false,
-        Approval::Always => true,
-        Approval::Destructive => !read_only,
-    };
-    // MCP's default for openWorldHint is true; only a trusted `false` narrows it.
-    let open_world = !(options.trust_annotations && hints.open_world == Some(false));
-    let d = Declarations {
-        side_effecting: !read_only,
-        requires_approval,
-        caps: Vec::new(),
-        idempotent,
-        open_world,
-    };
-    (d, delivery)
+/// What adoption decided for one tool: its declarations and delivery, its timeout and
+/// its result bound (see `adopt.rs`, which reads them from the `AdoptOptions`).
+pub(crate) struct Terms {
+    pub(crate) declarations: Declarations,
+    pub(crate) delivery: Delivery,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) max_result_bytes: usize,
 }
 
 impl RemoteTool {
@@ -104,9 +90,9 @@ impl RemoteTool {
         name: String,
         listed: &ListedTool,
         checked: Checked,
-        options: &AdoptOptions,
+        terms: Terms,
     ) -> Self {
-        let (decl, delivery) = declarations(&listed.hints, options);
+        let Terms { declarations: decl, delivery, timeout, max_result_bytes } = terms;
         let mut info =
             ToolInfo::new(name, listed.description.clone(), Schema::from_value(checked.advertised.clone()))
                 .with_declarations(decl);
@@ -124,8 +110,8 @@ impl RemoteTool {
             hints: listed.hints,
             checked,
             validator: OnceLock::new(),
-            max_result_bytes: options.max_result_bytes,
-            timeout: options.timeout,
+            max_result_bytes,
+            timeout,
         }
     }
 
@@ -194,11 +180,12 @@ impl RemoteTool {
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
         let sealed = envelope(server, name, &result, self.max_result_bytes);
         if result.is_error {
-            return Err(ToolError::RemoteFailed {
+            return Err(RemoteError::Failed {
                 tool: name.to_owned(),
                 server: server.to_owned(),
                 envelope: sealed,
-            });
+            }
+            .into());
         }
         Ok(ToolOutput::text(sealed))
     }
@@ -208,9 +195,15 @@ impl RemoteTool {
 fn renamed(e: ToolError, name: &str) -> ToolError {
     let tool = name.to_owned();
     match e {
-        ToolError::TimedOut { server, timeout, .. } => ToolError::TimedOut { tool, server, timeout },
-        ToolError::Unavailable { server, reason, .. } => ToolError::Unavailable { tool, server, reason },
-        ToolError::Refused { server, code, .. } => ToolError::Refused { tool, server, code },
+        ToolError::Remote(RemoteError::TimedOut { server, timeout, .. }) => {
+            RemoteError::TimedOut { tool, server, timeout }.into()
+        }
+        ToolError::Remote(RemoteError::Unavailable { server, reason, .. }) => {
+            RemoteError::Unavailable { tool, server, reason }.into()
+        }
+        ToolError::Remote(RemoteError::Refused { server, code, .. }) => {
+            RemoteError::Refused { tool, server, code }.into()
+        }
         ToolError::CancelledBeforeDispatch { .. } => ToolError::CancelledBeforeDispatch { tool },
         ToolError::CancelledWhileRunning { .. } => ToolError::CancelledWhileRunning { tool },
         ToolError::Failed { message, .. } => ToolError::Failed { tool, message },

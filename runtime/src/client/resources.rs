@@ -5,38 +5,14 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::client::{Cached, Client};
 use super::conn::lock;
+use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
-
-/// One resource as the server lists it (untrusted text).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResourceInfo {
-    /// Its URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// Its title, if any.
-    pub title: Option<String>,
-    /// Its description, if any.
-    pub description: Option<String>,
-    /// Its MIME type, if known.
-    pub mime_type: Option<String>,
-}
-
-fn parse_resource(v: &Value) -> Option<ResourceInfo> {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-    Some(ResourceInfo {
-        uri: s("uri")?,
-        name: s("name").unwrap_or_default(),
-        title: s("title"),
-        description: s("description"),
-        mime_type: s("mimeType"),
-    })
-}
+use super::wire::{Cached, ResourceInfo};
+use crate::protocol::wire;
 
 impl Client {
     /// The server's resources, every page, cached for the client's TTL and dropped by
@@ -50,7 +26,12 @@ impl Client {
             }
         }
         let raw = self.list_all("resources/list", "resources").await?;
-        let list: Arc<[ResourceInfo]> = raw.iter().filter_map(parse_resource).collect::<Vec<_>>().into();
+        let list: Arc<[ResourceInfo]> = raw
+            .into_iter()
+            .filter_map(|r| serde_json::from_value::<wire::Resource>(r).ok())
+            .map(ResourceInfo::from_wire)
+            .collect::<Vec<_>>()
+            .into();
         *lock(&self.inner.resources) = Some(Cached::new(Arc::clone(&list), generation));
         Ok(list)
     }
@@ -59,21 +40,21 @@ impl Client {
     /// `[blob <mime>, N bytes elided]`.
     pub async fn read_resource(&self, uri: &str) -> Result<String, ClientError> {
         let result = self.request("resources/read", Some(json!({ "uri": uri }))).await?;
-        let Some(contents) = result.get("contents").and_then(Value::as_array) else {
+        let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
                 method: "resources/read".into(),
                 detail: "`contents` is not an array".into(),
             });
         };
-        let parts: Vec<String> = contents
-            .iter()
-            .map(|c| match (c.get("text").and_then(Value::as_str), c.get("blob").and_then(Value::as_str)) {
-                (Some(text), _) => text.to_owned(),
+        let parts: Vec<String> = read
+            .contents
+            .into_iter()
+            .map(|c| match (c.text, c.blob) {
+                (Some(text), _) => text,
                 (None, Some(blob)) => {
-                    let mime =
-                        c.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream");
-                    format!("[blob {}, {} bytes elided]", attr_safe(mime), decoded_len(blob))
+                    let mime = c.mime_type.as_deref().unwrap_or("application/octet-stream");
+                    format!("[blob {}, {} bytes elided]", attr_safe(mime), decoded_len(&blob))
                 }
                 (None, None) => String::new(),
             })

@@ -71,7 +71,7 @@ impl StdioLink {
         let mut child = cmd.spawn().map_err(|e| ClientError::Spawn {
             server: conn.server.clone(),
             command: cfg.command.display().to_string(),
-            reason: e.to_string(),
+            source: Arc::new(e),
         })?;
         let pid = child.id();
         let stdin = child.stdin.take().expect("stdin is piped");
@@ -115,8 +115,7 @@ impl StdioLink {
         self.close_stdin.cancel();
         if !self.wait_exit(self.grace.after_stdin).await {
             if let Some(pid) = self.pid {
-                // SIGTERM through kill(1): std has no way to send it without `unsafe`.
-                let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status().await;
+                terminate(pid);
             }
             if !self.wait_exit(self.grace.after_term).await {
                 let _ = self.kill.send(());
@@ -144,6 +143,21 @@ impl Drop for StdioLink {
             t.abort();
         }
     }
+}
+
+/// Send SIGTERM to the child `pid` (on Unix; elsewhere there is no SIGTERM, and the
+/// SIGKILL that follows the grace period is the only signal).
+fn terminate(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: `kill(2)` takes two integers and reads or writes no memory of this
+        // process, so no argument can make it unsound; a failure (the child already exited)
+        // is reported through the return value, which is ignored as `kill(1)`'s was.
+        #[allow(unsafe_code)]
+        let _ = unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
 }
 
 /// Own the child: publish its exit status, or kill it on request.

@@ -19,11 +19,11 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::client::{CallOptions, Client};
+use super::connection::{CallOptions, Client};
 use super::error::ClientError;
 use super::normalise::{DEFAULT_MAX_RESULT_BYTES, envelope};
 use super::schema::{Checked, SchemaRefusal, check, compile, validate};
-use crate::tool::{Content, ToolError};
+use crate::tool::{Content, RemoteError, ToolError};
 
 /// Why a typed handle could not be bound or a typed call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -189,11 +189,11 @@ impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
         let result = self.client.call_tool(&self.tool, value, opts).await?;
         if result.is_error {
             let envelope = envelope(&server, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);
-            return Err(TypedError::Tool(ToolError::RemoteFailed {
+            return Err(TypedError::Tool(ToolError::Remote(RemoteError::Failed {
                 tool: self.tool.clone(),
                 server,
                 envelope,
-            }));
+            })));
         }
         let text: String = result
             .content

@@ -10,6 +10,8 @@
 //! - `outbound`: writing responses, notifications and requests.
 //! - `meta`: `_meta`, `Implementation`, list params, and the modern result wrapper.
 //! - `lifecycle`, `tools`, `notifications`: the MCP method params and results.
+//! - `wire`: the MCP data shapes (tools, call results, content, resources, prompts) as
+//!   `serde` derives, shared by client and server; its header says which style goes where.
 //!
 //! Decisions the spec leaves open, written down here:
 //!
@@ -50,6 +52,7 @@ pub(crate) mod notifications;
 pub(crate) mod outbound;
 pub(crate) mod tools;
 pub(crate) mod version;
+pub mod wire;
 
 // Transitional: `id`, `error` and the HTTP transport still name `protocol::json`; the writer
 // is `crate::json` now, below every layer.

@@ -1,4 +1,5 @@
-//! [`ToolError`]: why a call did not return, in the words a model reads.
+//! [`ToolError`]: why a call did not return, in the words a model reads; [`RemoteError`],
+//! its remote tools' half.
 
 use std::fmt;
 
@@ -52,6 +53,20 @@ pub enum ToolError {
         /// The deadline that fired.
         deadline: std::time::Duration,
     },
+    /// A remote tool (feature `client`) did not return: its server timed out, could not be
+    /// reached, reported a failure, or declined the call.
+    #[error(transparent)]
+    Remote(#[from] RemoteError),
+}
+
+/// Why a remote tool's call did not return: the client's half of [`ToolError`], in
+/// [`ToolError::Remote`]. Only the client (feature `client`) produces these.
+///
+/// `#[non_exhaustive]`: later kinds (a refused credential, an outcome that cannot be known)
+/// will join these.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RemoteError {
     /// A remote tool's call outlived the caller's timeout. Not retryable: the server may
     /// have acted on it.
     #[error("tool '{tool}' on server '{server}' did not answer within {}s; it may have run", fmt_secs(*.timeout))]
@@ -76,7 +91,7 @@ pub enum ToolError {
     /// The server reported that the call failed (`isError`). Not retryable. The server's
     /// report is in `envelope`, sealed as untrusted data, and never in the message.
     #[error("tool '{tool}' failed on server '{server}'; its report is in the untrusted-data envelope")]
-    RemoteFailed {
+    Failed {
         /// The tool's name.
         tool: String,
         /// The server's name, as configured.
@@ -96,10 +111,37 @@ pub enum ToolError {
     },
 }
 
+impl RemoteError {
+    /// Whether the caller may retry: only a server that was unavailable. A timeout is not
+    /// retryable (the server may have acted), nor is a failure the server reported.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, RemoteError::Unavailable { .. })
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        match self {
+            RemoteError::TimedOut { tool, .. }
+            | RemoteError::Unavailable { tool, .. }
+            | RemoteError::Failed { tool, .. }
+            | RemoteError::Refused { tool, .. } => tool,
+        }
+    }
+}
+
 impl ToolError {
     /// A failure of `tool` with a message (`tool 'x' failed: <message>`).
     pub fn failed(tool: impl Into<String>, message: impl fmt::Display) -> Self {
         ToolError::Failed { tool: tool.into(), message: message.to_string() }
+    }
+
+    /// Whether the caller may retry the call: only a remote tool whose server was
+    /// unavailable ([`RemoteError::is_retryable`]).
+    ///
+    /// Nothing in this crate retries a side-effecting call on its own; this answers the
+    /// question for a caller that decides to.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, ToolError::Remote(e) if e.is_retryable())
     }
 }
 
@@ -121,5 +163,29 @@ mod tests {
         assert_eq!(e.to_string(), "tool 'x' did not return within 0.05s and was abandoned");
         let e = ToolError::DeadlineExceeded { tool: "x".into(), deadline: Duration::from_secs(2) };
         assert_eq!(e.to_string(), "tool 'x' did not return within 2s and was abandoned");
+    }
+
+    #[test]
+    fn remote_errors_read_as_before_and_only_unavailable_is_retryable() {
+        let t = || ("t".to_owned(), "s".to_owned());
+        let (tool, server) = t();
+        let e = ToolError::from(RemoteError::TimedOut { tool, server, timeout: Duration::from_millis(1500) });
+        assert_eq!(e.to_string(), "tool 't' on server 's' did not answer within 1.5s; it may have run");
+        assert!(!e.is_retryable());
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::Unavailable { tool, server, reason: "exited".into() });
+        assert_eq!(e.to_string(), "tool 't' is unavailable: server 's' exited");
+        assert!(e.is_retryable());
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::Failed { tool, server, envelope: "<x>".into() });
+        assert_eq!(
+            e.to_string(),
+            "tool 't' failed on server 's'; its report is in the untrusted-data envelope"
+        );
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::Refused { tool, server, code: -32602 });
+        assert_eq!(e.to_string(), "tool 't' was declined by server 's' (code -32602)");
+        assert!(!e.is_retryable());
+        assert!(!ToolError::failed("t", "x").is_retryable());
     }
 }

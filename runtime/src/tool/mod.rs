@@ -15,8 +15,8 @@ use serde_json::value::RawValue;
 
 use crate::context::Context;
 
-pub use error::ToolError;
 pub(crate) use error::fmt_secs;
+pub use error::{RemoteError, ToolError};
 pub use info::{Annotations, Declarations, META_KEY, ToolInfo};
 pub use output::{Content, EmbeddedResource, ToolOutput};
 pub use run::{CatchUnwind, panic_message, run_async, run_blocking};

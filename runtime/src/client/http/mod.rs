@@ -4,7 +4,7 @@
 //! verifying the server's certificate against Mozilla's roots (`webpki-roots`) plus the
 //! [`HttpServer`]'s own. A failed handshake (a certificate none of them vouches for, one for
 //! another host, a server that does not answer in TLS) fails the request as `unavailable`,
-//! with a reason in our words (see `tls_reason`).
+//! with a reason in our words (see `tls.rs`). SSE bodies are read by `sse.rs`.
 //!
 //! Every outbound message is one POST to the endpoint, with
 //! `Accept: application/json, text/event-stream`, the configured headers,
@@ -56,8 +56,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::conn::{Conn, Failure, Out, lock, rpc_failure};
-use super::error::ClientError;
+use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
+use crate::protocol::ProtocolVersion;
+
+mod sse;
+mod tls;
+
+use sse::{Cursor, SseParser};
+use tls::{connector, tls_error, tls_reason};
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
@@ -69,29 +76,6 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const RESUME_ATTEMPTS: u32 = 5;
 /// Why a request whose stream ended without its answer fails.
 const STREAM_CLOSED: &str = "closed the SSE stream before answering";
-
-/// Where an SSE stream stands, for resuming it: the last event id and `retry` it carried.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct Cursor {
-    /// The last `id` (an empty `id` clears it, as in the SSE standard).
-    last_id: Option<String>,
-    retry: Option<Duration>,
-}
-
-impl Cursor {
-    fn last_id(&self) -> Option<&str> {
-        self.last_id.as_deref().filter(|id| !id.is_empty())
-    }
-}
-
-/// One SSE event's fields that matter here.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Event {
-    /// The joined `data` lines; `None` when there are none or they are blank (a priming event).
-    data: Option<String>,
-    id: Option<String>,
-    retry: Option<Duration>,
-}
 
 struct Shared {
     uri: Uri,
@@ -121,18 +105,23 @@ impl HttpLink {
         mut outbox: mpsc::UnboundedReceiver<Out>,
         _options: &ClientOptions,
     ) -> Result<HttpLink, ClientError> {
-        let config = |problem: String| ClientError::Config { server: conn.server.clone(), problem };
-        let uri: Uri = cfg.url.parse().map_err(|_| config(format!("'{}' is not a URL", cfg.url)))?;
+        let config = |problem: String, source: SharedError| ClientError::Config {
+            server: conn.server.clone(),
+            problem,
+            source: Some(source),
+        };
+        let uri: Uri =
+            cfg.url.parse().map_err(|e| config(format!("'{}' is not a URL", cfg.url), Arc::new(e)))?;
         if !matches!(uri.scheme_str(), Some("http" | "https")) {
             return Err(ClientError::UnsupportedScheme { server: conn.server.clone(), url: cfg.url.clone() });
         }
-        let connector = connector(cfg).map_err(config)?;
+        let connector = connector(cfg).map_err(|(problem, e)| config(problem, Arc::new(e)))?;
         let mut headers = Vec::new();
         for (k, v) in &cfg.headers {
             let name = HeaderName::from_bytes(k.as_bytes())
-                .map_err(|_| config(format!("'{k}' is not a header name")))?;
+                .map_err(|e| config(format!("'{k}' is not a header name"), Arc::new(e)))?;
             let value = HeaderValue::from_str(v)
-                .map_err(|_| config(format!("the value of header '{k}' is not valid")))?;
+                .map_err(|e| config(format!("the value of header '{k}' is not valid"), Arc::new(e)))?;
             headers.push((name, value));
         }
         let shared = Arc::new(Shared {
@@ -233,7 +222,7 @@ impl Shared {
         lock(&self.version)
             .clone()
             .or_else(|| self.conn.version())
-            .or_else(|| self.conn.is_modern().then(|| super::client::MODERN_VERSION.to_owned()))
+            .or_else(|| self.conn.is_modern().then(|| ProtocolVersion::V2026_07_28.as_str().to_owned()))
     }
 
     /// A `GET` of the endpoint's SSE stream: the session's standalone stream, or with
@@ -428,7 +417,7 @@ impl Shared {
     /// ids and `retry` in `cursor`. True when the stream ended while `out`'s request still
     /// waits for its answer; false once it has one (or its caller gave up).
     async fn read_sse(&self, out: &Out, mut body: Incoming, cursor: &mut Cursor) -> bool {
-        let mut buf: Vec<u8> = Vec::new();
+        let mut parser = SseParser::default();
         loop {
             // Wake up now and then to drop the stream of a request its caller abandoned.
             let frame = match tokio::time::timeout(Duration::from_millis(250), body.frame()).await {
@@ -443,20 +432,12 @@ impl Shared {
             match frame {
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
-                        buf.extend_from_slice(&data);
-                        while let Some((end, skip)) = event_end(&buf) {
-                            let event: Vec<u8> = buf.drain(..end + skip).collect();
-                            let event = parse_event(&event[..end]);
-                            if let Some(id) = event.id {
-                                cursor.last_id = Some(id);
-                            }
-                            if let Some(retry) = event.retry {
-                                cursor.retry = Some(retry);
-                            }
+                        parser.feed(&data, |event| {
+                            cursor.advance(&event);
                             if let Some(data) = event.data {
                                 self.conn.on_text(&data);
                             }
-                        }
+                        });
                     }
                 }
                 Some(Err(_)) | None => break,
@@ -543,146 +524,11 @@ fn header_value(v: &str) -> String {
     if v.bytes().all(|b| (0x20..0x7f).contains(&b)) && v.trim() == v {
         return v.to_owned();
     }
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    use base64::Engine as _;
     let mut out = String::from("=?base64?");
-    for chunk in v.as_bytes().chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
+    base64::engine::general_purpose::STANDARD.encode_string(v, &mut out);
     out.push_str("?=");
     out
-}
-
-/// Where the first SSE event in `buf` ends, and the length of the blank line after it.
-fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
-    for i in 0..buf.len() {
-        if buf[i..].starts_with(b"\r\n\r\n") {
-            return Some((i, 4));
-        }
-        if buf[i..].starts_with(b"\n\n") || buf[i..].starts_with(b"\r\r") {
-            return Some((i, 2));
-        }
-    }
-    None
-}
-
-/// One event's `data`, `id` and `retry` fields, read as the SSE standard says: a field
-/// without a colon has an empty value, one space after the colon is dropped, lines starting
-/// with a colon are comments, an `id` containing NUL and a `retry` that is not all digits are
-/// ignored.
-fn parse_event(event: &[u8]) -> Event {
-    let text = String::from_utf8_lossy(event);
-    let mut data: Vec<&str> = Vec::new();
-    let mut parsed = Event::default();
-    for line in text.lines() {
-        if line.starts_with(':') {
-            continue;
-        }
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
-        };
-        match field {
-            "data" => data.push(value),
-            "id" if !value.contains('\0') => parsed.id = Some(value.to_owned()),
-            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                parsed.retry = value.parse().ok().map(Duration::from_millis);
-            }
-            _ => {}
-        }
-    }
-    let data = data.join("\n");
-    parsed.data = (!data.trim().is_empty()).then_some(data);
-    parsed
-}
-
-/// The connector for both schemes: plain TCP for `http://`; for `https://`, TLS 1.2 or 1.3
-/// on *ring*, ALPN `http/1.1`, trusting Mozilla's roots and the server's extra ones.
-fn connector(cfg: &HttpServer) -> Result<HttpsConnector<HttpConnector>, String> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    for (i, der) in cfg.roots().iter().enumerate() {
-        roots
-            .add(der.clone())
-            .map_err(|e| format!("root certificate {} cannot serve as a trust anchor: {e}", i + 1))?;
-    }
-    // An explicit provider: `ClientConfig::builder()` would panic if feature unification left
-    // rustls with two providers and no process default.
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-        .map_err(|e| format!("TLS could not be set up: {e}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    // hyper-rustls's builder leaves ALPN empty for HTTP/1-only; say `http/1.1` so a server
-    // that also speaks h2 does not pick it.
-    tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    Ok(HttpsConnector::from((http, Arc::new(tls))))
-}
-
-/// The rustls error somewhere in `e`'s chain. hyper-rustls wraps it in an `io::Error` twice,
-/// and `io::Error::source` skips the error it wraps, so each is unwrapped by hand.
-fn tls_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
-    let mut current = Some(e);
-    while let Some(err) = current {
-        if let Some(tls) = err.downcast_ref::<rustls::Error>() {
-            return Some(tls);
-        }
-        current = match err.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
-            Some(inner) => Some(inner),
-            None => err.source(),
-        };
-    }
-    None
-}
-
-/// Why TLS with the server at `uri` failed, in our words.
-fn tls_reason(e: &rustls::Error, uri: &Uri) -> String {
-    use rustls::CertificateError as C;
-    let host = uri.host().unwrap_or_default();
-    let untrusted = "the server's certificate is not trusted";
-    match e {
-        rustls::Error::InvalidCertificate(c) => match c {
-            C::UnknownIssuer => format!("{untrusted}: no known certificate authority issued it"),
-            C::BadSignature => format!("{untrusted}: its signature does not verify"),
-            C::UnsupportedSignatureAlgorithmContext { .. }
-            | C::UnsupportedSignatureAlgorithmForPublicKeyContext { .. } => {
-                format!("{untrusted}: it is signed with an algorithm this client does not accept")
-            }
-            C::NotValidForName | C::NotValidForNameContext { .. } => {
-                format!("{untrusted}: it is not valid for '{host}'")
-            }
-            C::Expired | C::ExpiredContext { .. } => format!("{untrusted}: it has expired"),
-            C::NotValidYet | C::NotValidYetContext { .. } => format!("{untrusted}: it is not valid yet"),
-            C::Revoked => format!("{untrusted}: it has been revoked"),
-            C::InvalidPurpose | C::InvalidPurposeContext { .. } => {
-                format!("{untrusted}: it is not issued for TLS servers")
-            }
-            C::BadEncoding => format!("{untrusted}: it is malformed"),
-            _ => untrusted.to_owned(),
-        },
-        rustls::Error::NoCertificatesPresented => "the server presented no certificate".to_owned(),
-        rustls::Error::AlertReceived(alert) => {
-            format!("the server broke off the TLS handshake (alert {alert:?})")
-        }
-        rustls::Error::NoApplicationProtocol => "the server does not speak HTTP/1.1 over TLS".to_owned(),
-        rustls::Error::PeerIncompatible(_) => {
-            "the server offers no TLS version or cipher suite this client speaks (TLS 1.2 or 1.3)".to_owned()
-        }
-        rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. } => {
-            "the TLS handshake failed: the server did not answer in TLS (is it an http:// endpoint?)"
-                .to_owned()
-        }
-        _ => "the TLS handshake failed".to_owned(),
-    }
 }
 
 /// An error and its sources, joined: hyper's top-level message alone says little.
@@ -708,51 +554,5 @@ mod tests {
         assert_eq!(header_value("café"), "=?base64?Y2Fmw6k=?=");
         assert_eq!(header_value(" x"), "=?base64?IHg=?=");
         assert_eq!(header_value("a\nbc"), "=?base64?YQpiYw==?=");
-    }
-
-    #[test]
-    fn tls_errors_are_found_under_nested_io_errors_and_worded_by_us() {
-        // As hyper-rustls hands it over: rustls's error in an io::Error in an io::Error.
-        let inner = std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            rustls::Error::InvalidCertificate(rustls::CertificateError::Expired),
-        );
-        let outer = std::io::Error::other(inner);
-        let tls = tls_error(&outer).unwrap();
-        let uri: Uri = "https://mcp.example.com/mcp".parse().unwrap();
-        assert_eq!(tls_reason(tls, &uri), "the server's certificate is not trusted: it has expired");
-        let name = rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName);
-        assert_eq!(
-            tls_reason(&name, &uri),
-            "the server's certificate is not trusted: it is not valid for 'mcp.example.com'"
-        );
-        assert!(tls_error(&std::io::Error::other("connection refused")).is_none());
-    }
-
-    #[test]
-    fn sse_events_split_and_priming_events_are_skipped() {
-        let buf = b"id: 1\ndata:\n\nevent: message\ndata: {\"a\":1}\r\n\r\nrest";
-        let (end, skip) = event_end(buf).unwrap();
-        assert_eq!(parse_event(&buf[..end]), Event { id: Some("1".into()), ..Event::default() });
-        let rest = &buf[end + skip..];
-        let (end, _) = event_end(rest).unwrap();
-        assert_eq!(parse_event(&rest[..end]).data.as_deref(), Some("{\"a\":1}"));
-        assert_eq!(parse_event(b"data: a\ndata: b").data, Some("a\nb".into()));
-    }
-
-    #[test]
-    fn sse_ids_and_retry_are_read_as_the_standard_says() {
-        let priming = parse_event(b"id: event-1\nretry: 500\ndata: ");
-        assert_eq!(
-            priming,
-            Event { data: None, id: Some("event-1".into()), retry: Some(Duration::from_millis(500)) }
-        );
-        // No space after the colon, a comment, a bare `id` (which clears the last id).
-        assert_eq!(parse_event(b": hi\nid:7\nretry:20").id.as_deref(), Some("7"));
-        assert_eq!(parse_event(b"id").id.as_deref(), Some(""));
-        assert_eq!(Cursor { last_id: Some(String::new()), retry: None }.last_id(), None);
-        // A retry that is not all digits, and an id with NUL, are ignored.
-        assert_eq!(parse_event(b"retry: 1.5\nretry: -3\nretry:").retry, None);
-        assert_eq!(parse_event(b"id: a\0b").id, None);
     }
 }

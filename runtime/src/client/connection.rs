@@ -3,67 +3,28 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, ProgressFn, RequestOpts, lock};
 use super::error::ClientError;
 use super::http::HttpLink;
+use super::normalise::call_result;
 use super::options::{ClientOptions, EraMode, ServerTransport};
 use super::stdio::StdioLink;
-use crate::tool::{Content, EmbeddedResource, ToolError};
+use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ServerInfo};
+use crate::protocol::{Era, ProtocolVersion, wire};
+use crate::tool::{RemoteError, ToolError};
 
-/// The handshake versions this client speaks, newest first; the first is what it asks for.
-pub const LEGACY_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 /// The modern (stateless) version this client speaks.
-pub const MODERN_VERSION: &str = "2026-07-28";
+const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
-/// What the server said about itself when the connection was made. Display-only: the
-/// server's words, never trusted for a decision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerInfo {
-    /// The negotiated protocol version.
-    pub protocol_version: String,
-    /// `serverInfo.name`, self-reported.
-    pub name: Option<String>,
-    /// `serverInfo.version`, self-reported.
-    pub version: Option<String>,
-    /// The server's instructions for a model (untrusted text).
-    pub instructions: Option<String>,
-    /// The server's capabilities object.
-    pub capabilities: Value,
-}
-
-/// The hints a server attaches to a tool (`annotations`), as given: absent stays `None`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ToolHints {
-    /// `readOnlyHint`.
-    pub read_only: Option<bool>,
-    /// `destructiveHint`.
-    pub destructive: Option<bool>,
-    /// `idempotentHint`.
-    pub idempotent: Option<bool>,
-    /// `openWorldHint`.
-    pub open_world: Option<bool>,
-}
-
-/// One tool as the server lists it: untrusted, unvalidated.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListedTool {
-    /// The server's name for the tool.
-    pub name: String,
-    /// Its title, if any.
-    pub title: Option<String>,
-    /// Its description (server text).
-    pub description: String,
-    /// Its `inputSchema`, as sent.
-    pub input_schema: Value,
-    /// Its `outputSchema`, if any.
-    pub output_schema: Option<Value>,
-    /// Its annotations.
-    pub hints: ToolHints,
+/// Whether `name` is a handshake version this client speaks.
+fn is_legacy(name: &str) -> bool {
+    ProtocolVersion::parse(name).is_some_and(|v| v.era() == Era::Legacy)
 }
 
 /// Per-call knobs for [`Client::call_tool`].
@@ -91,35 +52,6 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
-/// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
-/// normalises and seals it; use this directly only for your own code.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct CallResult {
-    /// The content blocks. A block of a type this crate does not know is kept as text
-    /// `[<type> content omitted]`.
-    pub content: Vec<Content>,
-    /// `structuredContent`, if any.
-    pub structured: Option<Value>,
-    /// `isError`.
-    pub is_error: bool,
-}
-
-pub(crate) struct Cached<T> {
-    at: Instant,
-    generation: u64,
-    pub(crate) value: T,
-}
-
-impl<T: Clone> Cached<T> {
-    pub(crate) fn new(value: T, generation: u64) -> Self {
-        Cached { at: Instant::now(), generation, value }
-    }
-
-    pub(crate) fn fresh(&self, ttl: Duration, generation: u64) -> Option<T> {
-        (self.generation == generation && self.at.elapsed() < ttl).then(|| self.value.clone())
-    }
-}
-
 enum Link {
     Stdio(StdioLink),
     Http(HttpLink),
@@ -132,7 +64,7 @@ pub(crate) struct Inner {
     link: tokio::sync::Mutex<Option<Link>>,
     pid: Option<u32>,
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
-    pub(crate) resources: Mutex<Option<Cached<Arc<[super::resources::ResourceInfo]>>>>,
+    pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
 }
 
 /// A live connection to one MCP server.
@@ -299,9 +231,9 @@ impl Client {
         let raw = self.list_all("tools/list", "tools").await?;
         let mut tools = Vec::with_capacity(raw.len());
         for t in raw {
-            match parse_tool(&t) {
-                Some(tool) => tools.push(tool),
-                None => {
+            match serde_json::from_value::<wire::Tool>(t) {
+                Ok(tool) => tools.push(ListedTool::from_wire(tool)),
+                Err(_) => {
                     tracing::warn!(server = %self.name(), "skipping a listed tool without a name or an inputSchema")
                 }
             }
@@ -314,9 +246,9 @@ impl Client {
     /// Call the server's tool `name` with `arguments` (a JSON object).
     ///
     /// The result is the server's, unvalidated and unsealed; `isError` is a result, not an
-    /// `Err`. Failures are classified: a timeout is [`ToolError::TimedOut`], a dead or
-    /// unreachable server [`ToolError::Unavailable`], a JSON-RPC error answer
-    /// [`ToolError::Refused`], and the caller's cancellation
+    /// `Err`. Failures are classified: a timeout is [`RemoteError::TimedOut`], a dead or
+    /// unreachable server [`RemoteError::Unavailable`], a JSON-RPC error answer
+    /// [`RemoteError::Refused`] (each in [`ToolError::Remote`]), and the caller's cancellation
     /// [`ToolError::CancelledBeforeDispatch`] or [`ToolError::CancelledWhileRunning`].
     pub async fn call_tool(
         &self,
@@ -334,15 +266,15 @@ impl Client {
         let result =
             self.inner.conn.request("tools/call", Some(params), opts).await.map_err(|f| match f {
                 Failure::Timeout(timeout) => {
-                    ToolError::TimedOut { tool: name.to_owned(), server: server.clone(), timeout }
+                    RemoteError::TimedOut { tool: name.to_owned(), server: server.clone(), timeout }.into()
                 }
                 Failure::CancelledBeforeSend => ToolError::CancelledBeforeDispatch { tool: name.to_owned() },
                 Failure::Cancelled => ToolError::CancelledWhileRunning { tool: name.to_owned() },
                 Failure::Gone(reason) => {
-                    ToolError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }
+                    RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }.into()
                 }
                 Failure::Rpc { code, .. } => {
-                    ToolError::Refused { tool: name.to_owned(), server: server.clone(), code }
+                    RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
             })?;
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
@@ -353,7 +285,7 @@ impl Client {
                 ),
             ));
         }
-        parse_call_result(&result).ok_or_else(|| {
+        parse_call_result(result).ok_or_else(|| {
             ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
         })
     }
@@ -394,9 +326,8 @@ async fn negotiate(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerIn
                 // version it lists, or give up (the spec forbids falling back otherwise).
                 let supported =
                     data.as_ref().and_then(|d| d.get("supported")).cloned().unwrap_or(Value::Null);
-                let legacy = supported.as_array().is_some_and(|l| {
-                    l.iter().any(|v| v.as_str().is_some_and(|s| LEGACY_VERSIONS.contains(&s)))
-                });
+                let legacy =
+                    supported.as_array().is_some_and(|l| l.iter().any(|v| v.as_str().is_some_and(is_legacy)));
                 if legacy {
                     initialize(conn, options).await
                 } else {
@@ -418,7 +349,7 @@ async fn discover(
     options: &ClientOptions,
     timeout: Duration,
 ) -> Result<Result<ServerInfo, Failure>, ClientError> {
-    conn.set_modern(MODERN_VERSION);
+    conn.set_modern(MODERN.as_str());
     let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
     let result = match conn.request("server/discover", None, opts).await {
         Ok(r) => r,
@@ -428,7 +359,7 @@ async fn discover(
         }
     };
     let supported = result.get("supportedVersions").cloned().unwrap_or(Value::Null);
-    let speaks = supported.as_array().is_some_and(|l| l.iter().any(|v| v == MODERN_VERSION));
+    let speaks = supported.as_array().is_some_and(|l| l.iter().any(|v| v == MODERN.as_str()));
     if !speaks {
         conn.clear_modern();
         if options.era == EraMode::Auto && supported.is_array() {
@@ -446,19 +377,13 @@ async fn discover(
         });
     }
     let server_info = result.get("_meta").and_then(|m| m.get(crate::protocol::SERVER_INFO_KEY));
-    Ok(Ok(ServerInfo {
-        protocol_version: MODERN_VERSION.to_owned(),
-        name: server_info.and_then(|s| s.get("name")).and_then(Value::as_str).map(str::to_owned),
-        version: server_info.and_then(|s| s.get("version")).and_then(Value::as_str).map(str::to_owned),
-        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-    }))
+    Ok(Ok(server_info_of(MODERN.as_str(), server_info, &result)))
 }
 
 /// The legacy handshake: `initialize`, then `notifications/initialized`.
 async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerInfo, ClientError> {
     let params = json!({
-        "protocolVersion": LEGACY_VERSIONS[0],
+        "protocolVersion": ProtocolVersion::LATEST_LEGACY.as_str(),
         "capabilities": options.capabilities(),
         "clientInfo": options.client_info(),
     });
@@ -468,7 +393,7 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
         .await
         .map_err(|f| failure_to_client_error(conn, "initialize", options.request_timeout, f))?;
     let version = result.get("protocolVersion").cloned().unwrap_or(Value::Null);
-    let Some(version) = version.as_str().filter(|v| LEGACY_VERSIONS.contains(v)) else {
+    let Some(version) = version.as_str().filter(|v| is_legacy(v)) else {
         return Err(ClientError::UnsupportedVersion {
             server: conn.server.clone(),
             offered: version.to_string(),
@@ -476,84 +401,32 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
     };
     conn.set_version(version);
     conn.notify("notifications/initialized", None);
-    let server_info = result.get("serverInfo");
-    Ok(ServerInfo {
-        protocol_version: version.to_owned(),
-        name: server_info.and_then(|s| s.get("name")).and_then(Value::as_str).map(str::to_owned),
-        version: server_info.and_then(|s| s.get("version")).and_then(Value::as_str).map(str::to_owned),
-        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-    })
+    Ok(server_info_of(version, result.get("serverInfo"), &result))
 }
 
-fn parse_tool(t: &Value) -> Option<ListedTool> {
-    let name = t.get("name")?.as_str()?.to_owned();
-    let input_schema = t.get("inputSchema")?.clone();
-    let a = t.get("annotations");
-    let hint = |k: &str| a.and_then(|a| a.get(k)).and_then(Value::as_bool);
-    Some(ListedTool {
-        name,
-        title: t.get("title").and_then(Value::as_str).map(str::to_owned),
-        description: t.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
-        input_schema,
-        output_schema: t.get("outputSchema").cloned(),
-        hints: ToolHints {
-            read_only: hint("readOnlyHint"),
-            destructive: hint("destructiveHint"),
-            idempotent: hint("idempotentHint"),
-            open_world: hint("openWorldHint"),
-        },
-    })
+/// What the handshake's `result` says about the server, whose `Implementation` is at
+/// `implementation` (`serverInfo`, or the modern `_meta` member).
+fn server_info_of(version: &str, implementation: Option<&Value>, result: &Value) -> ServerInfo {
+    let implementation =
+        implementation.and_then(|i| wire::ImplementationInfo::deserialize(i).ok()).unwrap_or_default();
+    ServerInfo {
+        protocol_version: version.to_owned(),
+        name: implementation.name,
+        version: implementation.version,
+        instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+        capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+    }
 }
 
 /// Read a `CallToolResult`; `None` when it is not one (or is a modern interim result).
-pub(crate) fn parse_call_result(v: &Value) -> Option<CallResult> {
-    if v.get("resultType").and_then(Value::as_str).is_some_and(|t| t != "complete") {
+pub(crate) fn parse_call_result(v: Value) -> Option<CallResult> {
+    // A result that is not an object has no members: an empty result, as before.
+    let result = match v {
+        Value::Object(_) => serde_json::from_value::<wire::CallToolResult>(v).ok()?,
+        _ => wire::CallToolResult::default(),
+    };
+    if result.result_type.as_deref().is_some_and(|t| t != "complete") {
         return None;
     }
-    let content = match v.get("content") {
-        Some(Value::Array(blocks)) => blocks.iter().map(parse_content).collect(),
-        None => Vec::new(),
-        Some(_) => return None,
-    };
-    Some(CallResult {
-        content,
-        structured: v.get("structuredContent").cloned().filter(|s| !s.is_null()),
-        is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(false),
-    })
-}
-
-/// One content block; an unknown type becomes a text marker.
-pub(crate) fn parse_content(b: &Value) -> Content {
-    let s = |k: &str| b.get(k).and_then(Value::as_str).map(str::to_owned);
-    match b.get("type").and_then(Value::as_str).unwrap_or("") {
-        "text" => Content::Text { text: s("text").unwrap_or_default() },
-        "image" => Content::Image {
-            data: s("data").unwrap_or_default(),
-            mime_type: s("mimeType").unwrap_or_default(),
-        },
-        "audio" => Content::Audio {
-            data: s("data").unwrap_or_default(),
-            mime_type: s("mimeType").unwrap_or_default(),
-        },
-        "resource" => {
-            let r = b.get("resource");
-            let rs = |k: &str| r.and_then(|r| r.get(k)).and_then(Value::as_str).map(str::to_owned);
-            Content::Resource {
-                resource: EmbeddedResource {
-                    uri: rs("uri").unwrap_or_default(),
-                    mime_type: rs("mimeType"),
-                    text: rs("text"),
-                    blob: rs("blob"),
-                },
-            }
-        }
-        "resource_link" => Content::ResourceLink {
-            uri: s("uri").unwrap_or_default(),
-            name: s("name").unwrap_or_default(),
-            description: s("description"),
-            mime_type: s("mimeType"),
-        },
-        other => Content::text(format!("[{} content omitted]", crate::client::normalise::attr_safe(other))),
-    }
+    Some(call_result(result))
 }

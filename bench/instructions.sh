@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# toolwire's stdio instructions per call, by callgrind's difference method: two runs of
+# different length under callgrind, (ir(N2) - ir(N1)) / (N2 - N1), so start-up cancels out.
+# Instruction counts do not depend on how busy the machine is, so this compares two builds
+# (before and after a refactor) on a shared machine where wall-clock figures would not.
+#
+#   bash bench/instructions.sh [BIN_DIR]     default target/release; prints one line per case
+#
+# Needs `cargo build --release -p toolwire-bench --bins` in the tree that owns BIN_DIR, and
+# valgrind. bench/run.sh measures the same cases (and rmcp's) in its full run.
+set -euo pipefail
+BIN=${1:-target/release}
+N1=${CG_N1:-1000}
+N2=${CG_N2:-5000}
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+command -v valgrind >/dev/null || { echo "bench/instructions.sh: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
+
+cg() {
+  local name=$1; shift
+  local flags=()
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  local irs=()
+  for n in "$N1" "$N2"; do
+    local f="$OUT/$name.$n.out"
+    "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
+      -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>"$OUT/log"
+    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
+  done
+  echo "$name $(( (irs[1] - irs[0]) / (N2 - N1) )) instructions/call"
+}
+cg echo -- "$BIN/toolwire-echo"
+cg echo-sync -- "$BIN/toolwire-echo-sync"
+cg fifty --tool tool_7 -- "$BIN/toolwire-50"
+cg list50 --method list -- "$BIN/toolwire-50"

@@ -1,0 +1,134 @@
+//! The client's view of what a server sent: [`ServerInfo`], [`ListedTool`] with its
+//! [`ToolHints`], [`CallResult`] and [`ResourceInfo`], read from the protocol layer's
+//! [`wire`](crate::protocol::wire) types; and `Cached`, a list with its age.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::protocol::wire;
+use crate::tool::Content;
+
+/// What the server said about itself when the connection was made. Display-only: the
+/// server's words, never trusted for a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    /// The negotiated protocol version.
+    pub protocol_version: String,
+    /// `serverInfo.name`, self-reported.
+    pub name: Option<String>,
+    /// `serverInfo.version`, self-reported.
+    pub version: Option<String>,
+    /// The server's instructions for a model (untrusted text).
+    pub instructions: Option<String>,
+    /// The server's capabilities object.
+    pub capabilities: Value,
+}
+
+/// The hints a server attaches to a tool (`annotations`), as given: absent stays `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ToolHints {
+    /// `readOnlyHint`.
+    pub read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub open_world: Option<bool>,
+}
+
+/// One tool as the server lists it: untrusted, unvalidated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTool {
+    /// The server's name for the tool.
+    pub name: String,
+    /// Its title, if any.
+    pub title: Option<String>,
+    /// Its description (server text).
+    pub description: String,
+    /// Its `inputSchema`, as sent.
+    pub input_schema: Value,
+    /// Its `outputSchema`, if any.
+    pub output_schema: Option<Value>,
+    /// Its annotations.
+    pub hints: ToolHints,
+}
+
+/// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
+/// normalises and seals it; use this directly only for your own code.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallResult {
+    /// The content blocks. A block of a type this crate does not know is kept as text
+    /// `[<type> content omitted]`.
+    pub content: Vec<Content>,
+    /// `structuredContent`, if any.
+    pub structured: Option<Value>,
+    /// `isError`.
+    pub is_error: bool,
+}
+
+/// One resource as the server lists it (untrusted text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceInfo {
+    /// Its URI.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// Its title, if any.
+    pub title: Option<String>,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// Its MIME type, if known.
+    pub mime_type: Option<String>,
+}
+
+/// A cached list and when (and under which `list_changed` generation) it was fetched.
+pub(crate) struct Cached<T> {
+    at: Instant,
+    generation: u64,
+    pub(crate) value: T,
+}
+
+impl<T: Clone> Cached<T> {
+    pub(crate) fn new(value: T, generation: u64) -> Self {
+        Cached { at: Instant::now(), generation, value }
+    }
+
+    pub(crate) fn fresh(&self, ttl: Duration, generation: u64) -> Option<T> {
+        (self.generation == generation && self.at.elapsed() < ttl).then(|| self.value.clone())
+    }
+}
+
+impl ListedTool {
+    /// The client's view of a listed tool.
+    pub(crate) fn from_wire(t: wire::Tool) -> Self {
+        let a = t.annotations.unwrap_or_default();
+        ListedTool {
+            name: t.name,
+            title: t.title,
+            description: t.description.unwrap_or_default(),
+            input_schema: t.input_schema,
+            output_schema: t.output_schema,
+            hints: ToolHints {
+                read_only: a.read_only_hint,
+                destructive: a.destructive_hint,
+                idempotent: a.idempotent_hint,
+                open_world: a.open_world_hint,
+            },
+        }
+    }
+}
+
+impl ResourceInfo {
+    /// The client's view of a listed resource.
+    pub(crate) fn from_wire(r: wire::Resource) -> Self {
+        ResourceInfo {
+            uri: r.uri,
+            name: r.name,
+            title: r.title,
+            description: r.description,
+            mime_type: r.mime_type,
+        }
+    }
+}
