@@ -66,6 +66,7 @@
 mod approvals;
 mod args;
 mod context;
+mod inject;
 mod registry;
 mod returns;
 mod schema;
@@ -83,6 +84,7 @@ pub use approvals::{
 };
 pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
+pub use inject::FromContext;
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
 pub use returns::{Json, ToolReturn};
 pub use schema::{Schema, canonical_json};

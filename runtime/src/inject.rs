@@ -1,0 +1,215 @@
+//! [`FromContext`], how a `#[tool]` parameter is injected instead of read from the call's
+//! arguments.
+//!
+//! `#[tool]` asks the type checker, not the type's name: a parameter whose type implements
+//! `FromContext` is taken from the call's [`Context`] and never advertised; every other
+//! parameter is an argument and needs `Deserialize + JsonSchema`. `&Context` is the one
+//! implementation here; later ones (registry state, a handle on the peer) plug in the same way.
+//!
+//! The rest of this module is what `#[tool]` expands to, reached through `__private` (not
+//! public API). It is defined here, in a module whose items are otherwise unnamed, so that
+//! compile errors print its short names (`ViaArguments: ToolInput<'_, T>`) and never a hidden
+//! path.
+
+use std::convert::Infallible;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::args::{Args, ToolArgumentError, ToolParam};
+use crate::context::Context;
+use crate::tool::ToolError;
+
+/// A `#[tool]` parameter taken from the call's [`Context`] rather than from its arguments.
+///
+/// `#[tool]` injects every parameter whose type implements this trait and leaves it out of
+/// the input schema; all other parameters are arguments. `&Context` implements it, so
+/// `ctx: &Context` asks for the context itself. Implement it for your own type to hand a tool
+/// something derived from the call:
+///
+/// ```
+/// use std::convert::Infallible;
+/// use toolwire::{Context, FromContext, Tool};
+///
+/// /// The calling client's name, or `"unknown"`.
+/// struct Caller(String);
+///
+/// impl<'a> FromContext<'a> for Caller {
+///     type Rejection = Infallible;
+///
+///     fn from_context(ctx: &'a Context) -> Result<Self, Infallible> {
+///         Ok(Caller(ctx.peer().name.clone().unwrap_or_else(|| "unknown".into())))
+///     }
+/// }
+///
+/// /// Greet the caller.
+/// #[toolwire::tool(read_only)]
+/// fn greet(caller: Caller, greeting: String) -> String {
+///     format!("{greeting}, {}", caller.0)
+/// }
+///
+/// // `caller` is injected: the only argument is `greeting`.
+/// assert_eq!(
+///     greet {}.info().input_schema().as_str(),
+///     r#"{"additionalProperties":false,"properties":{"greeting":{"type":"string"}},"required":["greeting"],"type":"object"}"#
+/// );
+/// ```
+///
+/// A rejection fails the call before the body runs, as the tool error
+/// `tool '<name>' failed: <rejection>`.
+///
+/// A sync tool runs on the blocking pool, so its injected values are taken there, from a
+/// clone of the context; an async tool takes them in place. Either way each injected
+/// parameter is taken once per call, in parameter order, after the arguments were checked.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not injected into a tool",
+    label = "this type does not implement `FromContext`",
+    note = "a `#[tool]` parameter is injected when its type implements `toolwire::FromContext` (as `&Context` does); otherwise it is an argument"
+)]
+pub trait FromContext<'a>: Sized {
+    /// Why the value could not be taken; the call fails with this message.
+    type Rejection: fmt::Display;
+
+    /// Take the value from the call's context.
+    fn from_context(ctx: &'a Context) -> Result<Self, Self::Rejection>;
+}
+
+impl<'a> FromContext<'a> for &'a Context {
+    type Rejection = Infallible;
+
+    #[inline]
+    fn from_context(ctx: &'a Context) -> Result<Self, Infallible> {
+        Ok(ctx)
+    }
+}
+
+// ---- What `#[tool]` expands to -------------------------------------------------------
+//
+// Every parameter goes through `ToolInput`, implemented by its kind, which the expansion got
+// from an autoref probe (`__private::probes::KindInjected`): `ViaContext` when the type
+// implements `FromContext`, `ViaArguments` otherwise. The expansion names the parameter's type
+// and lets the kind be inferred from the value (`ToolInput::<'_, T>::seed(kind, ..)`), so the
+// checker judges the bound only once it knows the kind. Each use is spanned at the type, so a
+// type that is neither is reported once, under that type, naming the missing `Deserialize` or
+// `JsonSchema`. Every method is `#[inline]` and monomorphic per parameter: an argument is
+// `args.take::<T>(i)` as before, `&Context` is the context itself.
+
+/// The kind of a parameter whose type implements [`FromContext`].
+#[derive(Debug, Clone, Copy)]
+pub struct ViaContext;
+
+/// The kind of every other parameter: an argument of the call.
+#[derive(Debug, Clone, Copy)]
+pub struct ViaArguments;
+
+/// Where an argument's facts go when a tool's statics are built.
+pub trait Describe {
+    /// One argument: its wire name, doc comment, whether it may be left out, and the default
+    /// to advertise.
+    fn argument<T: ToolParam>(&mut self, name: &'static str, doc: &'static str, optional: bool, default: Option<Value>);
+}
+
+/// How a parameter of type `T` is described once and taken on each call, implemented by its
+/// kind.
+///
+/// Taking is split in two so a sync body can run on the blocking pool: `seed` runs where the
+/// arguments are (it reads an argument, and for an injected value does nothing), and `finish`
+/// runs where the body runs, with a context it may borrow from.
+#[diagnostic::on_unimplemented(
+    message = "`{T}` cannot be a tool parameter",
+    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`, or `toolwire::FromContext`",
+    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`); a type that implements `toolwire::FromContext` is injected instead"
+)]
+pub trait ToolInput<'a, T>: Copy {
+    /// What [`seed`](ToolInput::seed) hands to [`finish`](ToolInput::finish).
+    type Seed: Send + 'static;
+
+    /// Add the parameter to the tool's schema, if it is an argument.
+    fn describe(
+        self,
+        describer: &mut impl Describe,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    );
+
+    /// Read the argument (advancing `next`, the index of the next argument), or nothing.
+    fn seed(self, args: &Args<'_, '_>, next: &mut usize) -> Result<Self::Seed, ToolArgumentError>;
+
+    /// [`seed`](ToolInput::seed), with `default` for an absent argument.
+    fn seed_or_else(
+        self,
+        args: &Args<'_, '_>,
+        next: &mut usize,
+        default: impl FnOnce() -> T,
+    ) -> Result<Self::Seed, ToolArgumentError>;
+
+    /// The value the body is called with.
+    fn finish(self, seed: Self::Seed, ctx: &'a Context, tool: &str) -> Result<T, ToolError>;
+}
+
+impl<'a, T: ToolParam> ToolInput<'a, T> for ViaArguments {
+    type Seed = T;
+
+    #[inline]
+    fn describe(
+        self,
+        describer: &mut impl Describe,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    ) {
+        describer.argument::<T>(name, doc, optional, default);
+    }
+
+    #[inline]
+    fn seed(self, args: &Args<'_, '_>, next: &mut usize) -> Result<T, ToolArgumentError> {
+        let index = *next;
+        *next += 1;
+        args.take::<T>(index)
+    }
+
+    #[inline]
+    fn seed_or_else(
+        self,
+        args: &Args<'_, '_>,
+        next: &mut usize,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, ToolArgumentError> {
+        let index = *next;
+        *next += 1;
+        match args.raw(index) {
+            Some(raw) => args.parse::<T>(index, raw),
+            None => Ok(default()),
+        }
+    }
+
+    #[inline]
+    fn finish(self, seed: T, _: &'a Context, _: &str) -> Result<T, ToolError> {
+        Ok(seed)
+    }
+}
+
+impl<'a, T: FromContext<'a>> ToolInput<'a, T> for ViaContext {
+    type Seed = ();
+
+    #[inline]
+    fn describe(self, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {}
+
+    #[inline]
+    fn seed(self, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn seed_or_else(self, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
+        Ok(())
+    }
+
+    #[inline]
+    fn finish(self, _: (), ctx: &'a Context, tool: &str) -> Result<T, ToolError> {
+        T::from_context(ctx).map_err(|e| ToolError::failed(tool, e))
+    }
+}
