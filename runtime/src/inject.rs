@@ -8,7 +8,7 @@
 //!
 //! The rest of this module is what `#[tool]` expands to, reached through `__private` (not
 //! public API). It is defined here, in a module whose items are otherwise unnamed, so that
-//! compile errors print its short names (`ViaArguments: ToolInput<'_, T>`) and never a hidden
+//! compile errors print its short names (`T: ToolInput<'_, ViaArguments>`) and never a hidden
 //! path.
 
 use std::convert::Infallible;
@@ -88,9 +88,10 @@ impl<'a> FromContext<'a> for &'a Context {
 // Every parameter goes through `ToolInput`, implemented by its kind, which the expansion got
 // from an autoref probe (`__private::probes::KindInjected`): `ViaContext` when the type
 // implements `FromContext`, `ViaArguments` otherwise. The expansion names the parameter's type
-// and lets the kind be inferred from the value (`ToolInput::<'_, T>::seed(kind, ..)`), so the
-// checker judges the bound only once it knows the kind. Each use is spanned at the type, so a
-// type that is neither is reported once, under that type, naming the missing `Deserialize` or
+// as `Self` and lets the kind be inferred from the value (`<T as ToolInput<'_, _>>::seed(kind,
+// ..)`): with the user's type as `Self`, an error is about that type and carries this trait's
+// message. Each use is spanned at the type, and the three uses are one obligation, so a type
+// that is neither is reported once, under that type, naming the missing `Deserialize` or
 // `JsonSchema`. Every method is `#[inline]` and monomorphic per parameter: an argument is
 // `args.take::<T>(i)` as before, `&Context` is the context itself.
 
@@ -109,24 +110,24 @@ pub trait Describe {
     fn argument<T: ToolParam>(&mut self, name: &'static str, doc: &'static str, optional: bool, default: Option<Value>);
 }
 
-/// How a parameter of type `T` is described once and taken on each call, implemented by its
-/// kind.
+/// How a parameter of kind `K` is described once and taken on each call, implemented by the
+/// parameter's type.
 ///
 /// Taking is split in two so a sync body can run on the blocking pool: `seed` runs where the
 /// arguments are (it reads an argument, and for an injected value does nothing), and `finish`
 /// runs where the body runs, with a context it may borrow from.
 #[diagnostic::on_unimplemented(
-    message = "`{T}` cannot be a tool parameter",
+    message = "`{Self}` cannot be a tool parameter",
     label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`, or `toolwire::FromContext`",
     note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`); a type that implements `toolwire::FromContext` is injected instead"
 )]
-pub trait ToolInput<'a, T>: Copy {
+pub trait ToolInput<'a, K>: Sized {
     /// What [`seed`](ToolInput::seed) hands to [`finish`](ToolInput::finish).
     type Seed: Send + 'static;
 
     /// Add the parameter to the tool's schema, if it is an argument.
     fn describe(
-        self,
+        kind: K,
         describer: &mut impl Describe,
         name: &'static str,
         doc: &'static str,
@@ -135,26 +136,26 @@ pub trait ToolInput<'a, T>: Copy {
     );
 
     /// Read the argument (advancing `next`, the index of the next argument), or nothing.
-    fn seed(self, args: &Args<'_, '_>, next: &mut usize) -> Result<Self::Seed, ToolArgumentError>;
+    fn seed(kind: K, args: &Args<'_, '_>, next: &mut usize) -> Result<Self::Seed, ToolArgumentError>;
 
     /// [`seed`](ToolInput::seed), with `default` for an absent argument.
     fn seed_or_else(
-        self,
+        kind: K,
         args: &Args<'_, '_>,
         next: &mut usize,
-        default: impl FnOnce() -> T,
+        default: impl FnOnce() -> Self,
     ) -> Result<Self::Seed, ToolArgumentError>;
 
     /// The value the body is called with.
-    fn finish(self, seed: Self::Seed, ctx: &'a Context, tool: &str) -> Result<T, ToolError>;
+    fn finish(kind: K, seed: Self::Seed, ctx: &'a Context, tool: &str) -> Result<Self, ToolError>;
 }
 
-impl<'a, T: ToolParam> ToolInput<'a, T> for ViaArguments {
+impl<'a, T: ToolParam> ToolInput<'a, ViaArguments> for T {
     type Seed = T;
 
     #[inline]
     fn describe(
-        self,
+        _: ViaArguments,
         describer: &mut impl Describe,
         name: &'static str,
         doc: &'static str,
@@ -165,7 +166,7 @@ impl<'a, T: ToolParam> ToolInput<'a, T> for ViaArguments {
     }
 
     #[inline]
-    fn seed(self, args: &Args<'_, '_>, next: &mut usize) -> Result<T, ToolArgumentError> {
+    fn seed(_: ViaArguments, args: &Args<'_, '_>, next: &mut usize) -> Result<T, ToolArgumentError> {
         let index = *next;
         *next += 1;
         args.take::<T>(index)
@@ -173,7 +174,7 @@ impl<'a, T: ToolParam> ToolInput<'a, T> for ViaArguments {
 
     #[inline]
     fn seed_or_else(
-        self,
+        _: ViaArguments,
         args: &Args<'_, '_>,
         next: &mut usize,
         default: impl FnOnce() -> T,
@@ -187,29 +188,62 @@ impl<'a, T: ToolParam> ToolInput<'a, T> for ViaArguments {
     }
 
     #[inline]
-    fn finish(self, seed: T, _: &'a Context, _: &str) -> Result<T, ToolError> {
+    fn finish(_: ViaArguments, seed: T, _: &'a Context, _: &str) -> Result<T, ToolError> {
         Ok(seed)
     }
 }
 
-impl<'a, T: FromContext<'a>> ToolInput<'a, T> for ViaContext {
+impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
     type Seed = ();
 
     #[inline]
-    fn describe(self, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {}
+    fn describe(_: ViaContext, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {}
 
     #[inline]
-    fn seed(self, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
+    fn seed(_: ViaContext, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
         Ok(())
     }
 
     #[inline]
-    fn seed_or_else(self, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
+    fn seed_or_else(_: ViaContext, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
         Ok(())
     }
 
     #[inline]
-    fn finish(self, _: (), ctx: &'a Context, tool: &str) -> Result<T, ToolError> {
+    fn finish(_: ViaContext, _: (), ctx: &'a Context, tool: &str) -> Result<T, ToolError> {
         T::from_context(ctx).map_err(|e| ToolError::failed(tool, e))
     }
 }
+
+// Two kinds no probe returns, each with an impl for every type. They are never used; they are
+// here so that while the checker does not yet know a parameter's kind, `T: ToolInput<'_, _>`
+// has more than one impl that could apply and is left open, instead of being judged (and
+// reported) early as `T` implementing none. Once the kind is known it is judged once.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum Unreachable1 {}
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub enum Unreachable2 {}
+
+macro_rules! unreachable_kind {
+    ($kind:ty) => {
+        impl<'a, T> ToolInput<'a, $kind> for T {
+            type Seed = ();
+            fn describe(k: $kind, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {
+                match k {}
+            }
+            fn seed(k: $kind, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
+                match k {}
+            }
+            fn seed_or_else(k: $kind, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
+                match k {}
+            }
+            fn finish(k: $kind, _: (), _: &'a Context, _: &str) -> Result<T, ToolError> {
+                match k {}
+            }
+        }
+    };
+}
+unreachable_kind!(Unreachable1);
+unreachable_kind!(Unreachable2);

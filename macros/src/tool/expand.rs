@@ -77,9 +77,7 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
 
     // Every parameter goes through `ToolInput`, with its own type as `Self`: the kind (injected
     // or argument) picks the impl, so the type checker, not the macro, tells them apart.
-    // Each use is spanned at the type, so a type that is neither is one error, under it. The
-    // kind is the trait's `Self`, inferred from the value: the checker cannot judge the bound
-    // before it knows the kind, so it judges it once.
+    // Each use is spanned at the type, so a type that is neither is one error, under it.
     let mut describes = Vec::new();
     let mut seeds = Vec::new();
     let mut finishes = Vec::new();
@@ -94,10 +92,10 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
         let kvar = format_ident!("__toolwire_kind{}", i);
         let kind = match p.kind {
             Kind::ByType => quote_spanned!(span=> (&&#tw::probes::Probe::<#ty>::new()).__toolwire_kind()),
-            Kind::Injected => quote!(#tw::ViaContext),
-            Kind::Argument => quote!(#tw::ViaArguments),
+            Kind::Injected => quote_spanned!(span=> #tw::ViaContext),
+            Kind::Argument => quote_spanned!(span=> #tw::ViaArguments),
         };
-        let param = quote_spanned!(span=> #tw::ToolInput::<'_, #ty>);
+        let param = quote_spanned!(span=> <#ty as #tw::ToolInput<'_, _>>);
         let default_expr = match &p.default {
             DefaultValue::None => None,
             DefaultValue::Trait => Some(quote!(<#ty as ::core::default::Default>::default())),
