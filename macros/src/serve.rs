@@ -238,7 +238,10 @@ mod tests {
         assert!(errors(quote!(tools = [])).is_empty());
         assert_eq!(
             errors(quote!(tools = [a, m::b, a, m::b, b])),
-            ["this tool is already listed; list each tool once", "this tool is already listed; list each tool once"]
+            [
+                "this tool is already listed; list each tool once",
+                "this tool is already listed; list each tool once"
+            ]
         );
     }
 }

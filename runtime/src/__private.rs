@@ -86,7 +86,13 @@ impl StaticsBuilder {
 
 /// The expansion describes each argument here, through [`ToolInput::describe`].
 impl crate::inject::Describe for StaticsBuilder {
-    fn argument<T: ToolParam>(&mut self, name: &'static str, doc: &'static str, optional: bool, default: Option<Value>) {
+    fn argument<T: ToolParam>(
+        &mut self,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    ) {
         let mut schema = self.generator.subschema::<T>();
         let doc = normalise_doc(doc);
         if let Value::Object(map) = &mut schema {

@@ -107,7 +107,13 @@ pub struct ViaArguments;
 pub trait Describe {
     /// One argument: its wire name, doc comment, whether it may be left out, and the default
     /// to advertise.
-    fn argument<T: ToolParam>(&mut self, name: &'static str, doc: &'static str, optional: bool, default: Option<Value>);
+    fn argument<T: ToolParam>(
+        &mut self,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    );
 }
 
 /// How a parameter of kind `K` is described once and taken on each call, implemented by the
@@ -197,7 +203,15 @@ impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
     type Seed = ();
 
     #[inline]
-    fn describe(_: ViaContext, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {}
+    fn describe(
+        _: ViaContext,
+        _: &mut impl Describe,
+        _: &'static str,
+        _: &'static str,
+        _: bool,
+        _: Option<Value>,
+    ) {
+    }
 
     #[inline]
     fn seed(_: ViaContext, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
@@ -205,7 +219,12 @@ impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
     }
 
     #[inline]
-    fn seed_or_else(_: ViaContext, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
+    fn seed_or_else(
+        _: ViaContext,
+        _: &Args<'_, '_>,
+        _: &mut usize,
+        _: impl FnOnce() -> T,
+    ) -> Result<(), ToolArgumentError> {
         Ok(())
     }
 
@@ -230,13 +249,25 @@ macro_rules! unreachable_kind {
     ($kind:ty) => {
         impl<'a, T> ToolInput<'a, $kind> for T {
             type Seed = ();
-            fn describe(k: $kind, _: &mut impl Describe, _: &'static str, _: &'static str, _: bool, _: Option<Value>) {
+            fn describe(
+                k: $kind,
+                _: &mut impl Describe,
+                _: &'static str,
+                _: &'static str,
+                _: bool,
+                _: Option<Value>,
+            ) {
                 match k {}
             }
             fn seed(k: $kind, _: &Args<'_, '_>, _: &mut usize) -> Result<(), ToolArgumentError> {
                 match k {}
             }
-            fn seed_or_else(k: $kind, _: &Args<'_, '_>, _: &mut usize, _: impl FnOnce() -> T) -> Result<(), ToolArgumentError> {
+            fn seed_or_else(
+                k: $kind,
+                _: &Args<'_, '_>,
+                _: &mut usize,
+                _: impl FnOnce() -> T,
+            ) -> Result<(), ToolArgumentError> {
                 match k {}
             }
             fn finish(k: $kind, _: (), _: &'a Context, _: &str) -> Result<T, ToolError> {

@@ -8,8 +8,30 @@ mod macro_grammar;
 fn the_macro_and_the_runtime_agree_on_tool_names() {
     let long = |n: usize| "a".repeat(n);
     let mut corpus: Vec<String> = [
-        "", "a", "A", "0", "_", "-", ".", "run_check", "math.add", "a-b_c.d", "UPPER_lower-09", "a b", "a/b",
-        "a:b", "a*", "é", "名前", "tab\t", "new\nline", "x\0", "semi;colon", "\u{200b}", "a,b", "quote'",
+        "",
+        "a",
+        "A",
+        "0",
+        "_",
+        "-",
+        ".",
+        "run_check",
+        "math.add",
+        "a-b_c.d",
+        "UPPER_lower-09",
+        "a b",
+        "a/b",
+        "a:b",
+        "a*",
+        "é",
+        "名前",
+        "tab\t",
+        "new\nline",
+        "x\0",
+        "semi;colon",
+        "\u{200b}",
+        "a,b",
+        "quote'",
     ]
     .iter()
     .map(|s| s.to_string())

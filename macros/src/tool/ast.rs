@@ -162,7 +162,10 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Param {
 
     let kind = if context {
         if rename.is_some() || !matches!(default, DefaultValue::None) {
-            cx.error_spanned_by(ty, "an injected parameter takes no `rename` or `default`; remove them, or `#[arg(context)]`");
+            cx.error_spanned_by(
+                ty,
+                "an injected parameter takes no `rename` or `default`; remove them, or `#[arg(context)]`",
+            );
         }
         Kind::Injected
     } else if rename.is_some() || !matches!(default, DefaultValue::None) {
@@ -189,7 +192,14 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Param {
     };
     let Some(ident) = ident else {
         cx.error_spanned_by(pat, "tool parameters must be plain names, such as `path: String`; the name is the argument's name in the schema");
-        return Param { kind, wire_name: String::new(), name_span: pat.span(), ty: ty.clone(), docs: doc_exprs(attrs), default };
+        return Param {
+            kind,
+            wire_name: String::new(),
+            name_span: pat.span(),
+            ty: ty.clone(),
+            docs: doc_exprs(attrs),
+            default,
+        };
     };
     let (wire_name, name_span) = match &rename {
         Some(lit) => (lit.value(), lit.span()),

@@ -8,8 +8,8 @@ use syn::ItemFn;
 
 use super::ast::{DefaultValue, Kind, ToolFn};
 use super::attr::{RawAttr, check_name};
-use crate::ctxt::Ctxt;
 use super::{check, fallback};
+use crate::ctxt::Ctxt;
 
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     // If the item does not parse, give the tokens back with the error, so the IDE keeps
