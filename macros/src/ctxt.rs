@@ -1,8 +1,8 @@
 //! The error sink: every problem in one compile, each under its own token.
 //!
 //! Checks push errors here instead of returning early, so a user sees all their mistakes at
-//! once. A sink must be drained with [`Ctxt::check`]; dropping a full one is a bug in the
-//! macro, and panics in debug builds so tests catch it. (The shape is serde's `Ctxt`.)
+//! once. A sink must be drained with [`Ctxt::check`]; dropping one unchecked is a bug in the
+//! macro and panics (unless already panicking), so tests catch it. (The shape is serde's `Ctxt`.)
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -47,7 +47,7 @@ impl Ctxt {
 impl Drop for Ctxt {
     fn drop(&mut self) {
         if !std::thread::panicking() && self.errors.borrow().is_some() {
-            debug_assert!(false, "forgot to check for errors");
+            panic!("forgot to check for errors");
         }
     }
 }

@@ -3,13 +3,9 @@
 //!
 //! Entry points only: each macro delegates to the module that implements it.
 
-mod ast;
-mod attr;
-mod check;
 mod ctxt;
-mod expand;
-mod fallback;
 mod serve;
+mod tool;
 mod tools;
 
 use proc_macro::TokenStream;
@@ -17,7 +13,7 @@ use proc_macro::TokenStream;
 /// Turn a plain fn into an MCP tool; documented at `toolwire::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool(args.into(), item.into()).into()
+    tool::expand(args.into(), item.into()).into()
 }
 
 /// Build a `ToolRegistry` from `#[tool]` fns, named by the same paths as the fns.

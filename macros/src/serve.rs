@@ -121,6 +121,13 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
             (None, _) => cx.error_spanned_by(&key, unknown_key(&name)),
         }
     }
+    // Rule: a tool is listed once. The registry refuses two tools with one name when it is
+    // built; the same path written twice is caught here, under the second one.
+    for (i, path) in spec.tools.iter().enumerate() {
+        if spec.tools[..i].contains(path) {
+            cx.error_spanned_by(path, "this tool is already listed; list each tool once");
+        }
+    }
     if tools_seen.is_none() {
         cx.error_at(
             Span::call_site(),
@@ -229,5 +236,12 @@ mod tests {
             ]
         );
         assert!(errors(quote!(tools = [])).is_empty());
+        assert_eq!(
+            errors(quote!(tools = [a, m::b, a, m::b, b])),
+            [
+                "this tool is already listed; list each tool once",
+                "this tool is already listed; list each tool once"
+            ]
+        );
     }
 }

@@ -82,16 +82,17 @@ impl StaticsBuilder {
         .with_caps(caps.iter().copied());
         self
     }
+}
 
-    /// One parameter: its wire name, its doc comment, whether the call may leave it out, and
-    /// the default to advertise.
-    pub fn param<T: ToolParam>(
-        mut self,
+/// The expansion describes each argument here, through [`ToolInput::describe`].
+impl crate::inject::Describe for StaticsBuilder {
+    fn argument<T: ToolParam>(
+        &mut self,
         name: &'static str,
         doc: &'static str,
         optional: bool,
         default: Option<Value>,
-    ) -> Self {
+    ) {
         let mut schema = self.generator.subschema::<T>();
         let doc = normalise_doc(doc);
         if let Value::Object(map) = &mut schema {
@@ -103,9 +104,10 @@ impl StaticsBuilder {
             }
         }
         self.params.push(ParamSpec { name: Cow::Borrowed(name), required: !optional, schema });
-        self
     }
+}
 
+impl StaticsBuilder {
     pub fn output(mut self, output: Option<(Schema, bool)>) -> Self {
         self.output = output;
         self
@@ -136,6 +138,7 @@ pub fn normalise_doc(doc: &str) -> String {
 }
 
 pub mod probes;
+pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
 pub use probes::{IntoOutcome, outcome};
 
 // Running a body lives in `tool::run`; the expansions reach it through here.

@@ -66,6 +66,7 @@
 mod approvals;
 mod args;
 mod context;
+mod inject;
 mod json;
 mod registry;
 mod returns;
@@ -84,7 +85,13 @@ pub use approvals::{
 };
 pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
 pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
+pub use inject::FromContext;
 pub use json::canonical_json;
+// What `#[tool]` expands to, re-exported here hidden only so compile errors name it by its
+// short name (`ToolInput<'_, ViaArguments>`): rustc prints a hidden module's items by their
+// full `__private` path. Not public API; the expansion reaches them through `__private`.
+#[doc(hidden)]
+pub use inject::{ToolInput, ViaArguments, ViaContext};
 pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
 pub use returns::{Json, ToolReturn};
 pub use schema::Schema;

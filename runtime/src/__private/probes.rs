@@ -10,6 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::inject::{FromContext, ViaArguments, ViaContext};
 use crate::returns::ToolReturn;
 use crate::schema::Schema;
 use crate::tool::{ToolError, ToolOutput};
@@ -36,6 +37,26 @@ impl<T: ?Sized> Default for Probe<T> {
         Probe::new()
     }
 }
+
+// ---- Parameters: injected or argument ------------------------------------------------
+//
+// The kind probe asks whether a parameter's type implements `FromContext`: if so its kind is
+// `ViaContext`, otherwise `ViaArguments`. The kind then picks the `ToolInput` impl (see
+// `crate::inject`) that describes the parameter and takes it on each call.
+
+pub trait KindInjected {
+    fn __toolwire_kind(&self) -> ViaContext {
+        ViaContext
+    }
+}
+impl<'a, T: FromContext<'a>> KindInjected for &Probe<T> {}
+
+pub trait KindArgument {
+    fn __toolwire_kind(&self) -> ViaArguments {
+        ViaArguments
+    }
+}
+impl<T: ?Sized> KindArgument for Probe<T> {}
 
 /// `Option<T>` parameters may be left out.
 pub trait IsOptionParam {
@@ -178,6 +199,8 @@ pub trait IntoOutcome<R> {
     fn into_outcome(self) -> Result<ToolOutput, ToolError>;
 }
 
+// Not offered as a fix in the error: the user never writes this type.
+#[diagnostic::do_not_recommend]
 impl<R> IntoOutcome<R> for Result<ToolOutput, ToolError> {
     fn into_outcome(self) -> Result<ToolOutput, ToolError> {
         self

@@ -1,12 +1,12 @@
 //! Rules that span the attribute and the signature, each checked once, with the error under
 //! the offending token.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use quote::ToTokens;
 use syn::{GenericParam, Type};
 
-use crate::ast::{Input, ToolFn};
+use super::ast::{Kind, ToolFn};
 use crate::ctxt::Ctxt;
 
 pub(crate) fn signature(cx: &Ctxt, f: &ToolFn) {
@@ -60,33 +60,21 @@ pub(crate) fn signature(cx: &Ctxt, f: &ToolFn) {
         cx.error_spanned_by(v, "`#[tool]` fns cannot be variadic");
     }
 
-    // At most one context parameter: there is one context per call.
-    let mut seen_context = false;
-    for (input, arg) in f.inputs.iter().zip(sig.inputs.iter().filter(|a| matches!(a, syn::FnArg::Typed(_)))) {
-        if let Input::Context = input {
-            if seen_context {
-                cx.error_spanned_by(arg, "a tool takes at most one context parameter; remove this one");
-            }
-            seen_context = true;
+    // Argument names are unique on the wire, after renaming. Whether a parameter left to its
+    // type is injected is only known to the type checker, so its name counts here too.
+    let mut names: BTreeSet<&str> = BTreeSet::new();
+    for p in &f.inputs {
+        if p.kind == Kind::Injected || p.wire_name.is_empty() {
+            continue;
         }
-    }
-
-    // Argument names are unique on the wire, after renaming.
-    let mut names: BTreeMap<&str, ()> = BTreeMap::new();
-    for input in &f.inputs {
-        if let Input::Param(p) = input {
-            if p.wire_name.is_empty() {
-                continue;
-            }
-            if names.insert(&p.wire_name, ()).is_some() {
-                cx.error_at(
-                    p.name_span,
-                    format_args!(
-                        "duplicate argument name `{}` (after renaming); each argument needs its own name",
-                        p.wire_name
-                    ),
-                );
-            }
+        if !names.insert(&p.wire_name) {
+            cx.error_at(
+                p.name_span,
+                format_args!(
+                    "duplicate argument name `{}` (after renaming); each argument needs its own name",
+                    p.wire_name
+                ),
+            );
         }
     }
 }

@@ -3,12 +3,12 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Lit, LitStr, Pat, ReturnType, Type};
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use crate::ctxt::Ctxt;
 
 /// How an absent argument gets its value.
-pub(crate) enum Default {
+pub(crate) enum DefaultValue {
     /// Required (or an `Option`, which reads absent as `None`).
     None,
     /// `#[arg(default)]` / `#[serde(default)]`: `Default::default()`.
@@ -19,27 +19,35 @@ pub(crate) enum Default {
     Path(syn::ExprPath),
 }
 
-/// One argument the tool advertises.
+/// How a parameter is told injected from argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// By its type, when the crate is compiled: injected if it implements
+    /// `toolwire::FromContext`, an argument otherwise.
+    ByType,
+    /// Marked `#[arg(context)]`, or a reference (only the context lends): injected, and an
+    /// error if its type is not `FromContext`.
+    Injected,
+    /// Given a `rename` or a `default`, which only an argument can have.
+    Argument,
+}
+
+/// One parameter of the fn, in order.
 pub(crate) struct Param {
-    /// The name on the wire, after renaming.
+    /// Injected or argument.
+    pub(crate) kind: Kind,
+    /// The name on the wire, after renaming (an argument's; an injected parameter has none).
     pub(crate) wire_name: String,
     /// Where the wire name came from (the rename literal, or the parameter's ident).
     pub(crate) name_span: Span,
     pub(crate) ty: Type,
     pub(crate) docs: Vec<Expr>,
-    pub(crate) default: Default,
-}
-
-/// One input of the fn, in order.
-pub(crate) enum Input {
-    Param(Box<Param>),
-    /// The injected `&Context`.
-    Context,
+    pub(crate) default: DefaultValue,
 }
 
 pub(crate) struct ToolFn {
     pub(crate) item: ItemFn,
-    pub(crate) inputs: Vec<Input>,
+    pub(crate) inputs: Vec<Param>,
     pub(crate) docs: Vec<Expr>,
     /// The return type, `()` when none is written.
     pub(crate) ret: Type,
@@ -96,9 +104,9 @@ fn split_attrs(attrs: Vec<Attribute>) -> (Vec<Attribute>, Vec<Attribute>) {
         .partition(|a| !(a.path().is_ident("doc") || a.path().is_ident("arg") || a.path().is_ident("serde")))
 }
 
-fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
+fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Param {
     let mut rename: Option<LitStr> = None;
-    let mut default = Default::None;
+    let mut default = DefaultValue::None;
     let mut context = false;
     for attr in attrs {
         let is_arg = attr.path().is_ident("arg");
@@ -115,7 +123,7 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
                 }
                 rename = Some(lit);
             } else if meta.path.is_ident("default") {
-                if !matches!(default, Default::None) {
+                if !matches!(default, DefaultValue::None) {
                     cx.error_spanned_by(&meta.path, "duplicate `default`; give it once");
                 }
                 if meta.input.peek(syn::Token![=]) {
@@ -123,12 +131,12 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
                     if is_serde {
                         // serde's form names a fn in a string.
                         let lit: LitStr = value.parse()?;
-                        default = Default::Path(lit.parse()?);
+                        default = DefaultValue::Path(lit.parse()?);
                     } else {
-                        default = Default::Expr(value.parse()?);
+                        default = DefaultValue::Expr(value.parse()?);
                     }
                 } else {
-                    default = Default::Trait;
+                    default = DefaultValue::Trait;
                 }
             } else if is_arg && (meta.path.is_ident("context") || meta.path.is_ident("ctx")) {
                 context = true;
@@ -152,24 +160,31 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
         }
     }
 
-    if context || is_context_type(ty) {
-        if rename.is_some() || !matches!(default, Default::None) {
+    let kind = if context {
+        if rename.is_some() || !matches!(default, DefaultValue::None) {
             cx.error_spanned_by(
                 ty,
-                "the context parameter is injected, so it takes no `rename` or `default`",
+                "an injected parameter takes no `rename` or `default`; remove them, or `#[arg(context)]`",
             );
         }
-        return Input::Context;
-    }
-
-    // Arguments are deserialized into owned values: a borrowed parameter has nothing to
-    // borrow from once the call's bytes are gone.
-    if let Type::Reference(r) = ty {
-        cx.error_spanned_by(
-            r,
-            "tool parameters are deserialized into owned values; use an owned type here (`String` for `&str`, `Vec<T>` for `&[T]`)",
-        );
-    }
+        Kind::Injected
+    } else if rename.is_some() || !matches!(default, DefaultValue::None) {
+        // Arguments are deserialized into owned values: a borrowed one has nothing to borrow
+        // from once the call's bytes are gone.
+        if let Type::Reference(r) = ty {
+            cx.error_spanned_by(
+                r,
+                "tool parameters are deserialized into owned values; use an owned type here (`String` for `&str`, `Vec<T>` for `&[T]`)",
+            );
+        }
+        Kind::Argument
+    } else if let Type::Reference(_) = ty {
+        // Only an injected value can be borrowed (from the context), so a reference is
+        // injected or refused, with the message that says to own it.
+        Kind::Injected
+    } else {
+        Kind::ByType
+    };
 
     let ident: Option<&Ident> = match pat {
         Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(&p.ident),
@@ -177,13 +192,14 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
     };
     let Some(ident) = ident else {
         cx.error_spanned_by(pat, "tool parameters must be plain names, such as `path: String`; the name is the argument's name in the schema");
-        return Input::Param(Box::new(Param {
+        return Param {
+            kind,
             wire_name: String::new(),
             name_span: pat.span(),
             ty: ty.clone(),
             docs: doc_exprs(attrs),
             default,
-        }));
+        };
     };
     let (wire_name, name_span) = match &rename {
         Some(lit) => (lit.value(), lit.span()),
@@ -197,29 +213,5 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Input {
     {
         cx.error_spanned_by(lit, "an argument name cannot be empty");
     }
-    Input::Param(Box::new(Param { wire_name, name_span, ty: ty.clone(), docs: doc_exprs(attrs), default }))
-}
-
-/// `&Context` (by any path ending in `Context`) is the injected context.
-fn is_context_type(ty: &Type) -> bool {
-    let Type::Reference(r) = ty else { return false };
-    if r.mutability.is_some() {
-        return false;
-    }
-    match &*r.elem {
-        Type::Path(p) => {
-            p.qself.is_none()
-                && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_none())
-        }
-        _ => false,
-    }
-}
-
-/// Whether a doc literal is present at all (for the description default).
-#[allow(dead_code)]
-pub(crate) fn lit_str(e: &Expr) -> Option<&LitStr> {
-    match e {
-        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s),
-        _ => None,
-    }
+    Param { kind, wire_name, name_span, ty: ty.clone(), docs: doc_exprs(attrs), default }
 }

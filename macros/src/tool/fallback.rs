@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::ToolFn;
+use super::ast::ToolFn;
 
 pub(crate) fn tool(f: &ToolFn, errors: syn::Error) -> TokenStream {
     let item = &f.item;

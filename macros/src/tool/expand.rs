@@ -6,10 +6,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 
-use crate::ast::{Default, Input, ToolFn};
-use crate::attr::{RawAttr, check_name};
+use super::ast::{DefaultValue, Kind, ToolFn};
+use super::attr::{RawAttr, check_name};
+use super::{check, fallback};
 use crate::ctxt::Ctxt;
-use crate::{check, fallback};
 
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     // If the item does not parse, give the tokens back with the error, so the IDE keeps
@@ -58,7 +58,7 @@ fn debug_print(name: &str, out: &TokenStream) {
     }
 }
 
-fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenStream {
+fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenStream {
     let item = &f.item;
     let vis = &item.vis;
     let ident = &item.sig.ident;
@@ -75,62 +75,77 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
     let open_world = attr.open_world;
     let caps = &attr.caps;
 
-    let mut param_specs = Vec::new();
-    let mut takes = Vec::new();
+    // Every parameter goes through `ToolInput`, with its own type as `Self`: the kind (injected
+    // or argument) picks the impl, so the type checker, not the macro, tells them apart.
+    // Each use is spanned at the type, so a type that is neither is one error, under it.
+    let mut describes = Vec::new();
+    let mut seeds = Vec::new();
+    let mut finishes = Vec::new();
     let mut call_args = Vec::new();
-    let mut index = 0usize;
-    for input in &f.inputs {
-        match input {
-            Input::Context => call_args.push(quote!(__toolwire_ctx)),
-            Input::Param(p) => {
-                let ty = &p.ty;
-                let wire = &p.wire_name;
-                let doc = docs_concat(&p.docs);
-                let var = format_ident!("__toolwire_arg{}", index);
-                let default_expr = match &p.default {
-                    Default::None => None,
-                    Default::Trait => Some(quote!(<#ty as ::core::default::Default>::default())),
-                    Default::Expr(e) => Some(quote!({ let __toolwire_d: #ty = #e; __toolwire_d })),
-                    Default::Path(path) => Some(quote!({ let __toolwire_d: #ty = #path(); __toolwire_d })),
-                };
-                let (optional, advertised) = match &default_expr {
-                    Some(d) => {
-                        (quote!(true), quote!((&&#tw::probes::DefaultProbe(&#d)).__toolwire_default()))
-                    }
-                    None => (
-                        quote!((&&#tw::probes::Probe::<#ty>::new()).__toolwire_optional()),
-                        quote!(::core::option::Option::None),
-                    ),
-                };
-                param_specs
-                    .push(quote_spanned!(ty_span(ty)=> .param::<#ty>(#wire, #doc, #optional, #advertised)));
-                // Spanned at the type too, so a bad type's error is one error, at the type.
-                takes.push(match &default_expr {
-                    None => quote_spanned!(ty_span(ty)=> let #var: #ty = __toolwire_a.take::<#ty>(#index)?;),
-                    Some(d) => quote_spanned!(ty_span(ty)=>
-                        let #var: #ty = match __toolwire_a.raw(#index) {
-                            ::core::option::Option::Some(__toolwire_r) => __toolwire_a.parse::<#ty>(#index, __toolwire_r)?,
-                            ::core::option::Option::None => #d,
-                        };
-                    ),
-                });
-                call_args.push(quote!(#var));
-                index += 1;
-            }
-        }
+    for (i, p) in f.inputs.iter().enumerate() {
+        let ty = &p.ty;
+        let span = ty_span(ty);
+        let wire = &p.wire_name;
+        let doc = docs_concat(&p.docs);
+        let var = format_ident!("__toolwire_arg{}", i);
+        let seed = format_ident!("__toolwire_seed{}", i);
+        let kvar = format_ident!("__toolwire_kind{}", i);
+        let kind = match p.kind {
+            Kind::ByType => quote_spanned!(span=> (&&#tw::probes::Probe::<#ty>::new()).__toolwire_kind()),
+            Kind::Injected => quote_spanned!(span=> #tw::ViaContext),
+            Kind::Argument => quote_spanned!(span=> #tw::ViaArguments),
+        };
+        let param = quote_spanned!(span=> <#ty as #tw::ToolInput<'_, _>>);
+        let default_expr = match &p.default {
+            DefaultValue::None => None,
+            DefaultValue::Trait => Some(quote!(<#ty as ::core::default::Default>::default())),
+            DefaultValue::Expr(e) => Some(quote!({ let __toolwire_d: #ty = #e; __toolwire_d })),
+            DefaultValue::Path(path) => Some(quote!({ let __toolwire_d: #ty = #path(); __toolwire_d })),
+        };
+        let (optional, advertised) = match &default_expr {
+            Some(d) => (quote!(true), quote!((&&#tw::probes::DefaultProbe(&#d)).__toolwire_default())),
+            None => (
+                quote!((&&#tw::probes::Probe::<#ty>::new()).__toolwire_optional()),
+                quote!(::core::option::Option::None),
+            ),
+        };
+        describes.push(quote_spanned!(span=> {
+            let #kvar = #kind;
+            #param::describe(#kvar, &mut __toolwire_b, #wire, #doc, #optional, #advertised);
+        }));
+        seeds.push(match &default_expr {
+            None => quote_spanned!(span=>
+                let #kvar = #kind;
+                let #seed = #param::seed(#kvar, &__toolwire_a, &mut __toolwire_next)?;
+            ),
+            Some(d) => quote_spanned!(span=>
+                let #kvar = #kind;
+                let #seed = #param::seed_or_else(#kvar, &__toolwire_a, &mut __toolwire_next, || #d)?;
+            ),
+        });
+        finishes.push(quote_spanned!(span=>
+            let #var: #ty = #param::finish(#kvar, #seed, __toolwire_ctx, #tool_name)?;
+        ));
+        call_args.push(var);
     }
 
     let ret = &f.ret;
     let run = if item.sig.asyncness.is_some() {
-        quote!(#tw::run_async(#tool_name, #ident(#(#call_args),*)).await?)
+        quote!({
+            #(#finishes)*
+            #tw::run_async(#tool_name, #ident(#(#call_args),*)).await?
+        })
     } else {
-        // A sync body runs on the blocking pool; it gets its own handle on the context.
-        let call_args = call_args.iter().map(|a| {
-            if a.to_string() == "__toolwire_ctx" { quote!(&__toolwire_ctx_owned) } else { a.clone() }
-        });
+        // A sync body runs on the blocking pool: the arguments were read here, and injected
+        // values are taken there, from the body's own handle on the context.
         quote!({
             let __toolwire_ctx_owned = ::core::clone::Clone::clone(__toolwire_ctx);
-            #tw::run_blocking(#tool_name, move || #ident(#(#call_args),*)).await?
+            #tw::run_blocking(#tool_name, move || {
+                let __toolwire_ctx = &__toolwire_ctx_owned;
+                #(#finishes)*
+                ::core::result::Result::Ok::<_, #tw::ToolError>(#ident(#(#call_args),*))
+            })
+            .await??
         })
     };
     let convert = quote_spanned!(f.ret_span=>
@@ -151,6 +166,7 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
         const _: () = {
             #[allow(unused_imports)]
             use #tw::probes::{
+                KindInjected as _, KindArgument as _,
                 AdvertiseDefault as _, SilentDefault as _, IsOptionParam as _, IsRequiredParam as _,
                 OutputViaReturn as _, OutputViaStructuredResult as _, OutputViaStructured as _, OutputUnsupported as _,
                 ReturnViaReturn as _, ReturnViaStructuredResult as _, ReturnViaStructured as _, ReturnUnsupported as _,
@@ -160,10 +176,12 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
                 fn __toolwire_statics() -> &'static #tw::ToolStatics {
                     static STATICS: #tw::OnceLock<#tw::ToolStatics> = #tw::OnceLock::new();
                     STATICS.get_or_init(|| {
-                        #tw::StaticsBuilder::new(#tool_name, #description)
+                        #[allow(unused_mut)]
+                        let mut __toolwire_b = #tw::StaticsBuilder::new(#tool_name, #description)
                             #title
-                            .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])
-                            #(#param_specs)*
+                            .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*]);
+                        #(#describes)*
+                        __toolwire_b
                             .output((&&&&#tw::probes::Probe::<#ret>::new()).__toolwire_output_schema())
                             .build()
                     })
@@ -183,7 +201,9 @@ fn generate(f: &ToolFn, attr: &crate::attr::ToolAttr, tool_name: &str) -> TokenS
                     #tw::Box::pin(async move {
                         let __toolwire_s = Self::__toolwire_statics();
                         let __toolwire_a = __toolwire_s.args.parse(__toolwire_raw)?;
-                        #(#takes)*
+                        #[allow(unused_mut)]
+                        let mut __toolwire_next = 0usize;
+                        #(#seeds)*
                         let __toolwire_ret = #run;
                         #convert
                     })

@@ -231,9 +231,7 @@ impl RawAttr {
 /// A tool name must match MCP's grammar `^[A-Za-z0-9_.-]{1,128}$`.
 pub(crate) fn check_name(cx: &Ctxt, name: &LitStr) {
     let v = name.value();
-    let ok = (1..=128).contains(&v.len())
-        && v.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !ok {
+    if !super::name::is_valid_tool_name(&v) {
         cx.error_spanned_by(
             name,
             format_args!("tool name `{v}` is not a valid MCP tool name; use 1 to 128 of `A-Z a-z 0-9 _ - .`"),

@@ -1,0 +1,5 @@
+struct Plain {}
+
+fn main() {
+    toolwire::serve_registry!(name = "demo", tools = [Plain])
+}
