@@ -14,8 +14,10 @@
 //! - Backpressure: while more than [`MAX_UNWRITTEN_OUTPUT`] bytes of answers are sent and
 //!   not yet written (the client is not reading stdout), the stdin reader stops reading, so
 //!   nothing more is admitted and the client's own writes block once the pipe is full. It
-//!   reads on once the client has taken all but half of that. Calls admitted before the
-//!   pause run on and answer; nothing is dropped. A `notifications/cancelled` the client
+//!   reads on once the client has taken all but half of that. Reading also pauses while
+//!   more than [`MAX_WAITING_CALLS`] admitted calls wait for an in-flight slot (the answers
+//!   they will owe are not in the output yet, and each holds its request). Calls admitted
+//!   before a pause run on and answer; nothing is dropped. A `notifications/cancelled` the client
 //!   wrote after the pause began sits unread with the requests before it: it takes effect
 //!   when it is read, and by then the call it names may have answered (the cancel is then
 //!   ignored, as any cancel of a finished call is). A client must therefore read stdout
@@ -41,6 +43,16 @@ use crate::server::{Server, ServerOptions, Session, Sink};
 /// the server hold, beyond the answers of the calls already admitted. Reading resumes once
 /// the client has taken all but half of it. A bound for stdio and for [`serve_lines`].
 pub const MAX_UNWRITTEN_OUTPUT: usize = 4 * 1024 * 1024;
+
+/// How many admitted tool calls may wait for an in-flight slot
+/// ([`ServerOptions::max_in_flight`]) before the stdin reader stops reading (1024). It reads
+/// on once half of them have started. If none finishes for [`STALLED`] (the tools are stuck,
+/// not slow), it reads one more line, so a `notifications/cancelled` still gets through,
+/// at one line per [`STALLED`].
+pub const MAX_WAITING_CALLS: usize = 1024;
+
+/// See [`MAX_WAITING_CALLS`].
+const STALLED: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The line buffer's capacity kept between lines: a longer line's buffer is given back
 /// once that line has been handled, so one 16 MiB line does not leave 16 MiB behind.
@@ -147,6 +159,7 @@ where
         runtime: tokio::runtime::Handle::current(),
         limit: options.max_message_size(),
         max_unwritten,
+        max_admitted: options.max_in_flight() + MAX_WAITING_CALLS,
     };
     std::thread::Builder::new()
         .name("toolwire-stdin".into())
@@ -187,27 +200,37 @@ where
 }
 
 /// Let in-flight calls finish (within the grace), then flush and close the output, waiting
-/// for the last answers to be taken at most another grace period: a client that closed
-/// stdin but never reads stdout does not keep the server alive.
+/// for the last answers to be taken as long as the client takes some every grace period: a
+/// client that closed stdin but stopped reading stdout does not keep the server alive, and
+/// one that reads slowly still gets everything.
 async fn finish<D: output::Destination>(
     session: &Session,
     options: &ServerOptions,
     out: &output::Output<D>,
-    writer_done: oneshot::Receiver<io::Result<()>>,
+    mut writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), ServeError> {
     let grace = options.shutdown_grace();
     session.drain(grace).await;
     out.close();
-    match tokio::time::timeout(grace, writer_done).await {
-        Err(_) => Err(ServeError::Output(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!(
-                "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
-                crate::tool::fmt_secs(grace)
-            ),
-        ))),
-        Ok(Ok(Err(e))) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
-        Ok(_) => Ok(()),
+    let mut written = out.lines_written();
+    let done = loop {
+        match tokio::time::timeout(grace, &mut writer_done).await {
+            Ok(done) => break done,
+            Err(_) if out.lines_written() > written => written = out.lines_written(),
+            Err(_) => {
+                return Err(ServeError::Output(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
+                        crate::tool::fmt_secs(grace)
+                    ),
+                )));
+            }
+        }
+    };
+    match done {
+        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
+        _ => Ok(()),
     }
 }
 
@@ -243,6 +266,8 @@ struct Reader<D: output::Destination> {
     limit: usize,
     /// Reading pauses while more than this is sent and not yet written.
     max_unwritten: usize,
+    /// Reading pauses while more calls than this are in flight (running or waiting).
+    max_admitted: usize,
 }
 
 impl<D: output::Destination> Reader<D> {
@@ -256,6 +281,7 @@ impl<D: output::Destination> Reader<D> {
         let result = loop {
             // Backpressure: no more is read while the client is not taking what it is owed.
             self.out.wait_for_room(self.max_unwritten);
+            self.wait_for_calls();
             let read = next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred());
             // Serving ended while this thread was blocked reading: the runtime may be gone, so
             // nothing more is dispatched.
@@ -277,6 +303,30 @@ impl<D: output::Destination> Reader<D> {
         };
         self.out.flush_deferred();
         let _ = done.send(result);
+    }
+}
+
+impl<D: output::Destination> Reader<D> {
+    /// Hold this thread while more than `max_admitted` calls are in flight, until they are
+    /// down to `max_admitted` less half of [`MAX_WAITING_CALLS`], or until none has
+    /// finished for [`STALLED`].
+    fn wait_for_calls(&self) {
+        let mut in_flight = self.session.in_flight();
+        if in_flight <= self.max_admitted {
+            return;
+        }
+        // What this thread sent is written while it waits.
+        self.out.flush_deferred();
+        let resume_at = self.max_admitted - MAX_WAITING_CALLS / 2;
+        let mut moved = std::time::Instant::now();
+        while in_flight > resume_at && moved.elapsed() < STALLED {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            let now = self.session.in_flight();
+            if now < in_flight {
+                moved = std::time::Instant::now();
+            }
+            in_flight = now;
+        }
     }
 }
 

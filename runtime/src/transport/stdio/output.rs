@@ -34,6 +34,7 @@
 
 use std::cell::Cell;
 use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::protocol::Outbound;
@@ -137,6 +138,9 @@ pub(super) struct Output<D: Write> {
     flush: tokio::sync::Notify,
     /// Wakes the stdin reader paused in [`wait_for_room`](Self::wait_for_room).
     room: Condvar,
+    /// Lines written so far (by anyone): how the end of serving tells a slow client from
+    /// one that stopped reading.
+    lines_written: AtomicU64,
 }
 
 struct State<D: Write> {
@@ -183,6 +187,7 @@ impl<D: Destination> Output<D> {
             wake: Condvar::new(),
             flush: tokio::sync::Notify::new(),
             room: Condvar::new(),
+            lines_written: AtomicU64::new(0),
         })
     }
 
@@ -257,6 +262,7 @@ impl<D: Destination> Output<D> {
         let written = match out.as_mut() {
             Some(o) if small && o.get_ref().writable_now() => {
                 let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
+                self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
                 written
             }
@@ -340,7 +346,11 @@ impl<D: Destination> Output<D> {
                     return Err(io::Error::other("the stdio output went missing"));
                 };
                 drop(s);
-                let written = batch.iter().try_for_each(|m| write_line(&mut out, m));
+                let written: io::Result<()> = batch.iter().try_for_each(|m| {
+                    write_line(&mut out, m)?;
+                    self.lines_written.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                });
                 drop(batch);
                 s = self.lock();
                 held = Some(out);
@@ -370,6 +380,11 @@ impl<D: Destination> Output<D> {
             }
             s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// How many lines have been written so far.
+    pub(super) fn lines_written(&self) -> u64 {
+        self.lines_written.load(Ordering::Relaxed)
     }
 
     /// Write what is queued, then stop; later lines are dropped.
