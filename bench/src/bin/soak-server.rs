@@ -52,8 +52,12 @@ fn main() -> Result<(), toolwire::ServeError> {
         if let Some(path) = std::env::var_os("SOAK_METRICS") {
             tokio::spawn(async move {
                 let metrics = tokio::runtime::Handle::current().metrics();
+                let mut next = path.clone();
+                next.push(".next");
                 loop {
-                    let _ = std::fs::write(&path, format!("alive_tasks={}\n", metrics.num_alive_tasks()));
+                    // Written aside and renamed, so a reader never sees it half-written.
+                    let _ = std::fs::write(&next, format!("alive_tasks={}\n", metrics.num_alive_tasks()))
+                        .and_then(|()| std::fs::rename(&next, &path));
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
             });
