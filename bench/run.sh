@@ -7,6 +7,9 @@
 #                                no long RSS run (under 2 min after the build); writes
 #                                target/bench/results-smoke.md. Exits non-zero only if a case
 #                                fails to run, never because a goal is not met.
+#   bash bench/run.sh --soak N   only the soak run (`soak`, `soak-server`): N tool calls through
+#                                one stdio server; writes target/bench/soak.txt (the smoke run
+#                                includes a 20k soak)
 #
 # Every figure is a ratio of medians of interleaved runs (round 1: A B C, round 2: A B C, ...)
 # or a callgrind instruction count; the raw lines are kept in target/bench/raw-<mode>.txt.
@@ -18,13 +21,29 @@ cd "$(dirname "$0")/.."
 
 MODE=full
 KEEP_AWAKE=1
-for arg in "$@"; do
-  case "$arg" in
+SOAK_ONLY=
+while (($# > 0)); do
+  case "$1" in
     --smoke) MODE=smoke ;;
     --no-keep-awake) KEEP_AWAKE=0 ;;
-    *) echo "usage: bash bench/run.sh [--smoke] [--no-keep-awake]" >&2; exit 2 ;;
+    --soak) SOAK_ONLY=${2:?--soak needs a call count}; shift ;;
+    *) echo "usage: bash bench/run.sh [--smoke] [--no-keep-awake] [--soak N]" >&2; exit 2 ;;
   esac
+  shift
 done
+
+# soak N: the soak run (mixed valid, panicking, timed-out and cancelled calls; every call
+# answered exactly once; resident set, descriptors, threads and tasks at 10k, 100k and N).
+soak() {
+  cargo build --release --locked -p toolwire-bench --bin soak --bin soak-server
+  mkdir -p target/bench
+  echo "== soak: $1 calls through the stdio server"
+  target/release/soak --calls "$1" --timeout-s 3600 -- target/release/soak-server | tee target/bench/soak.txt
+}
+if [[ -n $SOAK_ONLY ]]; then
+  soak "$SOAK_ONLY"
+  exit
+fi
 
 # Keep the machine awake while latency is measured: one busy loop at nice 19, which gets a
 # core only when nothing else wants it. On this kind of VM a core with nothing to run halts,
@@ -217,6 +236,10 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
     done
   done
 done
+if [[ $MODE == smoke ]]; then
+  soak 20000 || { FAILED=$((FAILED + 1)); echo "  FAILED: soak (see above)" >&2; }
+fi
+
 echo "== memory per idle HTTP session ($IDLE_SESSIONS sessions), and their expiry (2 s idle TTL)"
 http "sessions:toolwire" --sessions "$IDLE_SESSIONS" --expire-after-s 4 -- "$BIN/toolwire-http" --session-ttl-s 2
 http "sessions:rmcp" --sessions "$IDLE_SESSIONS" --expire-after-s 4 -- "$BIN/rmcp-http" --session-ttl-s 2

@@ -129,7 +129,9 @@ pub use server::{
 };
 #[doc = include_str!("../docs/serve_registry.md")]
 pub use toolwire_macros::serve_registry;
-pub use transport::stdio::{ServeError, serve_lines, serve_registry_stdio, serve_stdio};
+pub use transport::stdio::{
+    MAX_UNWRITTEN_OUTPUT, MAX_WAITING_CALLS, ServeError, serve_lines, serve_registry_stdio, serve_stdio,
+};
 
 // Loopback streamable HTTP and `serve_registry()`: the spec an agent CLI is handed
 // (feature `http`).

@@ -11,6 +11,18 @@
 //!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
 //!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
 //!   one flush. A client that stops reading stalls only that thread (see `output`).
+//! - Backpressure: while more than [`MAX_UNWRITTEN_OUTPUT`] bytes of answers are sent and
+//!   not yet written (the client is not reading stdout), the stdin reader stops reading, so
+//!   nothing more is admitted and the client's own writes block once the pipe is full. It
+//!   reads on once the client has taken all but half of that. Reading also pauses while
+//!   more than [`MAX_WAITING_CALLS`] admitted calls wait for an in-flight slot (the answers
+//!   they will owe are not in the output yet, and each holds its request). Calls admitted
+//!   before a pause run on and answer; nothing is dropped. A `notifications/cancelled` the client
+//!   wrote after the pause began sits unread with the requests before it: it takes effect
+//!   when it is read, and by then the call it names may have answered (the cancel is then
+//!   ignored, as any cancel of a finished call is). A client must therefore read stdout
+//!   while it writes (or write from another thread): one that writes without end and never
+//!   reads blocks on its own write once the pause begins.
 //! - Serving ends when stdin closes. Calls still in flight get the server's shutdown grace
 //!   to finish and answer (a client that writes its requests and then closes its end still
 //!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
@@ -25,6 +37,26 @@ use tokio::sync::oneshot;
 
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
+
+/// How many bytes of answers may be sent and not yet written to stdout before the stdin
+/// reader stops reading (4 MiB): the bound on what a client that stops reading can make
+/// the server hold, beyond the answers of the calls already admitted. Reading resumes once
+/// the client has taken all but half of it. A bound for stdio and for [`serve_lines`].
+pub const MAX_UNWRITTEN_OUTPUT: usize = 4 * 1024 * 1024;
+
+/// How many admitted tool calls may wait for an in-flight slot
+/// ([`ServerOptions::max_in_flight`]) before the stdin reader stops reading (1024). It reads
+/// on once half of them have started. If none finishes for 100 ms (the tools are stuck,
+/// not slow), it reads one more line, so a `notifications/cancelled` still gets through,
+/// at one line per 100 ms.
+pub const MAX_WAITING_CALLS: usize = 1024;
+
+/// See [`MAX_WAITING_CALLS`].
+const STALLED: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The line buffer's capacity kept between lines: a longer line's buffer is given back
+/// once that line has been handled, so one 16 MiB line does not leave 16 MiB behind.
+const LINE_KEEP: usize = 64 * 1024;
 
 /// Why serving over stdio stopped with an error. (stdin closing is not an error: it is how
 /// a client says it is done.)
@@ -68,11 +100,11 @@ pub async fn serve_registry_stdio(registry: ToolRegistry, options: ServerOptions
 pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
     #[cfg(unix)]
     match output::Polled::new(io::stdout()) {
-        Ok(stdout) => serve(server, io::stdin(), stdout).await,
-        Err(stdout) => serve(server, io::stdin(), output::Opaque(stdout)).await,
+        Ok(stdout) => serve(server, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
+        Err(stdout) => serve(server, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
     }
     #[cfg(not(unix))]
-    serve(server, io::stdin(), output::Opaque(io::stdout())).await
+    serve(server, io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
@@ -87,11 +119,12 @@ where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
-    serve(server, input, output::Opaque(output)).await
+    serve(server, input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
 }
 
-/// [`serve_lines`] on an output that may be written inline.
-async fn serve<R, D>(server: Server, input: R, output: D) -> Result<(), ServeError>
+/// [`serve_lines`] on an output that may be written inline, reading paused while more than
+/// `max_unwritten` bytes are not yet written.
+async fn serve<R, D>(server: Server, input: R, output: D, max_unwritten: usize) -> Result<(), ServeError>
 where
     R: Read + Send + 'static,
     D: output::Destination,
@@ -125,6 +158,8 @@ where
         out: out.clone(),
         runtime: tokio::runtime::Handle::current(),
         limit: options.max_message_size(),
+        max_unwritten,
+        max_admitted: options.max_in_flight() + MAX_WAITING_CALLS,
     };
     std::thread::Builder::new()
         .name("toolwire-stdin".into())
@@ -165,27 +200,37 @@ where
 }
 
 /// Let in-flight calls finish (within the grace), then flush and close the output, waiting
-/// for the last answers to be taken at most another grace period: a client that closed
-/// stdin but never reads stdout does not keep the server alive.
+/// for the last answers to be taken as long as the client takes some every grace period: a
+/// client that closed stdin but stopped reading stdout does not keep the server alive, and
+/// one that reads slowly still gets everything.
 async fn finish<D: output::Destination>(
     session: &Session,
     options: &ServerOptions,
     out: &output::Output<D>,
-    writer_done: oneshot::Receiver<io::Result<()>>,
+    mut writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), ServeError> {
     let grace = options.shutdown_grace();
     session.drain(grace).await;
     out.close();
-    match tokio::time::timeout(grace, writer_done).await {
-        Err(_) => Err(ServeError::Output(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!(
-                "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
-                crate::tool::fmt_secs(grace)
-            ),
-        ))),
-        Ok(Ok(Err(e))) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
-        Ok(_) => Ok(()),
+    let mut written = out.lines_written();
+    let done = loop {
+        match tokio::time::timeout(grace, &mut writer_done).await {
+            Ok(done) => break done,
+            Err(_) if out.lines_written() > written => written = out.lines_written(),
+            Err(_) => {
+                return Err(ServeError::Output(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
+                        crate::tool::fmt_secs(grace)
+                    ),
+                )));
+            }
+        }
+    };
+    match done {
+        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
+        _ => Ok(()),
     }
 }
 
@@ -217,7 +262,12 @@ struct Reader<D: output::Destination> {
     sink: Arc<dyn Sink>,
     out: Arc<output::Output<D>>,
     runtime: tokio::runtime::Handle,
+    /// The longest line accepted.
     limit: usize,
+    /// Reading pauses while more than this is sent and not yet written.
+    max_unwritten: usize,
+    /// Reading pauses while more calls than this are in flight (running or waiting).
+    max_admitted: usize,
 }
 
 impl<D: output::Destination> Reader<D> {
@@ -229,6 +279,9 @@ impl<D: output::Destination> Reader<D> {
         let mut reader = BufReader::with_capacity(64 * 1024, input);
         let mut line = Vec::new();
         let result = loop {
+            // Backpressure: no more is read while the client is not taking what it is owed.
+            self.out.wait_for_room(self.max_unwritten);
+            self.wait_for_calls();
             let read = next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred());
             // Serving ended while this thread was blocked reading: the runtime may be gone, so
             // nothing more is dispatched.
@@ -253,6 +306,30 @@ impl<D: output::Destination> Reader<D> {
     }
 }
 
+impl<D: output::Destination> Reader<D> {
+    /// Hold this thread while more than `max_admitted` calls are in flight, until they are
+    /// down to `max_admitted` less half of [`MAX_WAITING_CALLS`], or until none has
+    /// finished for [`STALLED`].
+    fn wait_for_calls(&self) {
+        let mut in_flight = self.session.in_flight();
+        if in_flight <= self.max_admitted {
+            return;
+        }
+        // What this thread sent is written while it waits.
+        self.out.flush_deferred();
+        let resume_at = self.max_admitted - MAX_WAITING_CALLS / 2;
+        let mut moved = std::time::Instant::now();
+        while in_flight > resume_at && moved.elapsed() < STALLED {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            let now = self.session.in_flight();
+            if now < in_flight {
+                moved = std::time::Instant::now();
+            }
+            in_flight = now;
+        }
+    }
+}
+
 enum Line {
     Complete,
     Oversized,
@@ -269,6 +346,11 @@ fn next_line<R: Read>(
     before_blocking: &mut dyn FnMut(),
 ) -> io::Result<Line> {
     line.clear();
+    // The previous line was long (or over the limit, and grew the buffer before it was
+    // dropped): give the memory back.
+    if line.capacity() > LINE_KEEP {
+        line.shrink_to(LINE_KEEP);
+    }
     let mut oversized = false;
     loop {
         if reader.buffer().is_empty() {
@@ -345,6 +427,68 @@ mod tests {
         );
         assert_eq!(lines(b"12345\n123456", 5), vec![Ok("12345".into()), Err("oversized")]);
         assert!(lines(b"", 5).is_empty());
+    }
+
+    /// A long line's buffer is given back once it is handled, whether it was accepted or
+    /// over the limit.
+    #[test]
+    fn the_line_buffer_shrinks_back_after_a_long_line() {
+        for limit in [1 << 20, 100_000] {
+            let mut input = vec![b'x'; 300_000];
+            input.extend_from_slice(b"\nshort\n");
+            let mut reader = BufReader::with_capacity(4096, &input[..]);
+            let mut line = Vec::new();
+            let first = next_line(&mut reader, &mut line, limit, &mut || {}).unwrap();
+            assert!(matches!(first, Line::Complete | Line::Oversized));
+            assert!(line.capacity() > LINE_KEEP, "the long line grew the buffer (limit {limit})");
+            assert!(matches!(next_line(&mut reader, &mut line, limit, &mut || {}).unwrap(), Line::Complete));
+            assert_eq!(line, b"short");
+            assert!(line.capacity() <= LINE_KEEP, "{} bytes kept (limit {limit})", line.capacity());
+        }
+    }
+
+    /// A client that writes without reading: past the bound of unwritten output the reader
+    /// stops reading, so the client's writes block; once it reads, everything is read and
+    /// every request is answered exactly once, in order.
+    #[test]
+    fn a_client_that_stops_reading_stops_the_reading_and_loses_nothing() {
+        const PINGS: usize = 20_000;
+        let (input, mut to_server) = io::pipe().unwrap();
+        let (mut from_server, output) = io::pipe().unwrap();
+        let server = Server::new(ToolRegistry::new(), ServerOptions::builder("t", "1").build());
+        let serving = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(serve(server, input, output::Opaque(output), 16 * 1024))
+        });
+        let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = written.clone();
+        let client = std::thread::spawn(move || {
+            for n in 0..PINGS {
+                writeln!(to_server, r#"{{"jsonrpc":"2.0","id":{n},"method":"ping"}}"#).unwrap();
+                counter.store(n + 1, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        // Let the pipes fill; then the client must be stuck, far short of the end.
+        let mut stuck_at = 0;
+        for _ in 0..50 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let now = written.load(std::sync::atomic::Ordering::Relaxed);
+            if now == stuck_at {
+                break;
+            }
+            stuck_at = now;
+        }
+        assert!(
+            stuck_at < PINGS / 2,
+            "the server read {stuck_at} of {PINGS} requests nobody read answers to"
+        );
+        let mut answers = String::new();
+        from_server.read_to_string(&mut answers).unwrap();
+        client.join().unwrap();
+        serving.join().unwrap().unwrap();
+        let expected: String =
+            (0..PINGS).map(|n| format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{}}}}\n")).collect();
+        assert!(answers == expected, "every ping answered once, in order ({} bytes)", answers.len());
     }
 
     /// A line that arrives after serving ended (the future dropped, its runtime gone) is not

@@ -25,9 +25,16 @@
 //! the output, so a client that stops reading stdout stalls neither the runtime nor the
 //! stdin reader: answers queue in memory as before, and the flusher stops writing because
 //! the pipe no longer polls writable.
+//!
+//! What is queued is bounded from the input side: [`Output::wait_for_room`] holds the stdin
+//! reader (so nothing more is read, let alone admitted) while more than its bound of bytes
+//! is sent and not yet written, until the client has drained it to half the bound. The
+//! count covers the queue and the batch the writer thread is writing; calls admitted before
+//! the pause still answer into the queue, so the bound is exceeded by at most their answers.
 
 use std::cell::Cell;
 use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::protocol::Outbound;
@@ -129,6 +136,11 @@ pub(super) struct Output<D: Write> {
     wake: Condvar,
     /// Wakes the flusher task.
     flush: tokio::sync::Notify,
+    /// Wakes the stdin reader paused in [`wait_for_room`](Self::wait_for_room).
+    room: Condvar,
+    /// Lines written so far (by anyone): how the end of serving tells a slow client from
+    /// one that stopped reading.
+    lines_written: AtomicU64,
 }
 
 struct State<D: Write> {
@@ -139,6 +151,10 @@ struct State<D: Write> {
     queue: Vec<Outbound>,
     /// The bytes in `queue`, newlines included.
     queued: usize,
+    /// The bytes sent and not yet written: `queued` plus the batch the writer thread holds.
+    unwritten: usize,
+    /// Once `unwritten` is at most this, the paused reader is woken; `None`: nobody waits.
+    resume_at: Option<usize>,
     /// The flusher task has been woken and has not run yet.
     flush_due: bool,
     /// The writer thread has been handed the queue.
@@ -160,6 +176,8 @@ impl<D: Destination> Output<D> {
                 out: Some(BufWriter::with_capacity(64 * 1024, out)),
                 queue: Vec::new(),
                 queued: 0,
+                unwritten: 0,
+                resume_at: None,
                 flush_due: false,
                 thread_due: false,
                 closing: false,
@@ -168,6 +186,8 @@ impl<D: Destination> Output<D> {
             }),
             wake: Condvar::new(),
             flush: tokio::sync::Notify::new(),
+            room: Condvar::new(),
+            lines_written: AtomicU64::new(0),
         })
     }
 
@@ -181,7 +201,9 @@ impl<D: Destination> Output<D> {
         if s.gone || s.closing {
             return;
         }
-        s.queued += message.as_str().len() + 1;
+        let bytes = message.as_str().len() + 1;
+        s.queued += bytes;
+        s.unwritten += bytes;
         s.queue.push(message);
         // While the writer thread holds the output (or has been handed the queue) it looks
         // at the queue again before it waits: nobody else needs waking.
@@ -236,25 +258,62 @@ impl<D: Destination> Output<D> {
             return;
         }
         let small = s.queued <= INLINE_MAX;
-        let State { out, queue, queued, gone, failed, thread_due, .. } = s;
-        match out.as_mut() {
+        let State { out, queue, thread_due, .. } = &mut *s;
+        let written = match out.as_mut() {
             Some(o) if small && o.get_ref().writable_now() => {
                 let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
+                self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
-                *queued = 0;
-                if let Err(e) = written {
-                    *gone = true;
-                    *failed = Some(e);
-                    self.wake.notify_one();
-                }
+                written
             }
             // The writer thread is writing: it will see the queue.
-            None => {}
+            None => return,
             Some(_) => {
                 *thread_due = true;
                 self.wake.notify_one();
+                return;
             }
+        };
+        let bytes = std::mem::take(&mut s.queued);
+        self.written(s, bytes);
+        if let Err(e) = written {
+            s.gone = true;
+            s.failed = Some(e);
+            self.wake.notify_one();
         }
+    }
+
+    /// `bytes` of what was sent have been written (or dropped): wake the paused reader if
+    /// that made room.
+    fn written(&self, s: &mut State<D>, bytes: usize) {
+        s.unwritten = s.unwritten.saturating_sub(bytes);
+        if s.resume_at.is_some_and(|at| s.unwritten <= at) {
+            s.resume_at = None;
+            self.room.notify_all();
+        }
+    }
+
+    /// Hold the calling thread (the stdin reader) while more than `limit` bytes are sent and
+    /// not yet written, until the client has taken all but `limit / 2` of them; returns at
+    /// once if the output is closing or gone. What this thread sent itself is handed on
+    /// first, so it is among what drains.
+    pub(super) fn wait_for_room(&self, limit: usize) {
+        let mut s = self.lock();
+        if s.unwritten <= limit {
+            return;
+        }
+        if !s.flush_due {
+            self.write_or_hand_off(&mut s);
+        }
+        let resume_at = limit / 2;
+        let paused = s.unwritten;
+        tracing::debug!(unwritten = paused, limit, "stdout is not being read; pausing stdin");
+        while s.unwritten > resume_at && !s.gone && !s.closing {
+            s.resume_at = Some(resume_at);
+            s = self.room.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.resume_at = None;
+        tracing::debug!(unwritten = s.unwritten, "stdout drained; reading stdin again");
     }
 
     /// Write what is queued and flush when the queue runs dry, until closed; the writer
@@ -265,6 +324,10 @@ impl<D: Destination> Output<D> {
         s.gone = true;
         s.queue.clear();
         s.queued = 0;
+        // Whatever is left is dropped: a paused reader goes on (serving is ending).
+        let left = s.unwritten;
+        self.written(&mut s, left);
+        self.room.notify_all();
         result
     }
 
@@ -278,15 +341,21 @@ impl<D: Destination> Output<D> {
             }
             if !s.queue.is_empty() {
                 let batch = std::mem::take(&mut s.queue);
-                s.queued = 0;
+                let bytes = std::mem::take(&mut s.queued);
                 let Some(mut out) = held.take().or_else(|| s.out.take()) else {
                     return Err(io::Error::other("the stdio output went missing"));
                 };
                 drop(s);
-                let written = batch.iter().try_for_each(|m| write_line(&mut out, m));
+                let written: io::Result<()> = batch.iter().try_for_each(|m| {
+                    write_line(&mut out, m)?;
+                    self.lines_written.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                });
+                drop(batch);
                 s = self.lock();
                 held = Some(out);
                 written?;
+                self.written(&mut s, bytes);
                 continue;
             }
             if let Some(mut out) = held.take() {
@@ -313,10 +382,16 @@ impl<D: Destination> Output<D> {
         }
     }
 
+    /// How many lines have been written so far.
+    pub(super) fn lines_written(&self) -> u64 {
+        self.lines_written.load(Ordering::Relaxed)
+    }
+
     /// Write what is queued, then stop; later lines are dropped.
     pub(super) fn close(&self) {
         self.lock().closing = true;
         self.wake.notify_one();
+        self.room.notify_all();
     }
 }
 
