@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwire::{Context, RegistryError, ToolRegistry, tool, tools};
+use toolwire::registry::RegistryError;
+use toolwire::{Context, ToolRegistry, tool, tools};
 
 /// Echo the text back.
 #[tool(read_only)]

@@ -35,7 +35,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// let registry = toolwire::tools![echo, more::hello]?;
 /// assert_eq!(registry.names().collect::<Vec<_>>(), ["echo", "hello"]);
-/// # Ok::<(), toolwire::RegistryError>(())
+/// # Ok::<(), toolwire::registry::RegistryError>(())
 /// ```
 ///
 /// Equivalent code not using `tools!`:
@@ -44,7 +44,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// # #[toolwire::tool(read_only)] fn echo(text: String) -> String { text }
 /// use std::sync::Arc;
 /// let registry = toolwire::ToolRegistry::from_tools([Arc::new(echo {}) as Arc<dyn toolwire::Tool>])?;
-/// # Ok::<(), toolwire::RegistryError>(())
+/// # Ok::<(), toolwire::registry::RegistryError>(())
 /// ```
 ///
 /// It evaluates to `Result<ToolRegistry, RegistryError>`: a duplicate name is refused, naming

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use crate::args::{ArgSpec, Args, ParamSpec, ToolParam};
+pub use crate::cli::{MainSpec, serve_main};
 pub use crate::context::Context;
 pub use crate::registry::ToolRegistry;
-pub use crate::returns::{Json, ToolReturn};
 pub use crate::schema::Schema;
-pub use crate::serve::cli::{MainSpec, serve_main};
 pub use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+pub use crate::tool::{Json, ToolReturn};
 pub use core::concat;
 pub use serde_json::value::RawValue;
 pub use std::boxed::Box;

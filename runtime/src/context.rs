@@ -8,7 +8,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio_util::sync::CancellationToken;
+/// Re-exported so tools can name the cancellation token type without a direct dependency.
+pub use tokio_util::sync::CancellationToken;
 
 /// One progress report, as a tool makes it.
 #[derive(Debug, Clone, PartialEq)]

@@ -29,7 +29,8 @@ use crate::tool::ToolError;
 ///
 /// ```
 /// use std::convert::Infallible;
-/// use toolwire::{Context, FromContext, Tool};
+/// use toolwire::inject::FromContext;
+/// use toolwire::{Context, Tool};
 ///
 /// /// The calling client's name, or `"unknown"`.
 /// struct Caller(String);
@@ -64,7 +65,7 @@ use crate::tool::ToolError;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not injected into a tool",
     label = "this type does not implement `FromContext`",
-    note = "a `#[tool]` parameter is injected when its type implements `toolwire::FromContext` (as `&Context` does); otherwise it is an argument"
+    note = "a `#[tool]` parameter is injected when its type implements `toolwire::inject::FromContext` (as `&Context` does); otherwise it is an argument"
 )]
 pub trait FromContext<'a>: Sized {
     /// Why the value could not be taken; the call fails with this message.
@@ -124,8 +125,8 @@ pub trait Describe {
 /// runs where the body runs, with a context it may borrow from.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`, or `toolwire::FromContext`",
-    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`); a type that implements `toolwire::FromContext` is injected instead"
+    label = "this type must implement `serde::Deserialize` (owned) and `schemars::JsonSchema`, or `toolwire::inject::FromContext`",
+    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; borrowed types such as `&str` become their owned forms (`String`); a type that implements `toolwire::inject::FromContext` is injected instead"
 )]
 pub trait ToolInput<'a, K>: Sized {
     /// What [`seed`](ToolInput::seed) hands to [`finish`](ToolInput::finish).

@@ -43,11 +43,11 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
-//! | `http` | on | loopback streamable HTTP: `serve_registry()` and `McpServerSpec` (the agent-CLI configs, their stdio projection included), `ServeOptions`, `BearerToken`, `mcp_router` and `HttpConfig`; serving an `ApprovalServer` (`serve`, `serve_with`, `permission_prompt_tool`, `claude_cli_args`) and `RunPolicy::check_specs`; the `--http`, `--port` and `--show-token` flags of the `serve_registry!` main |
-//! | `client` | off | `toolwire::client`: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client |
+//! | `http` | on | loopback streamable HTTP: [`serve_registry()`](fn@serve_registry) and [`spec`] (the agent-CLI configs, their stdio projection included), [`http`] (`mcp_router`, `HttpConfig`, `BearerToken`); serving an `ApprovalServer` (`serve`, `serve_with`, `permission_prompt_tool`, `claude_cli_args`) and `RunPolicy::check_specs`; the `--http`, `--port` and `--show-token` flags of the `serve_registry!` main |
+//! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
-//! `tools!`, the registry, the engine, [`serve_registry_stdio`], and `serve_registry!` (the
+//! `tools!`, the registry, the engine, [`serve_stdio`], and `serve_registry!` (the
 //! same expansion; its `--http` is then a usage error saying the feature is off). Such a
 //! build links none of axum, hyper, tower, http, mio or socket2, which makes the binary
 //! smaller, its idle resident set lower and a clean build faster:
@@ -57,92 +57,75 @@
 //! toolwire = { version = "0.1", default-features = false }
 //! ```
 //!
-//! An [`ApprovalServer`] is an ordinary [`Tool`] in either build (its asker, timeout and
+//! An [`ApprovalServer`](approvals::ApprovalServer) is an ordinary [`Tool`] in either build (its asker, timeout and
 //! decision record need no HTTP); serving it needs `http`, because the asker lives in this
 //! process and only a server this process runs can reach it.
 
+//! # Where things are
+//!
+//! The root holds what a first program names: the macros, [`Tool`] and the types a tool
+//! trades in, [`Context`], [`ToolRegistry`], and the ways to serve. Everything else lives in
+//! a public module named for its layer (`ARCHITECTURE.md` in the repository is the map):
+//!
+//! | module | what it holds |
+//! | --- | --- |
+//! | [`tool`](mod@tool) | the [`Tool`] trait, [`ToolInfo`], [`Declarations`], [`ToolOutput`], [`Content`], [`ToolError`], [`Json`] |
+//! | [`args`] | argument validation: [`ToolArgumentError`](args::ToolArgumentError) and its problems |
+//! | [`schema`] | [`Schema`], and the RFC 8785 writer [`canonical_json`](schema::canonical_json) |
+//! | [`context`] | [`Context`], its builder, progress and the peer's identity |
+//! | [`inject`] | [`FromContext`](inject::FromContext): parameters a `#[tool]` fn is handed, not sent |
+//! | [`registry`] | [`ToolRegistry`], qualified names, the tool-name grammar |
+//! | [`protocol`] | the MCP wire: versions and eras, JSON-RPC ids and errors, the `wire` data shapes |
+//! | [`server`] | the engine: [`Server`], [`ServerOptions`], sessions and their sinks |
+//! | [`stdio`] | the stdio transport: [`serve_stdio`], [`stdio::serve`], [`stdio::serve_lines`] |
+//! | `http` (feature `http`) | the loopback streamable-HTTP endpoint: `mcp_router`, `HttpConfig`, the bearer token |
+//! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
+//! | [`approvals`] | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
+//! | `client` (feature `client`) | connect to MCP servers and adopt their tools |
+
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod approvals;
-mod args;
-mod context;
-mod inject;
+// The layers, bottom first: a module imports only modules above it in this list
+// (`scripts/layers.py` checks it; ARCHITECTURE.md draws it).
+pub mod args;
+pub mod context;
+pub mod inject;
 mod json;
-mod registry;
-mod returns;
-mod schema;
+pub mod protocol;
+pub mod registry;
+pub mod schema;
 mod schema_gen;
-mod tool;
-
+pub mod server;
+pub mod tool;
+mod transport;
+#[cfg(feature = "http")]
+pub use transport::http;
+pub use transport::stdio;
 #[doc(hidden)]
 pub mod __private;
+pub mod approvals;
+mod cli;
+#[cfg(feature = "client")]
+pub mod client;
+#[cfg(feature = "http")]
+pub mod spec;
 
-pub use approvals::{
-    Answer, ApprovalDecision, ApprovalRequest, ApprovalServer, ApprovalServerBuilder, AskError, AskFuture,
-    Asker, Autonomy, CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, DEFAULT_APPROVAL_SERVER_NAME,
-    DEFAULT_APPROVAL_TIMEOUT, DEFAULT_APPROVAL_TOOL_NAME, DecisionSink, DecisionSource, FnAsker,
-    LETHAL_TRIFECTA_REASON, PolicyVerdict, RunPolicy, ToolCaps, TrifectaLegs, asker_fn,
-};
-pub use args::{ArgSpec, ArgumentProblem, ParamSpec, ToolArgumentError, ToolParam};
-pub use context::{Context, ContextBuilder, PeerInfo, Progress, ProgressSink};
-pub use inject::FromContext;
-pub use json::canonical_json;
+pub use context::Context;
+pub use registry::ToolRegistry;
+pub use schema::Schema;
+pub use server::{Server, ServerOptions};
+#[cfg(feature = "http")]
+pub use spec::{McpServerSpec, serve_registry};
+pub use stdio::serve_stdio;
+pub use tool::{Content, Declarations, Json, Tool, ToolError, ToolInfo, ToolOutput};
+#[doc = include_str!("../docs/serve_registry.md")]
+pub use toolwire_macros::serve_registry;
+#[doc = include_str!("../docs/tool.md")]
+pub use toolwire_macros::tool;
+pub use toolwire_macros::tools;
+
 // What `#[tool]` expands to, re-exported here hidden only so compile errors name it by its
 // short name (`ToolInput<'_, ViaArguments>`): rustc prints a hidden module's items by their
 // full `__private` path. Not public API; the expansion reaches them through `__private`.
 #[doc(hidden)]
 pub use inject::{ToolInput, ViaArguments, ViaContext};
-pub use registry::{NameMap, RegistryError, ToolRegistry, is_valid_tool_name, sanitise_tool_name};
-pub use returns::{Json, ToolReturn};
-pub use schema::Schema;
-pub use tool::{
-    Annotations, Content, Declarations, EmbeddedResource, META_KEY, RemoteError, Tool, ToolError, ToolFuture,
-    ToolInfo, ToolOutput,
-};
-#[doc = include_str!("../docs/tool.md")]
-pub use toolwire_macros::tool;
-pub use toolwire_macros::tools;
-
-/// Re-exported so tools can name the cancellation token type without a direct dependency.
-pub use tokio_util::sync::CancellationToken;
-
-// The MCP client: connect to servers and adopt their tools (feature `client`).
-#[cfg(feature = "client")]
-pub mod client;
-
-// Serving over MCP: the protocol types, the dispatch engine, the stdio transport and
-// `serve_registry!` (its `--http` flag with feature `http`).
-mod protocol;
-mod serve;
-mod server;
-mod transport;
-/// The MCP data shapes as `serde` types: tools, call results, content, resources, prompts.
-pub use protocol::wire;
-pub use protocol::{
-    CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Era, Implementation, Outbound, OutboundKind,
-    PROTOCOL_VERSION_KEY, ProtocolVersion, RequestId, RpcError, SERVER_INFO_KEY, code, negotiate_legacy,
-};
-pub use server::{
-    DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, PingError, Server, ServerBuilder, ServerOptions, ServerOptionsBuilder, Session,
-    Sink,
-};
-#[doc = include_str!("../docs/serve_registry.md")]
-pub use toolwire_macros::serve_registry;
-pub use transport::stdio::{
-    MAX_UNWRITTEN_OUTPUT, MAX_WAITING_CALLS, ServeError, serve_lines, serve_registry_stdio, serve_stdio,
-};
-
-// Loopback streamable HTTP and `serve_registry()`: the spec an agent CLI is handed
-// (feature `http`).
-#[cfg(feature = "http")]
-pub use serve::{
-    BearerToken, CodexConfig, McpServerSpec, ServeOptions, SpecError, StdioCommand, TransportKind,
-    serve_registry,
-};
-#[cfg(feature = "http")]
-pub use transport::http::{
-    Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HEADER_MISMATCH, HttpConfig,
-    HttpConfigBuilder, mcp_router,
-};

@@ -8,9 +8,8 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-// Transitional: callers outside the engine still name `crate::schema::canonical_json`; it
-// lives in `crate::json` now.
-pub(crate) use crate::json::canonical_json;
+/// The RFC 8785 canonical form of a JSON value: what every advertised schema is written in.
+pub use crate::json::canonical_json;
 
 /// A JSON Schema held in canonical form: the bytes that go on the wire, plus the parsed value.
 ///

@@ -14,11 +14,13 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwire::client::{CallOptions, Client, ClientOptions, HttpServer};
-use toolwire::{
-    Answer, ApprovalServer, AskError, Content, DecisionSource, LETHAL_TRIFECTA_REASON, McpServerSpec,
-    RunPolicy, ServeOptions, ToolCaps, asker_fn, serve_registry, tool, tools,
+use toolwire::ServerOptions;
+use toolwire::approvals::{
+    Answer, ApprovalServer, AskError, DecisionSource, LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps, asker_fn,
 };
+use toolwire::client::{CallOptions, Client, ClientOptions, HttpServer};
+use toolwire::spec::SpecOptions;
+use toolwire::{Content, McpServerSpec, serve_registry, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 async fn send(addr: SocketAddr, headers: Vec<(String, String)>, body: String) -> RawResponse {
@@ -178,7 +180,8 @@ fn notify(channel: String, text: String) -> String {
 async fn run_policy_refuses_the_trifecta_a_served_registry_advertises() {
     let registry = tools![read_record, fetch_page, notify].unwrap();
     let local = RunPolicy::new().check_registry(&registry);
-    let mut spec = serve_registry(registry, "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
     spec.start().unwrap();
 
     // The declarations crossed the wire in `_meta`: read them back and check them there.

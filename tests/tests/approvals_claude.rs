@@ -25,10 +25,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwire::{
-    Answer, ApprovalServer, DecisionSource, McpServerSpec, ServeOptions, asker_fn, serve_registry, tool,
-    tools,
-};
+use toolwire::ServerOptions;
+use toolwire::approvals::{Answer, ApprovalServer, DecisionSource, asker_fn};
+use toolwire::spec::SpecOptions;
+use toolwire::{McpServerSpec, serve_registry, tool, tools};
 
 #[path = "agent_cli_support/mod.rs"]
 mod agent_cli_support;
@@ -65,8 +65,11 @@ fn add(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_asks_our_approval_server_and_obeys_it() {
-    let mut engine =
-        serve_registry(tools![echo, deploy, add].unwrap(), "engine", ServeOptions::http()).unwrap();
+    let mut engine = serve_registry(
+        tools![echo, deploy, add].unwrap(),
+        SpecOptions::http(ServerOptions::new("engine", "0.1.0")),
+    )
+    .unwrap();
     engine.start().unwrap();
 
     let asked = Arc::new(AtomicUsize::new(0));
@@ -193,7 +196,9 @@ async fn claude_code_asks_our_approval_server_and_obeys_it() {
 async fn deploy_under_ambient_allow(
     args_of: impl Fn(&McpServerSpec, &ApprovalServer, &McpServerSpec) -> Vec<String>,
 ) -> (u64, usize, Value) {
-    let mut engine = serve_registry(tools![deploy].unwrap(), "engine", ServeOptions::http()).unwrap();
+    let mut engine =
+        serve_registry(tools![deploy].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
+            .unwrap();
     engine.start().unwrap();
     let approvals =
         ApprovalServer::new(asker_fn(|_| async { Ok(Answer::deny("the test asker denies everything")) }));

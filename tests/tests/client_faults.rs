@@ -9,7 +9,9 @@ use std::time::Duration;
 use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
-use toolwire::{CancellationToken, Context, RemoteError, Tool, ToolError};
+use toolwire::context::CancellationToken;
+use toolwire::tool::RemoteError;
+use toolwire::{Context, Tool, ToolError};
 
 fn faulty(mode: &str, log: Option<&std::path::Path>) -> StdioServer {
     let mut s = StdioServer::new(peer("TOOLWIRE_PY_MCP2")).arg(fixture("client_faulty.py")).arg(mode);
@@ -177,7 +179,7 @@ async fn garbage_on_stdout_is_skipped() {
     meta.insert("run_id".into(), json!("r1"));
     let opts = toolwire::client::CallOptions {
         meta: Some(meta),
-        progress: Some(std::sync::Arc::new(|_p: toolwire::Progress| {})),
+        progress: Some(std::sync::Arc::new(|_p: toolwire::context::Progress| {})),
         ..Default::default()
     };
     let r = client.call_tool("meta", json!({}), opts).await.unwrap();

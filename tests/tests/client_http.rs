@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer, StdioServer};
-use toolwire::{Context, Progress, RemoteError, Tool, ToolError};
+use toolwire::context::Progress;
+use toolwire::tool::RemoteError;
+use toolwire::{Context, Tool, ToolError};
 
 /// A child killed when the test ends, however it ends.
 struct Server(Child);

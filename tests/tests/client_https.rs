@@ -14,7 +14,8 @@ use tokio::sync::mpsc;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::{self, ProtocolVersion, ServerConfig};
 use toolwire::client::{CallOptions, Client, ClientError, ClientOptions, HttpServer, RootCertificateError};
-use toolwire::{Auth, Content, HttpConfig, Server, ServerOptions, mcp_router, tool, tools};
+use toolwire::http::{Auth, HttpConfig, mcp_router};
+use toolwire::{Content, Server, ServerOptions, tool, tools};
 
 /// Echo the text back.
 #[tool(read_only)]
@@ -79,8 +80,8 @@ impl axum::serve::Listener for TlsListener {
 }
 
 fn router() -> axum::Router {
-    let server = Server::new(tools![echo].unwrap(), ServerOptions::builder("secure", "0.1.0").build());
-    mcp_router(server, HttpConfig::builder(Auth::None).build())
+    let server = Server::new(tools![echo].unwrap(), ServerOptions::new("secure", "0.1.0"));
+    mcp_router(server, HttpConfig::new(Auth::None))
 }
 
 /// Serve toolwire's MCP endpoint over TLS with `pki`'s leaf, speaking `versions`; returns

@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use toolwire::client::{AdoptOptions, Client, ClientOptions, HttpServer};
-use toolwire::{Context, RemoteError, Tool, ToolError};
+use toolwire::tool::RemoteError;
+use toolwire::{Context, Tool, ToolError};
 
 /// One request as the server saw it.
 #[derive(Debug, Clone)]

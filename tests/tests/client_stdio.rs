@@ -12,7 +12,9 @@ use serde_json::json;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
 };
-use toolwire::{Content, Context, Progress, RemoteError, Tool, ToolError};
+use toolwire::context::Progress;
+use toolwire::tool::RemoteError;
+use toolwire::{Content, Context, Tool, ToolError};
 
 #[tokio::test]
 async fn server_everything_tools_are_adopted_validated_and_sealed() {

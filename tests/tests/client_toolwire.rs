@@ -9,10 +9,14 @@ use std::time::Duration;
 
 use client_support::assert_gone;
 use serde_json::json;
+use toolwire::ServerOptions;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, HttpServer, StdioServer,
 };
-use toolwire::{Content, Context, Progress, RemoteError, ServeOptions, Tool, ToolError, serve_registry};
+use toolwire::context::Progress;
+use toolwire::spec::SpecOptions;
+use toolwire::tool::RemoteError;
+use toolwire::{Content, Context, Tool, ToolError, serve_registry};
 use toolwire_tests::example_server::example_server;
 
 #[tokio::test]
@@ -88,7 +92,8 @@ async fn the_example_server_over_stdio() {
 #[tokio::test]
 async fn serve_registry_over_loopback_http_with_its_bearer_token() {
     let registry = toolwire_examples::example_tools::registry().unwrap();
-    let mut spec = serve_registry(registry, "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
     spec.start().unwrap();
     let url = spec.url().unwrap().to_owned();
 

@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use toolwire::{Auth, HttpConfig, Server, ServerOptions, mcp_router, tool, tools};
+use toolwire::http::{Auth, HttpConfig, mcp_router};
+use toolwire::{Server, ServerOptions, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Echo the text back.
@@ -26,7 +27,7 @@ async fn serve(app: axum::Router) -> SocketAddr {
 }
 
 fn server() -> Server {
-    Server::new(tools![echo].unwrap(), ServerOptions::builder("embedded", "1.0.0").build())
+    Server::new(tools![echo].unwrap(), ServerOptions::new("embedded", "1.0.0"))
 }
 
 async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> RawResponse {
@@ -43,7 +44,7 @@ async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> RawRespons
 async fn the_router_mounts_beside_an_existing_apps_routes() {
     let app = axum::Router::new()
         .route("/healthz", axum::routing::get(|| async { "ok" }))
-        .merge(mcp_router(server(), HttpConfig::builder(Auth::None).build()));
+        .merge(mcp_router(server(), HttpConfig::new(Auth::None)));
     let addr = serve(app).await;
     let h = vec![("Host".to_owned(), addr.to_string())];
     let health = tokio::task::spawn_blocking(move || request(addr, "GET", "/healthz", &h, "")).await.unwrap();
@@ -57,7 +58,7 @@ async fn the_router_mounts_beside_an_existing_apps_routes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_full_session_table_refuses_new_sessions_with_503() {
-    let config = HttpConfig::builder(Auth::None).max_sessions(2).build();
+    let config = HttpConfig::new(Auth::None).max_sessions(2);
     let addr = serve(mcp_router(server(), config)).await;
     let a = post(addr, None, INIT).await;
     let b = post(addr, None, INIT).await;
@@ -81,7 +82,7 @@ async fn a_full_session_table_refuses_new_sessions_with_503() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_expires_and_is_then_unknown() {
-    let config = HttpConfig::builder(Auth::None).session_idle_ttl(Duration::from_millis(300)).build();
+    let config = HttpConfig::new(Auth::None).session_idle_ttl(Duration::from_millis(300));
     let addr = serve(mcp_router(server(), config)).await;
     let init = post(addr, None, INIT).await;
     let id = init.header("mcp-session-id").unwrap().to_owned();

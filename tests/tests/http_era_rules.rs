@@ -19,7 +19,9 @@
 use std::net::SocketAddr;
 
 use serde_json::{Value, json};
-use toolwire::{McpServerSpec, ServeOptions, serve_registry, tool, tools};
+use toolwire::ServerOptions;
+use toolwire::spec::SpecOptions;
+use toolwire::{McpServerSpec, serve_registry, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Echo the text back.
@@ -29,7 +31,9 @@ fn echo(text: String) -> String {
 }
 
 fn spec() -> McpServerSpec {
-    let mut spec = serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
+            .unwrap();
     spec.start().unwrap();
     spec
 }
@@ -280,7 +284,9 @@ async fn post_and_hang_up(
 }
 
 fn nap_spec() -> McpServerSpec {
-    let mut spec = serve_registry(tools![echo, nap].unwrap(), "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(tools![echo, nap].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
+            .unwrap();
     spec.start().unwrap();
     spec
 }
@@ -374,7 +380,7 @@ impl toolwire::Tool for Regional {
         &'a self,
         arguments: &'a serde_json::value::RawValue,
         _ctx: &'a toolwire::Context,
-    ) -> toolwire::ToolFuture<'a> {
+    ) -> toolwire::tool::ToolFuture<'a> {
         Box::pin(async move { Ok(toolwire::ToolOutput::text(arguments.get().to_owned())) })
     }
 }
@@ -388,7 +394,8 @@ async fn mcp_param_headers_must_agree_with_the_body() {
     let info = toolwire::ToolInfo::new("regional", "Run in a region.", toolwire::Schema::from_value(schema));
     let mut registry = toolwire::ToolRegistry::new();
     registry.register(Regional(info)).unwrap();
-    let mut spec = serve_registry(registry, "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
     spec.start().unwrap();
     let addr = spec.local_addr().unwrap();
     let call = |region: &str| modern_call(json!(9), "regional", &format!(r#"{{"region":"{region}"}}"#));

@@ -9,7 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use toolwire::{McpServerSpec, ServeOptions, serve_registry, tool, tools};
+use toolwire::ServerOptions;
+use toolwire::spec::SpecOptions;
+use toolwire::{McpServerSpec, serve_registry, tool, tools};
 
 /// Echo the text back.
 #[tool(read_only)]
@@ -18,7 +20,9 @@ fn echo(text: String) -> String {
 }
 
 fn spec() -> McpServerSpec {
-    let mut spec = serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http()).unwrap();
+    let mut spec =
+        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
+            .unwrap();
     spec.start().unwrap();
     spec
 }
@@ -151,13 +155,13 @@ async fn a_body_that_fails_to_arrive_is_400_naming_why_and_only_an_oversized_one
         );
     }
 
-    let big = "x".repeat(toolwire::DEFAULT_MAX_BODY + 1);
+    let big = "x".repeat(toolwire::http::DEFAULT_MAX_BODY + 1);
     let over = format!("{base}Content-Length: {}\r\n\r\n{big}", big.len());
     let (status, body) = blocking(move || exchange(addr, over.as_bytes(), false)).await;
     assert_eq!(status, 413, "{body}");
     assert_eq!(
         message(&body),
-        format!("payload too large: the body is over the {}-byte limit", toolwire::DEFAULT_MAX_BODY)
+        format!("payload too large: the body is over the {}-byte limit", toolwire::http::DEFAULT_MAX_BODY)
     );
 }
 

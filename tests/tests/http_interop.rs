@@ -21,13 +21,16 @@ use std::time::{Duration, Instant};
 
 use peer_support::{TempDir, peer, peer_command};
 use serde_json::Value;
-use toolwire::{McpServerSpec, ServeOptions, serve_registry};
+use toolwire::ServerOptions;
+use toolwire::spec::SpecOptions;
+use toolwire::{McpServerSpec, serve_registry};
 
 /// The example server's tools on 127.0.0.1, with a bearer token.
 fn example_spec() -> McpServerSpec {
     let registry = toolwire_examples::example_tools::registry().expect("the example tools have unique names");
     let mut spec =
-        serve_registry(registry, "toolwire-example", ServeOptions::http().version("0.1.0")).expect("serve");
+        serve_registry(registry, SpecOptions::http(ServerOptions::new("toolwire-example", "0.1.0")))
+            .expect("serve");
     spec.start().expect("start");
     spec
 }

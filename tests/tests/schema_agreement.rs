@@ -11,7 +11,8 @@
 //!   the schema also objects at the root.
 
 use serde_json::{Map, Value, json};
-use toolwire::{ArgumentProblem, Context, Tool, ToolError};
+use toolwire::args::ArgumentProblem;
+use toolwire::{Context, Tool, ToolError};
 
 #[path = "support/signatures.rs"]
 mod signatures;

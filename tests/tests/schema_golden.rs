@@ -36,7 +36,7 @@ fn the_bytes_are_the_parsed_value_in_canonical_form() {
         let schema = tool.info().input_schema();
         let reparsed: serde_json::Value = serde_json::from_str(schema.as_str()).unwrap();
         assert_eq!(&reparsed, schema.value());
-        assert_eq!(toolwire::canonical_json(&reparsed), schema.as_str());
+        assert_eq!(toolwire::schema::canonical_json(&reparsed), schema.as_str());
     }
 }
 

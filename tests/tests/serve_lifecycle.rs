@@ -4,9 +4,9 @@
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::Value;
-use toolwire::{
-    McpServerSpec, ServeOptions, SpecError, StdioCommand, TransportKind, serve_registry, tool, tools,
-};
+use toolwire::ServerOptions;
+use toolwire::spec::{SpecError, SpecOptions, StdioCommand, TransportKind};
+use toolwire::{McpServerSpec, serve_registry, tool, tools};
 use toolwire_tests::http::{mcp_headers, request};
 
 /// Echo the text back.
@@ -27,8 +27,12 @@ fn read_record(id: String) -> String {
     id
 }
 
-fn make(options: ServeOptions) -> McpServerSpec {
-    serve_registry(tools![echo, deploy, read_record].unwrap(), "engine", options).unwrap()
+fn engine() -> ServerOptions {
+    ServerOptions::new("engine", "0.1.0")
+}
+
+fn make(options: SpecOptions) -> McpServerSpec {
+    serve_registry(tools![echo, deploy, read_record].unwrap(), options).unwrap()
 }
 
 fn mode(path: &std::path::Path) -> u32 {
@@ -45,7 +49,7 @@ async fn ping(spec: &McpServerSpec) -> u16 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_spec_is_complete_before_anything_serves() {
-    let spec = make(ServeOptions::http());
+    let spec = make(SpecOptions::http(engine()));
     assert!(!spec.is_running());
     assert_eq!(spec.tool_names(), ["mcp__engine__deploy", "mcp__engine__echo", "mcp__engine__read_record"]);
     assert_eq!(spec.requires_approval(), ["mcp__engine__deploy"]);
@@ -82,7 +86,7 @@ async fn the_spec_is_complete_before_anything_serves() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_deletes_the_config_start_rewrites_it_on_the_same_port() {
-    let mut spec = make(ServeOptions::http());
+    let mut spec = make(SpecOptions::http(engine()));
     let port = spec.local_addr().unwrap().port();
     let path = spec.config_path().to_owned();
     let dir = path.parent().unwrap().to_owned();
@@ -109,7 +113,11 @@ async fn stop_deletes_the_config_start_rewrites_it_on_the_same_port() {
 fn a_busy_port_is_an_error_naming_the_address() {
     let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = holder.local_addr().unwrap().port();
-    let err = serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http().port(port)).unwrap_err();
+    let err = serve_registry(
+        tools![echo].unwrap(),
+        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).port(port),
+    )
+    .unwrap_err();
     assert!(matches!(err, SpecError::Bind { .. }));
     assert_eq!(
         err.to_string(),
@@ -119,8 +127,8 @@ fn a_busy_port_is_an_error_naming_the_address() {
 
 #[test]
 fn two_specs_never_collide() {
-    let a = make(ServeOptions::http());
-    let b = make(ServeOptions::http());
+    let a = make(SpecOptions::http(engine()));
+    let b = make(SpecOptions::http(engine()));
     assert_ne!(a.local_addr(), b.local_addr());
     assert_ne!(a.config_path(), b.config_path());
     assert_ne!(a.auth_headers(), b.auth_headers());
@@ -129,30 +137,33 @@ fn two_specs_never_collide() {
 #[test]
 fn non_loopback_binds_are_refused_unless_explicit_and_authenticated() {
     let any = "0.0.0.0:0".parse().unwrap();
-    let err = serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http().bind(any)).unwrap_err();
+    let err = serve_registry(
+        tools![echo].unwrap(),
+        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).bind(any),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "refusing to serve on 0.0.0.0:0: it is not a loopback address; call `.allow_non_loopback()` to mean it, and keep bearer auth on"
     );
-    let open = ServeOptions::http().bind(any).allow_non_loopback().auth_none();
-    assert!(matches!(
-        serve_registry(tools![echo].unwrap(), "engine", open),
-        Err(SpecError::NotLoopback { .. })
-    ));
+    let open = SpecOptions::http(engine()).bind(any).allow_non_loopback().auth_none();
+    assert!(matches!(serve_registry(tools![echo].unwrap(), open), Err(SpecError::NotLoopback { .. })));
 }
 
 #[test]
 fn the_stdio_projection_names_a_command_and_has_no_url() {
-    let err =
-        serve_registry(tools![echo].unwrap(), "engine", ServeOptions::http().transport(TransportKind::Stdio))
-            .unwrap_err();
+    let err = serve_registry(
+        tools![echo].unwrap(),
+        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).transport(TransportKind::Stdio),
+    )
+    .unwrap_err();
     assert!(
         err.to_string()
             .starts_with("transport = stdio needs a command: the agent CLI spawns a stdio server itself")
     );
 
     let cmd = StdioCommand::current_exe(["--serve"]).unwrap().env("APP_MODE", "tools");
-    let spec = make(ServeOptions::stdio(cmd.clone()));
+    let spec = make(SpecOptions::stdio(engine(), cmd.clone()));
     assert_eq!(spec.url(), None);
     assert!(spec.auth_headers().is_empty());
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(spec.config_path()).unwrap()).unwrap();
@@ -168,7 +179,7 @@ fn a_caller_supplied_path_is_left_alone() {
     let dir = std::env::temp_dir().join(format!("toolwire-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cfg.json");
-    let mut spec = make(ServeOptions::http().config_path(&path));
+    let mut spec = make(SpecOptions::http(engine()).config_path(&path));
     assert_eq!(spec.config_path(), path);
     assert_eq!(mode(&path), 0o600);
     spec.stop();
@@ -178,7 +189,9 @@ fn a_caller_supplied_path_is_left_alone() {
 
 #[test]
 fn a_bad_server_name_is_refused_not_rewritten() {
-    let err = serve_registry(tools![echo].unwrap(), "my engine", ServeOptions::http()).unwrap_err();
+    let err =
+        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("my engine", "0.1.0")))
+            .unwrap_err();
     assert_eq!(
         err.to_string(),
         "server name 'my engine' is not usable in `mcp__<server>__<tool>`; use 1 to 64 of `A-Z a-z 0-9 _ -`"

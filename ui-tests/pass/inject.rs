@@ -2,7 +2,8 @@
 //! from the call, in any position, sync or async, and never advertised.
 use std::convert::Infallible;
 
-use toolwire::{Context, FromContext, Tool, tool};
+use toolwire::inject::FromContext;
+use toolwire::{Context, Tool, tool};
 
 /// The calling client's name.
 struct Caller(String);

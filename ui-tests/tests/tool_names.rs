@@ -45,11 +45,11 @@ fn the_macro_and_the_runtime_agree_on_tool_names() {
     for name in &corpus {
         assert_eq!(
             macro_grammar::is_valid_tool_name(name),
-            toolwire::is_valid_tool_name(name),
+            toolwire::registry::is_valid_tool_name(name),
             "the macro and the runtime disagree on {name:?}"
         );
     }
     // The corpus exercises both answers.
-    assert!(corpus.iter().any(|n| toolwire::is_valid_tool_name(n)));
-    assert!(corpus.iter().any(|n| !toolwire::is_valid_tool_name(n)));
+    assert!(corpus.iter().any(|n| toolwire::registry::is_valid_tool_name(n)));
+    assert!(corpus.iter().any(|n| !toolwire::registry::is_valid_tool_name(n)));
 }

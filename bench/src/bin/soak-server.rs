@@ -1,5 +1,5 @@
 //! The soak run's stdio server: `echo`, `panic` and `sleep` tools, with a per-call deadline
-//! (`--deadline-ms`, default 5), served by `serve_registry_stdio` on a current-thread runtime
+//! (`--deadline-ms`, default 5), served by `serve_stdio` on a current-thread runtime
 //! (what `serve_registry!` builds). With `SOAK_METRICS=<path>` it rewrites that file every
 //! 50 ms with the runtime's `alive_tasks=<n>` (tokio's stable runtime metrics), which the
 //! soak driver reads at each checkpoint.
@@ -34,7 +34,7 @@ async fn sleep(
     format!("slept {ms}ms")
 }
 
-fn main() -> Result<(), toolwire::ServeError> {
+fn main() -> Result<(), toolwire::stdio::StdioError> {
     let mut deadline_ms = 5;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -62,10 +62,9 @@ fn main() -> Result<(), toolwire::ServeError> {
                 }
             });
         }
-        let options = toolwire::ServerOptions::builder("toolwire-soak", env!("CARGO_PKG_VERSION"))
-            .deadline(Some(Duration::from_millis(deadline_ms)))
-            .build();
+        let options = toolwire::ServerOptions::new("toolwire-soak", env!("CARGO_PKG_VERSION"))
+            .deadline(Some(Duration::from_millis(deadline_ms)));
         let tools = toolwire::tools![echo, panic, sleep].expect("the soak tools");
-        toolwire::serve_registry_stdio(tools, options).await
+        toolwire::serve_stdio(tools, options).await
     })
 }

@@ -4,7 +4,10 @@
 //! `TCP_NODELAY`, sessions with a 10-minute idle TTL) unless the flags say otherwise. See
 //! `http_args.rs` for the flags and the lines it prints.
 
-use toolwire::{Context, ServeOptions, tools};
+use toolwire::ServerOptions;
+use toolwire::http::{Auth, HttpConfig};
+use toolwire::spec::SpecOptions;
+use toolwire::{Context, tools};
 
 #[path = "../http_args.rs"]
 mod http_args;
@@ -38,8 +41,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(ttl) = args.session_ttl {
         return serve_with_ttl(registry, ttl).await;
     }
-    let options = ServeOptions::http().stateless(stateless);
-    let mut spec = toolwire::serve_registry(registry, "toolwire-bench-http", options)?;
+    let options = SpecOptions::http(ServerOptions::new("toolwire-bench-http", env!("CARGO_PKG_VERSION")))
+        .http_config(HttpConfig::new(Auth::None).stateless(stateless));
+    let mut spec = toolwire::serve_registry(registry, options)?;
     spec.start()?;
     let auth = spec.auth_headers().get("Authorization").cloned();
     http_args::announce(spec.url().unwrap_or_default(), auth.as_deref());
@@ -54,12 +58,14 @@ async fn serve_with_ttl(
     registry: toolwire::ToolRegistry,
     ttl: std::time::Duration,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use toolwire::{Auth, BearerToken, HttpConfig, Server, ServerOptions};
+    use toolwire::http::{Auth, HttpConfig};
+    use toolwire::spec::BearerToken;
+    use toolwire::{Server, ServerOptions};
     let token = BearerToken::generate();
     let auth = format!("Bearer {}", token.expose());
-    let config = HttpConfig::builder(Auth::Bearer(token)).session_idle_ttl(ttl).build();
-    let server = Server::new(registry, ServerOptions::builder("toolwire-bench-http", "0.1.0").build());
-    let router = toolwire::mcp_router(server, config);
+    let config = HttpConfig::new(Auth::Bearer(token)).session_idle_ttl(ttl);
+    let server = Server::new(registry, ServerOptions::new("toolwire-bench-http", "0.1.0"));
+    let router = toolwire::http::mcp_router(server, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     http_args::announce(&url, Some(&auth));

@@ -45,7 +45,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let discovery = client.adopt(AdoptOptions::default().prefix("demo_")).await?;
     let tool = &discovery.tools()[0];
     println!("{} | {}", tool.info().name(), tool.info().description());
-    println!("params: {}", toolwire::canonical_json(&tool.info().input_schema().value()["properties"]));
+    println!(
+        "params: {}",
+        toolwire::schema::canonical_json(&tool.info().input_schema().value()["properties"])
+    );
     println!("side_effecting: {}", tool.info().declarations().side_effecting);
     let result = tool.call_json(json!({"a": 2, "b": 3}), &Context::new()).await?;
     println!("result: {}", result.joined_text());

@@ -19,9 +19,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use serde_json::value::RawValue;
+use toolwire::ServerOptions;
+use toolwire::spec::SpecOptions;
+use toolwire::tool::{EmbeddedResource, ToolFuture};
 use toolwire::{
-    Content, Context, Declarations, EmbeddedResource, Schema, ServeOptions, Tool, ToolFuture, ToolInfo,
-    ToolOutput, serve_registry, tool, tools,
+    Content, Context, Declarations, Schema, Tool, ToolInfo, ToolOutput, serve_registry, tool, tools,
 };
 
 /// A 1x1 red pixel, PNG.
@@ -207,8 +209,10 @@ fn main() {
     registry.register(test_header_param()).expect("fixture tool names are unique");
 
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let options = ServeOptions::http().port(port).auth_none().version(env!("CARGO_PKG_VERSION"));
-    let mut spec = match serve_registry(registry, "toolwire-conformance", options) {
+    let options = SpecOptions::http(ServerOptions::new("toolwire-conformance", env!("CARGO_PKG_VERSION")))
+        .port(port)
+        .auth_none();
+    let mut spec = match serve_registry(registry, options) {
         Ok(spec) => spec,
         Err(e) => {
             eprintln!("conformance: {e}");

@@ -5,7 +5,7 @@
 //! 1. What `#[tool]` derives from plain fns: names, descriptions, schemas, declarations.
 //! 2. Calls in-process, one good and three rejected, as a model would read them.
 //! 3. The same tools served over **stdio**: the tour spawns itself as a child process with
-//!    `--serve-stdio` (which is `serve_registry_stdio`), and toolwire's client drives it.
+//!    `--serve-stdio` (which is `serve_stdio`), and toolwire's client drives it.
 //! 4. Served over **loopback HTTP** with `serve_registry()`: a bearer token, a 0600 config
 //!    file for Claude Code, the Codex projection, and the tools staying in this process.
 //! 5. **Adoption**: the stdio server's tools become `Tool` objects again, held to
@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Approval, CallResult, Client, ClientOptions, HttpServer, StdioServer};
+use toolwire::spec::SpecOptions;
 use toolwire::{
-    Context, ServeOptions, ServerOptions, Tool, ToolOutput, ToolRegistry, serve_registry,
-    serve_registry_stdio, tool, tools,
+    Context, ServerOptions, Tool, ToolOutput, ToolRegistry, serve_registry, serve_stdio, tool, tools,
 };
 
 /// Run the named check and report whether it passed.
@@ -125,8 +125,10 @@ async fn over_stdio() -> Result<Client, Box<dyn std::error::Error>> {
 }
 
 async fn over_http() -> Result<(), Box<dyn std::error::Error>> {
-    let mut spec =
-        serve_registry(registry(), "engine", ServeOptions::http().version(env!("CARGO_PKG_VERSION")))?;
+    let mut spec = serve_registry(
+        registry(),
+        SpecOptions::http(ServerOptions::new("engine", env!("CARGO_PKG_VERSION"))),
+    )?;
     println!("url:               {}", spec.url().unwrap_or_default());
     println!("tool_names:        {:?}", spec.tool_names());
     println!("requires_approval: {:?}", spec.requires_approval());
@@ -185,8 +187,8 @@ async fn adoption(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().nth(1).as_deref() == Some("--serve-stdio") {
         // The child half: the same registry, served on stdin/stdout until the parent closes it.
-        let options = ServerOptions::builder("tour-engine", env!("CARGO_PKG_VERSION")).build();
-        serve_registry_stdio(registry(), options).await?;
+        let options = ServerOptions::new("tour-engine", env!("CARGO_PKG_VERSION"));
+        serve_stdio(registry(), options).await?;
         return Ok(());
     }
     let registry = registry();

@@ -23,7 +23,7 @@ pub(crate) enum DefaultValue {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// By its type, when the crate is compiled: injected if it implements
-    /// `toolwire::FromContext`, an argument otherwise.
+    /// `toolwire::inject::FromContext`, an argument otherwise.
     ByType,
     /// Marked `#[arg(context)]`, or a reference (only the context lends): injected, and an
     /// error if its type is not `FromContext`.

@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::inject::{FromContext, ViaArguments, ViaContext};
-use crate::returns::ToolReturn;
 use crate::schema::Schema;
+use crate::tool::ToolReturn;
 use crate::tool::{ToolError, ToolOutput};
 
 // ---- Autoref probes -------------------------------------------------------------------
@@ -108,7 +108,7 @@ pub trait OutputViaStructuredResult {
 }
 impl<T: Serialize + JsonSchema, E: std::fmt::Display> OutputViaStructuredResult for &&Probe<Result<T, E>> {
     fn __toolwire_output_schema(&self) -> Option<(Schema, bool)> {
-        Some(crate::returns::structured_output_schema::<T>())
+        Some(crate::tool::structured_output_schema::<T>())
     }
 }
 
@@ -117,7 +117,7 @@ pub trait OutputViaStructured {
 }
 impl<T: Serialize + JsonSchema> OutputViaStructured for &Probe<T> {
     fn __toolwire_output_schema(&self) -> Option<(Schema, bool)> {
-        Some(crate::returns::structured_output_schema::<T>())
+        Some(crate::tool::structured_output_schema::<T>())
     }
 }
 
@@ -160,7 +160,7 @@ pub trait ReturnViaStructuredResult {
 impl<T: Serialize + JsonSchema, E: std::fmt::Display> ReturnViaStructuredResult for &&Returned<Result<T, E>> {
     fn __toolwire_into_output(&self, tool: &str, wraps: bool) -> Result<ToolOutput, ToolError> {
         match self.take() {
-            Ok(v) => crate::returns::structured_output(tool, &v, wraps),
+            Ok(v) => crate::tool::structured_output(tool, &v, wraps),
             Err(e) => Err(ToolError::failed(tool, e)),
         }
     }
@@ -171,7 +171,7 @@ pub trait ReturnViaStructured {
 }
 impl<T: Serialize + JsonSchema> ReturnViaStructured for &Returned<T> {
     fn __toolwire_into_output(&self, tool: &str, wraps: bool) -> Result<ToolOutput, ToolError> {
-        crate::returns::structured_output(tool, &self.take(), wraps)
+        crate::tool::structured_output(tool, &self.take(), wraps)
     }
 }
 

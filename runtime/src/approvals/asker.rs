@@ -65,7 +65,7 @@ pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, AskError>> +
 /// asker never needs one of its own. It may also fail or panic: both become a deny.
 ///
 /// ```
-/// use toolwire::{Answer, ApprovalRequest, AskFuture, Asker};
+/// use toolwire::approvals::{Answer, ApprovalRequest, AskFuture, Asker};
 ///
 /// struct NoEtc;
 ///
@@ -95,7 +95,7 @@ impl<F> fmt::Debug for FnAsker<F> {
 /// An [`Asker`] from a closure returning a future.
 ///
 /// ```
-/// use toolwire::{Answer, asker_fn};
+/// use toolwire::approvals::{Answer, asker_fn};
 ///
 /// let asker = asker_fn(|request| async move {
 ///     Ok(if request.tool_name == "Write" { Answer::deny("no writes today") } else { Answer::allow() })

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::registry::ToolRegistry;
 #[cfg(feature = "http")]
-use crate::serve::McpServerSpec;
+use crate::spec::McpServerSpec;
 use crate::tool::{META_KEY, Tool};
 
 /// The capability tag of a tool that reads private data.
@@ -105,7 +105,7 @@ pub struct PolicyVerdict {
 /// human gate is present.
 ///
 /// ```
-/// use toolwire::{LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps};
+/// use toolwire::approvals::{LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps};
 ///
 /// let set = [
 ///     ToolCaps::new("read_record", ["private_data"]),
@@ -205,7 +205,9 @@ mod tests {
     use crate::context::Context;
     use crate::schema::Schema;
     #[cfg(feature = "http")]
-    use crate::serve::{ServeOptions, serve_registry};
+    use crate::server::ServerOptions;
+    #[cfg(feature = "http")]
+    use crate::spec::{SpecOptions, serve_registry};
     use crate::tool::{Declarations, ToolFuture, ToolInfo, ToolOutput};
 
     struct Tagged(ToolInfo);
@@ -295,8 +297,8 @@ mod tests {
         let mut web = ToolRegistry::new();
         web.insert(tagged("fetch_page", &["untrusted_content"])).unwrap();
         web.insert(tagged("notify", &["egress"])).unwrap();
-        let a = serve_registry(private, "records", ServeOptions::http()).unwrap();
-        let b = serve_registry(web, "web", ServeOptions::http()).unwrap();
+        let a = serve_registry(private, SpecOptions::http(ServerOptions::new("records", "1.0.0"))).unwrap();
+        let b = serve_registry(web, SpecOptions::http(ServerOptions::new("web", "1.0.0"))).unwrap();
         let verdict = RunPolicy::new().check_specs([&a, &b]);
         assert_eq!(verdict.reason, Some(LETHAL_TRIFECTA_REASON));
         assert_eq!(verdict.legs.private_data, ["records"]);

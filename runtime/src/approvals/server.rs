@@ -40,7 +40,9 @@ use crate::context::Context;
 use crate::registry::ToolRegistry;
 use crate::schema::Schema;
 #[cfg(feature = "http")]
-use crate::serve::{McpServerSpec, ServeOptions, SpecError, serve_registry};
+use crate::server::ServerOptions;
+#[cfg(feature = "http")]
+use crate::spec::{McpServerSpec, SpecError, SpecOptions, serve_registry};
 use crate::tool::{Declarations, Tool, ToolFuture, ToolInfo, ToolOutput};
 
 /// The permission-prompt tool's default name.
@@ -73,7 +75,7 @@ type Predicate = Arc<dyn Fn(&str, &Value) -> bool + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolwire::{Answer, ApprovalServer, asker_fn};
+/// use toolwire::approvals::{Answer, ApprovalServer, asker_fn};
 ///
 /// let approvals = ApprovalServer::builder(asker_fn(|_| async { Ok(Answer::deny("not today")) }))
 ///     .auto_allow(["Read", "Grep"])
@@ -340,18 +342,19 @@ impl ApprovalServer {
     /// Serve this tool over loopback HTTP as the MCP server `server_name`, with a
     /// generated bearer token and no server deadline (the asker's timeout is this server's
     /// own). Start the returned spec, then give the CLI
-    /// [`claude_cli_args`](Self::claude_cli_args).
+    /// [`claude_cli_args`](Self::claude_cli_args). Its `serverInfo.version` is toolwire's:
+    /// this permission-prompt server is toolwire's own, not the host's.
     #[cfg(feature = "http")]
     pub fn serve(&self, server_name: &str) -> Result<McpServerSpec, SpecError> {
-        self.serve_with(server_name, ServeOptions::http())
+        self.serve_with(SpecOptions::http(ServerOptions::new(server_name, env!("CARGO_PKG_VERSION"))))
     }
 
-    /// [`serve`](Self::serve) with explicit options.
+    /// [`serve`](Self::serve) with explicit options (the server's name is theirs).
     #[cfg(feature = "http")]
-    pub fn serve_with(&self, server_name: &str, options: ServeOptions) -> Result<McpServerSpec, SpecError> {
+    pub fn serve_with(&self, options: SpecOptions) -> Result<McpServerSpec, SpecError> {
         let mut registry = ToolRegistry::new();
         registry.register(self.clone())?;
-        serve_registry(registry, server_name, options)
+        serve_registry(registry, options)
     }
 
     /// The name the CLI addresses this tool by when `spec` serves it:
@@ -359,7 +362,7 @@ impl ApprovalServer {
     #[cfg(feature = "http")]
     pub fn permission_prompt_tool(&self, spec: &McpServerSpec) -> String {
         spec.mcp_names().qualified(self.tool_name()).map(str::to_owned).unwrap_or_else(|| {
-            format!("mcp__{}__{}", spec.name(), crate::sanitise_tool_name(self.tool_name()))
+            format!("mcp__{}__{}", spec.name(), crate::registry::sanitise_tool_name(self.tool_name()))
         })
     }
 

@@ -35,7 +35,7 @@
 //!   (`&str`, `Option<&str>`), pre-serialised parts as `&RawValue`, and
 //!   `skip_serializing_if = "Option::is_none"` for optional members. Field order is wire
 //!   order. A modern result is the body inside
-//!   [`ModernResult`](meta::ModernResult), which puts `_meta` and `resultType` first. The
+//!   `ModernResult`, which puts `_meta` and `resultType` first. The
 //!   lifecycle answers, `capabilities`, the -32022 `data`, `serverInfo`, the advertised tool
 //!   and the `tools/call` result are written this way.
 //! - **Canonical JSON** (RFC 8785, `crate::json::canonical_json`) for schemas and

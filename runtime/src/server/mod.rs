@@ -31,13 +31,13 @@
 //!    its result structs, `#[derive(Serialize)]` with borrowed fields.
 //! 2. **One module** beside `tools.rs`, say `resources.rs`, holding:
 //!    - a struct built once from what the user registered (its registry and its
-//!      [`Listing`](listing::Listing)s), with an `advertise` that fills its member of
+//!      `Listing`s), with an `advertise` that fills its member of
 //!      `ServerCapabilities` (add the field in `protocol::lifecycle`);
 //!    - `impl Listed` for its items: the result key (`"resources"`,
 //!      `"resourceTemplates"`, `"prompts"`) and how one item is written;
 //!    - for a method that runs user code (`resources/read`, `prompts/get`), an
 //!      `impl Handler`: start the code with the `Context`, and turn its outcome (or the
-//!      [`Stop`](request::Stop) that interrupted it) into the result body. Then
+//!      `Stop` that interrupted it) into the result body. Then
 //!      `session.run(reply, meta, peer, modern, handler)` gives it the in-flight table,
 //!      cancellation, the deadline, panic catching and progress;
 //!    - `fn request(session, &Self, reply, method, params)`, answering its methods; each
@@ -75,7 +75,7 @@ use crate::registry::ToolRegistry;
 
 pub use options::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, ServerOptions, ServerOptionsBuilder,
+    DEFAULT_SHUTDOWN_GRACE, ServerOptions,
 };
 pub(crate) use request::polling_inline;
 pub use session::Session;
@@ -91,7 +91,9 @@ use tools::Tools;
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use toolwire::{Outbound, Server, ServerOptions, Sink, tool, tools};
+/// use toolwire::protocol::Outbound;
+/// use toolwire::server::Sink;
+/// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
 /// #[tool(read_only)]
@@ -101,7 +103,7 @@ use tools::Tools;
 ///
 /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// # rt.block_on(async {
-/// let server = Server::new(tools![hello].unwrap(), ServerOptions::builder("demo", "0.1.0").build());
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
 /// let session = server.session();
 /// let seen = Arc::new(Mutex::new(Vec::new()));
 /// let sink: Arc<dyn Sink> = { let seen = seen.clone(); Arc::new(move |m: Outbound| seen.lock().unwrap().push(m.into_string())) };
@@ -155,7 +157,7 @@ pub(crate) struct Shared {
 ///     format!("hello, {name}")
 /// }
 ///
-/// let server = Server::builder(ServerOptions::builder("demo", "0.1.0").build())
+/// let server = Server::builder(ServerOptions::new("demo", "0.1.0"))
 ///     .tools(tools![hello].unwrap())
 ///     .build();
 /// assert_eq!(server.registry().len(), 1);

@@ -93,8 +93,8 @@ fn fixture(options: ServerOptions) -> Fixture {
     Fixture { server: Server::new(registry, options), dropped }
 }
 
-fn options() -> super::ServerOptionsBuilder {
-    ServerOptions::builder("demo", "1.0.0")
+fn options() -> super::ServerOptions {
+    ServerOptions::new("demo", "1.0.0")
 }
 
 /// A session and everything it sent.
@@ -169,7 +169,7 @@ fn text_result(id: u32, text: &str, is_error: bool) -> String {
 
 #[tokio::test]
 async fn initialize_echoes_supported_versions_and_counter_offers_unknown_ones() {
-    let f = fixture(options().instructions("Be brief.").build());
+    let f = fixture(options().instructions("Be brief."));
     for (asked, served) in
         [("2025-06-18", "2025-06-18"), ("1900-01-01", "2025-11-25"), ("2026-07-28", "2025-11-25")]
     {
@@ -197,7 +197,7 @@ async fn initialize_echoes_supported_versions_and_counter_offers_unknown_ones() 
 
 #[tokio::test]
 async fn legacy_requests_need_the_handshake_but_ping_does_not() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     assert_eq!(
         wire.ask(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#),
@@ -217,7 +217,7 @@ async fn legacy_requests_need_the_handshake_but_ping_does_not() {
 #[tokio::test]
 async fn a_session_without_handshake_serves_at_its_version_and_refuses_a_second_initialize() {
     use crate::protocol::ProtocolVersion;
-    let f = fixture(options().build());
+    let f = fixture(options());
     let session = f.server.session_without_handshake(ProtocolVersion::parse("2025-06-18").unwrap());
     assert_eq!(session.protocol_version().map(|v| v.as_str()), Some("2025-06-18"));
     assert!(session.is_initialized());
@@ -231,7 +231,7 @@ async fn a_session_without_handshake_serves_at_its_version_and_refuses_a_second_
 
 #[tokio::test]
 async fn modern_requests_are_served_from_their_own_meta() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     assert_eq!(
         wire.ask(&format!(
@@ -275,7 +275,7 @@ async fn modern_requests_are_served_from_their_own_meta() {
 #[tokio::test]
 async fn capabilities_are_what_was_registered() {
     // Nothing registered: nothing advertised, and the tools methods are not there.
-    let bare = Server::builder(options().title("De\"mo").instructions("Line 1\nLine 2").build()).build();
+    let bare = Server::builder(options().title("De\"mo").instructions("Line 1\nLine 2")).build();
     assert_eq!(bare.calls_seen(), 0);
     assert!(bare.registry().is_empty());
     let wire = Wire::new(&bare);
@@ -301,7 +301,7 @@ async fn capabilities_are_what_was_registered() {
     );
 
     // Tools registered, even none: advertised, and an unknown tools method is -32601.
-    let empty = Server::builder(options().build()).tools(ToolRegistry::new()).build();
+    let empty = Server::builder(options()).tools(ToolRegistry::new()).build();
     let wire = Wire::new(&empty);
     assert_eq!(
         wire.initialize("2025-06-18"),
@@ -319,7 +319,7 @@ async fn capabilities_are_what_was_registered() {
 
 #[tokio::test]
 async fn listing_is_paginated_with_opaque_cursors() {
-    let f = fixture(options().page_size(2).build());
+    let f = fixture(options().page_size(2));
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     let first: serde_json::Value =
@@ -372,7 +372,7 @@ async fn listing_is_paginated_with_opaque_cursors() {
 
 #[tokio::test]
 async fn the_error_contract_holds_and_the_session_survives() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     assert_eq!(
@@ -400,7 +400,7 @@ async fn the_error_contract_holds_and_the_session_survives() {
 #[tokio::test]
 async fn host_cancellation_before_and_during_a_call() {
     let host = CancellationToken::new();
-    let f = fixture(options().cancellation(host.clone()).build());
+    let f = fixture(options().cancellation(host.clone()));
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(1, "forever", ""));
@@ -417,7 +417,7 @@ async fn host_cancellation_before_and_during_a_call() {
 
 #[tokio::test]
 async fn the_servers_deadline_abandons_a_call() {
-    let f = fixture(options().deadline(Some(Duration::from_millis(50))).build());
+    let f = fixture(options().deadline(Some(Duration::from_millis(50))));
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(1, "forever", ""));
@@ -432,7 +432,7 @@ async fn the_servers_deadline_abandons_a_call() {
 
 #[tokio::test]
 async fn client_cancellation_drops_the_call_and_sends_nothing() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(7, "forever", ""));
@@ -464,7 +464,7 @@ async fn client_cancellation_drops_the_call_and_sends_nothing() {
 
 #[tokio::test]
 async fn progress_goes_out_only_with_a_token_increasing_and_before_the_response() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(1, "progress", r#","_meta":{"progressToken":"tok"}"#));
@@ -483,7 +483,7 @@ async fn progress_goes_out_only_with_a_token_increasing_and_before_the_response(
 
 #[tokio::test]
 async fn a_full_in_flight_bound_queues_calls_but_never_ping() {
-    let f = fixture(options().max_in_flight(1).build());
+    let f = fixture(options().max_in_flight(1));
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(1, "forever", ""));
@@ -500,7 +500,7 @@ async fn a_full_in_flight_bound_queues_calls_but_never_ping() {
 
 #[tokio::test]
 async fn bad_messages_get_exact_errors_and_notifications_get_nothing() {
-    let f = fixture(options().max_message_size(256).build());
+    let f = fixture(options().max_message_size(256));
     let wire = Wire::new(&f.server);
     let cases = [
         (
@@ -549,7 +549,7 @@ async fn bad_messages_get_exact_errors_and_notifications_get_nothing() {
 
 #[tokio::test]
 async fn batches_are_answered_as_one_array_in_2025_03_26_only() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     assert_eq!(
@@ -583,7 +583,7 @@ async fn batches_are_answered_as_one_array_in_2025_03_26_only() {
 
 #[tokio::test]
 async fn drain_answers_what_finishes_and_drops_the_rest() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     wire.send(&call(1, "forever", ""));
@@ -597,7 +597,7 @@ async fn drain_answers_what_finishes_and_drops_the_rest() {
 
 #[tokio::test]
 async fn the_server_can_ping_a_legacy_client() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     assert_eq!(
         wire.session.ping(&wire.sink, Duration::from_millis(10)).await,
@@ -619,7 +619,7 @@ async fn the_server_can_ping_a_legacy_client() {
 /// cancelled, aborted and drained like any other.
 #[tokio::test(flavor = "current_thread")]
 async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
-    let f = fixture(options().build());
+    let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     let inline = |line: &str| super::polling_inline(|| wire.send(line));

@@ -1,10 +1,17 @@
 //! The [`Tool`] trait every tool implements, local or remote, and the values it trades in:
 //! [`ToolInfo`] (what a tool says about itself), [`ToolOutput`] (what a call returns) and
 //! [`ToolError`] (why a call did not return).
+//!
+//! - `info`: [`ToolInfo`], [`Declarations`] and the MCP [`Annotations`] derived from them.
+//! - `output`: [`ToolOutput`] and its [`Content`] blocks.
+//! - `error`: [`ToolError`] and its remote half, [`RemoteError`].
+//! - `returns`: [`ToolReturn`], what a `#[tool]` fn may return, and [`Json`].
+//! - `run`: running a body, with a panic turned into [`ToolError::Panicked`].
 
 mod error;
 mod info;
 mod output;
+mod returns;
 mod run;
 
 use std::future::Future;
@@ -19,6 +26,10 @@ pub(crate) use error::fmt_secs;
 pub use error::{RemoteError, ToolError};
 pub use info::{Annotations, Declarations, META_KEY, ToolInfo};
 pub use output::{Content, EmbeddedResource, ToolOutput};
+pub use returns::{Json, ToolReturn};
+pub(crate) use returns::{structured_output, structured_output_schema};
+// Running a body, for the engine and the expansions (through `__private`); not API.
+#[doc(hidden)]
 pub use run::{CatchUnwind, panic_message, run_async, run_blocking};
 
 /// The future a [`Tool::call`] returns: boxed so the trait stays object-safe.
@@ -41,7 +52,8 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolErr
 /// ```
 /// use std::sync::OnceLock;
 /// use serde_json::value::RawValue;
-/// use toolwire::{Context, Declarations, Schema, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+/// use toolwire::tool::ToolFuture;
+/// use toolwire::{Context, Declarations, Schema, Tool, ToolError, ToolInfo, ToolOutput};
 ///
 /// struct Clock;
 ///

@@ -20,9 +20,8 @@
 use std::io::{Read, Write};
 
 use serde_json::json;
-use toolwire::{
-    ServeOptions, ServerOptions, StdioCommand, serve_registry, serve_registry_stdio, tool, tools,
-};
+use toolwire::spec::{SpecOptions, StdioCommand};
+use toolwire::{ServerOptions, serve_registry, serve_stdio, tool, tools};
 
 /// Echo the text back.
 #[tool(read_only)]
@@ -65,8 +64,8 @@ async fn main() {
             Ok("stdio"),
             "the spec's env reaches the child"
         );
-        let options = ServerOptions::builder(name.as_str(), env!("CARGO_PKG_VERSION")).build();
-        serve_registry_stdio(registry, options).await.expect("serve over stdio");
+        let options = ServerOptions::new(name.as_str(), env!("CARGO_PKG_VERSION"));
+        serve_stdio(registry, options).await.expect("serve over stdio");
         return;
     }
     let name = args.first().cloned().unwrap_or_else(|| "engine".to_owned());
@@ -74,11 +73,11 @@ async fn main() {
         let command = StdioCommand::current_exe(["--serve-stdio", name.as_str()])
             .expect("the current executable")
             .env("TOOLWIRE_CLI_TEST", "stdio");
-        ServeOptions::stdio(command)
+        SpecOptions::stdio(ServerOptions::new(&name, "0.1.0"), command)
     } else {
-        ServeOptions::http()
+        SpecOptions::http(ServerOptions::new(&name, "0.1.0"))
     };
-    let mut spec = serve_registry(registry, &name, options).expect("serve_registry");
+    let mut spec = serve_registry(registry, options).expect("serve_registry");
     spec.start().expect("start");
 
     let codex = spec.codex_config();

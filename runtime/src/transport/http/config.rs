@@ -1,5 +1,4 @@
-//! [`HttpConfig`]: who may call the endpoint ([`Auth`]), and its limits; built with
-//! [`HttpConfigBuilder`].
+//! [`HttpConfig`]: who may call the endpoint ([`Auth`]), and its limits.
 
 use std::time::Duration;
 
@@ -35,8 +34,18 @@ pub enum Auth {
     None,
 }
 
-/// How the HTTP endpoint behaves; build with [`HttpConfig::builder`].
+/// How the HTTP endpoint behaves: [`HttpConfig::new`] with the [`Auth`], then a setter per
+/// limit, each consuming and returning the options.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolwire::http::{Auth, HttpConfig};
+///
+/// let config = HttpConfig::new(Auth::None).stateless(true).idle_timeout(Duration::from_secs(5));
+/// # let _ = config;
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct HttpConfig {
     pub(crate) guard: Guard,
     pub(crate) stateless: bool,
@@ -58,72 +67,68 @@ pub(crate) struct Limits {
 }
 
 impl HttpConfig {
-    /// Start with `auth` (there is no default: say which).
-    pub fn builder(auth: Auth) -> HttpConfigBuilder {
-        let token = match auth {
+    /// Start with `auth` (there is no default: say which) and the default limits.
+    pub fn new(auth: Auth) -> HttpConfig {
+        HttpConfig {
+            guard: Guard::default(),
+            stateless: false,
+            max_body: DEFAULT_MAX_BODY,
+            session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            limits: Limits {
+                header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+                idle_timeout: DEFAULT_IDLE_TIMEOUT,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+            },
+            max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
+        }
+        .with_auth(auth)
+    }
+
+    /// The same options with another `auth` (the agent-CLI spec puts its generated token in).
+    pub(crate) fn with_auth(mut self, auth: Auth) -> HttpConfig {
+        self.guard.token = match auth {
             Auth::Bearer(t) => Some(t),
             Auth::None => None,
         };
-        HttpConfigBuilder {
-            config: HttpConfig {
-                guard: Guard { token, ..Guard::default() },
-                stateless: false,
-                max_body: DEFAULT_MAX_BODY,
-                session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
-                max_sessions: DEFAULT_MAX_SESSIONS,
-                limits: Limits {
-                    header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-                    idle_timeout: DEFAULT_IDLE_TIMEOUT,
-                    max_connections: DEFAULT_MAX_CONNECTIONS,
-                },
-                max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
-            },
-        }
+        self
     }
-}
 
-/// Builds an [`HttpConfig`].
-#[derive(Debug, Clone)]
-pub struct HttpConfigBuilder {
-    config: HttpConfig,
-}
-
-impl HttpConfigBuilder {
     /// Accept this `Host` (e.g. `tools.internal` or `tools.internal:8443`) besides the
     /// loopback names.
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
-        self.config.guard.allowed_hosts.push(host.into());
+        self.guard.allowed_hosts.push(host.into());
         self
     }
 
     /// Accept requests carrying this `Origin` (e.g. `https://app.example`) besides loopback ones.
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
-        self.config.guard.allowed_origins.push(origin.into());
+        self.guard.allowed_origins.push(origin.into());
         self
     }
 
     /// Issue no session ids; serve every request on its own (for many replicas behind a
     /// load balancer).
     pub fn stateless(mut self, stateless: bool) -> Self {
-        self.config.stateless = stateless;
+        self.stateless = stateless;
         self
     }
 
     /// Refuse bodies over `bytes` with 413.
     pub fn max_body(mut self, bytes: usize) -> Self {
-        self.config.max_body = bytes;
+        self.max_body = bytes;
         self
     }
 
     /// End legacy sessions idle this long.
     pub fn session_idle_ttl(mut self, ttl: Duration) -> Self {
-        self.config.session_idle_ttl = ttl;
+        self.session_idle_ttl = ttl;
         self
     }
 
     /// Refuse new legacy sessions (503) beyond this many.
     pub fn max_sessions(mut self, n: usize) -> Self {
-        self.config.max_sessions = n.max(1);
+        self.max_sessions = n.max(1);
         self
     }
 
@@ -131,14 +136,14 @@ impl HttpConfigBuilder {
     /// [`DEFAULT_HEADER_READ_TIMEOUT`]). Applies where toolwire serves the listener
     /// ([`McpServerSpec`](crate::McpServerSpec)), as do the two limits below.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.config.limits.header_read_timeout = timeout;
+        self.limits.header_read_timeout = timeout;
         self
     }
 
     /// Close a keep-alive connection idle this long between requests (default
     /// [`DEFAULT_IDLE_TIMEOUT`]).
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.config.limits.idle_timeout = timeout;
+        self.limits.idle_timeout = timeout;
         self
     }
 
@@ -146,7 +151,7 @@ impl HttpConfigBuilder {
     /// past the cap closes the connection idle the longest, or is itself closed at once
     /// when every connection has a request in flight.
     pub fn max_connections(mut self, n: usize) -> Self {
-        self.config.limits.max_connections = n.max(1);
+        self.limits.max_connections = n.max(1);
         self
     }
 
@@ -154,12 +159,7 @@ impl HttpConfigBuilder {
     /// not reading (default [`DEFAULT_MAX_SSE_BACKLOG`]); past it they are dropped, and the
     /// response is still sent.
     pub fn max_sse_backlog(mut self, bytes: usize) -> Self {
-        self.config.max_sse_backlog = bytes;
+        self.max_sse_backlog = bytes;
         self
-    }
-
-    /// Finish.
-    pub fn build(self) -> HttpConfig {
-        self.config
     }
 }

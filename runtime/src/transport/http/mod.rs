@@ -71,7 +71,7 @@ pub use auth::BearerToken;
 pub(crate) use auth::random_id;
 pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig, HttpConfigBuilder,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
 pub(crate) use listen::serve;
 use params::ParamHeaders;
@@ -99,7 +99,8 @@ struct Endpoint {
 /// existing app with `Router::merge`, or serve it on its own.
 ///
 /// ```
-/// use toolwire::{Auth, HttpConfig, Server, ServerOptions, mcp_router, tool, tools};
+/// use toolwire::http::{Auth, HttpConfig, mcp_router};
+/// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
 /// #[tool(read_only)]
@@ -107,10 +108,10 @@ struct Endpoint {
 ///     "hello"
 /// }
 ///
-/// let server = Server::new(tools![hello].unwrap(), ServerOptions::builder("demo", "0.1.0").build());
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
 /// let app = axum::Router::new()
 ///     .route("/healthz", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp_router(server, HttpConfig::builder(Auth::None).stateless(true).build()));
+///     .merge(mcp_router(server, HttpConfig::new(Auth::None).stateless(true)));
 /// # let _ = app;
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {

@@ -62,22 +62,22 @@ const LINE_KEEP: usize = 64 * 1024;
 /// a client says it is done.)
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ServeError {
+pub enum StdioError {
     /// Reading the input failed.
     #[error("reading the MCP input (stdin) failed: {0}")]
-    Input(io::Error),
+    Input(#[source] io::Error),
     /// Writing the output failed (other than the client closing it).
     #[error("writing the MCP output (stdout) failed: {0}")]
-    Output(io::Error),
+    Output(#[source] io::Error),
     /// A transport thread could not be started.
     #[error("could not start the stdio {0} thread: {1}")]
-    Thread(&'static str, io::Error),
+    Thread(&'static str, #[source] io::Error),
 }
 
 /// Serve `registry` over this process's stdin and stdout until stdin closes.
 ///
 /// ```no_run
-/// use toolwire::{ServerOptions, serve_registry_stdio, tool, tools};
+/// use toolwire::{ServerOptions, serve_stdio, tool, tools};
 ///
 /// /// Say hello.
 /// #[tool(read_only)]
@@ -86,25 +86,25 @@ pub enum ServeError {
 /// }
 ///
 /// #[tokio::main]
-/// async fn main() -> Result<(), toolwire::ServeError> {
-///     let options = ServerOptions::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")).build();
-///     serve_registry_stdio(tools![hello].unwrap(), options).await
+/// async fn main() -> Result<(), toolwire::stdio::StdioError> {
+///     let options = ServerOptions::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+///     serve_stdio(tools![hello].unwrap(), options).await
 /// }
 /// ```
-pub async fn serve_registry_stdio(registry: ToolRegistry, options: ServerOptions) -> Result<(), ServeError> {
-    serve_stdio(Server::new(registry, options)).await
+pub async fn serve_stdio(registry: ToolRegistry, options: ServerOptions) -> Result<(), StdioError> {
+    serve(Server::builder(options).tools(registry).build()).await
 }
 
 /// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
 /// [`calls_seen`](Server::calls_seen) afterwards).
-pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
+pub async fn serve(server: Server) -> Result<(), StdioError> {
     #[cfg(unix)]
     match output::Polled::new(io::stdout()) {
-        Ok(stdout) => serve(server, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
-        Err(stdout) => serve(server, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
+        Ok(stdout) => serve_bounded(server, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
+        Err(stdout) => serve_bounded(server, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
     }
     #[cfg(not(unix))]
-    serve(server, io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
@@ -112,19 +112,24 @@ pub async fn serve_stdio(server: Server) -> Result<(), ServeError> {
 /// is closed by the peer.
 ///
 /// `output` is always written by the writer thread (this function cannot tell whether a
-/// write to it would block); [`serve_stdio`] also writes inline, on the runtime, when stdout
+/// write to it would block); [`serve`] also writes inline, on the runtime, when stdout
 /// is a pipe, socket or file that takes the write at once.
-pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), ServeError>
+pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), StdioError>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
-    serve(server, input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// [`serve_lines`] on an output that may be written inline, reading paused while more than
 /// `max_unwritten` bytes are not yet written.
-async fn serve<R, D>(server: Server, input: R, output: D, max_unwritten: usize) -> Result<(), ServeError>
+async fn serve_bounded<R, D>(
+    server: Server,
+    input: R,
+    output: D,
+    max_unwritten: usize,
+) -> Result<(), StdioError>
 where
     R: Read + Send + 'static,
     D: output::Destination,
@@ -146,7 +151,7 @@ where
         .spawn(move || {
             let _ = done_tx.send(writer.write_queued());
         })
-        .map_err(|e| ServeError::Thread("writer", e))?;
+        .map_err(|e| StdioError::Thread("writer", e))?;
     // However serving ends (this future dropped included), the flusher stops and the writer
     // thread writes what is queued and exits.
     let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));
@@ -157,16 +162,16 @@ where
         sink: sink.clone(),
         out: out.clone(),
         runtime: tokio::runtime::Handle::current(),
-        limit: options.max_message_size(),
+        limit: options.max_message_size,
         max_unwritten,
-        max_admitted: options.max_in_flight() + MAX_WAITING_CALLS,
+        max_admitted: options.max_in_flight + MAX_WAITING_CALLS,
     };
     std::thread::Builder::new()
         .name("toolwire-stdin".into())
         .spawn(move || reader.run(input, input_tx))
-        .map_err(|e| ServeError::Thread("reader", e))?;
+        .map_err(|e| StdioError::Thread("reader", e))?;
     let keepalive =
-        options.ping_interval().map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
+        options.ping_interval.map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
     let ended = tokio::select! {
         read = input_done => match read {
@@ -186,14 +191,14 @@ where
         }
         Ended::Input(e) => {
             let _ = finish(&session, &options, &out, writer_done).await;
-            Err(ServeError::Input(e))
+            Err(StdioError::Input(e))
         }
         Ended::Output(Ok(())) => Ok(()),
         Ended::Output(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             tracing::info!("the client closed stdout; stopping");
             Ok(())
         }
-        Ended::Output(Err(e)) => Err(ServeError::Output(e)),
+        Ended::Output(Err(e)) => Err(StdioError::Output(e)),
     };
     tracing::info!(calls_seen = server.calls_seen(), "done serving");
     result
@@ -208,8 +213,8 @@ async fn finish<D: output::Destination>(
     options: &ServerOptions,
     out: &output::Output<D>,
     mut writer_done: oneshot::Receiver<io::Result<()>>,
-) -> Result<(), ServeError> {
-    let grace = options.shutdown_grace();
+) -> Result<(), StdioError> {
+    let grace = options.shutdown_grace;
     session.drain(grace).await;
     out.close();
     let mut written = out.lines_written();
@@ -218,7 +223,7 @@ async fn finish<D: output::Destination>(
             Ok(done) => break done,
             Err(_) if out.lines_written() > written => written = out.lines_written(),
             Err(_) => {
-                return Err(ServeError::Output(io::Error::new(
+                return Err(StdioError::Output(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!(
                         "stdout took nothing for {}s after stdin closed: the client stopped reading, so the answers still queued were not delivered",
@@ -229,7 +234,7 @@ async fn finish<D: output::Destination>(
         }
     };
     match done {
-        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(ServeError::Output(e)),
+        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => Err(StdioError::Output(e)),
         _ => Ok(()),
     }
 }
@@ -455,10 +460,10 @@ mod tests {
         const PINGS: usize = 20_000;
         let (input, mut to_server) = io::pipe().unwrap();
         let (mut from_server, output) = io::pipe().unwrap();
-        let server = Server::new(ToolRegistry::new(), ServerOptions::builder("t", "1").build());
+        let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let serving = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(serve(server, input, output::Opaque(output), 16 * 1024))
+            runtime.block_on(serve_bounded(server, input, output::Opaque(output), 16 * 1024))
         });
         let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = written.clone();
@@ -496,7 +501,7 @@ mod tests {
     #[test]
     fn a_line_after_serving_ended_is_not_dispatched() {
         let (input, mut client) = io::pipe().unwrap();
-        let server = Server::new(ToolRegistry::new(), ServerOptions::builder("t", "1").build());
+        let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let serving = serve_lines(server.clone(), input, io::sink());
         let timed_out = runtime

@@ -1,16 +1,14 @@
-//! [`ServeOptions`]: which transport, where, with what auth, and the server's limits.
+//! [`SpecOptions`]: which transport, where, with what auth, and the server's options.
 
+use crate::server::ServerOptions;
+use crate::transport::http::{Auth, HttpConfig};
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
-use std::time::Duration;
-
-use tokio_util::sync::CancellationToken;
-
-use crate::server::ServerOptions;
 
 /// Which transport the agent CLI uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// Loopback streamable HTTP served by this process: the tools stay here, with their
     /// handles, connections and closures. The default.
@@ -54,58 +52,57 @@ impl StdioCommand {
     }
 }
 
-/// How [`serve_registry`](fn@crate::serve_registry) serves.
+/// How [`serve_registry`](fn@crate::serve_registry) serves: the engine's [`ServerOptions`]
+/// (who the server is, its limits), the endpoint's [`HttpConfig`], and what only the spec
+/// decides (transport, bind address, auth, where the config file goes).
 ///
 /// The defaults are the safe ones: HTTP on `127.0.0.1`, an ephemeral port, a generated
-/// bearer token, a private config directory, no deadline.
+/// bearer token, a private config directory, no deadline. The server's name and version are
+/// always yours, never toolwire's: they come from the [`ServerOptions`] you pass.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolwire::ServerOptions;
+/// use toolwire::http::{Auth, HttpConfig};
+/// use toolwire::spec::SpecOptions;
+///
+/// let server = ServerOptions::new("engine", env!("CARGO_PKG_VERSION")).deadline(Some(Duration::from_secs(60)));
+/// let options = SpecOptions::http(server).port(0).http_config(HttpConfig::new(Auth::None).stateless(true));
+/// # let _ = options;
+/// ```
 #[derive(Debug, Clone)]
-pub struct ServeOptions {
+#[non_exhaustive]
+#[must_use]
+pub struct SpecOptions {
     pub(crate) transport: TransportKind,
     pub(crate) command: Option<StdioCommand>,
     pub(crate) bind: SocketAddr,
     pub(crate) allow_non_loopback: bool,
     pub(crate) auth_disabled: bool,
-    pub(crate) stateless: bool,
-    pub(crate) allowed_hosts: Vec<String>,
-    pub(crate) allowed_origins: Vec<String>,
     pub(crate) config_path: Option<PathBuf>,
-    pub(crate) version: Option<String>,
-    pub(crate) instructions: Option<String>,
-    pub(crate) deadline: Option<Duration>,
-    pub(crate) cancellation: Option<CancellationToken>,
-    pub(crate) server: Option<ServerOptions>,
+    pub(crate) server: ServerOptions,
+    pub(crate) http: HttpConfig,
 }
 
-impl Default for ServeOptions {
-    fn default() -> Self {
-        ServeOptions::http()
-    }
-}
-
-impl ServeOptions {
-    /// Loopback streamable HTTP (the default).
-    pub fn http() -> Self {
-        ServeOptions {
+impl SpecOptions {
+    /// Loopback streamable HTTP, served by this process, as `server`.
+    pub fn http(server: ServerOptions) -> Self {
+        SpecOptions {
             transport: TransportKind::Http,
             command: None,
             bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_non_loopback: false,
             auth_disabled: false,
-            stateless: false,
-            allowed_hosts: Vec::new(),
-            allowed_origins: Vec::new(),
             config_path: None,
-            version: None,
-            instructions: None,
-            deadline: None,
-            cancellation: None,
-            server: None,
+            server,
+            // The spec puts its own generated token (or none, with `auth_none`) in.
+            http: HttpConfig::new(Auth::None),
         }
     }
 
-    /// The stdio projection, spawning `command`.
-    pub fn stdio(command: StdioCommand) -> Self {
-        ServeOptions { transport: TransportKind::Stdio, command: Some(command), ..ServeOptions::http() }
+    /// The stdio projection: the agent CLI spawns `command`, which serves as `server`.
+    pub fn stdio(server: ServerOptions, command: StdioCommand) -> Self {
+        SpecOptions { transport: TransportKind::Stdio, command: Some(command), ..SpecOptions::http(server) }
     }
 
     /// Choose the transport; `Stdio` also needs [`command`](Self::command).
@@ -147,24 +144,6 @@ impl ServeOptions {
         self
     }
 
-    /// Issue no session ids (see [`HttpConfigBuilder::stateless`](crate::HttpConfigBuilder::stateless)).
-    pub fn stateless(mut self, stateless: bool) -> Self {
-        self.stateless = stateless;
-        self
-    }
-
-    /// Accept this `Host` besides the loopback names.
-    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
-        self.allowed_hosts.push(host.into());
-        self
-    }
-
-    /// Accept this `Origin` besides loopback ones.
-    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
-        self.allowed_origins.push(origin.into());
-        self
-    }
-
     /// Write the config here instead of a private temp directory. The file is still 0600,
     /// and rewritten on every `start()`; it and its directory are yours, and `stop()`
     /// leaves them alone.
@@ -173,53 +152,17 @@ impl ServeOptions {
         self
     }
 
-    /// The version `serverInfo` reports (default: toolwire's; pass your crate's
-    /// `env!("CARGO_PKG_VERSION")`).
-    pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.version = Some(version.into());
+    /// The engine's options instead of the ones given at construction.
+    pub fn server_options(mut self, server: ServerOptions) -> Self {
+        self.server = server;
         self
     }
 
-    /// The `instructions` the server sends.
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
+    /// The endpoint's options: allowed hosts and origins, statelessness, body, session and
+    /// connection limits. Its [`Auth`] is ignored: the spec generates the token (or serves
+    /// without one, after [`auth_none`](Self::auth_none)).
+    pub fn http_config(mut self, http: HttpConfig) -> Self {
+        self.http = http;
         self
-    }
-
-    /// The server's own deadline per call. `None` (the default) is forever: a default would
-    /// kill a legitimately slow tool.
-    pub fn deadline(mut self, deadline: Option<Duration>) -> Self {
-        self.deadline = deadline;
-        self
-    }
-
-    /// The host's cancellation for the run: once cancelled, calls are refused before
-    /// dispatch and running ones are abandoned.
-    pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Some(token);
-        self
-    }
-
-    /// Serve with exactly these engine options (limits, page size, ping interval, ...),
-    /// instead of the ones built from `version`, `instructions`, `deadline` and
-    /// `cancellation` here. Their name is what `serverInfo` reports.
-    pub fn with_server_options(mut self, options: ServerOptions) -> Self {
-        self.server = Some(options);
-        self
-    }
-
-    pub(crate) fn server_options(&self, name: &str) -> ServerOptions {
-        if let Some(options) = &self.server {
-            return options.clone();
-        }
-        let version = self.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
-        let mut b = ServerOptions::builder(name, version).deadline(self.deadline);
-        if let Some(i) = &self.instructions {
-            b = b.instructions(i.clone());
-        }
-        if let Some(c) = &self.cancellation {
-            b = b.cancellation(c.clone());
-        }
-        b.build()
     }
 }

@@ -23,7 +23,7 @@ use crate::server::Server;
 use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_router};
 
 use super::config::{self, ConfigFile, Endpoint};
-use super::options::{ServeOptions, TransportKind};
+use super::options::{SpecOptions, TransportKind};
 
 /// Why a spec could not be made or started.
 #[derive(Debug, thiserror::Error)]
@@ -51,7 +51,7 @@ pub enum SpecError {
     },
     /// `transport = stdio` without a command.
     #[error(
-        "transport = stdio needs a command: the agent CLI spawns a stdio server itself, in a fresh process, so this process's tools, closures and state do not cross over; pass `.command(StdioCommand::current_exe(args))` naming a binary whose main calls `serve_registry_stdio`"
+        "transport = stdio needs a command: the agent CLI spawns a stdio server itself, in a fresh process, so this process's tools, closures and state do not cross over; pass `.command(StdioCommand::current_exe(args))` naming a binary whose main calls `serve_stdio`"
     )]
     StdioNeedsCommand,
     /// The config file could not be written or removed.
@@ -91,7 +91,7 @@ struct HttpParts {
     config: HttpConfig,
 }
 
-/// Serve `registry` as the MCP server `name`, and hand back a spec that is complete (URL,
+/// Serve `registry` as the MCP server its [`ServerOptions`](crate::ServerOptions) name, and hand back a spec that is complete (URL,
 /// token, config file, qualified names) before anything serves.
 ///
 /// - It is synchronous. It reserves the loopback port by binding it and holding the socket
@@ -104,7 +104,8 @@ struct HttpParts {
 ///   started again. Dropping the spec stops it.
 ///
 /// ```
-/// use toolwire::{ServeOptions, serve_registry, tool, tools};
+/// use toolwire::spec::SpecOptions;
+/// use toolwire::{ServerOptions, serve_registry, tool, tools};
 ///
 /// /// Run the named check and report whether it passed.
 /// #[tool(read_only)]
@@ -118,7 +119,8 @@ struct HttpParts {
 ///     format!("deployed to {target}")
 /// }
 ///
-/// let spec = serve_registry(tools![run_check, deploy].unwrap(), "engine", ServeOptions::http()).unwrap();
+/// let options = SpecOptions::http(ServerOptions::new("engine", env!("CARGO_PKG_VERSION")));
+/// let spec = serve_registry(tools![run_check, deploy].unwrap(), options).unwrap();
 /// assert_eq!(spec.tool_names(), ["mcp__engine__deploy", "mcp__engine__run_check"]);
 /// assert_eq!(spec.requires_approval(), ["mcp__engine__deploy"]);
 /// assert_eq!(spec.auto_approve(), ["mcp__engine__run_check"]);
@@ -126,11 +128,9 @@ struct HttpParts {
 /// assert!(spec.url().unwrap().starts_with("http://127.0.0.1:"));
 /// assert!(spec.claude_cli_args(true).contains(&"--strict-mcp-config".to_owned()));
 /// ```
-pub fn serve_registry(
-    registry: ToolRegistry,
-    name: &str,
-    options: ServeOptions,
-) -> Result<McpServerSpec, SpecError> {
+pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<McpServerSpec, SpecError> {
+    let name = options.server.name().to_owned();
+    let name = name.as_str();
     let names = registry.qualified_names(name)?;
     let mut tool_names = Vec::new();
     let mut requires_approval = Vec::new();
@@ -171,16 +171,9 @@ pub fn serve_registry(
                 Some(t) => Auth::Bearer(t.clone()),
                 None => Auth::None,
             };
-            let mut builder = HttpConfig::builder(auth).stateless(options.stateless);
-            for h in &options.allowed_hosts {
-                builder = builder.allow_host(h.clone());
-            }
-            for o in &options.allowed_origins {
-                builder = builder.allow_origin(o.clone());
-            }
             let url = format!("http://{}/mcp", url_host(addr));
             let endpoint = Endpoint::Http { url, token: token.map(|t| t.expose().to_owned()) };
-            (endpoint, Some(HttpParts { listener, addr, config: builder.build() }))
+            (endpoint, Some(HttpParts { listener, addr, config: options.http.clone().with_auth(auth) }))
         }
     };
     let config = match &options.config_path {
@@ -190,7 +183,7 @@ pub fn serve_registry(
     };
     let spec = McpServerSpec {
         name: name.to_owned(),
-        server: Server::new(registry, options.server_options(name)),
+        server: Server::builder(options.server.clone()).tools(registry).build(),
         names,
         tool_names,
         requires_approval,

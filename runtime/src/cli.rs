@@ -86,7 +86,7 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
         exit(runtime, result);
     }
     let result = runtime
-        .block_on(crate::transport::stdio::serve_stdio(Server::new(registry, options)))
+        .block_on(crate::transport::stdio::serve(Server::builder(options).tools(registry).build()))
         .map_err(|e| e.to_string());
     exit(runtime, result)
 }
@@ -114,11 +114,11 @@ async fn serve_http(
     options: ServerOptions,
     flags: &Flags,
 ) -> Result<(), String> {
-    let mut serve = super::ServeOptions::http().with_server_options(options);
+    let mut serve = crate::spec::SpecOptions::http(options);
     if let Some(port) = flags.port {
         serve = serve.port(port);
     }
-    let mut mcp = super::serve_registry(registry, spec.name, serve).map_err(|e| e.to_string())?;
+    let mut mcp = crate::spec::serve_registry(registry, serve).map_err(|e| e.to_string())?;
     let shutdown = ShutdownSignal::listen();
     mcp.start().map_err(|e| e.to_string())?;
     let url = mcp.url().unwrap_or_default();
@@ -233,7 +233,7 @@ impl Default for Flags {
 
 impl Flags {
     fn options(&self, spec: &MainSpec) -> ServerOptions {
-        let mut b = ServerOptions::builder(spec.name, spec.version)
+        let mut b = ServerOptions::new(spec.name, spec.version)
             .deadline(self.deadline)
             .max_in_flight(self.max_in_flight)
             .max_message_size(self.max_message_bytes)
@@ -245,7 +245,7 @@ impl Flags {
         if let Some(i) = spec.instructions {
             b = b.instructions(i);
         }
-        b.build()
+        b
     }
 }
 
