@@ -135,6 +135,8 @@ pub fn normalise_doc(doc: &str) -> String {
     lines.join("\n").trim().to_owned()
 }
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 pub mod probes;
 pub use probes::{IntoOutcome, outcome};
 

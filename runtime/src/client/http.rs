@@ -86,7 +86,7 @@ impl Cursor {
 
 /// One SSE event's fields that matter here.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Event {
+pub(crate) struct Event {
     /// The joined `data` lines; `None` when there are none or they are blank (a priming event).
     data: Option<String>,
     id: Option<String>,
@@ -560,7 +560,7 @@ fn header_value(v: &str) -> String {
 }
 
 /// Where the first SSE event in `buf` ends, and the length of the blank line after it.
-fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
+pub(crate) fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     for i in 0..buf.len() {
         if buf[i..].starts_with(b"\r\n\r\n") {
             return Some((i, 4));
@@ -576,7 +576,7 @@ fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
 /// without a colon has an empty value, one space after the colon is dropped, lines starting
 /// with a colon are comments, an `id` containing NUL and a `retry` that is not all digits are
 /// ignored.
-fn parse_event(event: &[u8]) -> Event {
+pub(crate) fn parse_event(event: &[u8]) -> Event {
     let text = String::from_utf8_lossy(event);
     let mut data: Vec<&str> = Vec::new();
     let mut parsed = Event::default();

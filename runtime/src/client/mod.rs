@@ -43,6 +43,13 @@ mod schema;
 mod stdio;
 mod typed;
 
+// What `__private::fuzz` drives: the SSE parser and the adoption checks.
+#[cfg(feature = "fuzzing")]
+pub(crate) use {
+    http::{event_end, parse_event},
+    schema::{check as check_schema, compile as compile_schema, validate as validate_adopted},
+};
+
 pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
 pub use client::{
     CallOptions, CallResult, Client, LEGACY_VERSIONS, ListedTool, MODERN_VERSION, ServerInfo, ToolHints,
