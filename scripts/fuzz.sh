@@ -41,7 +41,9 @@ if ! cargo afl --version 2>/dev/null | grep -q "^cargo-afl $AFL_VERSION "; then
   echo "== installing cargo-afl $AFL_VERSION into $cache/cargo"
   cargo install --locked --quiet cargo-afl --version "$AFL_VERSION" --root "$cache/cargo"
 fi
-if [ -z "$(find "$XDG_DATA_HOME/afl.rs" -name afl-fuzz -type f 2>/dev/null | head -n 1)" ]; then
+# Built for this rustc: .../afl.rs/rustc-<version>-<hash>/afl.rs-<cargo-afl version>/afl/bin.
+rustc_dir="rustc-$(rustc -V | awk '{print $2 "-" substr($3, 2, 7)}')"
+if [ ! -x "$XDG_DATA_HOME/afl.rs/$rustc_dir/afl.rs-$AFL_VERSION/afl/bin/afl-fuzz" ]; then
   echo "== building AFL++ into $XDG_DATA_HOME/afl.rs"
   cargo afl config --build --force
 fi

@@ -153,7 +153,7 @@ fn es6_number(f: f64) -> String {
     // `{:e}` gives the shortest digits that read back, as `d.ddde±x`.
     let sci = format!("{:e}", f.abs());
     let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits = ties_to_even(mantissa.chars().filter(|c| *c != '.').collect(), f.abs(), exp);
     let k = digits.len() as i32;
     let n = exp.parse::<i32>().expect("exponent is an integer") + 1;
     let body = if k <= n && n <= 21 {
@@ -169,6 +169,27 @@ fn es6_number(f: f64) -> String {
         format!("{}{rest}e{sign_e}{}", &digits[..1], e.abs())
     };
     format!("{sign}{body}")
+}
+
+/// Of two shortest digit strings exactly as close to `f`, ECMAScript takes the even one;
+/// `{:e}` may give the odd one (RFC 8785's `1424953923781206.2`, which is
+/// 1424953923781206.25 exactly). `digits` are `f`'s shortest digits, `exp` their exponent.
+fn ties_to_even(digits: String, f: f64, exp: &str) -> String {
+    let Some(last) = digits.bytes().last().filter(|d| (d - b'0') % 2 == 1) else { return digits };
+    // `f` exactly: a double has at most 767 significant decimal digits.
+    let exact = format!("{f:.800e}");
+    let Some((m, e)) = exact.split_once('e') else { return digits };
+    let exact: String = m.chars().filter(|c| *c != '.').collect();
+    let head = &digits[..digits.len() - 1];
+    for even in [last - 1, last + 1] {
+        let mid = format!("{head}{}5", char::from(last.min(even)));
+        let candidate = format!("{head}{}", char::from(even));
+        let text = format!("{}.{}e{exp}", &candidate[..1], &candidate[1..]);
+        if e == exp && exact.trim_end_matches('0') == mid && text.parse::<f64>() == Ok(f) {
+            return candidate;
+        }
+    }
+    digits
 }
 
 #[cfg(test)]
