@@ -21,10 +21,10 @@ use serde_json::{Map, Value, json};
 use toolwire::__private::fuzz::{self, Decoded};
 use toolwire::{Context, RequestId, ToolError, canonical_json};
 
-#[path = "support/signatures.rs"]
-mod signatures;
 #[path = "support/agreement.rs"]
 mod agreement;
+#[path = "support/signatures.rs"]
+mod signatures;
 
 use agreement::{judge, mutations, valid};
 
@@ -56,13 +56,15 @@ fn json_value() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::from),
         (-300i64..300).prop_map(Value::from),
         any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f).map(Value::Number)),
-        prop_oneof![Just(0.5), Just(1.5), Just(2.0), Just(-0.0), Just(1e21), Just(5e-324)].prop_map(|f| json!(f)),
+        prop_oneof![Just(0.5), Just(1.5), Just(2.0), Just(-0.0), Just(1e21), Just(5e-324)]
+            .prop_map(|f| json!(f)),
         text().prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(text(), inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(text(), inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -73,7 +75,13 @@ fn arg_value() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (-10i64..300).prop_map(Value::from),
-        prop_oneof![Just(json!(1.5)), Just(json!(2.0)), Just(json!(-0.5)), Just(json!(u64::MAX)), Just(json!(i64::MIN))],
+        prop_oneof![
+            Just(json!(1.5)),
+            Just(json!(2.0)),
+            Just(json!(-0.5)),
+            Just(json!(u64::MAX)),
+            Just(json!(i64::MIN))
+        ],
         "[a-c]{0,5}".prop_map(Value::String),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
@@ -91,33 +99,40 @@ fn schema_node() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(json!({"type": "boolean"})),
         Just(json!({"type": "null"})),
-        (prop::option::of(-5i64..=7), prop::option::of(7i64..=300), any::<bool>()).prop_map(|(min, max, nullable)| {
-            let mut s = json!({"type": if nullable { json!(["integer", "null"]) } else { json!("integer") }});
-            if let Some(min) = min {
-                s["minimum"] = json!(min);
+        (prop::option::of(-5i64..=7), prop::option::of(7i64..=300), any::<bool>()).prop_map(
+            |(min, max, nullable)| {
+                let mut s =
+                    json!({"type": if nullable { json!(["integer", "null"]) } else { json!("integer") }});
+                if let Some(min) = min {
+                    s["minimum"] = json!(min);
+                }
+                if let Some(max) = max {
+                    s["maximum"] = json!(max);
+                }
+                s
             }
-            if let Some(max) = max {
-                s["maximum"] = json!(max);
+        ),
+        (prop::option::of(prop_oneof![Just(-1.0), Just(0.0), Just(1.5)]), any::<bool>()).prop_map(
+            |(min, excl)| {
+                let mut s = json!({"type": "number"});
+                if let Some(min) = min {
+                    s[if excl && min < 1.5 { "exclusiveMinimum" } else { "minimum" }] = json!(min);
+                }
+                s
             }
-            s
-        }),
-        (prop::option::of(prop_oneof![Just(-1.0), Just(0.0), Just(1.5)]), any::<bool>()).prop_map(|(min, excl)| {
-            let mut s = json!({"type": "number"});
-            if let Some(min) = min {
-                s[if excl && min < 1.5 { "exclusiveMinimum" } else { "minimum" }] = json!(min);
+        ),
+        (0u64..=1, prop_oneof![Just(None), Just(Some(1u64)), (4u64..=8).prop_map(Some)]).prop_map(
+            |(min, max)| {
+                let mut s = json!({"type": "string"});
+                if min > 0 {
+                    s["minLength"] = json!(min);
+                }
+                if let Some(max) = max {
+                    s["maxLength"] = json!(max);
+                }
+                s
             }
-            s
-        }),
-        (0u64..=1, prop_oneof![Just(None), Just(Some(1u64)), (4u64..=8).prop_map(Some)]).prop_map(|(min, max)| {
-            let mut s = json!({"type": "string"});
-            if min > 0 {
-                s["minLength"] = json!(min);
-            }
-            if let Some(max) = max {
-                s["maxLength"] = json!(max);
-            }
-            s
-        }),
+        ),
         prop::collection::btree_set("[a-c]{1,3}", 1..4)
             .prop_map(|e| json!({"type": "string", "enum": e.into_iter().collect::<Vec<_>>()})),
         "[a-c]{1,3}".prop_map(|c| json!({"type": "string", "const": c})),
@@ -151,19 +166,21 @@ fn schema_node() -> impl Strategy<Value = Value> {
                 let alts = json!([{"type": "string", "maxLength": 4}, {"type": "integer"}, {"type": "object", "properties": {"v": obj}, "required": ["v"], "additionalProperties": false}]);
                 json!({ if any_of { "anyOf" } else { "oneOf" }: alts })
             }),
-            inner.prop_map(|v| json!({"$ref": "#/$defs/Shared", "__def": v})),
+            inner.prop_map(|v| json!({"$ref": "", "__def": v})),
         ]
     })
 }
 
-/// Move every `{"$ref", "__def"}` node's definition into `defs` (the last one wins, and
-/// every ref names it; so a root has at most one definition, and a ref always resolves).
+/// Move every `{"$ref", "__def"}` node's definition into `defs` under a name of its own,
+/// so every ref resolves and none is a cycle.
 fn hoist(node: &mut Value, defs: &mut Map<String, Value>) {
     match node {
         Value::Object(m) => {
             if let Some(mut def) = m.remove("__def") {
                 hoist(&mut def, defs);
-                defs.insert("Shared".into(), def);
+                let name = format!("D{}", defs.len());
+                m.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+                defs.insert(name, def);
             }
             m.values_mut().for_each(|v| hoist(v, defs));
         }
@@ -174,16 +191,17 @@ fn hoist(node: &mut Value, defs: &mut Map<String, Value>) {
 
 /// An input schema: `{"properties", "required", "$defs"}` for `fuzz::arg_spec`.
 fn input_schema() -> impl Strategy<Value = Value> {
-    (prop::collection::btree_map("[a-c]|text|count", schema_node(), 0..4), any::<Index>()).prop_map(|(props, req)| {
-        let mut props = Value::Object(props.into_iter().collect());
-        let mut defs = Map::new();
-        hoist(&mut props, &mut defs);
-        // A ref whose definition a later one replaced points at a schema of another shape;
-        // that is still a schema both sides read, so it stays.
-        let names: Vec<String> = props.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
-        let required: Vec<&String> = names.iter().take(req.index(names.len() + 1)).collect();
-        json!({"properties": props, "required": required, "$defs": defs})
-    })
+    (prop::collection::btree_map("[a-c]|text|count", schema_node(), 0..4), any::<Index>()).prop_map(
+        |(props, req)| {
+            let mut props = Value::Object(props.into_iter().collect());
+            let mut defs = Map::new();
+            hoist(&mut props, &mut defs);
+            let names: Vec<String> =
+                props.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+            let required: Vec<&String> = names.iter().take(req.index(names.len() + 1)).collect();
+            json!({"properties": props, "required": required, "$defs": defs})
+        },
+    )
 }
 
 fn raw(v: &Value) -> Box<RawValue> {
@@ -340,11 +358,16 @@ fn agree_on(schema: &Value, args: &Value, blame: bool) -> Result<(), TestCaseErr
         .map_err(|e| TestCaseError::fail(format!("{advertised} does not compile: {e}")))?;
     let ours = fuzz::check_arguments(&spec, &raw(args));
     if blame {
-        judge("generated", &validator, args, &ours).map(drop).map_err(|m| TestCaseError::fail(format!("{m}\nschema {advertised}")))
+        judge("generated", &validator, args, &ours)
+            .map(drop)
+            .map_err(|m| TestCaseError::fail(format!("{m}\nschema {advertised}")))
     } else if ours.is_ok() == validator.is_valid(args) {
         Ok(())
     } else {
-        Err(TestCaseError::fail(format!("{advertised}: ours {ours:?}, jsonschema {}", validator.is_valid(args))))
+        Err(TestCaseError::fail(format!(
+            "{advertised}: ours {ours:?}, jsonschema {}",
+            validator.is_valid(args)
+        )))
     }
 }
 

@@ -13,10 +13,10 @@
 use serde_json::{Value, json};
 use toolwire::{Context, Tool, ToolError};
 
-#[path = "support/signatures.rs"]
-mod signatures;
 #[path = "support/agreement.rs"]
 mod agreement;
+#[path = "support/signatures.rs"]
+mod signatures;
 
 use agreement::{judge, mutations, valid};
 

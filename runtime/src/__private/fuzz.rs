@@ -112,8 +112,10 @@ pub fn envelope(data: &[u8]) {
 
 /// The facts an input schema describes (`properties` in order, `required`, `$defs`).
 pub fn arg_spec(schema: &Value) -> ArgSpec {
-    let required: Vec<&str> =
-        schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     let params = schema["properties"]
         .as_object()
         .map(|props| {
@@ -209,7 +211,8 @@ fn request(data: &[u8]) -> Option<Request<Body>> {
 /// to a (virtual) second.
 pub fn http_request(data: &[u8]) {
     let Some(req) = request(data) else { return };
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build() else {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build()
+    else {
         return;
     };
     let mut registry = ToolRegistry::new();

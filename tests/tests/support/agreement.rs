@@ -181,7 +181,9 @@ pub fn judge(
                 }
                 ArgumentProblem::UnknownOrMissing { .. } | ArgumentProblem::NotAnObject { .. } => {
                     if !validator.iter_errors(args).any(|e| e.instance_path().to_string().is_empty()) {
-                        return Err(format!("{tool}: {args}: we objected at the root ({e}), the schema did not"));
+                        return Err(format!(
+                            "{tool}: {args}: we objected at the root ({e}), the schema did not"
+                        ));
                     }
                 }
                 other => return Err(format!("{tool}: unexpected problem {other:?}")),
