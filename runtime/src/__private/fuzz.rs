@@ -7,11 +7,11 @@
 //!
 //! | target | input |
 //! | --- | --- |
-//! | [`envelope`] | one JSON-RPC line (a message or a batch) |
-//! | [`arguments`] | an input schema (`properties`, `required`, `$defs`) on the first line, the call's arguments after it |
-//! | [`http_request`] | `METHOD /path`, header lines, a blank line, the body |
-//! | [`sse`] | an SSE stream, as a server sends it |
-//! | [`adoption`] | a listed tool's `inputSchema` on the first line, arguments to validate after it (optional) |
+//! | `envelope` | one JSON-RPC line (a message or a batch) |
+//! | `arguments` | an input schema (`properties`, `required`, `$defs`) on the first line, the call's arguments after it |
+//! | `http_request` | `METHOD /path`, header lines, a blank line, the body |
+//! | `sse` | an SSE stream, as a server sends it |
+//! | `adoption` | a listed tool's `inputSchema` on the first line, arguments to validate after it (optional) |
 
 #![allow(missing_docs, unreachable_pub)]
 
@@ -48,7 +48,7 @@ pub enum Decoded {
 /// Why a message was refused: the id it was answered under, and the JSON-RPC code.
 pub type Refused = (Option<RequestId>, i64);
 
-/// Decode one message object ([`crate::protocol::envelope::decode`]).
+/// Decode one message object (`crate::protocol::envelope::decode`).
 pub fn decode(text: &str) -> Result<Decoded, Refused> {
     let params = |p: Option<&RawValue>| p.map(|p| p.get().to_owned());
     match envelope::decode(text) {
@@ -65,7 +65,7 @@ pub fn decode(text: &str) -> Result<Decoded, Refused> {
     }
 }
 
-/// Read a request id from its JSON text ([`RequestId::from_raw`]); `None` if it is not one.
+/// Read a request id from its JSON text (`RequestId::from_raw`); `None` if it is not one.
 pub fn decode_id(text: &str) -> Option<RequestId> {
     let raw: &RawValue = serde_json::from_str(text).ok()?;
     RequestId::from_raw(raw).ok()
@@ -134,7 +134,7 @@ pub fn arg_spec(schema: &Value) -> ArgSpec {
 }
 
 /// Fuzz target: the first line an input schema, the rest a call's arguments, through
-/// [`ArgSpec::parse`] and every parameter's check.
+/// `ArgSpec::parse` and every parameter's check.
 pub fn arguments(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (schema, args) = text.split_once('\n').unwrap_or((text, "{}"));
@@ -186,7 +186,7 @@ fn echo() -> Echo {
     Echo { info, spec }
 }
 
-/// Split a request as the [`http_request`] target reads it.
+/// Split a request as the `http_request` target reads it.
 fn request(data: &[u8]) -> Option<Request<Body>> {
     let split = data.windows(2).position(|w| w == b"\n\n");
     let (head, body) = match split {
@@ -206,7 +206,7 @@ fn request(data: &[u8]) -> Option<Request<Body>> {
     builder.body(Body::from(body.to_vec())).ok()
 }
 
-/// Fuzz target: headers and a body into [`mcp_router`] (Auth::None, stateful), in process,
+/// Fuzz target: headers and a body into `mcp_router` (Auth::None, stateful), in process,
 /// on a paused clock so streams that stay open end at once. The response's body is read up
 /// to a (virtual) second.
 pub fn http_request(data: &[u8]) {
