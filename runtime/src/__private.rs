@@ -137,6 +137,8 @@ pub fn normalise_doc(doc: &str) -> String {
     lines.join("\n").trim().to_owned()
 }
 
+#[cfg(feature = "fuzzing")]
+pub mod fuzz;
 pub mod probes;
 pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
 pub use probes::{IntoOutcome, outcome};

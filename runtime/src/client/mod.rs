@@ -43,6 +43,13 @@ mod stdio;
 mod typed;
 mod wire;
 
+// What `__private::fuzz` drives: the SSE parser and the adoption checks.
+#[cfg(feature = "fuzzing")]
+pub(crate) use {
+    http::fuzz_sse,
+    schema::{check as check_schema, compile as compile_schema, validate as validate_adopted},
+};
+
 pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,

@@ -64,6 +64,20 @@ mod sse;
 mod tls;
 
 use sse::{Cursor, SseParser};
+
+/// The fuzz target's way into the SSE parser: `data` minus its first byte, fed in two chunks
+/// split where that byte says, so chunk boundaries (a CR in one, its LF in the next) are
+/// fuzzed too.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn fuzz_sse(data: &[u8]) {
+    let Some((&at, rest)) = data.split_first() else { return };
+    let (a, b) = rest.split_at(usize::from(at).min(rest.len()));
+    let mut parser = SseParser::default();
+    let mut cursor = Cursor::default();
+    for chunk in [a, b] {
+        parser.feed(chunk, |event| cursor.advance(&event));
+    }
+}
 use tls::{connector, tls_error, tls_reason};
 
 const SESSION: &str = "mcp-session-id";
