@@ -185,7 +185,7 @@ impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
             ToolError::failed(&self.tool, format_args!("its input schema does not compile: {reason}"))
         })?;
         validate(validator, &self.checked.advertised, &self.tool, &value).map_err(ToolError::Arguments)?;
-        let opts = CallOptions { timeout: self.timeout, ..CallOptions::default() };
+        let opts = CallOptions::new().timeout_opt(self.timeout);
         let result = self.client.call_tool(&self.tool, value, opts).await?;
         if result.is_error {
             let envelope = envelope(&server, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);

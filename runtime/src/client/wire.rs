@@ -38,16 +38,19 @@ pub struct ToolHints {
     pub open_world: Option<bool>,
 }
 
-/// One tool as the server lists it: untrusted, unvalidated.
+/// One tool as the server lists it: untrusted, unvalidated. Every entry of the server's
+/// list is one, even one without a name (`""`) or an `inputSchema` (`Value::Null`), so
+/// that adoption can say why it was refused.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ListedTool {
-    /// The server's name for the tool.
+    /// The server's name for the tool (`""` when it gave none).
     pub name: String,
     /// Its title, if any.
     pub title: Option<String>,
     /// Its description (server text).
     pub description: String,
-    /// Its `inputSchema`, as sent.
+    /// Its `inputSchema`, as sent (`Value::Null` when it sent none).
     pub input_schema: Value,
     /// Its `outputSchema`, if any.
     pub output_schema: Option<Value>,
@@ -101,6 +104,37 @@ impl<T: Clone> Cached<T> {
 }
 
 impl ListedTool {
+    /// A tool named `name` with the input schema `input_schema` and nothing else (for
+    /// tests and your own adoption logic).
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        ListedTool {
+            name: name.into(),
+            title: None,
+            description: String::new(),
+            input_schema,
+            output_schema: None,
+            hints: ToolHints::default(),
+        }
+    }
+
+    /// One entry of a `tools/list` page, read leniently: a missing or non-string `name`
+    /// reads as `""`, a missing `inputSchema` as `Value::Null`, an entry that is not an
+    /// object as both.
+    pub(crate) fn from_listing(entry: Value) -> Self {
+        let mut entry = match entry {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        if !entry.get("name").is_some_and(Value::is_string) {
+            entry.insert("name".into(), Value::String(String::new()));
+        }
+        entry.entry("inputSchema").or_insert(Value::Null);
+        match serde_json::from_value::<wire::Tool>(Value::Object(entry)) {
+            Ok(tool) => ListedTool::from_wire(tool),
+            Err(_) => ListedTool::new("", Value::Null),
+        }
+    }
+
     /// The client's view of a listed tool.
     pub(crate) fn from_wire(t: wire::Tool) -> Self {
         let a = t.annotations.unwrap_or_default();
