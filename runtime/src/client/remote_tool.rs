@@ -180,8 +180,10 @@ impl RemoteTool {
             Arc::new(move |p: Progress| ctx.report_progress(p.progress, p.total, p.message.as_deref()))
                 as ProgressFn
         });
-        let mut opts =
-            CallOptions::new().timeout_opt(timeout).cancel(ctx.cancellation().clone()).delivery(self.delivery);
+        let mut opts = CallOptions::new()
+            .timeout_opt(timeout)
+            .cancel(ctx.cancellation().clone())
+            .delivery(self.delivery);
         if let Some(progress) = progress {
             opts = opts.progress(progress);
         }

@@ -421,7 +421,8 @@ mod tests {
 
     #[test]
     fn a_pattern_that_is_not_a_regex_is_refused_without_compiling_the_validator() {
-        let schema = |p: &str| json!({"type": "object", "properties": {"a": {"type": "string", "pattern": p}}});
+        let schema =
+            |p: &str| json!({"type": "object", "properties": {"a": {"type": "string", "pattern": p}}});
         assert_eq!(
             refusal(schema("([a-z]")),
             "server 'srv' tool 't': input schema refused: the pattern at '/properties/a/pattern' is not a valid regex"
@@ -438,7 +439,10 @@ mod tests {
             assert!(compile(&c).is_ok(), "{ok}");
         }
         // A property named `pattern` is a schema, not a pattern.
-        assert!(check("s", "t", &json!({"type": "object", "properties": {"pattern": {"type": "string"}}})).is_ok());
+        assert!(
+            check("s", "t", &json!({"type": "object", "properties": {"pattern": {"type": "string"}}}))
+                .is_ok()
+        );
     }
 
     #[test]

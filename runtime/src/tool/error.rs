@@ -111,7 +111,9 @@ pub enum RemoteError {
     },
     /// The server refused the client's credentials (HTTP 401 or 403); the tool was not run.
     /// Not retryable: the same credentials are refused again.
-    #[error("tool '{tool}' was not run: server '{server}' answered HTTP {status}: the credentials were refused")]
+    #[error(
+        "tool '{tool}' was not run: server '{server}' answered HTTP {status}: the credentials were refused"
+    )]
     Unauthorized {
         /// The tool's name.
         tool: String,
@@ -134,7 +136,9 @@ pub enum RemoteError {
     /// A call on a tool that must not be re-run (at-most-once delivery: not read-only, not
     /// idempotent, or its annotations not trusted) was cut off after it was sent: the server
     /// died or the connection dropped. It may or may not have run. Not retryable.
-    #[error("the outcome of tool '{tool}' is unknown: server '{server}' {reason} mid-call; it may have run, and it must not be re-run")]
+    #[error(
+        "the outcome of tool '{tool}' is unknown: the call was cut off (server '{server}' {reason}); it may have run, and it must not be re-run"
+    )]
     OutcomeUnknown {
         /// The tool's name.
         tool: String,
@@ -240,8 +244,8 @@ mod tests {
         let e = ToolError::Remote(RemoteError::OutcomeUnknown { tool, server, reason: "exited".into() });
         assert_eq!(
             e.to_string(),
-            "the outcome of tool 't' is unknown: server 's' exited mid-call; it may have run, and it must \
-             not be re-run"
+            "the outcome of tool 't' is unknown: the call was cut off (server 's' exited); it may have \
+             run, and it must not be re-run"
         );
         assert!(!e.is_retryable());
     }

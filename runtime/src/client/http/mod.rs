@@ -370,7 +370,9 @@ impl Shared {
     fn gone(&self, out: &Out, failure: Failure) {
         match out.id {
             Some(id) => self.conn.fail(id, failure),
-            None => tracing::warn!(server = %self.conn.server, "a message could not be delivered: {failure:?}"),
+            None => {
+                tracing::warn!(server = %self.conn.server, "a message could not be delivered: {failure:?}")
+            }
         }
     }
 
