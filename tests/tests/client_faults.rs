@@ -250,8 +250,7 @@ async fn lists_seen(client: &Client) -> String {
 
 #[tokio::test]
 async fn the_tool_list_is_paged_cached_and_invalidated() {
-    let mut options = ClientOptions::new("listing");
-    options.cache_ttl = Duration::from_millis(400);
+    let options = ClientOptions::new("listing").cache_ttl(Duration::from_millis(400));
     let client = Client::connect(listing(None), options).await.unwrap();
     let names = |l: &[toolwire::client::ListedTool]| l.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     // Two pages, followed.
@@ -289,8 +288,7 @@ async fn a_cursor_that_repeats_is_refused_not_followed_forever() {
 
 #[tokio::test]
 async fn shutdown_escalates_to_sigkill_for_a_child_that_ignores_eof_and_sigterm() {
-    let grace =
-        ShutdownGrace { after_stdin: Duration::from_millis(200), after_term: Duration::from_millis(200) };
+    let grace = ShutdownGrace::new(Duration::from_millis(200), Duration::from_millis(200));
     let client =
         Client::connect(faulty("stubborn", None).grace(grace), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();

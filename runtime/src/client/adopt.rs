@@ -40,6 +40,7 @@ pub const MAX_NAME_LEN: usize = 64;
 
 /// When an adopted tool requires human approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Approval {
     /// Never (the default).
     #[default]
@@ -175,31 +176,6 @@ impl AdoptOptions {
     {
         self.known.extend(names.into_iter().map(Into::into));
         self
-    }
-
-    /// The approval policy.
-    pub fn get_approval(&self) -> Approval {
-        self.approval
-    }
-
-    /// Whether the server's annotations are trusted.
-    pub fn get_trust_annotations(&self) -> bool {
-        self.trust_annotations
-    }
-
-    /// The result cap, in bytes.
-    pub fn get_max_result_bytes(&self) -> usize {
-        self.max_result_bytes
-    }
-
-    /// The description cap, in bytes.
-    pub fn get_max_description_bytes(&self) -> usize {
-        self.max_description_bytes
-    }
-
-    /// The per-call timeout, if set.
-    pub fn get_timeout(&self) -> Option<Duration> {
-        self.timeout
     }
 }
 

@@ -90,13 +90,8 @@ impl CallOptions {
         self
     }
 
-    /// The timeout, if set.
-    pub fn get_timeout(&self) -> Option<Duration> {
-        self.timeout
-    }
-
     /// The delivery an interrupted call is judged by.
-    pub fn get_delivery(&self) -> Delivery {
+    fn delivery_or_default(&self) -> Delivery {
         self.delivery.unwrap_or(Delivery::AtMostOnce)
     }
 }
@@ -108,7 +103,7 @@ impl std::fmt::Debug for CallOptions {
             .field("cancel", &self.cancel.is_some())
             .field("progress", &self.progress.is_some())
             .field("meta", &self.meta)
-            .field("delivery", &self.get_delivery())
+            .field("delivery", &self.delivery_or_default())
             .finish()
     }
 }
@@ -316,7 +311,7 @@ impl Client {
         options: CallOptions,
     ) -> Result<CallResult, ToolError> {
         let server = self.name().to_owned();
-        let delivery = options.get_delivery();
+        let delivery = options.delivery_or_default();
         let opts =
             RequestOpts { timeout: options.timeout, cancel: options.cancel, progress: options.progress };
         let mut params = json!({"name": name, "arguments": arguments});

@@ -39,6 +39,7 @@ pub const MAX_SCHEMA_DEPTH: usize = 16;
 /// A tool's input schema was refused at adoption; the tool is not adopted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("server '{server}' tool {}: input schema refused: {construct}", Quoted(tool))]
+#[non_exhaustive]
 pub struct SchemaRefusal {
     /// The server's configured name.
     pub server: String,

@@ -12,6 +12,7 @@ use crate::tool::Content;
 /// What the server said about itself when the connection was made. Display-only: the
 /// server's words, never trusted for a decision.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ServerInfo {
     /// The negotiated protocol version.
     pub protocol_version: String,
@@ -27,6 +28,7 @@ pub struct ServerInfo {
 
 /// The hints a server attaches to a tool (`annotations`), as given: absent stays `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ToolHints {
     /// `readOnlyHint`.
     pub read_only: Option<bool>,
@@ -61,6 +63,7 @@ pub struct ListedTool {
 /// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
 /// normalises and seals it; use this directly only for your own code.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CallResult {
     /// The content blocks. A block of a type this crate does not know is kept as text
     /// `[<type> content omitted]`.
@@ -73,6 +76,7 @@ pub struct CallResult {
 
 /// One resource as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceInfo {
     /// Its URI.
     pub uri: String,
@@ -84,6 +88,45 @@ pub struct ResourceInfo {
     pub description: Option<String>,
     /// Its MIME type, if known.
     pub mime_type: Option<String>,
+}
+
+impl CallResult {
+    /// A result of `content`, with `structuredContent` `structured`, an error when
+    /// `is_error` (for tests and your own servers' fakes).
+    pub fn new(content: Vec<Content>, structured: Option<Value>, is_error: bool) -> Self {
+        CallResult { content, structured, is_error }
+    }
+}
+
+impl ToolHints {
+    /// No hints: every member absent, as a server that sends no `annotations`.
+    pub fn new() -> Self {
+        ToolHints::default()
+    }
+
+    /// `readOnlyHint`.
+    pub fn read_only(mut self, yes: bool) -> Self {
+        self.read_only = Some(yes);
+        self
+    }
+
+    /// `destructiveHint`.
+    pub fn destructive(mut self, yes: bool) -> Self {
+        self.destructive = Some(yes);
+        self
+    }
+
+    /// `idempotentHint`.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.idempotent = Some(yes);
+        self
+    }
+
+    /// `openWorldHint`.
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.open_world = Some(yes);
+        self
+    }
 }
 
 /// A cached list and when (and under which `list_changed` generation) it was fetched.
