@@ -286,8 +286,8 @@ impl Shared {
                 *lock(&self.session) = None;
                 // The server did not take the request under the lost session: whatever
                 // ends the fresh start, the request was never run.
-                if let Err(reason) = self.reinitialize().await {
-                    return self.gone(&out, Failure::Gone(reason));
+                if let Err(failure) = self.reinitialize().await {
+                    return self.gone(&out, failure);
                 }
                 continue;
             }
@@ -345,13 +345,24 @@ impl Shared {
         }
     }
 
-    /// A fresh `initialize` (the one first sent) and `notifications/initialized`.
-    async fn reinitialize(self: &Arc<Self>) -> Result<(), String> {
-        let Some(init) = lock(&self.init).clone() else { return Err("lost its session".into()) };
+    /// A fresh `initialize` (the one first sent) and `notifications/initialized`. A failure
+    /// is [`Failure::Gone`] (the request waiting for it was never run), or
+    /// [`Failure::Http`] when the fresh start was refused with a status trying again will
+    /// not change (401, 403, ...).
+    async fn reinitialize(self: &Arc<Self>) -> Result<(), Failure> {
+        let never_run = |f: Failure| Failure::Gone(failure_reason(f));
+        let Some(init) = lock(&self.init).clone() else {
+            return Err(Failure::Gone("lost its session".into()));
+        };
         let out = Out { json: init, id: None, method: Some("initialize".into()), name: None };
-        let resp = self.send(&out).await.map_err(failure_reason)?;
+        let resp = self.send(&out).await.map_err(never_run)?;
         if !resp.status().is_success() {
-            return Err(format!("refused a fresh initialize with HTTP {}", resp.status().as_u16()));
+            return Err(match status_failure(resp.status()) {
+                http @ Failure::Http(_) => http,
+                _ => {
+                    Failure::Gone(format!("refused a fresh initialize with HTTP {}", resp.status().as_u16()))
+                }
+            });
         }
         if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
             *lock(&self.session) = Some(s.to_owned());
@@ -362,7 +373,7 @@ impl Shared {
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let out =
             Out { json: note.into(), id: None, method: Some("notifications/initialized".into()), name: None };
-        let _ = self.send(&out).await.map_err(failure_reason)?.into_body().collect().await;
+        let _ = self.send(&out).await.map_err(never_run)?.into_body().collect().await;
         tracing::info!(server = %self.conn.server, "re-initialised after the server lost the session");
         Ok(())
     }
