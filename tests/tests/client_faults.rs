@@ -40,11 +40,12 @@ async fn cancellations(log: &std::path::Path, want: usize) -> Vec<serde_json::Va
 }
 
 #[tokio::test]
-async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
+async fn a_child_that_dies_mid_call_leaves_an_unknown_outcome_not_a_hang() {
     let tasks = alive_tasks();
     let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    // `work` says nothing about itself: it must not be re-run (at most once).
     let work = d.get("faulty__work").unwrap();
     let err = tokio::time::timeout(Duration::from_secs(10), work.call_json(json!({"n": 1}), &Context::new()))
         .await
@@ -52,25 +53,51 @@ async fn a_child_that_dies_mid_call_is_unavailable_not_a_hang() {
         .unwrap_err();
     assert_eq!(
         err,
-        ToolError::Remote(RemoteError::Unavailable {
+        ToolError::Remote(RemoteError::OutcomeUnknown {
             tool: "faulty__work".into(),
             server: "faulty".into(),
             reason: "exited with status 3".into()
         })
     );
-    assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' exited with status 3");
-    assert!(err.is_retryable());
+    assert_eq!(
+        err.to_string(),
+        "the outcome of tool 'faulty__work' is unknown: the call was cut off (server 'faulty' exited with \
+         status 3); it may have run, and it must not be re-run"
+    );
+    assert!(!err.is_retryable());
     assert_gone(pid).await;
-    // Later calls fail the same way, at once.
+    // Later calls are never sent: unavailable, at once.
     let again = work.call_json(json!({"n": 2}), &Context::new()).await.unwrap_err();
-    assert!(matches!(again, ToolError::Remote(RemoteError::Unavailable { .. })));
+    assert!(matches!(again, ToolError::Remote(RemoteError::Unavailable { .. })), "{again:?}");
     drop(d);
     drop(client);
     assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
-async fn a_child_killed_mid_call_is_unavailable() {
+async fn a_read_only_tool_cut_off_by_a_dying_child_stays_retryable() {
+    let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let look = d.get("faulty__look").unwrap();
+    assert_eq!(look.delivery(), toolwire::client::Delivery::AtLeastOnce);
+    let err = tokio::time::timeout(Duration::from_secs(10), look.call_json(json!({"n": 1}), &Context::new()))
+        .await
+        .expect("a dead child must not hang the call")
+        .unwrap_err();
+    assert_eq!(err.to_string(), "tool 'faulty__look' is unavailable: server 'faulty' exited with status 3");
+    assert!(err.is_retryable());
+    // Without trusting the annotations, the same tool is at most once.
+    let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
+    let d2 = client.adopt(AdoptOptions::default().trust_annotations(false)).await.unwrap();
+    let err = d2.get("faulty__look").unwrap().call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
+    assert!(matches!(err, ToolError::Remote(RemoteError::OutcomeUnknown { .. })), "{err:?}");
+    assert!(!err.is_retryable());
+    assert_gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_child_killed_mid_call_leaves_an_unknown_outcome() {
     let tasks = alive_tasks();
     let client = Client::connect(faulty("never-answers", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
@@ -81,7 +108,12 @@ async fn a_child_killed_mid_call_is_unavailable() {
     std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
     let err =
         tokio::time::timeout(Duration::from_secs(10), call).await.expect("no hang").unwrap().unwrap_err();
-    assert_eq!(err.to_string(), "tool 'faulty__work' is unavailable: server 'faulty' was killed by signal 9");
+    assert_eq!(
+        err.to_string(),
+        "the outcome of tool 'faulty__work' is unknown: the call was cut off (server 'faulty' was killed by \
+         signal 9); it may have run, and it must not be re-run"
+    );
+    assert!(!err.is_retryable());
     assert_gone(pid).await;
     client.close().await;
     drop(d);
@@ -177,11 +209,9 @@ async fn garbage_on_stdout_is_skipped() {
     // Caller metadata travels in `_meta`, beside the progress token.
     let mut meta = serde_json::Map::new();
     meta.insert("run_id".into(), json!("r1"));
-    let opts = toolwire::client::CallOptions {
-        meta: Some(meta),
-        progress: Some(std::sync::Arc::new(|_p: toolwire::context::Progress| {})),
-        ..Default::default()
-    };
+    let opts = toolwire::client::CallOptions::new()
+        .meta(meta)
+        .progress(std::sync::Arc::new(|_p: toolwire::context::Progress| {}));
     let r = client.call_tool("meta", json!({}), opts).await.unwrap();
     let toolwire::Content::Text { text } = &r.content[0] else { panic!("{r:?}") };
     let sent: serde_json::Value = serde_json::from_str(text).unwrap();
@@ -222,8 +252,7 @@ async fn lists_seen(client: &Client) -> String {
 
 #[tokio::test]
 async fn the_tool_list_is_paged_cached_and_invalidated() {
-    let mut options = ClientOptions::new("listing");
-    options.cache_ttl = Duration::from_millis(400);
+    let options = ClientOptions::new("listing").cache_ttl(Duration::from_millis(400));
     let client = Client::connect(listing(None), options).await.unwrap();
     let names = |l: &[toolwire::client::ListedTool]| l.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
     // Two pages, followed.
@@ -261,8 +290,7 @@ async fn a_cursor_that_repeats_is_refused_not_followed_forever() {
 
 #[tokio::test]
 async fn shutdown_escalates_to_sigkill_for_a_child_that_ignores_eof_and_sigterm() {
-    let grace =
-        ShutdownGrace { after_stdin: Duration::from_millis(200), after_term: Duration::from_millis(200) };
+    let grace = ShutdownGrace::new(Duration::from_millis(200), Duration::from_millis(200));
     let client =
         Client::connect(faulty("stubborn", None).grace(grace), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();

@@ -250,7 +250,8 @@ async fn a_stream_without_event_ids_or_whose_resumption_is_refused_is_unavailabl
     let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tool 'work' is unavailable: server 'resumer' closed the SSE stream before answering"
+        "the outcome of tool 'work' is unknown: the call was cut off (server 'resumer' closed the SSE \
+         stream before answering); it may have run, and it must not be re-run"
     );
     assert_eq!(peer.lines()[4..], ["POST tools/call", "DELETE"]);
 
@@ -261,10 +262,11 @@ async fn a_stream_without_event_ids_or_whose_resumption_is_refused_is_unavailabl
     }))
     .await;
     let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
-    assert!(matches!(err, ToolError::Remote(RemoteError::Unavailable { .. })), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::OutcomeUnknown { .. })), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "tool 'work' is unavailable: server 'resumer' closed the SSE stream before answering"
+        "the outcome of tool 'work' is unknown: the call was cut off (server 'resumer' closed the SSE \
+         stream before answering); it may have run, and it must not be re-run"
     );
     assert_eq!(peer.lines()[4..], ["POST tools/call", "GET Last-Event-ID: c-1", "DELETE"]);
 }
@@ -277,11 +279,12 @@ async fn resumptions_that_bring_nothing_end_after_five() {
     }))
     .await;
     let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
-    assert!(matches!(err, ToolError::Remote(RemoteError::Unavailable { .. })), "{err:?}");
+    assert!(matches!(err, ToolError::Remote(RemoteError::OutcomeUnknown { .. })), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "tool 'work' is unavailable: server 'resumer' closed the SSE stream before answering, and 5 \
-         attempts to resume it brought nothing"
+        "the outcome of tool 'work' is unknown: the call was cut off (server 'resumer' closed the SSE \
+         stream before answering, and 5 attempts to resume it brought nothing); it may have run, and it \
+         must not be re-run"
     );
     let mut expected = vec!["POST tools/call".to_owned()];
     expected.extend(std::iter::repeat_n("GET Last-Event-ID: c-1".to_owned(), 5));
@@ -299,4 +302,36 @@ async fn a_resumed_stream_that_never_answers_ends_with_the_call_timeout() {
     let err = call(&peer, AdoptOptions::default().timeout(Duration::from_secs(1))).await.unwrap_err();
     assert!(matches!(err, ToolError::Remote(RemoteError::TimedOut { .. })), "{err:?}");
     assert_eq!(peer.lines()[4..6], ["POST tools/call", "GET Last-Event-ID: c-1"]);
+}
+
+#[tokio::test]
+async fn a_call_refused_by_http_status_says_which_and_is_not_retried() {
+    for (status, want) in [
+        (403, "tool 'work' was not run: server 'resumer' answered HTTP 403: the credentials were refused"),
+        (401, "tool 'work' was not run: server 'resumer' answered HTTP 401: the credentials were refused"),
+        // A 404 under a session: the session is renewed once, then the status is the answer.
+        (404, "tool 'work' was not run: server 'resumer' answered HTTP 404"),
+    ] {
+        let peer = serve(Box::new(move |req, _| match req.rpc.as_deref() {
+            Some("tools/call") => Reply::Status(status),
+            _ => Reply::Status(405),
+        }))
+        .await;
+        let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
+        assert_eq!(err.to_string(), want);
+        assert!(!err.is_retryable(), "{err:?}");
+    }
+    // A 503 leaves the call's fate open: at most once, its outcome is unknown.
+    let peer = serve(Box::new(|req, _| match req.rpc.as_deref() {
+        Some("tools/call") => Reply::Status(503),
+        _ => Reply::Status(405),
+    }))
+    .await;
+    let err = call(&peer, AdoptOptions::default()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the outcome of tool 'work' is unknown: the call was cut off (server 'resumer' answered HTTP 503); \
+         it may have run, and it must not be re-run"
+    );
+    assert!(!err.is_retryable());
 }

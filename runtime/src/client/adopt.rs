@@ -3,6 +3,7 @@
 //!
 //! The rules, in the order they apply:
 //!
+//! 0. A tool without a name, or without an `inputSchema`, is rejected.
 //! 1. An allowlist, when set, is the only tools considered; the rest are rejected.
 //! 2. `include` globs (when any) must match, and no `exclude` glob may (`*` and `?`, on the
 //!    server's names).
@@ -10,8 +11,12 @@
 //! 4. The name becomes `prefix + name`, sanitised to `[A-Za-z0-9_-]` and cut to 64
 //!    characters. Two tools that end up with one name: the second is rejected.
 //! 5. A name that collides with a known local tool is withheld and reported in
-//!    `conflicts`, never renamed.
+//!    `conflicts` (and among the rejected), never renamed.
 //! 6. `max_tools` caps what survives, in the server's order; `truncated` says it did.
+//! 7. A description over `max_description_bytes` ([`DEFAULT_MAX_DESCRIPTION_BYTES`]) is
+//!    cut there with a marker.
+//!
+//! Adopted plus rejected is always the server's whole list.
 //!
 //! The adopted view is held: [`Discovery::tools`] does not change until you call
 //! [`Discovery::refresh`], so a server cannot widen an in-flight agent's surface.
@@ -35,6 +40,7 @@ pub const MAX_NAME_LEN: usize = 64;
 
 /// When an adopted tool requires human approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Approval {
     /// Never (the default).
     #[default]
@@ -45,30 +51,28 @@ pub enum Approval {
     Always,
 }
 
-/// How a server's tools are adopted.
+/// The longest tool description adopted as is, in bytes: 8 KiB. A description goes into
+/// every prompt the tool is offered in; a longer one is cut there with a marker
+/// (`[truncated: N of M bytes shown]`), as results are. Change it with
+/// [`AdoptOptions::max_description_bytes`].
+pub const DEFAULT_MAX_DESCRIPTION_BYTES: usize = 8 * 1024;
+
+/// How a server's tools are adopted, set with consuming setters:
+/// `AdoptOptions::new().prefix("git_").include("read_*")`.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct AdoptOptions {
-    /// Put before every name the model sees; `None` means `"<server>__"`, `Some("")` none.
-    pub prefix: Option<String>,
-    /// Globs on the server's names; when any are given, a tool must match one.
-    pub include: Vec<String>,
-    /// Globs on the server's names; a tool matching one is rejected.
-    pub exclude: Vec<String>,
-    /// When set, the only server names considered.
-    pub allow: Option<Vec<String>>,
-    /// At most this many tools are adopted.
-    pub max_tools: Option<usize>,
-    /// When approval is required.
-    pub approval: Approval,
-    /// Read the server's annotations (default true); false treats every tool as destructive
-    /// and non-repeatable.
-    pub trust_annotations: bool,
-    /// Results are cut at this many bytes (64 KiB).
-    pub max_result_bytes: usize,
-    /// Per-call timeout (none by default; a call's own deadline still applies).
-    pub timeout: Option<Duration>,
-    /// Names of local tools: an adopted name among them is withheld as a conflict.
-    pub known: BTreeSet<String>,
+    prefix: Option<String>,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    allow: Option<Vec<String>>,
+    max_tools: Option<usize>,
+    approval: Approval,
+    trust_annotations: bool,
+    max_result_bytes: usize,
+    max_description_bytes: usize,
+    timeout: Option<Duration>,
+    known: BTreeSet<String>,
 }
 
 impl Default for AdoptOptions {
@@ -82,6 +86,7 @@ impl Default for AdoptOptions {
             approval: Approval::None,
             trust_annotations: true,
             max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_description_bytes: DEFAULT_MAX_DESCRIPTION_BYTES,
             timeout: None,
             known: BTreeSet::new(),
         }
@@ -89,25 +94,33 @@ impl Default for AdoptOptions {
 }
 
 impl AdoptOptions {
-    /// Set the prefix.
+    /// The defaults: prefix `"<server>__"`, every tool considered, no approval, annotations
+    /// trusted, results cut at [`DEFAULT_MAX_RESULT_BYTES`], descriptions at
+    /// [`DEFAULT_MAX_DESCRIPTION_BYTES`], no per-call timeout.
+    pub fn new() -> Self {
+        AdoptOptions::default()
+    }
+
+    /// Put `prefix` before every name the model sees (default `"<server>__"`; `""` for none).
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
     }
 
-    /// Add an include glob.
+    /// Add an include glob (on the server's names, `*` and `?`); when any are given, a tool
+    /// must match one.
     pub fn include(mut self, glob: impl Into<String>) -> Self {
         self.include.push(glob.into());
         self
     }
 
-    /// Add an exclude glob.
+    /// Add an exclude glob; a tool matching one is rejected.
     pub fn exclude(mut self, glob: impl Into<String>) -> Self {
         self.exclude.push(glob.into());
         self
     }
 
-    /// Set the allowlist.
+    /// Set the allowlist: the only server names considered.
     pub fn allow<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -117,7 +130,7 @@ impl AdoptOptions {
         self
     }
 
-    /// Cap the number of tools.
+    /// Adopt at most `n` tools.
     pub fn max_tools(mut self, n: usize) -> Self {
         self.max_tools = Some(n);
         self
@@ -129,19 +142,27 @@ impl AdoptOptions {
         self
     }
 
-    /// Trust (or not) the server's annotations.
+    /// Trust (or not) the server's annotations (default true); false treats every tool as
+    /// destructive and non-repeatable.
     pub fn trust_annotations(mut self, yes: bool) -> Self {
         self.trust_annotations = yes;
         self
     }
 
-    /// Set the result cap.
+    /// Cut results at `n` bytes (default [`DEFAULT_MAX_RESULT_BYTES`]).
     pub fn max_result_bytes(mut self, n: usize) -> Self {
         self.max_result_bytes = n;
         self
     }
 
-    /// Set the per-call timeout.
+    /// Cut descriptions at `n` bytes, with a marker (default
+    /// [`DEFAULT_MAX_DESCRIPTION_BYTES`]).
+    pub fn max_description_bytes(mut self, n: usize) -> Self {
+        self.max_description_bytes = n;
+        self
+    }
+
+    /// Set the per-call timeout (none by default; a call's own deadline still applies).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -162,6 +183,10 @@ impl AdoptOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RejectReason {
+    /// The server gave it no name (or an empty one).
+    NoName,
+    /// The server gave it no `inputSchema`.
+    NoInputSchema,
     /// Not on the allowlist.
     NotAllowed,
     /// No include glob matched.
@@ -183,11 +208,19 @@ pub enum RejectReason {
         /// The limit.
         max_tools: usize,
     },
+    /// Its adopted name is a local tool's; it is also listed in
+    /// [`Discovery::conflicts`].
+    Conflict {
+        /// The adopted name.
+        name: String,
+    },
 }
 
 impl fmt::Display for RejectReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            RejectReason::NoName => f.write_str("the server gave it no name"),
+            RejectReason::NoInputSchema => f.write_str("the server gave it no inputSchema"),
             RejectReason::NotAllowed => f.write_str("not on the allowlist"),
             RejectReason::NotIncluded => f.write_str("matched no include glob"),
             RejectReason::Excluded { glob } => write!(f, "matched exclude glob '{glob}'"),
@@ -196,12 +229,14 @@ impl fmt::Display for RejectReason {
                 write!(f, "another tool of this server is already adopted as '{name}'")
             }
             RejectReason::OverLimit { max_tools } => write!(f, "over max_tools ({max_tools})"),
+            RejectReason::Conflict { name } => write!(f, "a local tool is already named '{name}'"),
         }
     }
 }
 
-/// One tool that was not adopted, and why.
+/// One tool that was not adopted, and why ([`Display`](fmt::Display): `'<name>': <reason>`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Rejected {
     /// The server's name for it.
     pub name: String,
@@ -209,8 +244,17 @@ pub struct Rejected {
     pub reason: RejectReason,
 }
 
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", super::schema::Quoted(&self.name), self.reason)
+    }
+}
+
 /// What [`Client::adopt`] did: the adopted tools, the rejected ones with reasons, the
 /// conflicts with local tools, and whether `max_tools` truncated the list.
+///
+/// Every tool the server listed is accounted for: `tools().len() + rejected().len()` is
+/// the length of the list (a conflict is among the rejected too).
 #[derive(Debug, Clone)]
 pub struct Discovery {
     client: Client,
@@ -232,7 +276,8 @@ impl Discovery {
         self.tools.iter().find(|t| t.info().name() == name)
     }
 
-    /// The tools that were not adopted.
+    /// The tools that were not adopted, each with a reason a person can read, in the
+    /// server's order.
     pub fn rejected(&self) -> &[Rejected] {
         &self.rejected
     }
@@ -279,6 +324,10 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
     let mut truncated = false;
     for t in listed.iter() {
         let reject = |reason| Rejected { name: t.name.clone(), reason };
+        if t.name.is_empty() {
+            rejected.push(reject(RejectReason::NoName));
+            continue;
+        }
         if options.allow.as_ref().is_some_and(|a| !a.contains(&t.name)) {
             rejected.push(reject(RejectReason::NotAllowed));
             continue;
@@ -291,6 +340,10 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
             rejected.push(reject(RejectReason::Excluded { glob: g.clone() }));
             continue;
         }
+        if t.input_schema.is_null() {
+            rejected.push(reject(RejectReason::NoInputSchema));
+            continue;
+        }
         let checked = match check(client.name(), &t.name, &t.input_schema) {
             Ok(c) => c,
             Err(refusal) => {
@@ -301,7 +354,8 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
         let mut name = format!("{prefix}{}", sanitise_tool_name(&t.name));
         name.truncate(MAX_NAME_LEN);
         if options.known.contains(&name) {
-            conflicts.push(name);
+            conflicts.push(name.clone());
+            rejected.push(reject(RejectReason::Conflict { name }));
             continue;
         }
         if !taken.insert(name.clone()) {
@@ -320,6 +374,7 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
             delivery,
             timeout: options.timeout,
             max_result_bytes: options.max_result_bytes,
+            max_description_bytes: options.max_description_bytes,
         };
         tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, terms)));
     }
@@ -327,7 +382,7 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
 }
 
 /// Whether `name` matches `pattern` (`*` any run, `?` one character).
-pub fn glob(pattern: &str, name: &str) -> bool {
+pub(crate) fn glob(pattern: &str, name: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let n: Vec<char> = name.chars().collect();
     let (mut pi, mut ni) = (0, 0);

@@ -29,6 +29,7 @@ pub const CONFIG_FILES: [&str; 3] = ["mcp_servers.json", ".mcp.json", "mcp.json"
 
 /// One declared server.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerConfig {
     /// Its name (the key it was declared under).
     pub name: String,
@@ -93,6 +94,7 @@ impl Eq for ConfigError {}
 
 /// What was read: the servers, where from, and the entries that were skipped.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ConfigLoad {
     /// `MCP_SERVERS` or the file read; `None` when there was no configuration.
     pub source: Option<String>,
@@ -204,6 +206,7 @@ pub fn load_servers(project_root: &Path) -> Result<ConfigLoad, ConfigError> {
 
 /// What [`connect_all`] did.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Connected {
     /// The clients that connected, in configuration order.
     pub clients: Vec<Client>,

@@ -52,8 +52,14 @@ pub(crate) enum Failure {
     CancelledBeforeSend,
     /// The caller cancelled while waiting; a cancellation was sent.
     Cancelled,
-    /// The connection is gone.
+    /// The connection was gone before the request left: the server never saw it.
     Gone(String),
+    /// The connection went away after the request was handed to it (the server died, the
+    /// connection dropped): the server may have acted on it.
+    Lost(String),
+    /// The endpoint answered with an HTTP status that trying again will not change (401,
+    /// 403, another 4xx).
+    Http(u16),
     /// The server answered with a JSON-RPC error.
     Rpc { code: i64, message: String, data: Option<Value> },
 }
@@ -154,7 +160,7 @@ impl Conn {
         };
         let drained: Vec<_> = lock(&self.pending).drain().collect();
         for (_, tx) in drained {
-            let _ = tx.send(Err(Failure::Gone(reason.clone())));
+            let _ = tx.send(Err(Failure::Lost(reason.clone())));
         }
         lock(&self.progress).clear();
     }
@@ -242,7 +248,7 @@ impl Conn {
             }
         };
         let outcome = tokio::select! {
-            reply = rx => reply.unwrap_or_else(|_| Err(Failure::Gone("closed the connection".into()))),
+            reply = rx => reply.unwrap_or_else(|_| Err(Failure::Lost("closed the connection".into()))),
             () = sleep => {
                 self.abandon(id, "timeout");
                 Err(Failure::Timeout(opts.timeout.unwrap_or_default()))
@@ -474,6 +480,6 @@ mod tests {
             tokio::task::yield_now().await;
         }
         conn.shut("exited with status 9");
-        assert_eq!(call.await.unwrap(), Err(Failure::Gone("exited with status 9".into())));
+        assert_eq!(call.await.unwrap(), Err(Failure::Lost("exited with status 9".into())));
     }
 }

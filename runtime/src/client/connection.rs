@@ -14,6 +14,7 @@ use super::error::ClientError;
 use super::http::HttpLink;
 use super::normalise::call_result;
 use super::options::{ClientOptions, EraMode, ServerTransport};
+use super::remote_tool::Delivery;
 use super::stdio::StdioLink;
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
@@ -22,23 +23,77 @@ use crate::tool::{RemoteError, ToolError};
 /// The modern (stateless) version this client speaks.
 const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
+/// The reason a connection closed by [`Client::close`] gives.
+const CLOSED_BY_CLIENT: &str = "was closed by the client";
+
 /// Whether `name` is a handshake version this client speaks.
 fn is_legacy(name: &str) -> bool {
     ProtocolVersion::parse(name).is_some_and(|v| v.era() == Era::Legacy)
 }
 
-/// Per-call knobs for [`Client::call_tool`].
+/// Per-call knobs for [`Client::call_tool`], set with consuming setters:
+/// `CallOptions::new().timeout(d).cancel(token)`.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct CallOptions {
+    timeout: Option<Duration>,
+    cancel: Option<CancellationToken>,
+    progress: Option<ProgressFn>,
+    meta: Option<serde_json::Map<String, Value>>,
+    delivery: Option<Delivery>,
+}
+
+impl CallOptions {
+    /// No timeout, no cancellation, no progress, no extra `_meta`, at-most-once delivery.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
     /// Give up after this long, send `notifications/cancelled`, and ignore a late answer.
-    pub timeout: Option<Duration>,
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Like [`timeout`](Self::timeout), or none.
+    pub fn timeout_opt(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
     /// The caller's cancellation: checked before dispatch, and watched while waiting.
-    pub cancel: Option<CancellationToken>,
-    /// Receives `notifications/progress` for this call (a `progressToken` is sent).
-    pub progress: Option<ProgressFn>,
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Receive `notifications/progress` for this call (a `progressToken` is sent).
+    pub fn progress(mut self, progress: ProgressFn) -> Self {
+        self.progress = Some(progress);
+        self
+    }
+
     /// Extra `_meta` members for the server, e.g. a run id or an idempotency key for a
     /// server that deduplicates. The reserved members this client sets win over these.
-    pub meta: Option<serde_json::Map<String, Value>>,
+    pub fn meta(mut self, meta: serde_json::Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// What may happen if the call is cut off after it was sent: with
+    /// [`Delivery::AtMostOnce`] (the default, as MCP treats a tool it knows nothing about)
+    /// it fails as [`RemoteError::OutcomeUnknown`], not retryable; with
+    /// [`Delivery::AtLeastOnce`] (a read-only or idempotent tool) as
+    /// [`RemoteError::Unavailable`], retryable.
+    pub fn delivery(mut self, delivery: Delivery) -> Self {
+        self.delivery = Some(delivery);
+        self
+    }
+
+    /// The delivery an interrupted call is judged by.
+    fn delivery_or_default(&self) -> Delivery {
+        self.delivery.unwrap_or(Delivery::AtMostOnce)
+    }
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -48,6 +103,7 @@ impl std::fmt::Debug for CallOptions {
             .field("cancel", &self.cancel.is_some())
             .field("progress", &self.progress.is_some())
             .field("meta", &self.meta)
+            .field("delivery", &self.delivery_or_default())
             .finish()
     }
 }
@@ -134,7 +190,7 @@ impl Client {
     /// stdin, SIGTERM, SIGKILL), an HTTP session is ended with `DELETE`. Idempotent; every
     /// later request fails with [`ClientError::Closed`].
     pub async fn close(&self) {
-        self.inner.conn.shut("was closed by the client");
+        self.inner.conn.shut(CLOSED_BY_CLIENT);
         *lock(&self.inner.tools) = None;
         *lock(&self.inner.resources) = None;
         let link = self.inner.link.lock().await.take();
@@ -229,15 +285,8 @@ impl Client {
             return Ok(hit);
         }
         let raw = self.list_all("tools/list", "tools").await?;
-        let mut tools = Vec::with_capacity(raw.len());
-        for t in raw {
-            match serde_json::from_value::<wire::Tool>(t) {
-                Ok(tool) => tools.push(ListedTool::from_wire(tool)),
-                Err(_) => {
-                    tracing::warn!(server = %self.name(), "skipping a listed tool without a name or an inputSchema")
-                }
-            }
-        }
+        // Every entry is kept, the malformed too: adoption refuses those and says why.
+        let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
         *lock(&self.inner.tools) = Some(Cached::new(Arc::clone(&tools), generation));
         Ok(tools)
@@ -246,10 +295,15 @@ impl Client {
     /// Call the server's tool `name` with `arguments` (a JSON object).
     ///
     /// The result is the server's, unvalidated and unsealed; `isError` is a result, not an
-    /// `Err`. Failures are classified: a timeout is [`RemoteError::TimedOut`], a dead or
-    /// unreachable server [`RemoteError::Unavailable`], a JSON-RPC error answer
-    /// [`RemoteError::Refused`] (each in [`ToolError::Remote`]), and the caller's cancellation
-    /// [`ToolError::CancelledBeforeDispatch`] or [`ToolError::CancelledWhileRunning`].
+    /// `Err`. Failures are classified: a timeout is [`RemoteError::TimedOut`]; a server that
+    /// could not be reached [`RemoteError::Unavailable`]; one that died or dropped the
+    /// connection after the call was sent [`RemoteError::OutcomeUnknown`] under at-most-once
+    /// [`delivery`](CallOptions::delivery) (the default) and `Unavailable` under
+    /// at-least-once; refused credentials (HTTP 401, 403) [`RemoteError::Unauthorized`];
+    /// another HTTP status trying again will not change [`RemoteError::HttpStatus`]; a
+    /// JSON-RPC error answer [`RemoteError::Refused`] (each in [`ToolError::Remote`]); and the
+    /// caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
+    /// [`ToolError::CancelledWhileRunning`].
     pub async fn call_tool(
         &self,
         name: &str,
@@ -257,6 +311,7 @@ impl Client {
         options: CallOptions,
     ) -> Result<CallResult, ToolError> {
         let server = self.name().to_owned();
+        let delivery = options.delivery_or_default();
         let opts =
             RequestOpts { timeout: options.timeout, cancel: options.cancel, progress: options.progress };
         let mut params = json!({"name": name, "arguments": arguments});
@@ -272,6 +327,22 @@ impl Client {
                 Failure::Cancelled => ToolError::CancelledWhileRunning { tool: name.to_owned() },
                 Failure::Gone(reason) => {
                     RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }.into()
+                }
+                Failure::Lost(reason) => match delivery {
+                    Delivery::AtLeastOnce => {
+                        RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }
+                            .into()
+                    }
+                    Delivery::AtMostOnce => {
+                        RemoteError::OutcomeUnknown { tool: name.to_owned(), server: server.clone(), reason }
+                            .into()
+                    }
+                },
+                Failure::Http(status @ (401 | 403)) => {
+                    RemoteError::Unauthorized { tool: name.to_owned(), server: server.clone(), status }.into()
+                }
+                Failure::Http(status) => {
+                    RemoteError::HttpStatus { tool: name.to_owned(), server: server.clone(), status }.into()
                 }
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
@@ -304,8 +375,12 @@ pub(crate) fn failure_to_client_error(
         Failure::CancelledBeforeSend | Failure::Cancelled => {
             ClientError::Cancelled { server, method: method.to_owned() }
         }
-        Failure::Gone(reason) if reason == "was closed by the client" => ClientError::Closed { server },
-        Failure::Gone(reason) => ClientError::Unavailable { server, reason },
+        Failure::Gone(reason) | Failure::Lost(reason) if reason == CLOSED_BY_CLIENT => {
+            ClientError::Closed { server }
+        }
+        Failure::Gone(reason) | Failure::Lost(reason) => ClientError::Unavailable { server, reason },
+        Failure::Http(status @ (401 | 403)) => ClientError::Unauthorized { server, status },
+        Failure::Http(status) => ClientError::HttpStatus { server, status },
         Failure::Rpc { code, message, .. } => {
             ClientError::Rpc { server, method: method.to_owned(), code, server_message: message }
         }

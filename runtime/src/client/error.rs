@@ -40,6 +40,24 @@ pub enum ClientError {
         /// What happened, e.g. `exited with status 1`.
         reason: String,
     },
+    /// The server refused the client's credentials (HTTP 401 or 403). Not retryable: the
+    /// same credentials are refused again.
+    #[error("server '{server}' answered HTTP {status}: the credentials were refused")]
+    Unauthorized {
+        /// The server's configured name.
+        server: String,
+        /// The HTTP status, 401 or 403.
+        status: u16,
+    },
+    /// The endpoint answered with an HTTP status that trying again will not change (a 404
+    /// with no session, a 405, another 4xx). Not retryable.
+    #[error("server '{server}' answered HTTP {status}")]
+    HttpStatus {
+        /// The server's configured name.
+        server: String,
+        /// The HTTP status.
+        status: u16,
+    },
     /// The server did not answer a request in time.
     #[error("server '{server}' did not answer '{method}' within {}s", crate::tool::fmt_secs(*.timeout))]
     Timeout {
@@ -128,6 +146,10 @@ impl PartialEq for ClientError {
             ) => server == server2 && command == command2 && same(&**source, &**source2),
             (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 }) => {
                 server == server2 && reason == reason2
+            }
+            (E::Unauthorized { server, status }, E::Unauthorized { server: server2, status: status2 })
+            | (E::HttpStatus { server, status }, E::HttpStatus { server: server2, status: status2 }) => {
+                server == server2 && status == status2
             }
             (
                 E::Timeout { server, method, timeout },
@@ -224,7 +246,8 @@ impl PartialEq for RootCertificateError {
 impl Eq for RootCertificateError {}
 
 impl ClientError {
-    /// Whether trying again later may succeed: the server was unreachable or slow. A
+    /// Whether trying again later may succeed: the server was unreachable or slow (refused
+    /// credentials and other HTTP statuses trying again will not change are not). A
     /// timeout counts as retryable here only for requests without side effects (lists,
     /// reads, `ping`); a tool call's timeout is [`RemoteError::TimedOut`](crate::tool::RemoteError::TimedOut), never retried
     /// ([`ToolError::is_retryable`](crate::ToolError::is_retryable)).

@@ -25,7 +25,8 @@
 //!   server's own schema, results normalised and sealed, failures classified.
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`].
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
-//! - Everything a server says (descriptions, annotations, results, errors) is untrusted.
+//! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
+//!   [`untrusted`] seals a result you fetched yourself.
 
 mod adopt;
 mod config;
@@ -50,7 +51,20 @@ pub(crate) use {
     schema::{check as check_schema, compile as compile_schema, validate as validate_adopted},
 };
 
-pub use adopt::{AdoptOptions, Approval, Discovery, MAX_NAME_LEN, RejectReason, Rejected, glob};
+pub mod untrusted {
+    //! The untrusted-data envelope, for results you fetch yourself.
+    //!
+    //! [`RemoteTool`](super::RemoteTool) seals every result it returns. A result read with
+    //! [`Client::call_tool`](super::Client::call_tool) is the server's, unsealed: before
+    //! putting it in front of a model, seal it the same way with [`envelope`] (or
+    //! [`normalise`] and [`seal`]), so it reads as data and not as instructions.
+
+    pub use super::normalise::{ENVELOPE_TAG, envelope, normalise, seal};
+}
+
+pub use adopt::{
+    AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
+};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,
@@ -58,7 +72,7 @@ pub use config::{
 pub use conn::ProgressFn;
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
-pub use normalise::{DEFAULT_MAX_RESULT_BYTES, ENVELOPE_TAG, envelope, normalise, seal, truncate};
+pub use normalise::DEFAULT_MAX_RESULT_BYTES;
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
     ServerTransport, ShutdownGrace, StdioServer,

@@ -118,7 +118,7 @@ pub(crate) fn decoded_len(base64: &str) -> usize {
 }
 
 /// `text` cut to at most `max` bytes plus a marker, on a character boundary.
-pub fn truncate(text: &str, max: usize) -> String {
+pub(crate) fn truncate(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }

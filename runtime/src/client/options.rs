@@ -26,11 +26,19 @@ pub const SAFE_ENV_VARS: &[&str] =
 /// Shutdown closes the child's stdin and waits `after_stdin`; then sends SIGTERM and waits
 /// `after_term`; then sends SIGKILL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ShutdownGrace {
     /// How long to wait for the child to exit after its stdin is closed.
     pub after_stdin: Duration,
     /// How long to wait after SIGTERM before SIGKILL.
     pub after_term: Duration,
+}
+
+impl ShutdownGrace {
+    /// Wait `after_stdin` after closing stdin, then `after_term` after SIGTERM.
+    pub fn new(after_stdin: Duration, after_term: Duration) -> Self {
+        ShutdownGrace { after_stdin, after_term }
+    }
 }
 
 impl Default for ShutdownGrace {
@@ -46,6 +54,7 @@ impl Default for ShutdownGrace {
 /// [`inherit_env`](StdioServer::inherit_env) asks for the whole environment. Its stderr is
 /// logged through `tracing` (target `toolwire::client::stderr`), never read as an error.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioServer {
     /// The program to run.
     pub command: PathBuf,
@@ -151,6 +160,7 @@ impl StdioServer {
 /// # Ok(()) }
 /// ```
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HttpServer {
     /// The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp` or `https://mcp.example.com/mcp`.
     pub url: String,
@@ -247,6 +257,7 @@ fn check_anchor(der: &CertificateDer<'static>, index: usize) -> Result<(), RootC
 
 /// Where a server is: a child process or an HTTP endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ServerTransport {
     /// A child process over stdio.
     Stdio(StdioServer),
@@ -268,6 +279,7 @@ impl From<HttpServer> for ServerTransport {
 
 /// Which protocol era to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum EraMode {
     /// The `initialize` handshake (2025-11-25, counter-offers accepted down to 2024-11-05).
     #[default]
@@ -282,6 +294,7 @@ pub enum EraMode {
 
 /// A root the client offers a server that asks for `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,
@@ -290,6 +303,11 @@ pub struct Root {
 }
 
 impl Root {
+    /// The root `uri` (a `file://` URI), with an optional display name.
+    pub fn new(uri: impl Into<String>, name: Option<String>) -> Root {
+        Root { uri: uri.into(), name }
+    }
+
     /// The directory `path` as a root named after its last component.
     pub fn directory(path: impl Into<PathBuf>) -> Root {
         let path = path.into();
@@ -300,11 +318,19 @@ impl Root {
 
 /// Why a handler declined a server's request: sent back as a JSON-RPC error.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HandlerError {
     /// The JSON-RPC code.
     pub code: i64,
     /// The message.
     pub message: String,
+}
+
+impl HandlerError {
+    /// Decline with JSON-RPC error `code` and `message`.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        HandlerError { code, message: message.into() }
+    }
 }
 
 /// The future a [`RequestHandler`] returns.
@@ -314,31 +340,21 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Value, HandlerError>
 /// its `params`, returns its `result`.
 pub type RequestHandler = Arc<dyn Fn(Value) -> HandlerFuture + Send + Sync>;
 
-/// How a [`Client`](super::Client) presents itself and behaves.
+/// How a [`Client`](super::Client) presents itself and behaves, set with consuming setters:
+/// `ClientOptions::new("fs").era(EraMode::Auto).request_timeout(d)`.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ClientOptions {
-    /// The server's name as you configured it: used in every message, in the untrusted-data
-    /// envelope and as the default adoption prefix. The server's self-reported name is never
-    /// used for these.
-    pub name: String,
-    /// `clientInfo.name` sent to the server.
-    pub client_name: String,
-    /// `clientInfo.version` sent to the server.
-    pub client_version: String,
-    /// Which era to speak.
-    pub era: EraMode,
-    /// How long `initialize` / `server/discover` and the list calls may take.
-    pub request_timeout: Duration,
-    /// How long the `auto` probe waits for an answer to `server/discover` before falling back.
-    pub probe_timeout: Duration,
-    /// Roots answered to `roots/list`; the `roots` capability is declared only when set.
-    pub roots: Option<Vec<Root>>,
-    /// Answers `sampling/createMessage`; the capability is declared only when set.
-    pub sampling: Option<RequestHandler>,
-    /// Answers `elicitation/create`; the capability is declared only when set.
-    pub elicitation: Option<RequestHandler>,
-    /// How long list results stay cached (30 s).
-    pub cache_ttl: Duration,
+    pub(crate) name: String,
+    pub(crate) client_name: String,
+    pub(crate) client_version: String,
+    pub(crate) era: EraMode,
+    pub(crate) request_timeout: Duration,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) roots: Option<Vec<Root>>,
+    pub(crate) sampling: Option<RequestHandler>,
+    pub(crate) elicitation: Option<RequestHandler>,
+    pub(crate) cache_ttl: Duration,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -356,8 +372,12 @@ impl fmt::Debug for ClientOptions {
 }
 
 impl ClientOptions {
-    /// Options for the server you call `name`: legacy era, 30 s request timeout, 30 s cache
-    /// TTL, no roots and no handlers.
+    /// Options for the server you call `name`: legacy era, 30 s request timeout, 5 s `auto`
+    /// probe, 30 s cache TTL, no roots and no handlers, `clientInfo` `toolwire` and its
+    /// version.
+    ///
+    /// `name` is used in every message, in the untrusted-data envelope and as the default
+    /// adoption prefix. The server's self-reported name is never used for these.
     pub fn new(name: impl Into<String>) -> Self {
         ClientOptions {
             name: name.into(),
@@ -373,31 +393,58 @@ impl ClientOptions {
         }
     }
 
+    /// The server's name as you configured it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Send `name` and `version` as `clientInfo`.
+    pub fn client_info_as(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self.client_version = version.into();
+        self
+    }
+
+    /// How long the `auto` probe waits for an answer to `server/discover` before falling
+    /// back (5 s).
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// How long list results stay cached (30 s).
+    pub fn cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
+        self
+    }
+
     /// Set the era.
     pub fn era(mut self, era: EraMode) -> Self {
         self.era = era;
         self
     }
 
-    /// Set the roots offered to `roots/list`.
+    /// Set the roots answered to `roots/list`; the `roots` capability is declared only when
+    /// set.
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(roots);
         self
     }
 
-    /// Set the request timeout of the lifecycle and list calls.
+    /// How long `initialize` / `server/discover` and the list calls may take (30 s).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
     }
 
-    /// Answer `sampling/createMessage` with `handler`.
+    /// Answer `sampling/createMessage` with `handler`; the capability is declared only when
+    /// set.
     pub fn sampling(mut self, handler: RequestHandler) -> Self {
         self.sampling = Some(handler);
         self
     }
 
-    /// Answer `elicitation/create` with `handler`.
+    /// Answer `elicitation/create` with `handler`; the capability is declared only when set.
     pub fn elicitation(mut self, handler: RequestHandler) -> Self {
         self.elicitation = Some(handler);
         self

@@ -20,6 +20,7 @@ use crate::protocol::wire;
 
 /// One prompt argument as the server lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Its name.
     pub name: String,
@@ -31,6 +32,7 @@ pub struct PromptArgument {
 
 /// One prompt as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptInfo {
     /// Its name.
     pub name: String,
@@ -43,6 +45,7 @@ pub struct PromptInfo {
 /// One message of a rendered prompt: its role and its content as text (binary parts are
 /// markers, as in tool results).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// `user` or `assistant`.
     pub role: String,
@@ -52,6 +55,7 @@ pub struct PromptMessage {
 
 /// A rendered prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RenderedPrompt {
     /// The server's description, if any.
     pub description: Option<String>,
@@ -68,6 +72,7 @@ impl RenderedPrompt {
 
 /// A static prompt, rendered at adoption.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StaticPrompt {
     /// Its name on the server.
     pub name: String,
@@ -81,6 +86,7 @@ pub struct StaticPrompt {
 
 /// What [`Client::adopt_prompts`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct PromptAdoption {
     /// The static prompts, rendered, in the server's order.
     pub prompts: Vec<StaticPrompt>,

@@ -13,6 +13,10 @@
 //! | nothing, or anything else | true | at most once (never re-run) | required |
 //!
 //! `approval = none` never requires approval; `approval = always` always does.
+//!
+//! A call cut off after it was sent (the server died, the connection dropped) is
+//! [`RemoteError::Unavailable`], retryable, under at-least-once delivery, and
+//! [`RemoteError::OutcomeUnknown`], not retryable, under at-most-once: it may have run.
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -22,7 +26,7 @@ use serde_json::value::RawValue;
 
 use super::conn::ProgressFn;
 use super::connection::{CallOptions, Client};
-use super::normalise::envelope;
+use super::normalise::{envelope, truncate};
 use super::schema::{Checked, compile, validate};
 use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
@@ -81,6 +85,7 @@ pub(crate) struct Terms {
     pub(crate) delivery: Delivery,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_result_bytes: usize,
+    pub(crate) max_description_bytes: usize,
 }
 
 impl RemoteTool {
@@ -92,10 +97,10 @@ impl RemoteTool {
         checked: Checked,
         terms: Terms,
     ) -> Self {
-        let Terms { declarations: decl, delivery, timeout, max_result_bytes } = terms;
-        let mut info =
-            ToolInfo::new(name, listed.description.clone(), Schema::from_value(checked.advertised.clone()))
-                .with_declarations(decl);
+        let Terms { declarations: decl, delivery, timeout, max_result_bytes, max_description_bytes } = terms;
+        let description = truncate(&listed.description, max_description_bytes);
+        let mut info = ToolInfo::new(name, description, Schema::from_value(checked.advertised.clone()))
+            .with_declarations(decl);
         if let Some(title) = &listed.title {
             info = info.with_title(title.clone());
         }
@@ -175,7 +180,13 @@ impl RemoteTool {
             Arc::new(move |p: Progress| ctx.report_progress(p.progress, p.total, p.message.as_deref()))
                 as ProgressFn
         });
-        let opts = CallOptions { timeout, cancel: Some(ctx.cancellation().clone()), progress, meta: None };
+        let mut opts = CallOptions::new()
+            .timeout_opt(timeout)
+            .cancel(ctx.cancellation().clone())
+            .delivery(self.delivery);
+        if let Some(progress) = progress {
+            opts = opts.progress(progress);
+        }
         let result =
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
         let sealed = envelope(server, name, &result, self.max_result_bytes);
@@ -203,6 +214,15 @@ fn renamed(e: ToolError, name: &str) -> ToolError {
         }
         ToolError::Remote(RemoteError::Refused { server, code, .. }) => {
             RemoteError::Refused { tool, server, code }.into()
+        }
+        ToolError::Remote(RemoteError::Unauthorized { server, status, .. }) => {
+            RemoteError::Unauthorized { tool, server, status }.into()
+        }
+        ToolError::Remote(RemoteError::HttpStatus { server, status, .. }) => {
+            RemoteError::HttpStatus { tool, server, status }.into()
+        }
+        ToolError::Remote(RemoteError::OutcomeUnknown { server, reason, .. }) => {
+            RemoteError::OutcomeUnknown { tool, server, reason }.into()
         }
         ToolError::CancelledBeforeDispatch { .. } => ToolError::CancelledBeforeDispatch { tool },
         ToolError::CancelledWhileRunning { .. } => ToolError::CancelledWhileRunning { tool },

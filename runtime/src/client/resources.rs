@@ -73,6 +73,7 @@ type ListCache = Option<Cached<Arc<[ResourceInfo]>>>;
 
 /// One resource a [`ResourceSource`] query found.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceItem {
     /// Its listing.
     pub resource: ResourceInfo,
@@ -93,6 +94,7 @@ pub struct ResourceSource {
 /// A write to a [`ResourceSource`] was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("resources of server '{server}' are read-only: MCP resources are server-authored")]
+#[non_exhaustive]
 pub struct ResourceWriteRefused {
     /// The server's configured name.
     pub server: String,

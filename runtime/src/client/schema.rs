@@ -9,7 +9,12 @@
 //! | a `$ref` that does not start with `#` | resolving it would mean fetching what the server names |
 //! | nesting past [`MAX_SCHEMA_DEPTH`] levels | validation cost and stack depth are ours |
 //! | over [`MAX_SCHEMA_BYTES`] (canonical form) | it is read into every model prompt |
+//! | a `pattern` (or a `patternProperties` key) that is not a valid regex | every call would fail |
 //! | an unknown `$schema`, or a schema its meta-schema rejects | it does not compile |
+//!
+//! Patterns are checked by parsing them the way the validator will (the ECMA-262 dialect
+//! translated by `jsonschema-regex`, then parsed by `fancy-regex`, jsonschema's engine, which
+//! accepts look-around and back-references), not by compiling them.
 //!
 //! The dialect is the one `$schema` names (draft-04, -06, -07, 2019-09, 2020-12), 2020-12
 //! when it names none. A root that says nothing about extra properties (no
@@ -34,6 +39,7 @@ pub const MAX_SCHEMA_DEPTH: usize = 16;
 /// A tool's input schema was refused at adoption; the tool is not adopted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("server '{server}' tool {}: input schema refused: {construct}", Quoted(tool))]
+#[non_exhaustive]
 pub struct SchemaRefusal {
     /// The server's configured name.
     pub server: String,
@@ -72,6 +78,12 @@ pub enum RefusedConstruct {
     TooLarge {
         /// Its size in canonical form.
         bytes: usize,
+    },
+    /// A `pattern` (or a `patternProperties` key) is not a valid regex.
+    #[error("the pattern at {} is not a valid regex", Quoted(at))]
+    BadPattern {
+        /// A JSON pointer to it.
+        at: String,
     },
     /// It does not compile.
     #[error("it does not compile: {reason}")]
@@ -147,7 +159,14 @@ pub(crate) fn check(server: &str, tool: &str, schema: &Value) -> Result<Checked,
     Ok(Checked { advertised: Value::Object(advertised), draft })
 }
 
-/// Depth and `$ref` checks over the whole document.
+/// Whether `pattern` parses as the validator will read it (translated from ECMA-262, then
+/// parsed by jsonschema's engine); nothing is compiled.
+fn valid_pattern(pattern: &str) -> bool {
+    jsonschema_regex::to_rust_regex(pattern)
+        .is_ok_and(|translated| fancy_regex::Expr::parse_tree(&translated).is_ok())
+}
+
+/// Depth, `$ref` and pattern checks over the whole document.
 fn walk(v: &Value, depth: usize, path: &mut String) -> Result<(), RefusedConstruct> {
     if depth > MAX_SCHEMA_DEPTH {
         return Err(RefusedConstruct::TooDeep { at: path.clone() });
@@ -164,6 +183,19 @@ fn walk(v: &Value, depth: usize, path: &mut String) -> Result<(), RefusedConstru
                         reference: r.clone(),
                         at: format!("{path}/{k}"),
                     });
+                }
+                if k == "pattern"
+                    && let Value::String(p) = child
+                    && !valid_pattern(p)
+                {
+                    return Err(RefusedConstruct::BadPattern { at: format!("{path}/{k}") });
+                }
+                if k == "patternProperties"
+                    && let Value::Object(props) = child
+                    && let Some(bad) = props.keys().find(|p| !valid_pattern(p))
+                {
+                    let bad = bad.replace('~', "~0").replace('/', "~1");
+                    return Err(RefusedConstruct::BadPattern { at: format!("{path}/{k}/{bad}") });
                 }
                 path.push('/');
                 path.push_str(&k.replace('~', "~0").replace('/', "~1"));
@@ -385,6 +417,32 @@ mod tests {
         assert_eq!(
             refusal(json!({"type": "object", "properties": {"a": {"type": 5}}})),
             "server 'srv' tool 't': input schema refused: it does not compile: its meta-schema rejects it at '/properties/a/type'"
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_is_not_a_regex_is_refused_without_compiling_the_validator() {
+        let schema =
+            |p: &str| json!({"type": "object", "properties": {"a": {"type": "string", "pattern": p}}});
+        assert_eq!(
+            refusal(schema("([a-z]")),
+            "server 'srv' tool 't': input schema refused: the pattern at '/properties/a/pattern' is not a valid regex"
+        );
+        assert!(refusal(schema("[z-a]")).contains("is not a valid regex"));
+        assert_eq!(
+            refusal(json!({"type": "object", "patternProperties": {"^x(": {}}})),
+            "server 'srv' tool 't': input schema refused: the pattern at '/patternProperties/^x(' is not a valid regex"
+        );
+        // What the validator's engine accepts is adopted: ECMA classes, look-around,
+        // back-references.
+        for ok in [r"^\d{3}-\w+$", "^(?!admin).*", r"(a)\1", "^[A-Za-z_][A-Za-z0-9_]*$"] {
+            let c = check("srv", "t", &schema(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert!(compile(&c).is_ok(), "{ok}");
+        }
+        // A property named `pattern` is a schema, not a pattern.
+        assert!(
+            check("s", "t", &json!({"type": "object", "properties": {"pattern": {"type": "string"}}}))
+                .is_ok()
         );
     }
 

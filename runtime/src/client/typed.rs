@@ -77,6 +77,7 @@ pub struct TypedTool<Args, Out> {
     checked: Checked,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
     timeout: Option<Duration>,
+    delivery: super::remote_tool::Delivery,
     _types: PhantomData<fn(Args) -> Out>,
 }
 
@@ -165,6 +166,10 @@ impl Client {
             checked,
             validator: OnceLock::new(),
             timeout: None,
+            // Read like an adopted tool's, with the annotations trusted (the table in
+            // `remote_tool.rs`): an interrupted call of a tool that must not be re-run is
+            // an unknown outcome.
+            delivery: super::adopt::declarations(&t.hints, &super::adopt::AdoptOptions::default()).1,
             _types: PhantomData,
         })
     }
@@ -185,7 +190,7 @@ impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
             ToolError::failed(&self.tool, format_args!("its input schema does not compile: {reason}"))
         })?;
         validate(validator, &self.checked.advertised, &self.tool, &value).map_err(ToolError::Arguments)?;
-        let opts = CallOptions { timeout: self.timeout, ..CallOptions::default() };
+        let opts = CallOptions::new().timeout_opt(self.timeout).delivery(self.delivery);
         let result = self.client.call_tool(&self.tool, value, opts).await?;
         if result.is_error {
             let envelope = envelope(&server, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);

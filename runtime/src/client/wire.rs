@@ -12,6 +12,7 @@ use crate::tool::Content;
 /// What the server said about itself when the connection was made. Display-only: the
 /// server's words, never trusted for a decision.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ServerInfo {
     /// The negotiated protocol version.
     pub protocol_version: String,
@@ -27,6 +28,7 @@ pub struct ServerInfo {
 
 /// The hints a server attaches to a tool (`annotations`), as given: absent stays `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct ToolHints {
     /// `readOnlyHint`.
     pub read_only: Option<bool>,
@@ -38,16 +40,19 @@ pub struct ToolHints {
     pub open_world: Option<bool>,
 }
 
-/// One tool as the server lists it: untrusted, unvalidated.
+/// One tool as the server lists it: untrusted, unvalidated. Every entry of the server's
+/// list is one, even one without a name (`""`) or an `inputSchema` (`Value::Null`), so
+/// that adoption can say why it was refused.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ListedTool {
-    /// The server's name for the tool.
+    /// The server's name for the tool (`""` when it gave none).
     pub name: String,
     /// Its title, if any.
     pub title: Option<String>,
     /// Its description (server text).
     pub description: String,
-    /// Its `inputSchema`, as sent.
+    /// Its `inputSchema`, as sent (`Value::Null` when it sent none).
     pub input_schema: Value,
     /// Its `outputSchema`, if any.
     pub output_schema: Option<Value>,
@@ -58,6 +63,7 @@ pub struct ListedTool {
 /// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
 /// normalises and seals it; use this directly only for your own code.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CallResult {
     /// The content blocks. A block of a type this crate does not know is kept as text
     /// `[<type> content omitted]`.
@@ -70,6 +76,7 @@ pub struct CallResult {
 
 /// One resource as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceInfo {
     /// Its URI.
     pub uri: String,
@@ -81,6 +88,45 @@ pub struct ResourceInfo {
     pub description: Option<String>,
     /// Its MIME type, if known.
     pub mime_type: Option<String>,
+}
+
+impl CallResult {
+    /// A result of `content`, with `structuredContent` `structured`, an error when
+    /// `is_error` (for tests and your own servers' fakes).
+    pub fn new(content: Vec<Content>, structured: Option<Value>, is_error: bool) -> Self {
+        CallResult { content, structured, is_error }
+    }
+}
+
+impl ToolHints {
+    /// No hints: every member absent, as a server that sends no `annotations`.
+    pub fn new() -> Self {
+        ToolHints::default()
+    }
+
+    /// `readOnlyHint`.
+    pub fn read_only(mut self, yes: bool) -> Self {
+        self.read_only = Some(yes);
+        self
+    }
+
+    /// `destructiveHint`.
+    pub fn destructive(mut self, yes: bool) -> Self {
+        self.destructive = Some(yes);
+        self
+    }
+
+    /// `idempotentHint`.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.idempotent = Some(yes);
+        self
+    }
+
+    /// `openWorldHint`.
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.open_world = Some(yes);
+        self
+    }
 }
 
 /// A cached list and when (and under which `list_changed` generation) it was fetched.
@@ -101,6 +147,37 @@ impl<T: Clone> Cached<T> {
 }
 
 impl ListedTool {
+    /// A tool named `name` with the input schema `input_schema` and nothing else (for
+    /// tests and your own adoption logic).
+    pub fn new(name: impl Into<String>, input_schema: Value) -> Self {
+        ListedTool {
+            name: name.into(),
+            title: None,
+            description: String::new(),
+            input_schema,
+            output_schema: None,
+            hints: ToolHints::default(),
+        }
+    }
+
+    /// One entry of a `tools/list` page, read leniently: a missing or non-string `name`
+    /// reads as `""`, a missing `inputSchema` as `Value::Null`, an entry that is not an
+    /// object as both.
+    pub(crate) fn from_listing(entry: Value) -> Self {
+        let mut entry = match entry {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        if !entry.get("name").is_some_and(Value::is_string) {
+            entry.insert("name".into(), Value::String(String::new()));
+        }
+        entry.entry("inputSchema").or_insert(Value::Null);
+        match serde_json::from_value::<wire::Tool>(Value::Object(entry)) {
+            Ok(tool) => ListedTool::from_wire(tool),
+            Err(_) => ListedTool::new("", Value::Null),
+        }
+    }
+
     /// The client's view of a listed tool.
     pub(crate) fn from_wire(t: wire::Tool) -> Self {
         let a = t.annotations.unwrap_or_default();

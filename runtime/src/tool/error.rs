@@ -62,8 +62,7 @@ pub enum ToolError {
 /// Why a remote tool's call did not return: the client's half of [`ToolError`], in
 /// [`ToolError::Remote`]. Only the client (feature `client`) produces these.
 ///
-/// `#[non_exhaustive]`: later kinds (a refused credential, an outcome that cannot be known)
-/// will join these.
+/// `#[non_exhaustive]`: later kinds may join these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RemoteError {
@@ -78,7 +77,8 @@ pub enum RemoteError {
         /// The timeout that fired.
         timeout: std::time::Duration,
     },
-    /// The server behind a remote tool could not be reached, or died. Retryable.
+    /// The server behind a remote tool could not be reached, or died, and either the call
+    /// never reached it or the tool may be re-run (it is read-only or idempotent). Retryable.
     #[error("tool '{tool}' is unavailable: server '{server}' {reason}")]
     Unavailable {
         /// The tool's name.
@@ -109,11 +109,50 @@ pub enum RemoteError {
         /// The JSON-RPC error code the server answered with.
         code: i64,
     },
+    /// The server refused the client's credentials (HTTP 401 or 403); the tool was not run.
+    /// Not retryable: the same credentials are refused again.
+    #[error(
+        "tool '{tool}' was not run: server '{server}' answered HTTP {status}: the credentials were refused"
+    )]
+    Unauthorized {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The HTTP status, 401 or 403.
+        status: u16,
+    },
+    /// The endpoint answered with an HTTP status that trying again will not change (a 404
+    /// with no session, a 405, another 4xx); the tool was not run. Not retryable.
+    #[error("tool '{tool}' was not run: server '{server}' answered HTTP {status}")]
+    HttpStatus {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// A call on a tool that must not be re-run (at-most-once delivery: not read-only, not
+    /// idempotent, or its annotations not trusted) was cut off after it was sent: the server
+    /// died or the connection dropped. It may or may not have run. Not retryable.
+    #[error(
+        "the outcome of tool '{tool}' is unknown: the call was cut off (server '{server}' {reason}); it may have run, and it must not be re-run"
+    )]
+    OutcomeUnknown {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What went wrong, in our words (never the server's).
+        reason: String,
+    },
 }
 
 impl RemoteError {
-    /// Whether the caller may retry: only a server that was unavailable. A timeout is not
-    /// retryable (the server may have acted), nor is a failure the server reported.
+    /// Whether the caller may retry: only a server that was unavailable. A timeout or an
+    /// unknown outcome is not retryable (the server may have acted), nor is a failure the
+    /// server reported, nor refused credentials.
     pub fn is_retryable(&self) -> bool {
         matches!(self, RemoteError::Unavailable { .. })
     }
@@ -124,7 +163,10 @@ impl RemoteError {
             RemoteError::TimedOut { tool, .. }
             | RemoteError::Unavailable { tool, .. }
             | RemoteError::Failed { tool, .. }
-            | RemoteError::Refused { tool, .. } => tool,
+            | RemoteError::Refused { tool, .. }
+            | RemoteError::Unauthorized { tool, .. }
+            | RemoteError::HttpStatus { tool, .. }
+            | RemoteError::OutcomeUnknown { tool, .. } => tool,
         }
     }
 }
@@ -187,5 +229,24 @@ mod tests {
         assert_eq!(e.to_string(), "tool 't' was declined by server 's' (code -32602)");
         assert!(!e.is_retryable());
         assert!(!ToolError::failed("t", "x").is_retryable());
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::Unauthorized { tool, server, status: 401 });
+        assert_eq!(
+            e.to_string(),
+            "tool 't' was not run: server 's' answered HTTP 401: the credentials were refused"
+        );
+        assert!(!e.is_retryable());
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::HttpStatus { tool, server, status: 404 });
+        assert_eq!(e.to_string(), "tool 't' was not run: server 's' answered HTTP 404");
+        assert!(!e.is_retryable());
+        let (tool, server) = t();
+        let e = ToolError::Remote(RemoteError::OutcomeUnknown { tool, server, reason: "exited".into() });
+        assert_eq!(
+            e.to_string(),
+            "the outcome of tool 't' is unknown: the call was cut off (server 's' exited); it may have \
+             run, and it must not be re-run"
+        );
+        assert!(!e.is_retryable());
     }
 }

@@ -17,9 +17,10 @@
 //! | 200 `application/json` | the body is one message (or a batch) |
 //! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer is resumed (below), or else fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
-//! | 401 or 403 | the request fails as `unavailable`: the credentials were refused |
+//! | 401 or 403 | the request fails as `unauthorized` (not retryable): the credentials were refused |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
-//! | any other status, or no connection | the request fails as `unavailable` |
+//! | another 4xx but 408 and 429 (a 404 with no session, a 405) | the request fails naming the status (not retryable) |
+//! | any other status (5xx, 408, 429), or no connection | the request fails as `unavailable`; a tool call cut off after it was sent, on a tool that must not be re-run, as outcome unknown |
 //!
 //! Once `initialize` assigns a session, the client also opens the session's standalone `GET`
 //! stream (before `notifications/initialized`), where servers send requests and notifications
@@ -249,20 +250,27 @@ impl Shared {
         req.body(Full::new(Bytes::new())).map_err(|e| e.to_string())
     }
 
-    async fn send(&self, out: &Out) -> Result<Response<Incoming>, String> {
-        let req = self.post(out)?;
+    /// POST `out`. A failure to connect (TLS included) is [`Failure::Gone`]: the request
+    /// never left. One after the request may have been written is [`Failure::Lost`].
+    async fn send(&self, out: &Out) -> Result<Response<Incoming>, Failure> {
+        let req = self.post(out).map_err(Failure::Gone)?;
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
             Ok(Ok(resp)) => Ok(resp),
-            Ok(Err(e)) => match tls_error(&e) {
-                Some(tls) => {
-                    tracing::debug!(server = %self.conn.server, error = %error_chain(&e), "TLS failed");
-                    Err(format!("could not be reached at {}: {}", self.uri, tls_reason(tls, &self.uri)))
-                }
-                None => Err(format!("could not be reached at {}: {}", self.uri, error_chain(&e))),
-            },
-            Err(_) => {
-                Err(format!("did not answer at {} within {}s", self.uri, crate::tool::fmt_secs(self.timeout)))
+            Ok(Err(e)) => {
+                let reason = match tls_error(&e) {
+                    Some(tls) => {
+                        tracing::debug!(server = %self.conn.server, error = %error_chain(&e), "TLS failed");
+                        format!("could not be reached at {}: {}", self.uri, tls_reason(tls, &self.uri))
+                    }
+                    None => format!("could not be reached at {}: {}", self.uri, error_chain(&e)),
+                };
+                Err(if e.is_connect() { Failure::Gone(reason) } else { Failure::Lost(reason) })
             }
+            Err(_) => Err(Failure::Lost(format!(
+                "did not answer at {} within {}s",
+                self.uri,
+                crate::tool::fmt_secs(self.timeout)
+            ))),
         }
     }
 
@@ -280,7 +288,7 @@ impl Shared {
         loop {
             let resp = match self.send(&out).await {
                 Ok(r) => r,
-                Err(reason) => return self.gone(&out, reason),
+                Err(failure) => return self.gone(&out, failure),
             };
             let status = resp.status();
             let had_session = lock(&self.session).is_some();
@@ -290,8 +298,10 @@ impl Shared {
             if lost && !retried {
                 retried = true;
                 *lock(&self.session) = None;
-                if let Err(reason) = self.reinitialize().await {
-                    return self.gone(&out, reason);
+                // The server did not take the request under the lost session: whatever
+                // ends the fresh start, the request was never run.
+                if let Err(failure) = self.reinitialize().await {
+                    return self.gone(&out, failure);
                 }
                 continue;
             }
@@ -349,13 +359,24 @@ impl Shared {
         }
     }
 
-    /// A fresh `initialize` (the one first sent) and `notifications/initialized`.
-    async fn reinitialize(self: &Arc<Self>) -> Result<(), String> {
-        let Some(init) = lock(&self.init).clone() else { return Err("lost its session".into()) };
+    /// A fresh `initialize` (the one first sent) and `notifications/initialized`. A failure
+    /// is [`Failure::Gone`] (the request waiting for it was never run), or
+    /// [`Failure::Http`] when the fresh start was refused with a status trying again will
+    /// not change (401, 403, ...).
+    async fn reinitialize(self: &Arc<Self>) -> Result<(), Failure> {
+        let never_run = |f: Failure| Failure::Gone(failure_reason(f));
+        let Some(init) = lock(&self.init).clone() else {
+            return Err(Failure::Gone("lost its session".into()));
+        };
         let out = Out { json: init, id: None, method: Some("initialize".into()), name: None };
-        let resp = self.send(&out).await?;
+        let resp = self.send(&out).await.map_err(never_run)?;
         if !resp.status().is_success() {
-            return Err(format!("refused a fresh initialize with HTTP {}", resp.status().as_u16()));
+            return Err(match status_failure(resp.status()) {
+                http @ Failure::Http(_) => http,
+                _ => {
+                    Failure::Gone(format!("refused a fresh initialize with HTTP {}", resp.status().as_u16()))
+                }
+            });
         }
         if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
             *lock(&self.session) = Some(s.to_owned());
@@ -366,15 +387,17 @@ impl Shared {
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let out =
             Out { json: note.into(), id: None, method: Some("notifications/initialized".into()), name: None };
-        let _ = self.send(&out).await?.into_body().collect().await;
+        let _ = self.send(&out).await.map_err(never_run)?.into_body().collect().await;
         tracing::info!(server = %self.conn.server, "re-initialised after the server lost the session");
         Ok(())
     }
 
-    fn gone(&self, out: &Out, reason: String) {
+    fn gone(&self, out: &Out, failure: Failure) {
         match out.id {
-            Some(id) => self.conn.fail(id, Failure::Gone(reason)),
-            None => tracing::warn!(server = %self.conn.server, "a message could not be delivered: {reason}"),
+            Some(id) => self.conn.fail(id, failure),
+            None => {
+                tracing::warn!(server = %self.conn.server, "a message could not be delivered: {failure:?}")
+            }
         }
     }
 
@@ -398,14 +421,13 @@ impl Shared {
         let body = match tokio::time::timeout(self.timeout, resp.into_body().collect()).await {
             Ok(Ok(b)) => b.to_bytes(),
             _ => {
-                self.gone(out, "broke off its answer".into());
+                self.gone(out, Failure::Lost("broke off its answer".into()));
                 return;
             }
         };
         let text = String::from_utf8_lossy(&body);
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            return self
-                .gone(out, format!("answered HTTP {}: the credentials were refused", status.as_u16()));
+            return self.gone(out, Failure::Http(status.as_u16()));
         }
         if status.is_success() {
             self.conn.on_text(&text);
@@ -418,12 +440,12 @@ impl Shared {
                 self.conn.fail(id, rpc_failure(&error));
             }
         } else {
-            self.gone(out, format!("answered HTTP {}", status.as_u16()));
+            self.gone(out, status_failure(status));
         }
         if let Some(id) = out.id.filter(|id| self.conn.is_pending(*id))
             && status.is_success()
         {
-            self.conn.fail(id, Failure::Gone("answered without a response to the request".into()));
+            self.conn.fail(id, Failure::Lost("answered without a response to the request".into()));
         }
     }
 
@@ -512,7 +534,7 @@ impl Shared {
             }
         };
         if self.conn.is_pending(id) {
-            self.conn.fail(id, Failure::Gone(reason));
+            self.conn.fail(id, Failure::Lost(reason));
         }
     }
 
@@ -529,6 +551,27 @@ impl Shared {
             }
             tokio::time::sleep((until - now).min(Duration::from_millis(250))).await;
         }
+    }
+}
+
+/// A status without a JSON-RPC error body: a 4xx other than 408 and 429 is one trying
+/// again will not change ([`Failure::Http`]); anything else (5xx, 408, 429) leaves the
+/// request's fate open ([`Failure::Lost`]).
+fn status_failure(status: StatusCode) -> Failure {
+    let code = status.as_u16();
+    if status.is_client_error() && code != 408 && code != 429 {
+        Failure::Http(code)
+    } else {
+        Failure::Lost(format!("answered HTTP {code}"))
+    }
+}
+
+/// The reason a failed exchange gives, for a caller that only reports it.
+fn failure_reason(failure: Failure) -> String {
+    match failure {
+        Failure::Gone(reason) | Failure::Lost(reason) => reason,
+        Failure::Http(status) => format!("answered HTTP {status}"),
+        other => format!("{other:?}"),
     }
 }
 
