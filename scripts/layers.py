@@ -22,9 +22,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime",
 
 # Bottom first. A module at index i may import modules at indexes < i only.
 LAYERS = [
-    "json", "sync", "protocol", "schema", "schema_gen", "args", "context", "inject", "tool",
-    "returns", "registry", "server", "transport", "spec", "serve", "client", "approvals",
-    "__private",
+    "json", "protocol", "schema", "schema_gen", "args", "context", "tool", "inject",
+    "registry", "server", "transport", "spec", "cli", "client", "approvals", "__private",
 ]
 
 

@@ -73,12 +73,13 @@ pub use conn::ProgressFn;
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use normalise::DEFAULT_MAX_RESULT_BYTES;
+pub use options::Delivery;
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
     ServerTransport, ShutdownGrace, StdioServer,
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
-pub use remote_tool::{Delivery, RemoteTool};
+pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;

@@ -470,3 +470,23 @@ impl ClientOptions {
         serde_json::json!({"name": self.client_name, "version": self.client_version})
     }
 }
+
+/// What may happen to a call if the worker running it dies mid-call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    /// The tool is read-only or idempotent: a call may be re-run.
+    AtLeastOnce,
+    /// The tool may have effects that must not happen twice: a call is never re-run, and an
+    /// interrupted one is an unknown outcome.
+    AtMostOnce,
+}
+
+impl Delivery {
+    /// `"at_least_once"` or `"at_most_once"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::AtLeastOnce => "at_least_once",
+            Delivery::AtMostOnce => "at_most_once",
+        }
+    }
+}

@@ -27,32 +27,13 @@ use serde_json::value::RawValue;
 use super::conn::ProgressFn;
 use super::connection::{CallOptions, Client};
 use super::normalise::{envelope, truncate};
+use super::options::Delivery;
 use super::schema::{Checked, compile, validate};
 use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
 use crate::context::{Context, Progress};
 use crate::schema::Schema;
 use crate::tool::{Declarations, RemoteError, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
-
-/// What may happen to a call if the worker running it dies mid-call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Delivery {
-    /// The tool is read-only or idempotent: a call may be re-run.
-    AtLeastOnce,
-    /// The tool may have effects that must not happen twice: a call is never re-run, and an
-    /// interrupted one is an unknown outcome.
-    AtMostOnce,
-}
-
-impl Delivery {
-    /// `"at_least_once"` or `"at_most_once"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Delivery::AtLeastOnce => "at_least_once",
-            Delivery::AtMostOnce => "at_most_once",
-        }
-    }
-}
 
 /// A tool adopted from a remote server.
 pub struct RemoteTool {

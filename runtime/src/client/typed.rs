@@ -77,7 +77,7 @@ pub struct TypedTool<Args, Out> {
     checked: Checked,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
     timeout: Option<Duration>,
-    delivery: super::remote_tool::Delivery,
+    delivery: super::options::Delivery,
     _types: PhantomData<fn(Args) -> Out>,
 }
 
