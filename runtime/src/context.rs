@@ -13,6 +13,7 @@ pub use tokio_util::sync::CancellationToken;
 
 /// One progress report, as a tool makes it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Progress {
     /// How far along; each report must exceed the last.
     pub progress: f64,
@@ -28,6 +29,7 @@ pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// Who is on the other end of the call, as the transport learned it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PeerInfo {
     /// The client's self-reported name (`clientInfo.name`).
     pub name: Option<String>,

@@ -57,12 +57,8 @@ fn test_audio_content() -> ToolOutput {
 #[tool(read_only)]
 fn test_embedded_resource() -> ToolOutput {
     ToolOutput::from_content(vec![Content::Resource {
-        resource: EmbeddedResource {
-            uri: "test://embedded-resource".to_owned(),
-            mime_type: Some("text/plain".to_owned()),
-            text: Some("This is an embedded resource content.".to_owned()),
-            blob: None,
-        },
+        resource: EmbeddedResource::text("test://embedded-resource", "This is an embedded resource content.")
+            .with_mime_type("text/plain"),
     }])
 }
 
@@ -73,12 +69,11 @@ fn test_multiple_content_types() -> ToolOutput {
         Content::text("Multiple content types test:"),
         image(),
         Content::Resource {
-            resource: EmbeddedResource {
-                uri: "test://mixed-content-resource".to_owned(),
-                mime_type: Some("application/json".to_owned()),
-                text: Some(r#"{"test":"data","value":123}"#.to_owned()),
-                blob: None,
-            },
+            resource: EmbeddedResource::text(
+                "test://mixed-content-resource",
+                r#"{"test":"data","value":123}"#,
+            )
+            .with_mime_type("application/json"),
         },
     ])
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 /// One permission prompt, as the agent CLI sends it to the permission-prompt tool.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ApprovalRequest {
     /// The tool the agent wants to run, as the CLI names it (`Write`, `mcp__engine__deploy`).
     pub tool_name: String,
@@ -20,6 +21,7 @@ pub struct ApprovalRequest {
 
 /// What an [`Asker`] answers.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
     /// Run the tool: with the original input (`updated_input: None`) or with an edited one
     /// (approve-with-changes; the model is not told the input changed).

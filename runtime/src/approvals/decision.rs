@@ -50,6 +50,7 @@ impl fmt::Display for DecisionSource {
 /// `reason` is unredacted text from outside this crate (an asker's free-text note, the
 /// message of an asker's error); plan its retention. Nothing here redacts anything.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ApprovalDecision {
     /// The tool the agent wanted to run.
     pub tool_name: String,

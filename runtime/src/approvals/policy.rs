@@ -28,6 +28,7 @@ pub const LETHAL_TRIFECTA_REASON: &str = "lethal trifecta: this tool set combine
 
 /// One member of a run's tool set, as the policy sees it: a name and its capability tags.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolCaps {
     /// The tool's name (or, for a whole served spec, the server's).
     pub name: String,
@@ -72,6 +73,7 @@ impl ToolCaps {
 
 /// The tools contributing each leg of the trifecta, sorted and unique.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TrifectaLegs {
     /// Tools tagged `private_data`.
     pub private_data: Vec<String>,
@@ -90,6 +92,7 @@ impl TrifectaLegs {
 
 /// What [`RunPolicy`] decided about a tool set.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PolicyVerdict {
     /// Whether the run may go ahead.
     pub allowed: bool,

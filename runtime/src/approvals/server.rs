@@ -57,6 +57,7 @@ pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether the run's autonomy tier gates calls at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Autonomy {
     /// Every prompt goes through `auto_allow` and then the asker (the default).
     #[default]

@@ -8,6 +8,7 @@ use crate::json::push_json_string;
 /// What kind of message an [`Outbound`] is, so a transport can tell a request's final answer
 /// from the notifications that precede it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OutboundKind {
     /// A response (result or error), or a batch of them: the end of a request's exchange.
     Response,

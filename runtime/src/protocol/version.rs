@@ -9,6 +9,7 @@ use std::fmt;
 
 /// The era a protocol version belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Era {
     /// Handshake-based versions: `initialize` fixes the version for the session.
     Legacy,

@@ -370,6 +370,7 @@ impl Drop for McpServerSpec {
 /// The Codex side of a spec: a `config.toml` table, and the environment Codex must run
 /// with. The token travels in `env`, never in argv.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CodexConfig {
     /// `[mcp_servers.<name>]` and its keys.
     pub toml: String,

@@ -20,6 +20,7 @@ pub enum TransportKind {
 
 /// The command an agent CLI spawns for the stdio transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdioCommand {
     /// The program.
     pub command: String,

@@ -98,6 +98,7 @@ impl ToolInfo {
 /// The default is the safe side: a tool that says nothing is side-effecting, as MCP's own
 /// defaults are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Declarations {
     /// The tool changes something outside itself (the default).
     pub side_effecting: bool,
@@ -164,6 +165,7 @@ impl Declarations {
 /// beside them in `_meta` (see [`META_KEY`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// The tool does not modify its environment.
     pub read_only_hint: bool,

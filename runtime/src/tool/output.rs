@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// What a successful call returns: content blocks, and optionally structured content.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// The content blocks, in order.
     pub content: Vec<Content>,
@@ -55,6 +56,7 @@ impl ToolOutput {
 /// An MCP content block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Plain text.
     Text {
@@ -106,6 +108,7 @@ impl Content {
 
 /// The contents of an embedded resource: text or a base64 blob.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// The resource's URI.
     pub uri: String,
@@ -118,4 +121,22 @@ pub struct EmbeddedResource {
     /// Base64 binary contents.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
+}
+
+impl EmbeddedResource {
+    /// A text resource at `uri`.
+    pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        EmbeddedResource { uri: uri.into(), mime_type: None, text: Some(text.into()), blob: None }
+    }
+
+    /// A binary resource at `uri`, its bytes already base64-encoded.
+    pub fn blob(uri: impl Into<String>, base64: impl Into<String>) -> Self {
+        EmbeddedResource { uri: uri.into(), mime_type: None, text: None, blob: Some(base64.into()) }
+    }
+
+    /// With this MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
 }

@@ -26,6 +26,7 @@ pub const DEFAULT_MAX_SSE_BACKLOG: usize = 1024 * 1024;
 
 /// Who may call the endpoint.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Auth {
     /// A bearer token the caller must present.
     Bearer(BearerToken),
