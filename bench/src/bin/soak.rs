@@ -416,7 +416,9 @@ impl HttpTally {
 /// One HTTP call of the mix, checked.
 fn http_call(peer: &HttpPeer, t: &HttpTally, id: u64, past_deadline_ms: u64) {
     let call = |name: &str, args: &str| {
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#)
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
+        )
     };
     let kind = http_kind(id);
     let body = match kind {
@@ -514,6 +516,8 @@ fn http_soak(a: &Args) -> ExitCode {
         let mut line = String::new();
         if out.read_line(&mut line).unwrap_or(0) == 0 {
             eprintln!("soak: the HTTP server exited before it was ready");
+            drop(stdin);
+            wait_bounded(&mut child, Duration::from_secs(5));
             return ExitCode::FAILURE;
         }
         match line.trim_end().split_once(' ') {
@@ -583,7 +587,8 @@ fn http_soak(a: &Args) -> ExitCode {
     let code = wait_bounded(&mut child, Duration::from_secs(30));
     let _ = std::fs::remove_file(&metrics);
 
-    let (mut missing, mut twice, mut cancelled_answered, mut raced, mut dropped_answered) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut missing, mut twice, mut cancelled_answered, mut raced, mut dropped_answered) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
     for id in 1..=calls {
         let n = tally.answers[id as usize].load(Ordering::Relaxed);
         match (http_kind(id), n) {
