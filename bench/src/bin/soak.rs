@@ -17,9 +17,12 @@
 //! past the deadline, 5 `sleep(60s)` cancelled with `notifications/cancelled` in a POST of
 //! its own while the call's connection waits (its answer: 202 with no body; or the
 //! deadline's, once, if it fired first), and 4 dropped connections (a `sleep(60s)` call
-//! whose client closes its socket before any answer; the server must not keep it). Run
-//! it with a server deadline the cancel can beat over a socket (run.sh: `--deadline-ms 100`,
-//! `--past-deadline-ms 400`).
+//! whose client closes its socket before any answer). Over legacy sessions a dropped
+//! connection is not a cancellation (see `runtime/src/transport/http/mod.rs`): the call runs
+//! on until the server's deadline ends it, holding one of the session's `max_in_flight`
+//! permits (32) meanwhile; so run it with a deadline, one the cancel can beat over a socket
+//! (run.sh: `--deadline-ms 100`, `--past-deadline-ms 400`). Without one, 32 dropped
+//! `sleep(60s)` calls fill the session and the run stalls into its watchdog.
 //!
 //! At each checkpoint (10k, 100k and the last call, those within `--calls`) it prints the
 //! server's resident set, open descriptors, threads, its runtime's alive tasks
