@@ -7,9 +7,11 @@
 #                                no long RSS run (under 2 min after the build); writes
 #                                target/bench/results-smoke.md. Exits non-zero only if a case
 #                                fails to run, never because a goal is not met.
-#   bash bench/run.sh --soak N   only the soak run (`soak`, `soak-server`): N tool calls through
-#                                one stdio server; writes target/bench/soak.txt (the smoke run
-#                                includes a 20k soak)
+#   bash bench/run.sh --soak N   only the soak runs (`soak`, `soak-server`): N tool calls through
+#                                one stdio server, then N through one loopback HTTP server
+#                                (127.0.0.1, ephemeral port, bearer token); `--goal` on both;
+#                                writes target/bench/soak.txt (the smoke run includes a 20k
+#                                stdio soak and a 10k HTTP one)
 #
 # Every figure is a ratio of medians of interleaved runs (round 1: A B C, round 2: A B C, ...)
 # or a callgrind instruction count; the raw lines are kept in target/bench/raw-<mode>.txt.
@@ -32,16 +34,26 @@ while (($# > 0)); do
   shift
 done
 
-# soak N: the soak run (mixed valid, panicking, timed-out and cancelled calls; every call
-# answered exactly once; resident set, descriptors, threads and tasks at 10k, 100k and N).
+# soak STDIO HTTP: the soak runs, STDIO calls through the stdio server, then HTTP calls
+# through the loopback HTTP one (mixed valid, panicking, timed-out and cancelled calls, and
+# over HTTP dropped connections; every call answered exactly once; resident set,
+# descriptors, threads and tasks at 10k, 100k and the last call; `--goal`: at most 1.2x of
+# the 100k resident set at the end). Over HTTP the server's deadline is 100 ms, so a cancel
+# sent on a connection of its own beats it. Fails if either fails.
 soak() {
-  cargo build --release --locked -p toolwire-bench --bin soak --bin soak-server
+  local rc=0 bin=${CARGO_TARGET_DIR:-target}/release
+  cargo build --release --locked -p toolwire-bench --features http --bin soak --bin soak-server
   mkdir -p target/bench
+  : >target/bench/soak.txt
   echo "== soak: $1 calls through the stdio server"
-  target/release/soak --calls "$1" --timeout-s 3600 -- target/release/soak-server | tee target/bench/soak.txt
+  "$bin/soak" --calls "$1" --goal --timeout-s 3600 -- "$bin/soak-server" | tee -a target/bench/soak.txt || rc=1
+  echo "== soak: $2 calls through the loopback HTTP server"
+  "$bin/soak" --http --calls "$2" --goal --past-deadline-ms 400 --timeout-s 3600 \
+    -- "$bin/soak-server" --http --deadline-ms 100 | tee -a target/bench/soak.txt || rc=1
+  return $rc
 }
 if [[ -n $SOAK_ONLY ]]; then
-  soak "$SOAK_ONLY"
+  soak "$SOAK_ONLY" "$SOAK_ONLY"
   exit
 fi
 
@@ -237,7 +249,7 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
   done
 done
 if [[ $MODE == smoke ]]; then
-  soak 20000 || { FAILED=$((FAILED + 1)); echo "  FAILED: soak (see above)" >&2; }
+  soak 20000 10000 || { FAILED=$((FAILED + 1)); echo "  FAILED: soak (see above)" >&2; }
 fi
 
 echo "== memory per idle HTTP session ($IDLE_SESSIONS sessions), and their expiry (2 s idle TTL)"
