@@ -108,10 +108,14 @@ pub(super) async fn layer(State(guard): State<Arc<Guard>>, request: Request, nex
     next.run(request).await
 }
 
-/// The host part of an authority (`host[:port]`, `[v6]:port`).
+/// The host part of an authority (`host[:port]`, `[v6]:port`). An unclosed `[` is not a
+/// host this guard knows, so the whole authority is returned (and is not loopback).
 fn host_name(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().map(|h| &authority[..h.len() + 2]).unwrap_or(authority);
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(close) => &authority[..=close],
+            None => authority,
+        };
     }
     authority.rsplit_once(':').map(|(h, _)| h).unwrap_or(authority)
 }
@@ -136,6 +140,16 @@ fn is_loopback_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Found by the `http_request` fuzz target: an unclosed `[` sliced past the end.
+    #[test]
+    fn an_unclosed_bracket_is_refused_not_a_panic() {
+        assert!(!is_loopback_authority("[ocalhost:8080"));
+        assert!(!is_loopback_authority("["));
+        assert!(!is_loopback_origin("http://[ocalhost:8080"));
+        assert!(is_loopback_authority("[::1]:8080"));
+        assert_eq!(host_name("[::1]:8080"), "[::1]");
+    }
 
     fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
