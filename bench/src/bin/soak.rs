@@ -122,16 +122,7 @@ fn main() -> ExitCode {
     if a.http {
         return http_soak(&a);
     }
-    let metrics = std::env::temp_dir().join(format!("toolwire-soak-{}.metrics", std::process::id()));
-    let mut child = Command::new(&a.server[0])
-        .args(&a.server[1..])
-        .env("SOAK_METRICS", &metrics)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn the server");
+    let (mut child, metrics) = spawn_server(&a, "stdio");
     let pid = child.id();
     let mut stdin = BufWriter::new(child.stdin.take().unwrap());
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -499,10 +490,11 @@ fn http_call(peer: &HttpPeer, t: &HttpTally, id: u64, past_deadline_ms: u64) {
     }
 }
 
-/// The HTTP soak (`--http`).
-fn http_soak(a: &Args) -> ExitCode {
-    let metrics = std::env::temp_dir().join(format!("toolwire-soak-http-{}.metrics", std::process::id()));
-    let mut child = Command::new(&a.server[0])
+/// Spawn the server under test on pipes, with the file it writes its metrics to.
+fn spawn_server(a: &Args, transport: &str) -> (std::process::Child, std::path::PathBuf) {
+    let metrics =
+        std::env::temp_dir().join(format!("toolwire-soak-{transport}-{}.metrics", std::process::id()));
+    let child = Command::new(&a.server[0])
         .args(&a.server[1..])
         .env("SOAK_METRICS", &metrics)
         .env("RUST_BACKTRACE", "0")
@@ -511,6 +503,12 @@ fn http_soak(a: &Args) -> ExitCode {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn the server");
+    (child, metrics)
+}
+
+/// The HTTP soak (`--http`).
+fn http_soak(a: &Args) -> ExitCode {
+    let (mut child, metrics) = spawn_server(a, "http");
     let pid = child.id();
     let stdin = child.stdin.take().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());

@@ -8,7 +8,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json::push_json_string;
+use crate::json::push_json_string;
 
 /// JSON-RPC and MCP error codes.
 pub mod code {

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
-use super::json::push_json_string;
+use crate::json::push_json_string;
 
 /// A JSON-RPC request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

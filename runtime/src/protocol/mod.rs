@@ -54,10 +54,6 @@ pub(crate) mod tools;
 pub(crate) mod version;
 pub mod wire;
 
-// Transitional: `id`, `error` and the HTTP transport still name `protocol::json`; the writer
-// is `crate::json` now, below every layer.
-pub(crate) use crate::json;
-
 pub use error::{RpcError, code};
 pub use id::RequestId;
 pub use lifecycle::negotiate_legacy;

@@ -5,7 +5,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::peek::Shape;
-use crate::protocol::json::json_string;
+use crate::json::json_string;
 use crate::protocol::{Era, ProtocolVersion, code};
 
 /// What the HTTP status of an answer depends on besides the answer itself.
