@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use client_support::{alive_tasks, assert_gone, assert_no_task_left, fixture, peer, process_gone};
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
+use toolwire::client::{AdoptOptions, CallOptions, Client, ClientOptions, ShutdownGrace, StdioServer};
 use toolwire::context::CancellationToken;
 use toolwire::tool::RemoteError;
 use toolwire::{Context, Tool, ToolError};
@@ -46,7 +46,7 @@ async fn a_child_that_dies_mid_call_leaves_an_unknown_outcome_not_a_hang() {
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     // `work` says nothing about itself: it must not be re-run (at most once).
-    let work = d.get("faulty__work").unwrap();
+    let work = d.get("work").unwrap();
     let err = tokio::time::timeout(Duration::from_secs(10), work.call_json(json!({"n": 1}), &Context::new()))
         .await
         .expect("a dead child must not hang the call")
@@ -79,7 +79,7 @@ async fn a_read_only_tool_cut_off_by_a_dying_child_stays_retryable() {
     let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let look = d.get("faulty__look").unwrap();
+    let look = d.get("look").unwrap();
     assert_eq!(look.delivery(), toolwire::client::Delivery::AtLeastOnce);
     let err = tokio::time::timeout(Duration::from_secs(10), look.call_json(json!({"n": 1}), &Context::new()))
         .await
@@ -90,7 +90,7 @@ async fn a_read_only_tool_cut_off_by_a_dying_child_stays_retryable() {
     // Without trusting the annotations, the same tool is at most once.
     let client = Client::connect(faulty("die-mid-call", None), ClientOptions::new("faulty")).await.unwrap();
     let d2 = client.adopt(AdoptOptions::default().trust_annotations(false)).await.unwrap();
-    let err = d2.get("faulty__look").unwrap().call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
+    let err = d2.get("look").unwrap().call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
     assert!(matches!(err, ToolError::Remote(RemoteError::OutcomeUnknown { .. })), "{err:?}");
     assert!(!err.is_retryable());
     assert_gone(pid).await;
@@ -102,7 +102,7 @@ async fn a_child_killed_mid_call_leaves_an_unknown_outcome() {
     let client = Client::connect(faulty("never-answers", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let work = d.get("faulty__work").unwrap().clone();
+    let work = d.get("work").unwrap().clone();
     let call = tokio::spawn(async move { work.call_json(json!({"n": 1}), &Context::new()).await });
     tokio::time::sleep(Duration::from_millis(300)).await;
     std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
@@ -128,7 +128,7 @@ async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
         Client::connect(faulty("never-answers", Some(&log)), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default().timeout(Duration::from_millis(250))).await.unwrap();
-    let work = d.get("faulty__work").unwrap();
+    let work = d.get("work").unwrap();
     let err = work.call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
     assert_eq!(
         err,
@@ -160,7 +160,7 @@ async fn a_server_that_never_answers_times_out_and_is_sent_a_cancellation() {
         token.cancel();
     });
     let untimed = client.adopt(AdoptOptions::default()).await.unwrap();
-    let err = untimed.get("faulty__work").unwrap().call_json(json!({"n": 3}), &ctx).await.unwrap_err();
+    let err = untimed.get("work").unwrap().call_json(json!({"n": 3}), &ctx).await.unwrap_err();
     canceller.await.unwrap();
     assert_eq!(err.to_string(), "the run was cancelled while 'faulty__work' was running");
     let seen = cancellations(&log, 2).await;
@@ -185,7 +185,7 @@ async fn a_server_flooding_stderr_still_answers() {
     .unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let out = d.get("faulty__work").unwrap().call_json(json!({"n": 5}), &Context::new()).await.unwrap();
+    let out = d.get("work").unwrap().call_json(json!({"n": 5}), &Context::new()).await.unwrap();
     assert!(out.joined_text().contains("\nworked 5\n"));
     drop(d);
     drop(client);
@@ -200,7 +200,7 @@ async fn garbage_on_stdout_is_skipped() {
     let client = Client::connect(faulty("garbage", None), ClientOptions::new("faulty")).await.unwrap();
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let out = d.get("faulty__work").unwrap().call_json(json!({"n": 7}), &Context::new()).await.unwrap();
+    let out = d.get("work").unwrap().call_json(json!({"n": 7}), &Context::new()).await.unwrap();
     assert_eq!(
         out.joined_text(),
         "<untrusted-data source=\"mcp\" server=\"faulty\" tool=\"faulty__work\">\nworked 7\n</untrusted-data>"
@@ -299,4 +299,90 @@ async fn shutdown_escalates_to_sigkill_for_a_child_that_ignores_eof_and_sigterm(
     assert!(started.elapsed() >= Duration::from_millis(400), "closed before both grace periods passed");
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_gone(pid).await;
+}
+
+#[tokio::test]
+async fn a_hung_server_with_no_timeout_set_anywhere_fails_after_the_default_30s() {
+    let log = log_path("never-default");
+    let client =
+        Client::connect(faulty("never-answers", Some(&log)), ClientOptions::new("faulty")).await.unwrap();
+    let pid = client.pid().unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let started = std::time::Instant::now();
+    let call = d.get("work").unwrap().call_json(json!({"n": 1}), &Context::new());
+    let err = tokio::time::timeout(Duration::from_secs(40), call)
+        .await
+        .expect("bounded by the default")
+        .unwrap_err();
+    assert!(started.elapsed() >= Duration::from_secs(30), "{:?}", started.elapsed());
+    assert_eq!(
+        err.to_string(),
+        "tool 'faulty__work' on server 'faulty' did not answer within 30s; it may have run"
+    );
+    assert_eq!(cancellations(&log, 1).await[0]["reason"], "timeout");
+    client.close().await;
+    assert_gone(pid).await;
+    let _ = std::fs::remove_file(&log);
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct WorkArgs {
+    n: i64,
+}
+
+#[tokio::test]
+async fn the_most_specific_timeout_wins_and_the_clients_bounds_the_rest() {
+    let options = ClientOptions::new("faulty").request_timeout(Duration::from_millis(400));
+    let client = Client::connect(faulty("never-answers", None), options).await.unwrap();
+    // Nothing set on the call, the adoption or the handle: the client's request timeout.
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let err = d.get("work").unwrap().call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'faulty__work' on server 'faulty' did not answer within 0.4s; it may have run"
+    );
+    let err = client.call_tool("work", json!({"n": 1}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(err.to_string(), "tool 'work' on server 'faulty' did not answer within 0.4s; it may have run");
+    let typed = client.typed::<WorkArgs, String>("work").await.unwrap();
+    let err = typed.call(&WorkArgs { n: 1 }).await.unwrap_err();
+    assert_eq!(err.to_string(), "tool 'work' on server 'faulty' did not answer within 0.4s; it may have run");
+    // Each more specific knob wins over the client's, longer or shorter.
+    let err = client
+        .call_tool("work", json!({"n": 1}), CallOptions::new().timeout(Duration::from_millis(600)))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "tool 'work' on server 'faulty' did not answer within 0.6s; it may have run");
+    let err = typed.with_timeout(Duration::from_millis(150)).call(&WorkArgs { n: 1 }).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'work' on server 'faulty' did not answer within 0.15s; it may have run"
+    );
+    let d = client.adopt(AdoptOptions::default().timeout(Duration::from_millis(200))).await.unwrap();
+    let work = d.get("work").unwrap();
+    let err = work.call_json(json!({"n": 1}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'faulty__work' on server 'faulty' did not answer within 0.2s; it may have run"
+    );
+    // A sooner Context deadline wins over the adoption's.
+    let ctx =
+        Context::builder().deadline(Some(std::time::Instant::now() + Duration::from_millis(100))).build();
+    let err = work.call_json(json!({"n": 1}), &ctx).await.unwrap_err();
+    let ToolError::Remote(RemoteError::TimedOut { timeout, .. }) = err else { panic!("{err:?}") };
+    assert!(timeout <= Duration::from_millis(100), "{timeout:?}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_list_cache_follows_the_servers_ttl_hint_not_the_clients_default() {
+    // The client's own TTL is the default 30 s; the server's pages say 5000 ms and 300 ms.
+    let client = Client::connect(listing(Some("ttl")), ClientOptions::new("listing")).await.unwrap();
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "2");
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "2", "fresh for the shortest page's 300 ms");
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    client.list_tools(false).await.unwrap();
+    assert_eq!(lists_seen(&client).await, "4", "stale after 300 ms, though the client's default is 30 s");
+    client.close().await;
 }

@@ -74,7 +74,7 @@ async fn typed_handles_check_the_schema_at_bind_time() {
         "{err}"
     );
     let err = client.typed::<AddArgs, i64>("sub").await.unwrap_err();
-    assert_eq!(err.to_string(), "server 'demo' has no tool 'sub'");
+    assert_eq!(err.to_string(), "server 'demo' has no tool 'sub'. Its tools: ['add']");
     let wrong_out = client.typed::<AddArgs, Vec<String>>("add").await.unwrap();
     assert!(matches!(wrong_out.call(&AddArgs { a: 1, b: 1 }).await.unwrap_err(), TypedError::Output { .. }));
     client.close().await;
@@ -121,22 +121,17 @@ async fn sampling_and_elicitation_go_through_the_handlers() {
     let options = ClientOptions::new("weather").sampling(sampling).elicitation(elicitation);
     let client = Client::connect(py2("client_mcpserver.py"), options).await.unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let out = d
-        .get("weather__ask_model")
-        .unwrap()
-        .call_json(json!({"question": "rain"}), &Context::new())
-        .await
-        .unwrap();
+    let out =
+        d.get("ask_model").unwrap().call_json(json!({"question": "rain"}), &Context::new()).await.unwrap();
     assert!(out.joined_text().contains("\nmodel said: rain? yes\n"), "{}", out.joined_text());
-    let out = d.get("weather__ask_user").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    let out = d.get("ask_user").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
     assert!(out.joined_text().contains("\nuser is Ada\n"), "{}", out.joined_text());
     client.close().await;
 
     // Without handlers the capabilities are not declared and the server's request fails.
     let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let err =
-        d.get("weather__ask_model").unwrap().call_json(json!({"question": "rain"}), &Context::new()).await;
+    let err = d.get("ask_model").unwrap().call_json(json!({"question": "rain"}), &Context::new()).await;
     assert!(err.is_err(), "{err:?}");
     client.close().await;
 }

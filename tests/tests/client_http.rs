@@ -109,18 +109,14 @@ async fn python_mcpserver_over_http_in_json_sse_and_stateless_modes() {
         let client =
             Client::connect(HttpServer::new(url(port)), ClientOptions::new("weather")).await.unwrap();
         let d = client.adopt(AdoptOptions::default()).await.unwrap();
-        let out = d
-            .get("weather__forecast")
-            .unwrap()
-            .call_json(json!({"city": "Oslo"}), &Context::new())
-            .await
-            .unwrap();
+        let out =
+            d.get("forecast").unwrap().call_json(json!({"city": "Oslo"}), &Context::new()).await.unwrap();
         assert!(
             out.joined_text().contains("\nOslo: sunny for the next 2 days\n"),
             "{flavour}: {}",
             out.joined_text()
         );
-        let err = d.get("weather__boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
+        let err = d.get("boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
         assert!(matches!(err, ToolError::Remote(RemoteError::Failed { .. })), "{flavour}: {err:?}");
         client.close().await;
     }
@@ -137,13 +133,11 @@ async fn a_server_dropping_the_connection_mid_sse_is_unavailable() {
     let client = Client::connect(HttpServer::new(url(port)), ClientOptions::new("dropper")).await.unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     let ctx = Context::builder().progress(Arc::new(|_p: Progress| {})).build();
-    let err = tokio::time::timeout(
-        Duration::from_secs(10),
-        d.get("dropper__work").unwrap().call_json(json!({}), &ctx),
-    )
-    .await
-    .expect("a dropped stream must not hang the call")
-    .unwrap_err();
+    let err =
+        tokio::time::timeout(Duration::from_secs(10), d.get("work").unwrap().call_json(json!({}), &ctx))
+            .await
+            .expect("a dropped stream must not hang the call")
+            .unwrap_err();
     assert_eq!(
         err.to_string(),
         "the outcome of tool 'dropper__work' is unknown: the call was cut off (server 'dropper' closed the \
@@ -174,7 +168,7 @@ async fn auto_mode_probes_server_discover_and_falls_back() {
     assert_eq!(client.server_info().protocol_version, "2026-07-28");
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     let out = d
-        .get("time__get_current_time")
+        .get("get_current_time")
         .unwrap()
         .call_json(json!({"timezone": "UTC"}), &Context::new())
         .await
@@ -217,12 +211,7 @@ async fn auto_mode_probes_server_discover_and_falls_back() {
             .unwrap();
     assert_eq!(client.server_info().protocol_version, "2026-07-28");
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let out = d
-        .get("weather__forecast")
-        .unwrap()
-        .call_json(json!({"city": "Rome"}), &Context::new())
-        .await
-        .unwrap();
+    let out = d.get("forecast").unwrap().call_json(json!({"city": "Rome"}), &Context::new()).await.unwrap();
     assert!(out.joined_text().contains("\nRome: sunny for the next 2 days\n"), "{}", out.joined_text());
     client.close().await;
 }

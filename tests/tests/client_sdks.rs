@@ -23,7 +23,7 @@ async fn typescript_v2_serve_stdio_in_both_eras() {
         let client = Client::connect(ts_v2(), ClientOptions::new("ts").era(era)).await.unwrap();
         assert_eq!(client.server_info().protocol_version, version, "{era:?}");
         let d = client.adopt(AdoptOptions::default()).await.unwrap();
-        let greet = d.get("ts__greet").unwrap();
+        let greet = d.get("greet").unwrap();
         assert_eq!(greet.delivery(), Delivery::AtLeastOnce);
         let out = greet.call_json(json!({"name": "Ada"}), &Context::new()).await.unwrap();
         assert_eq!(
@@ -41,7 +41,7 @@ async fn an_rmcp_server() {
     let server = StdioServer::new(workspace_binary("toolwire-bench", "rmcp-echo"));
     let client = Client::connect(server, ClientOptions::new("rmcp")).await.unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
-    let echo = d.get("rmcp__echo").unwrap();
+    let echo = d.get("echo").unwrap();
     assert_eq!(echo.info().description(), "Echo the text back.");
     let out = echo.call_json(json!({"text": "from rust"}), &Context::new()).await.unwrap();
     assert_eq!(

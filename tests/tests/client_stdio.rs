@@ -32,14 +32,14 @@ async fn server_everything_tools_are_adopted_validated_and_sealed() {
     let d =
         client.adopt(AdoptOptions::default().prefix("ev_").approval(Approval::Destructive)).await.unwrap();
     assert!(d.rejected().is_empty(), "{:?}", d.rejected());
-    let echo = d.get("ev_echo").expect("echo adopted");
+    let echo = d.get("echo").expect("echo adopted");
     assert_eq!(echo.remote_name(), "echo");
     assert_eq!(echo.delivery(), Delivery::AtLeastOnce);
     assert!(!echo.info().declarations().requires_approval);
     assert!(!echo.info().declarations().side_effecting);
     // draft-07 with nothing said about extras: advertised as forbidding them.
     assert_eq!(echo.info().input_schema().value()["additionalProperties"], false);
-    let toggle = d.get("ev_toggle-simulated-logging").unwrap();
+    let toggle = d.get("toggle-simulated-logging").unwrap();
     assert!(toggle.info().declarations().requires_approval);
     assert_eq!(toggle.delivery(), Delivery::AtMostOnce);
 
@@ -64,11 +64,11 @@ async fn server_everything_tools_are_adopted_validated_and_sealed() {
     let ctx = Context::builder()
         .progress(Arc::new(move |p: Progress| sink_seen.lock().unwrap().push(p.progress)))
         .build();
-    let long = d.get("ev_trigger-long-running-operation").unwrap();
+    let long = d.get("trigger-long-running-operation").unwrap();
     long.call_json(json!({"duration": 1, "steps": 3}), &ctx).await.unwrap();
     assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
 
-    let img = d.get("ev_get-tiny-image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    let img = d.get("get-tiny-image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
     assert!(img.joined_text().contains("[image image/png, "), "{}", img.joined_text());
     assert!(img.joined_text().contains(" bytes elided]"));
 
@@ -98,7 +98,7 @@ async fn server_filesystem_is_answered_roots_list() {
         .await
         .unwrap();
     assert!(d.rejected().iter().all(|r| r.reason == RejectReason::NotIncluded));
-    let list = d.get("fs__list_allowed_directories").unwrap();
+    let list = d.get("list_allowed_directories").unwrap();
     // The server learns its directories from our roots/list answer, asynchronously.
     let mut text = String::new();
     for _ in 0..50 {
@@ -109,7 +109,7 @@ async fn server_filesystem_is_answered_roots_list() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(text.contains(&*dir.to_string_lossy()), "{text}");
-    let read = d.get("fs__read_text_file").or_else(|| d.get("fs__read_file")).unwrap();
+    let read = d.get("read_text_file").or_else(|_| d.get("read_file")).unwrap();
     let path = dir.join("note.txt").display().to_string();
     let out = read.call_json(json!({ "path": path }), &Context::new()).await.unwrap();
     assert!(out.joined_text().contains("remember the milk"));
@@ -122,7 +122,7 @@ async fn mcp_server_time_annotations_and_its_unknown_tool_refusal() {
     let server = StdioServer::new(peer("TOOLWIRE_MCP_SERVER_TIME")).args(["--local-timezone", "UTC"]);
     let client = Client::connect(server, ClientOptions::new("time")).await.unwrap();
     let d = client.adopt(AdoptOptions::default().approval(Approval::Destructive)).await.unwrap();
-    let now = d.get("time__get_current_time").unwrap();
+    let now = d.get("get_current_time").unwrap();
     assert_eq!(now.hints().read_only, Some(true));
     assert_eq!(now.delivery(), Delivery::AtLeastOnce);
     assert!(!now.info().declarations().requires_approval);
@@ -155,8 +155,8 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
         .await
         .unwrap();
     assert_eq!(d.conflicts(), ["weather__scalar"]);
-    let forecast = d.get("weather__forecast").unwrap();
-    let reset = d.get("weather__reset_station").unwrap();
+    let forecast = d.get("forecast").unwrap();
+    let reset = d.get("reset_station").unwrap();
     assert_eq!(
         (forecast.delivery(), forecast.info().declarations().requires_approval),
         (Delivery::AtLeastOnce, false)
@@ -172,7 +172,7 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
         "<untrusted-data source=\"mcp\" server=\"weather\" tool=\"weather__forecast\">\nLisbon: sunny for the next 3 days\n</untrusted-data>"
     );
 
-    let err = d.get("weather__boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
+    let err = d.get("boom").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
         "tool 'weather__boom' failed on server 'weather'; its report is in the untrusted-data envelope"
@@ -185,10 +185,10 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
     }
     assert!(!err.is_retryable());
 
-    let img = d.get("weather__tiny_image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+    let img = d.get("tiny_image").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
     assert!(img.joined_text().contains("\n[image image/png, 4 bytes elided]\n"), "{}", img.joined_text());
 
-    let err = d.get("weather__hang").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
+    let err = d.get("hang").unwrap().call_json(json!({}), &Context::new()).await.unwrap_err();
     assert_eq!(
         err.to_string(),
         "tool 'weather__hang' on server 'weather' did not answer within 0.5s; it may have run"
@@ -200,7 +200,7 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
         .adopt(AdoptOptions::default().approval(Approval::Destructive).trust_annotations(false))
         .await
         .unwrap();
-    let f = untrusting.get("weather__forecast").unwrap();
+    let f = untrusting.get("forecast").unwrap();
     assert_eq!((f.delivery(), f.info().declarations().requires_approval), (Delivery::AtMostOnce, true));
 
     let items = client.resource_source().query("RUNBOOK", 1).await.unwrap();
@@ -219,7 +219,7 @@ async fn fastmcp_1_22_speaks_2025_06_18() {
     let client = Client::connect(server, ClientOptions::new("demo")).await.unwrap();
     assert_eq!(client.server_info().protocol_version, "2025-06-18");
     let d = client.adopt(AdoptOptions::default().prefix("demo_")).await.unwrap();
-    let add = d.get("demo_add").unwrap();
+    let add = d.get("add").unwrap();
     assert_eq!(add.info().description(), "Add two integers.");
     let out = add.call_json(json!({"a": 2, "b": 3}), &Context::new()).await.unwrap();
     assert_eq!(
@@ -237,7 +237,7 @@ async fn adoption_rules_on_server_everything() {
     // rejected, never renamed.
     let long = "p".repeat(60);
     let d = client.adopt(AdoptOptions::default().prefix(long.clone())).await.unwrap();
-    assert_eq!(d.get(&format!("{long}echo")).unwrap().info().name().len(), 64);
+    assert_eq!(d.get("echo").unwrap().info().name().len(), 64);
     let dup = d.rejected().iter().find(|r| r.name == "get-env").unwrap();
     assert_eq!(dup.reason, RejectReason::DuplicateName { name: format!("{long}get-") });
     assert_eq!(
@@ -269,7 +269,7 @@ async fn adoption_rules_on_server_everything() {
     // Resources: text as text, a blob as a marker.
     let resources = client.list_resources(false).await.unwrap();
     assert!(resources.iter().any(|r| r.uri == "demo://resource/static/document/architecture.md"));
-    let blob = client.read_resource("demo://resource/dynamic/blob/1").await.unwrap();
+    let blob = client.read_resource_text("demo://resource/dynamic/blob/1").await.unwrap();
     assert!(blob.starts_with("[blob text/plain, ") && blob.ends_with(" bytes elided]"), "{blob}");
     client.close().await;
 }
@@ -290,4 +290,26 @@ async fn the_child_gets_the_safe_environment_plus_what_is_passed() {
         assert!(env.get("PATH").is_some());
         client.close().await;
     }
+}
+
+#[test]
+fn the_adopt_example_prints_what_its_docs_say() {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/src/bin/adopt.rs"),
+    )
+    .unwrap();
+    let doc: Vec<&str> = source
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect();
+    let start = doc.iter().position(|l| l.starts_with("Prints")).unwrap() + 2;
+    let end = start + doc[start..].iter().position(|l| *l == "```").unwrap();
+    let want = doc[start..end].join("\n") + "\n";
+    let out = std::process::Command::new(client_support::workspace_binary("toolwire-examples", "adopt"))
+        .env("TOOLWIRE_PYTHON", peer("TOOLWIRE_PY_MCP2"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }

@@ -1,15 +1,15 @@
 //! The smallest thing that works: spawn a real MCP server as a child process, adopt its
-//! tools, and call one as an ordinary `toolwire::Tool`.
+//! tools, call one as an ordinary `toolwire::Tool`, and bind one to Rust types.
 //!
-//! The server is six lines of Python's `mcp` SDK, run with `python -c`, so this file stands
-//! alone. In real use the command is `uvx`, `npx` or a compiled binary.
+//! The server is a few lines of Python's `mcp` SDK, run with `python -c`, so this file
+//! stands alone. In real use the command is `uvx`, `npx` or a compiled binary.
 //!
 //! ```text
 //! cargo run -p toolwire-examples --bin adopt            # python3 with `mcp` installed
 //! TOOLWIRE_PYTHON=/path/to/venv/bin/python cargo run -p toolwire-examples --bin adopt
 //! ```
 //!
-//! Prints:
+//! Prints (`tests/tests/client_stdio.rs` checks it, line for line):
 //!
 //! ```text
 //! demo_add | Add two integers.
@@ -18,11 +18,19 @@
 //! result: <untrusted-data source="mcp" server="demo" tool="demo_add">
 //! 5
 //! </untrusted-data>
+//! untrusted text: 5
+//! structured: {"result":5}
+//! wrong name: server 'demo' has no adopted tool 'demo_add': that is the adopted name of 'add'; name tools by the server's name
+//! typed: 2 + 40 = 42
 //! ```
 
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
-use toolwire::{Context, Tool};
+use toolwire::Tool;
+use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, Untrusted};
 
 /// A complete MCP server.
 const SERVER: &str = r#"
@@ -37,21 +45,44 @@ def add(a: int, b: int) -> int:
 mcp.run()
 "#;
 
+/// The arguments of the server's `add`, for a typed handle.
+#[derive(Serialize, JsonSchema)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let python = std::env::var("TOOLWIRE_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let server = StdioServer::new(python).args(["-c", SERVER]);
-    let client = Client::connect(server, ClientOptions::new("demo")).await?;
+    let server = StdioServer::new(python).arg("-c").arg(SERVER);
+    // Every request, tool calls included, gives up after 10 s unless told otherwise.
+    let options = ClientOptions::new("demo").request_timeout(Duration::from_secs(10));
+    let client = Client::connect(server, options).await?;
+
+    // Adopted: an ordinary `Tool`, named `demo_add` for the model, `add` in your code.
     let discovery = client.adopt(AdoptOptions::default().prefix("demo_")).await?;
-    let tool = &discovery.tools()[0];
-    println!("{} | {}", tool.info().name(), tool.info().description());
+    let add = discovery.get("add")?;
+    println!("{} | {}", add.info().name(), add.info().description());
     println!(
         "params: {}",
-        toolwire::schema::canonical_json(&tool.info().input_schema().value()["properties"])
+        toolwire::schema::canonical_json(&add.info().input_schema().value()["properties"])
     );
-    println!("side_effecting: {}", tool.info().declarations().side_effecting);
-    let result = tool.call_json(json!({"a": 2, "b": 3}), &Context::new()).await?;
-    println!("result: {}", result.joined_text());
+    println!("side_effecting: {}", add.info().declarations().side_effecting);
+    // No `Context` needed for a plain call.
+    let out = add.invoke(json!({"a": 2, "b": 3})).await?;
+    println!("result: {}", out.joined_text());
+    let text = Untrusted::from_output(&out).ok_or("an adopted tool's output is sealed")?;
+    println!("untrusted text: {}", text.text());
+    let structured = out.structured.as_ref().ok_or("the server sent structuredContent")?;
+    println!("structured: {}", toolwire::schema::canonical_json(structured));
+    if let Err(e) = discovery.get("demo_add") {
+        println!("wrong name: {e}");
+    }
+
+    // Typed: bound to Rust types, the schemas checked once, here.
+    let typed = client.typed::<AddArgs, i64>("add").await?;
+    println!("typed: 2 + 40 = {}", typed.call(&AddArgs { a: 2, b: 40 }).await?);
     client.close().await;
     Ok(())
 }

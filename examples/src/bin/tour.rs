@@ -173,7 +173,7 @@ async fn adoption(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
             tool.delivery()
         );
     }
-    let check = discovery.get("engine_run_check").ok_or("run_check was not adopted")?;
+    let check = discovery.get("run_check")?;
     let ctx = Context::new();
     let out = check.call_json(json!({"name": "lint"}), &ctx).await?;
     println!("call engine_run_check ->\n{}", out.joined_text());

@@ -20,6 +20,15 @@
 //!
 //! The adopted view is held: [`Discovery::tools`] does not change until you call
 //! [`Discovery::refresh`], so a server cannot widen an in-flight agent's surface.
+//!
+//! # Naming
+//!
+//! Your code names a remote tool by **the server's name for it**, everywhere:
+//! [`Discovery::get`]`("forecast")` as [`Client::typed`]`("forecast")` and
+//! [`Client::call_tool`]`("forecast", ..)`. The adopted name (`weather__forecast`, the prefix
+//! and sanitising applied) is the model's: it is [`RemoteTool::info`](crate::Tool::info)`().name()`
+//! and the key of [`Discovery::registry`]. A wrong name is an error listing the names that
+//! would have worked ([`UnknownTool`]).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -97,7 +106,7 @@ impl Default for AdoptOptions {
 impl AdoptOptions {
     /// The defaults: prefix `"<server>__"`, every tool considered, no approval, annotations
     /// trusted, results cut at [`DEFAULT_MAX_RESULT_BYTES`], descriptions at
-    /// [`DEFAULT_MAX_DESCRIPTION_BYTES`], no per-call timeout.
+    /// [`DEFAULT_MAX_DESCRIPTION_BYTES`], calls bounded by the client's request timeout.
     pub fn new() -> Self {
         AdoptOptions::default()
     }
@@ -163,7 +172,10 @@ impl AdoptOptions {
         self
     }
 
-    /// Set the per-call timeout (none by default; a call's own deadline still applies).
+    /// Bound each call of the adopted tools (unset: the client's
+    /// [`request_timeout`](super::ClientOptions::request_timeout)). A call's
+    /// [`Context`](crate::Context) deadline, when sooner, still wins; the precedence is in
+    /// the [`client`](super) module docs.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -251,6 +263,55 @@ impl fmt::Display for Rejected {
     }
 }
 
+/// [`Discovery::get`] was given a name that is not an adopted tool's name on the server.
+///
+/// ```text
+/// server 'weather' has no adopted tool 'forcast'. Adopted tools, by the server's names: ['boom', 'forecast']
+/// server 'weather' has no adopted tool 'weather__forecast': that is the adopted name of 'forecast'; name tools by the server's name
+/// server 'weather' has no adopted tool 'reset': it was rejected: not on the allowlist
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UnknownTool {
+    /// The server's configured name.
+    pub server: String,
+    /// The name asked for.
+    pub name: String,
+    /// The adopted tools' names on the server, in the server's order.
+    pub adopted: Vec<String>,
+    why: Unknown,
+}
+
+/// Why a name given to [`Discovery::get`] matched nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Unknown {
+    /// It is the adopted (prefixed) name of the server's tool `remote`.
+    AdoptedName { remote: String },
+    /// The server lists it, but it was rejected for `reason`.
+    Rejected { reason: String },
+    /// The server does not list it.
+    NotListed,
+}
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server '{}' has no adopted tool '{}'", self.server, self.name)?;
+        match &self.why {
+            Unknown::AdoptedName { remote } => {
+                write!(f, ": that is the adopted name of '{remote}'; name tools by the server's name")
+            }
+            Unknown::Rejected { reason } => write!(f, ": it was rejected: {reason}"),
+            Unknown::NotListed => {
+                let mut names = self.adopted.clone();
+                names.sort_unstable();
+                write!(f, ". Adopted tools, by the server's names: {}", crate::args::PyList(&names))
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
 /// What [`Client::adopt`] did: the adopted tools, the rejected ones with reasons, the
 /// conflicts with local tools, and whether `max_tools` truncated the list.
 ///
@@ -272,9 +333,29 @@ impl Discovery {
         &self.tools
     }
 
-    /// The adopted tool called `name` (the name the model sees).
-    pub fn get(&self, name: &str) -> Option<&Arc<RemoteTool>> {
-        self.tools.iter().find(|t| t.info().name() == name)
+    /// The adopted tool the server calls `name` (its name on the server, not the prefixed
+    /// name the model sees; see [naming](super#naming)).
+    ///
+    /// A name that is not one of the adopted tools is an [`UnknownTool`] listing the ones
+    /// that are, and saying why when the server's tool was rejected or when `name` is an
+    /// adopted (prefixed) name.
+    pub fn get(&self, name: &str) -> Result<&Arc<RemoteTool>, UnknownTool> {
+        if let Some(t) = self.tools.iter().find(|t| t.remote_name() == name) {
+            return Ok(t);
+        }
+        let why = if let Some(t) = self.tools.iter().find(|t| t.info().name() == name) {
+            Unknown::AdoptedName { remote: t.remote_name().to_owned() }
+        } else if let Some(r) = self.rejected.iter().find(|r| r.name == name) {
+            Unknown::Rejected { reason: r.reason.to_string() }
+        } else {
+            Unknown::NotListed
+        };
+        Err(UnknownTool {
+            server: self.client.name().to_owned(),
+            name: name.to_owned(),
+            adopted: self.tools.iter().map(|t| t.remote_name().to_owned()).collect(),
+            why,
+        })
     }
 
     /// The tools that were not adopted, each with a reason a person can read, in the

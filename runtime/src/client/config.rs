@@ -204,6 +204,89 @@ pub fn load_servers(project_root: &Path) -> Result<ConfigLoad, ConfigError> {
     Ok(ConfigLoad::default())
 }
 
+impl Client {
+    /// Connect to the server `name` declared in the config file at `path` (an `.mcp.json`,
+    /// or the file a [`serve_registry()`](crate::serve_registry) spec writes), or to its only
+    /// server when `name` is `None`. The client is named after the entry.
+    ///
+    /// Fails with [`ClientError::Config`] when the file cannot be read or parsed, when it
+    /// declares no server of that name (the message lists the ones it does), or when that
+    /// entry is unusable (the message says why).
+    pub async fn connect_config_file(path: &Path, name: Option<&str>) -> Result<Client, ClientError> {
+        let server = load_one(path, name)?;
+        Client::connect(server.transport, ClientOptions::new(server.name)).await
+    }
+
+    /// Connect to the server a [`serve_registry()`](crate::serve_registry) spec serves, as
+    /// an agent CLI would: its URL and bearer token (HTTP), or the command in its config file
+    /// (stdio). The client is named after the spec. Start the spec first.
+    #[cfg(feature = "http")]
+    pub async fn connect_spec(spec: &crate::spec::McpServerSpec) -> Result<Client, ClientError> {
+        Client::connect(transport_of_spec(spec)?, ClientOptions::new(spec.name())).await
+    }
+}
+
+/// How to reach the server `spec` serves.
+#[cfg(feature = "http")]
+fn transport_of_spec(spec: &crate::spec::McpServerSpec) -> Result<ServerTransport, ClientError> {
+    match spec.url() {
+        Some(url) => {
+            let mut http = HttpServer::new(url);
+            for (k, v) in spec.auth_headers() {
+                http = http.header(k, v);
+            }
+            Ok(ServerTransport::Http(http))
+        }
+        None => Ok(load_one(spec.config_path(), Some(spec.name()))?.transport),
+    }
+}
+
+/// The server `name` (or the only one) declared in the file at `path`.
+fn load_one(path: &Path, name: Option<&str>) -> Result<ServerConfig, ClientError> {
+    let shown = path.display().to_string();
+    let problem = |problem: String, source: Option<super::error::SharedError>| ClientError::Config {
+        server: name.unwrap_or(&shown).to_owned(),
+        problem,
+        source,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        let e = ConfigError::Io { path: path.to_owned(), source: Arc::new(e) };
+        problem(e.to_string(), Some(Arc::new(e)))
+    })?;
+    let load = parse_servers(&text, &shown).map_err(|e| problem(e.to_string(), Some(Arc::new(e))))?;
+    let declared = || {
+        let mut names: Vec<&str> = load.servers.iter().map(|s| s.name.as_str()).collect();
+        names.extend(load.problems.iter().map(|(n, _)| n.as_str()));
+        names.sort_unstable();
+        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+    };
+    if let Some(name) = name
+        && let Some((_, reason)) = load.problems.iter().find(|(n, _)| n == name)
+    {
+        return Err(problem(format!("its entry in {shown} is unusable: {reason}"), None));
+    }
+    let found = match name {
+        Some(name) => load.servers.iter().find(|s| s.name == name),
+        None if load.servers.len() + load.problems.len() == 1 => load.servers.first(),
+        None => {
+            return Err(problem(
+                format!("{shown} declares several servers ({}); name the one to connect to", declared()),
+                None,
+            ));
+        }
+    };
+    match (found, name) {
+        (Some(server), _) => Ok(server.clone()),
+        (None, Some(name)) => {
+            Err(problem(format!("{shown} declares no server '{name}'; it declares: {}", declared()), None))
+        }
+        (None, None) => match load.problems.first() {
+            Some((_, reason)) => Err(problem(format!("its entry in {shown} is unusable: {reason}"), None)),
+            None => Err(problem(format!("{shown} declares no server"), None)),
+        },
+    }
+}
+
 /// What [`connect_all`] did.
 #[derive(Debug, Default)]
 #[non_exhaustive]
@@ -247,6 +330,44 @@ pub async fn connect_all(servers: &[ServerConfig], options: impl Fn(&str) -> Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_server_is_picked_from_a_config_file_by_name() {
+        let dir = std::env::temp_dir().join(format!("toolwire-cfg-one-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mcp.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:9/mcp"}, "c": {"args": []}}}"#,
+        )
+        .unwrap();
+        let shown = path.display();
+        assert_eq!(load_one(&path, Some("a")).unwrap().name, "a");
+        assert_eq!(
+            load_one(&path, Some("z")).unwrap_err().to_string(),
+            format!("server 'z': {shown} declares no server 'z'; it declares: a, b, c")
+        );
+        assert_eq!(
+            load_one(&path, Some("c")).unwrap_err().to_string(),
+            format!("server 'c': its entry in {shown} is unusable: neither `command` nor `url` is given")
+        );
+        assert_eq!(
+            load_one(&path, None).unwrap_err().to_string(),
+            format!(
+                "server '{shown}': {shown} declares several servers (a, b, c); name the one to connect to"
+            )
+        );
+        std::fs::write(&path, r#"{"mcpServers": {"only": {"command": "x"}}}"#).unwrap();
+        assert_eq!(load_one(&path, None).unwrap().name, "only");
+        let missing = dir.join("missing.json");
+        assert!(
+            load_one(&missing, Some("a"))
+                .unwrap_err()
+                .to_string()
+                .starts_with(&format!("server 'a': cannot read MCP server config {}: ", missing.display()))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn the_first_config_file_found_wins() {

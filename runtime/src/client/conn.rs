@@ -30,6 +30,11 @@ pub(crate) use crate::protocol::{
 /// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
+/// A [`Client::subscribe`](super::Client::subscribe) callback, given the URI of each
+/// `notifications/resources/updated`. It runs on the connection's reader: keep it short
+/// (send to a channel, say) and never block in it.
+pub type UpdateFn = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// One outbound message for the transport.
 #[derive(Debug)]
 pub(crate) struct Out {
@@ -92,6 +97,8 @@ pub(crate) struct Conn {
     pub(crate) tools_generation: AtomicU64,
     /// Bumped by `notifications/resources/list_changed`.
     pub(crate) resources_generation: AtomicU64,
+    /// The callbacks of [`Client::subscribe`](super::Client::subscribe), by URI.
+    pub(crate) subscriptions: Mutex<HashMap<String, UpdateFn>>,
     options: ClientOptions,
     modern: Mutex<Option<ModernMeta>>,
     version: Mutex<Option<String>>,
@@ -110,6 +117,7 @@ impl Conn {
             closed: Mutex::default(),
             tools_generation: AtomicU64::new(0),
             resources_generation: AtomicU64::new(0),
+            subscriptions: Mutex::default(),
             options,
             modern: Mutex::default(),
             version: Mutex::default(),
@@ -356,6 +364,18 @@ impl Conn {
             }
             "notifications/resources/list_changed" => {
                 self.resources_generation.fetch_add(1, Ordering::SeqCst);
+            }
+            "notifications/resources/updated" => {
+                let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
+                    return;
+                };
+                let callback = lock(&self.subscriptions).get(uri).cloned();
+                match callback {
+                    Some(cb) => cb(uri),
+                    None => {
+                        tracing::debug!(server = %self.server, uri, "an update for a URI not subscribed to")
+                    }
+                }
             }
             "notifications/progress" => {
                 let Some(p) = params else { return };

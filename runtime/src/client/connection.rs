@@ -16,7 +16,7 @@ use super::normalise::call_result;
 use super::options::Delivery;
 use super::options::{ClientOptions, EraMode, ServerTransport};
 use super::stdio::StdioLink;
-use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ServerInfo};
+use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::tool::{RemoteError, ToolError};
 
@@ -44,18 +44,22 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    /// No timeout, no cancellation, no progress, no extra `_meta`, at-most-once delivery.
+    /// The client's timeout ([`ClientOptions::request_timeout`](super::ClientOptions::request_timeout)),
+    /// no cancellation, no progress, no extra `_meta`, at-most-once delivery.
     pub fn new() -> Self {
         CallOptions::default()
     }
 
-    /// Give up after this long, send `notifications/cancelled`, and ignore a late answer.
+    /// Give up after this long, send `notifications/cancelled`, and ignore a late answer. It
+    /// wins over every other knob (the precedence is in the [`client`](super) module docs);
+    /// unset, the client's [`request_timeout`](super::ClientOptions::request_timeout) bounds
+    /// the call.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
     }
 
-    /// Like [`timeout`](Self::timeout), or none.
+    /// Like [`timeout`](Self::timeout); `None` leaves the client's.
     pub fn timeout_opt(mut self, timeout: Option<Duration>) -> Self {
         self.timeout = timeout;
         self
@@ -121,6 +125,7 @@ pub(crate) struct Inner {
     pid: Option<u32>,
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
     pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
+    pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
 }
 
 /// A live connection to one MCP server.
@@ -182,6 +187,7 @@ impl Client {
                 pid,
                 tools: Mutex::default(),
                 resources: Mutex::default(),
+                templates: Mutex::default(),
             }),
         })
     }
@@ -193,6 +199,7 @@ impl Client {
         self.inner.conn.shut(CLOSED_BY_CLIENT);
         *lock(&self.inner.tools) = None;
         *lock(&self.inner.resources) = None;
+        *lock(&self.inner.templates) = None;
         let link = self.inner.link.lock().await.take();
         match link {
             Some(Link::Stdio(mut s)) => s.shutdown().await,
@@ -244,6 +251,21 @@ impl Client {
 
     /// Every page of a list method, concatenated (`key` is the array member: `tools`, ...).
     pub(crate) async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        self.list_all_hinted(method, key).await.map(|(items, _)| items)
+    }
+
+    /// Every page of a list method, and how long the whole list may be cached: the
+    /// shortest `ttlMs` of its pages (the 2026-07-28 caching hints). A page without one is
+    /// stale at once on a modern connection (the spec's default of 0), and good for
+    /// [`ClientOptions::cache_ttl`] on a legacy one, whose servers send no hints.
+    pub(crate) async fn list_all_hinted(
+        &self,
+        method: &str,
+        key: &str,
+    ) -> Result<(Vec<Value>, Duration), ClientError> {
+        let unhinted =
+            if self.inner.conn.is_modern() { Duration::ZERO } else { self.inner.options.cache_ttl };
+        let mut ttl: Option<Duration> = None;
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::BTreeSet::new();
@@ -259,6 +281,8 @@ impl Client {
                 Some(Value::Array(list)) => items.extend(list.iter().cloned()),
                 _ => return Err(malformed(&format!("`{key}` is not an array"))),
             }
+            let hint = page.get("ttlMs").and_then(Value::as_u64).map_or(unhinted, Duration::from_millis);
+            ttl = Some(ttl.map_or(hint, |t| t.min(hint)));
             match page.get("nextCursor") {
                 Some(Value::String(next)) if !next.is_empty() => {
                     // A server that hands back a cursor it already gave would loop forever.
@@ -267,32 +291,35 @@ impl Client {
                     }
                     cursor = Some(next.clone());
                 }
-                _ => return Ok(items),
+                _ => return Ok((items, ttl.unwrap_or(unhinted))),
             }
         }
     }
 
-    /// The server's tools, cached for 30 s (the TTL in [`ClientOptions::cache_ttl`]).
+    /// The server's tools, cached as the server's caching hints say: for the `ttlMs` it
+    /// sent (the shortest of its pages'; none on a modern connection means not cached), or,
+    /// from a legacy server, which sends no hints, for [`ClientOptions::cache_ttl`] (30 s).
     ///
     /// The cache is dropped by `notifications/tools/list_changed`, by `force_refresh`, and
     /// by [`close`](Client::close). Every page is followed.
     pub async fn list_tools(&self, force_refresh: bool) -> Result<Arc<[ListedTool]>, ClientError> {
         let generation = self.inner.conn.tools_generation.load(Ordering::SeqCst);
-        let ttl = self.inner.options.cache_ttl;
         if !force_refresh
-            && let Some(hit) = lock(&self.inner.tools).as_ref().and_then(|c| c.fresh(ttl, generation))
+            && let Some(hit) = lock(&self.inner.tools).as_ref().and_then(|c| c.fresh(generation))
         {
             return Ok(hit);
         }
-        let raw = self.list_all("tools/list", "tools").await?;
+        let (raw, ttl) = self.list_all_hinted("tools/list", "tools").await?;
         // Every entry is kept, the malformed too: adoption refuses those and says why.
         let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
-        *lock(&self.inner.tools) = Some(Cached::new(Arc::clone(&tools), generation));
+        *lock(&self.inner.tools) = Some(Cached::new(Arc::clone(&tools), generation, ttl));
         Ok(tools)
     }
 
-    /// Call the server's tool `name` with `arguments` (a JSON object).
+    /// Call the server's tool `name` (its name on the server) with `arguments` (a JSON
+    /// object), waiting at most [`CallOptions::timeout`], else the client's
+    /// [`request_timeout`](ClientOptions::request_timeout).
     ///
     /// The result is the server's, unvalidated and unsealed; `isError` is a result, not an
     /// `Err`. Failures are classified: a timeout is [`RemoteError::TimedOut`]; a server that
@@ -312,8 +339,9 @@ impl Client {
     ) -> Result<CallResult, ToolError> {
         let server = self.name().to_owned();
         let delivery = options.delivery_or_default();
-        let opts =
-            RequestOpts { timeout: options.timeout, cancel: options.cancel, progress: options.progress };
+        // The precedence in the module docs of `client`: this call's own, else the client's.
+        let timeout = Some(options.timeout.unwrap_or(self.inner.options.request_timeout));
+        let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress };
         let mut params = json!({"name": name, "arguments": arguments});
         if let Some(meta) = options.meta {
             params["_meta"] = Value::Object(meta);

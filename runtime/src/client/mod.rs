@@ -3,15 +3,15 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer};
-//! use toolwire::{Context, Tool};
+//! use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, Untrusted};
 //!
-//! let server = StdioServer::new("uvx").args(["mcp-server-time"]);
+//! let server = StdioServer::new("uvx").arg("mcp-server-time");
 //! let client = Client::connect(server, ClientOptions::new("time")).await?;
 //! let discovery = client.adopt(AdoptOptions::default()).await?;
-//! let tool = discovery.get("time__get_current_time").expect("adopted");
-//! let out = tool.call_json(serde_json::json!({"timezone": "UTC"}), &Context::new()).await?;
+//! let tool = discovery.get("get_current_time")?; // the server's name; the model sees time__get_current_time
+//! let out = tool.invoke(serde_json::json!({"timezone": "UTC"})).await?;
 //! println!("{}", out.joined_text()); // sealed in <untrusted-data server="time" ...>
+//! let text = Untrusted::from_output(&out).expect("sealed"); // the server's words, typed as such
 //! client.close().await;
 //! # Ok(()) }
 //! ```
@@ -19,14 +19,40 @@
 //! - [`StdioServer`] spawns a server; [`HttpServer`] reaches one over Streamable HTTP, plain
 //!   or over TLS (`https://`: TLS 1.2/1.3 with rustls on *ring*, Mozilla's roots built in,
 //!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]).
-//! - [`Client`]: the connection (`connect`, `close`, `list_tools`, `call_tool`, `ping`,
-//!   resources, prompts).
+//! - [`Client`]: the connection (`connect`, `connect_spec`, `connect_config_file`, `close`,
+//!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
 //!   server's own schema, results normalised and sealed, failures classified.
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`].
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
+//!
+//! # Naming
+//!
+//! Your code names a server's tool by the server's name for it, everywhere:
+//! [`Client::call_tool`], [`Client::typed`] and [`Discovery::get`]. The adopted, prefixed
+//! name is the model's (`tool.info().name()`).
+//!
+//! # Timeouts
+//!
+//! A tool call waits at most the first of these that is set, most specific first:
+//!
+//! | knob | applies to |
+//! | --- | --- |
+//! | [`CallOptions::timeout`] | one [`Client::call_tool`] |
+//! | [`AdoptOptions::timeout`] / [`TypedTool::with_timeout`] | every call through that adopted tool / typed handle |
+//! | [`ClientOptions::request_timeout`] (default 30 s) | everything else the client sends: the handshake, the lists, and every call none of the above bounds |
+//!
+//! So a call always has a bound: an adopted tool on a hung server fails after 30 s when
+//! nobody set anything, as [`RemoteError::TimedOut`](crate::tool::RemoteError::TimedOut),
+//! `tool 'time__now' on server 'time' did not answer within 30s; it may have run`, and the
+//! server is sent `notifications/cancelled`. An adopted tool's [`Context`](crate::Context)
+//! deadline, when sooner than that bound, wins.
+//!
+//! [`HttpServer::timeout`] (30 s) is the transport's own bound, beside the call's: how long
+//! one HTTP exchange may take to connect and answer (a streamed answer's events are then
+//! bounded by the call's timeout). When it fires first the server counts as unreachable.
 
 mod adopt;
 mod config;
@@ -58,21 +84,23 @@ pub mod untrusted {
     //! [`Client::call_tool`](super::Client::call_tool) is the server's, unsealed: before
     //! putting it in front of a model, seal it the same way with [`envelope`] (or
     //! [`normalise`] and [`seal`]), so it reads as data and not as instructions.
+    //! [`Untrusted`] takes the text out of an envelope again, still marked untrusted.
 
-    pub use super::normalise::{ENVELOPE_TAG, envelope, normalise, seal};
+    pub use super::normalise::{ENVELOPE_TAG, Untrusted, envelope, normalise, seal};
 }
 
 pub use adopt::{
     AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
+    UnknownTool,
 };
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,
 };
-pub use conn::ProgressFn;
+pub use conn::{ProgressFn, UpdateFn};
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
-pub use normalise::DEFAULT_MAX_RESULT_BYTES;
+pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
     ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
@@ -84,4 +112,6 @@ pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;
 pub use typed::{TypedError, TypedTool};
-pub use wire::{CallResult, ListedTool, ResourceInfo, ServerInfo, ToolHints};
+pub use wire::{
+    CallResult, ListedTool, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo, ToolHints,
+};

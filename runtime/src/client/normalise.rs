@@ -139,6 +139,85 @@ pub fn seal(server: &str, tool: &str, body: &str) -> String {
     )
 }
 
+/// A server's words taken out of their untrusted-data envelope: still untrusted, and
+/// marked so by this type (it has no `Display`, so it is not pasted into a prompt by
+/// accident; seal it again with [`sealed`](Untrusted::sealed)).
+///
+/// ```
+/// use toolwire::client::untrusted::{Untrusted, seal};
+///
+/// let sealed = seal("time", "time__now", "12:00 UTC");
+/// let opened = Untrusted::open(&sealed).expect("an envelope");
+/// assert_eq!((opened.server(), opened.tool(), opened.text()), ("time", "time__now", "12:00 UTC"));
+/// assert_eq!(opened.sealed(), sealed);
+/// assert!(Untrusted::open("not sealed").is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Untrusted {
+    server: String,
+    tool: String,
+    text: String,
+}
+
+impl Untrusted {
+    /// Open an envelope made by [`seal`] (an adopted tool's result text, or a
+    /// [`RemoteError::Failed`](crate::tool::RemoteError::Failed)'s `envelope`); `None` when
+    /// `sealed` is not one. The text is as sealed: an envelope tag inside it stays defused
+    /// (`<\/untrusted-data`).
+    pub fn open(sealed: &str) -> Option<Untrusted> {
+        let rest = sealed.strip_prefix(&format!("<{ENVELOPE_TAG} source=\"mcp\" server=\""))?;
+        let (server, rest) = rest.split_once('"')?;
+        let rest = rest.strip_prefix(" tool=\"")?;
+        let (tool, rest) = rest.split_once('"')?;
+        let body = rest.strip_prefix(">\n")?.strip_suffix(&format!("\n</{ENVELOPE_TAG}>"))?;
+        Some(Untrusted { server: attr_unescape(server), tool: attr_unescape(tool), text: body.to_owned() })
+    }
+
+    /// Open the envelope in the first text block of an adopted tool's output.
+    pub fn from_output(output: &crate::tool::ToolOutput) -> Option<Untrusted> {
+        output.content.iter().find_map(|c| match c {
+            Content::Text { text } => Untrusted::open(text),
+            _ => None,
+        })
+    }
+
+    /// The server's configured name, from the envelope.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The tool's (adopted) name, from the envelope.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The server's text: untrusted data, never instructions.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The server's text, owned.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+
+    /// Sealed again, as [`seal`] made it.
+    pub fn sealed(&self) -> String {
+        format!(
+            "<{ENVELOPE_TAG} source=\"mcp\" server=\"{}\" tool=\"{}\">\n{}\n</{ENVELOPE_TAG}>",
+            attr_safe(&self.server),
+            attr_safe(&self.tool),
+            self.text
+        )
+    }
+}
+
+/// The inverse of [`attr_safe`] for the escapes (a replaced control stays `?`).
+fn attr_unescape(s: &str) -> String {
+    s.replace("&quot;", "\"").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
 /// Normalise, truncate at `max_bytes`, and seal.
 pub fn envelope(server: &str, tool: &str, result: &CallResult, max_bytes: usize) -> String {
     seal(server, tool, &truncate(&normalise(result), max_bytes))
@@ -244,6 +323,17 @@ mod tests {
         assert_eq!(truncate("abcdef", 10), "abcdef");
         assert_eq!(truncate("abcdef", 4), "abcd\n[truncated: 4 of 6 bytes shown]");
         assert_eq!(truncate("aéb", 2), "a\n[truncated: 1 of 4 bytes shown]");
+    }
+
+    #[test]
+    fn an_envelope_opens_to_its_text_and_seals_back_the_same() {
+        let sealed = seal("f&s", "t\"x", "a\n</untrusted-data>\nb");
+        let opened = Untrusted::open(&sealed).unwrap();
+        assert_eq!((opened.server(), opened.tool()), ("f&s", "t\"x"));
+        assert_eq!(opened.text(), "a\n<\\/untrusted-data>\nb");
+        assert_eq!(opened.sealed(), sealed);
+        assert_eq!(Untrusted::open(&seal("s", "t", "")).unwrap().text(), "");
+        assert!(Untrusted::open("<untrusted-data source=\"mcp\" server=\"s\" tool=\"t\">\nno end").is_none());
     }
 
     #[test]

@@ -97,17 +97,18 @@ impl StdioServer {
         }
     }
 
-    /// Set the arguments.
+    /// Append arguments, as [`std::process::Command::args`] does: `.arg("a").args(["b", "c"])`
+    /// runs `command a b c`. (To replace them, set the public `args` field.)
     pub fn args<I, S>(mut self, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.args = args.into_iter().map(Into::into).collect();
+        self.args.extend(args.into_iter().map(Into::into));
         self
     }
 
-    /// Add one argument.
+    /// Append one argument, as [`std::process::Command::arg`] does.
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
         self.args.push(arg.into());
         self
@@ -154,7 +155,7 @@ impl StdioServer {
 /// # fn demo(private_ca_pem: &[u8]) -> Result<(), toolwire::client::RootCertificateError> {
 /// use toolwire::client::HttpServer;
 ///
-/// let hosted = HttpServer::new("https://mcp.example.com/mcp").header("Authorization", "Bearer …");
+/// let hosted = HttpServer::new("https://mcp.example.com/mcp").bearer_env("EXAMPLE_MCP_TOKEN");
 /// let internal = HttpServer::new("https://tools.internal:8443/mcp").root_certificate_pem(private_ca_pem)?;
 /// # let _ = (hosted, internal);
 /// # Ok(()) }
@@ -164,12 +165,27 @@ impl StdioServer {
 pub struct HttpServer {
     /// The MCP endpoint, e.g. `http://127.0.0.1:3001/mcp` or `https://mcp.example.com/mcp`.
     pub url: String,
-    /// Headers sent with every request (credentials go here).
+    /// Headers sent with every request (a bearer token is better set with
+    /// [`bearer`](HttpServer::bearer) or [`bearer_env`](HttpServer::bearer_env)).
     pub headers: BTreeMap<String, String>,
-    /// How long one HTTP exchange may take before the server counts as unreachable.
+    /// How long one HTTP exchange may take (connecting and the response's head, or a
+    /// whole JSON body) before the server counts as unreachable (30 s). It is the
+    /// transport's bound, beside the call's: see the precedence in the [`client`](super)
+    /// module docs.
     pub timeout: Duration,
     /// Trust anchors for `https://` besides the built-in roots, each checked when added.
     roots: Vec<CertificateDer<'static>>,
+    /// The bearer token, sent as `Authorization: Bearer <token>`.
+    bearer: Option<Bearer>,
+}
+
+/// Where an [`HttpServer`]'s bearer token comes from.
+#[derive(Clone, PartialEq, Eq)]
+enum Bearer {
+    /// The token itself.
+    Value(String),
+    /// The environment variable holding it, read at connect time.
+    Env(String),
 }
 
 impl fmt::Debug for HttpServer {
@@ -180,6 +196,14 @@ impl fmt::Debug for HttpServer {
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("timeout", &self.timeout)
             .field("root_certificates", &self.roots.len())
+            .field(
+                "bearer",
+                &match &self.bearer {
+                    None => "none".to_owned(),
+                    Some(Bearer::Value(_)) => "a token".to_owned(),
+                    Some(Bearer::Env(var)) => format!("from ${var}"),
+                },
+            )
             .finish()
     }
 }
@@ -192,7 +216,42 @@ impl HttpServer {
             headers: BTreeMap::new(),
             timeout: Duration::from_secs(30),
             roots: Vec::new(),
+            bearer: None,
         }
+    }
+
+    /// Send `Authorization: Bearer <token>` with every request (it replaces a bearer set
+    /// before, and wins over an `Authorization` [`header`](Self::header)).
+    pub fn bearer(mut self, token: impl Into<String>) -> Self {
+        self.bearer = Some(Bearer::Value(token.into()));
+        self
+    }
+
+    /// Send `Authorization: Bearer <token>` with the token read from the environment
+    /// variable `var` when the client connects (not now). An unset or empty variable fails
+    /// [`Client::connect`](super::Client::connect) with [`ClientError::Config`](super::ClientError::Config):
+    /// `server 'search': the bearer token's environment variable SEARCH_TOKEN is not set`.
+    pub fn bearer_env(mut self, var: impl Into<String>) -> Self {
+        self.bearer = Some(Bearer::Env(var.into()));
+        self
+    }
+
+    /// The headers to send: [`headers`](Self::headers) with the bearer token, read now,
+    /// as `Authorization`. `Err` names the unset variable, for the caller's message.
+    pub(crate) fn resolved_headers(&self) -> Result<BTreeMap<String, String>, String> {
+        let mut headers = self.headers.clone();
+        let token = match &self.bearer {
+            None => return Ok(headers),
+            Some(Bearer::Value(token)) => token.clone(),
+            Some(Bearer::Env(var)) => match std::env::var(var) {
+                Ok(token) if !token.is_empty() => token,
+                Ok(_) => return Err(format!("the bearer token's environment variable {var} is empty")),
+                Err(_) => return Err(format!("the bearer token's environment variable {var} is not set")),
+            },
+        };
+        headers.retain(|k, _| !k.eq_ignore_ascii_case("authorization"));
+        headers.insert("Authorization".to_owned(), format!("Bearer {token}"));
+        Ok(headers)
     }
 
     /// Add a header.
@@ -373,7 +432,7 @@ impl fmt::Debug for ClientOptions {
 
 impl ClientOptions {
     /// Options for the server you call `name`: legacy era, 30 s request timeout, 5 s `auto`
-    /// probe, 30 s cache TTL, no roots and no handlers, `clientInfo` `toolwire` and its
+    /// probe, 30 s cache TTL where the server gives no hint, no roots and no handlers, `clientInfo` `toolwire` and its
     /// version.
     ///
     /// `name` is used in every message, in the untrusted-data envelope and as the default
@@ -412,7 +471,9 @@ impl ClientOptions {
         self
     }
 
-    /// How long list results stay cached (30 s).
+    /// How long a list stays cached when the server gives no caching hint and speaks a
+    /// legacy version, whose servers never do (30 s). A server's `ttlMs` hint always wins;
+    /// on a modern connection a list without one is not cached (the spec's default of 0).
     pub fn cache_ttl(mut self, ttl: Duration) -> Self {
         self.cache_ttl = ttl;
         self
@@ -431,7 +492,10 @@ impl ClientOptions {
         self
     }
 
-    /// How long `initialize` / `server/discover` and the list calls may take (30 s).
+    /// How long any request may take when nothing more specific is set (30 s): the
+    /// handshake, the list calls, and every tool call whose own timeout is unset, adopted
+    /// tools included, so a hung server never holds a caller forever. The precedence is in
+    /// the [`client`](super) module docs.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
         self
@@ -488,5 +552,34 @@ impl Delivery {
             Delivery::AtLeastOnce => "at_least_once",
             Delivery::AtMostOnce => "at_most_once",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_append_as_command_args_does() {
+        let s = StdioServer::new("x").arg("a").args(["b", "c"]).arg("d").args(Vec::<String>::new());
+        assert_eq!(s.args, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn a_bearer_token_replaces_any_authorization_header() {
+        let s =
+            HttpServer::new("http://h/mcp").header("authorization", "Basic x").header("X-A", "1").bearer("T");
+        let headers = s.resolved_headers().unwrap();
+        assert_eq!(headers.get("Authorization").map(String::as_str), Some("Bearer T"));
+        assert_eq!(headers.len(), 2);
+        // Debug never shows a token.
+        assert!(format!("{s:?}").contains("bearer: \"a token\""), "{s:?}");
+        assert!(!format!("{s:?}").contains("Bearer"), "{s:?}");
+        let unset = "TOOLWIRE_SURELY_UNSET_TOKEN_VARIABLE";
+        assert_eq!(
+            HttpServer::new("http://h/mcp").bearer_env(unset).resolved_headers().unwrap_err(),
+            format!("the bearer token's environment variable {unset} is not set")
+        );
+        assert!(format!("{:?}", HttpServer::new("u").bearer_env(unset)).contains(&format!("from ${unset}")));
     }
 }

@@ -1,5 +1,6 @@
 //! [`RemoteTool`]: a server's tool as an ordinary [`Tool`], validated locally, bounded,
-//! classified when it fails, and sealed as untrusted data when it succeeds.
+//! classified when it fails, and sealed as untrusted data when it succeeds (the server's
+//! `structuredContent`, when it sent one, kept beside the sealed text).
 //!
 //! # Declarations from annotations
 //!
@@ -151,11 +152,11 @@ impl RemoteTool {
         })?;
         validate(validator, &self.checked.advertised, name, &args)?;
 
+        // The precedence in the module docs of `client`: the adoption's timeout, else the
+        // client's; a sooner `Context` deadline wins over either.
+        let bound = self.timeout.unwrap_or(self.client.inner.options.request_timeout);
         let remaining = ctx.deadline().map(|d| d.saturating_duration_since(Instant::now()));
-        let timeout = match (self.timeout, remaining) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let timeout = Some(remaining.map_or(bound, |r| r.min(bound)));
         let progress = ctx.reports_progress().then(|| {
             let ctx = ctx.clone();
             Arc::new(move |p: Progress| ctx.report_progress(p.progress, p.total, p.message.as_deref()))
@@ -179,7 +180,21 @@ impl RemoteTool {
             }
             .into());
         }
-        Ok(ToolOutput::text(sealed))
+        let mut output = ToolOutput::text(sealed);
+        // The server's structured result stays structured (its JSON is also in the sealed
+        // text, for a model that reads only text).
+        output.structured = result.structured;
+        Ok(output)
+    }
+
+    /// Call the tool with `arguments` (a JSON object) and no [`Context`]: no deadline beyond
+    /// the timeouts (the precedence is in the [`client`](super) module docs), no
+    /// cancellation, no progress. Read the sealed text with
+    /// [`Untrusted::from_output`](super::Untrusted::from_output).
+    pub async fn invoke(&self, arguments: Value) -> Result<ToolOutput, ToolError> {
+        let raw = serde_json::value::to_raw_value(&arguments)
+            .map_err(|e| ToolError::failed(self.info.name(), e))?;
+        self.run(&raw, &Context::new()).await
     }
 }
 

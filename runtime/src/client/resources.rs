@@ -1,44 +1,69 @@
-//! Resources: [`Client::list_resources`], [`Client::read_resource`] (binary parts replaced by
-//! a marker), and [`ResourceSource`], the resources as a queryable source with its own 30 s
-//! list cache.
+//! Resources: [`Client::list_resources`] and [`Client::list_resource_templates`] (cached as
+//! the server's hints say), [`Client::read_resource`] (typed text and blob items),
+//! [`Client::read_resource_text`] (flattened, binary parts replaced by a marker),
+//! [`Client::subscribe`] (`notifications/resources/updated` to a callback), and
+//! [`ResourceSource`], the resources as a queryable source.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
-use super::conn::lock;
+use super::conn::{UpdateFn, lock};
 use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
-use super::wire::{Cached, ResourceInfo};
+use super::wire::{Cached, ResourceContent, ResourceInfo, ResourceTemplateInfo};
 use crate::protocol::wire;
 
 impl Client {
-    /// The server's resources, every page, cached for the client's TTL and dropped by
+    /// The server's resources, every page, cached as the server's caching hints say (see
+    /// [`list_tools`](Client::list_tools)) and dropped by
     /// `notifications/resources/list_changed`.
     pub async fn list_resources(&self, force_refresh: bool) -> Result<Arc<[ResourceInfo]>, ClientError> {
         let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
-        if !force_refresh {
-            let ttl = self.inner.options.cache_ttl;
-            if let Some(hit) = lock(&self.inner.resources).as_ref().and_then(|c| c.fresh(ttl, generation)) {
-                return Ok(hit);
-            }
+        if !force_refresh
+            && let Some(hit) = lock(&self.inner.resources).as_ref().and_then(|c| c.fresh(generation))
+        {
+            return Ok(hit);
         }
-        let raw = self.list_all("resources/list", "resources").await?;
+        let (raw, ttl) = self.list_all_hinted("resources/list", "resources").await?;
         let list: Arc<[ResourceInfo]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::Resource>(r).ok())
             .map(ResourceInfo::from_wire)
             .collect::<Vec<_>>()
             .into();
-        *lock(&self.inner.resources) = Some(Cached::new(Arc::clone(&list), generation));
+        *lock(&self.inner.resources) = Some(Cached::new(Arc::clone(&list), generation, ttl));
         Ok(list)
     }
 
-    /// Read a resource as text: text parts joined with newlines, each binary part replaced by
-    /// `[blob <mime>, N bytes elided]`.
-    pub async fn read_resource(&self, uri: &str) -> Result<String, ClientError> {
+    /// The server's resource templates (`resources/templates/list`), every page, cached and
+    /// dropped like [`list_resources`](Client::list_resources).
+    pub async fn list_resource_templates(
+        &self,
+        force_refresh: bool,
+    ) -> Result<Arc<[ResourceTemplateInfo]>, ClientError> {
+        let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
+        if !force_refresh
+            && let Some(hit) = lock(&self.inner.templates).as_ref().and_then(|c| c.fresh(generation))
+        {
+            return Ok(hit);
+        }
+        let (raw, ttl) = self.list_all_hinted("resources/templates/list", "resourceTemplates").await?;
+        let list: Arc<[ResourceTemplateInfo]> = raw
+            .into_iter()
+            .filter_map(|r| serde_json::from_value::<wire::ResourceTemplate>(r).ok())
+            .map(ResourceTemplateInfo::from_wire)
+            .collect::<Vec<_>>()
+            .into();
+        *lock(&self.inner.templates) = Some(Cached::new(Arc::clone(&list), generation, ttl));
+        Ok(list)
+    }
+
+    /// Read a resource: its items, text or blob, each with its URI and MIME type, as the
+    /// server sent them (untrusted).
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, ClientError> {
         let result = self.request("resources/read", Some(json!({ "uri": uri }))).await?;
         let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
@@ -47,29 +72,60 @@ impl Client {
                 detail: "`contents` is not an array".into(),
             });
         };
-        let parts: Vec<String> = read
-            .contents
+        Ok(read.contents.into_iter().map(ResourceContent::from_wire).collect())
+    }
+
+    /// Read a resource as text, the view [`ResourceSource`] gives: text items joined with
+    /// newlines, each blob replaced by `[blob <mime>, N bytes elided]`.
+    pub async fn read_resource_text(&self, uri: &str) -> Result<String, ClientError> {
+        let parts: Vec<String> = self
+            .read_resource(uri)
+            .await?
             .into_iter()
-            .map(|c| match (c.text, c.blob) {
-                (Some(text), _) => text,
-                (None, Some(blob)) => {
-                    let mime = c.mime_type.as_deref().unwrap_or("application/octet-stream");
-                    format!("[blob {}, {} bytes elided]", attr_safe(mime), decoded_len(&blob))
+            .map(|c| match c {
+                ResourceContent::Text { text, .. } => text,
+                ResourceContent::Blob { mime_type, base64, .. } => {
+                    let mime = mime_type.as_deref().unwrap_or("application/octet-stream");
+                    format!("[blob {}, {} bytes elided]", attr_safe(mime), decoded_len(&base64))
                 }
-                (None, None) => String::new(),
             })
             .collect();
         Ok(parts.join("\n"))
     }
 
+    /// Subscribe to the resource `uri` (`resources/subscribe`, legacy era): every
+    /// `notifications/resources/updated` the server sends for it calls `on_update` with the
+    /// URI, until [`unsubscribe`](Client::unsubscribe). A server that refuses (one without
+    /// the `subscribe` capability, or an unknown URI) is [`ClientError::Rpc`] and nothing is
+    /// registered. Subscribing again to one URI replaces its callback.
+    pub async fn subscribe(&self, uri: &str, on_update: UpdateFn) -> Result<(), ClientError> {
+        // Registered first, so an update sent right after the answer is not missed.
+        let previous = lock(&self.inner.conn.subscriptions).insert(uri.to_owned(), on_update);
+        match self.request("resources/subscribe", Some(json!({ "uri": uri }))).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let mut subs = lock(&self.inner.conn.subscriptions);
+                match previous {
+                    Some(p) => subs.insert(uri.to_owned(), p),
+                    None => subs.remove(uri),
+                };
+                Err(e)
+            }
+        }
+    }
+
+    /// End a [`subscribe`](Client::subscribe)tion (`resources/unsubscribe`); the callback
+    /// is dropped first, so no update reaches it after this returns.
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        lock(&self.inner.conn.subscriptions).remove(uri);
+        self.request("resources/unsubscribe", Some(json!({ "uri": uri }))).await.map(drop)
+    }
+
     /// The resources as a queryable source.
     pub fn resource_source(&self) -> ResourceSource {
-        ResourceSource { client: self.clone(), cache: Arc::default() }
+        ResourceSource { client: self.clone() }
     }
 }
-
-/// The source's own list cache.
-type ListCache = Option<Cached<Arc<[ResourceInfo]>>>;
 
 /// One resource a [`ResourceSource`] query found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,18 +133,17 @@ type ListCache = Option<Cached<Arc<[ResourceInfo]>>>;
 pub struct ResourceItem {
     /// Its listing.
     pub resource: ResourceInfo,
-    /// Its contents as text (see [`Client::read_resource`]).
+    /// Its contents as text (see [`Client::read_resource_text`]).
     pub content: String,
 }
 
 /// A server's resources as a source to query: substring match on name, description and
-/// URI (case-insensitive), ties in listing order, the top `k` read. It keeps its own 30 s
-/// list cache, independent of the client's. Resources are server-authored: there is no
+/// URI (case-insensitive), ties in listing order, the top `k` read as text. The list is the
+/// client's, cached as the server's hints say. Resources are server-authored: there is no
 /// write path, and [`write`](ResourceSource::write) is refused.
 #[derive(Clone)]
 pub struct ResourceSource {
     client: Client,
-    cache: Arc<std::sync::Mutex<ListCache>>,
 }
 
 /// A write to a [`ResourceSource`] was refused.
@@ -109,16 +164,7 @@ impl std::fmt::Debug for ResourceSource {
 impl ResourceSource {
     /// The top `k` resources matching `query`, read.
     pub async fn query(&self, query: &str, k: usize) -> Result<Vec<ResourceItem>, ClientError> {
-        let ttl = self.client.inner.options.cache_ttl;
-        let cached = lock(&self.cache).as_ref().and_then(|c| c.fresh(ttl, 0));
-        let list = match cached {
-            Some(list) => list,
-            None => {
-                let list = self.client.list_resources(true).await?;
-                *lock(&self.cache) = Some(Cached::new(Arc::clone(&list), 0));
-                list
-            }
-        };
+        let list = self.client.list_resources(false).await?;
         let q = query.to_lowercase();
         let mut out = Vec::new();
         for r in list.iter() {
@@ -127,7 +173,7 @@ impl ResourceSource {
             }
             let hay = [Some(&r.name), r.description.as_ref(), Some(&r.uri)];
             if hay.iter().flatten().any(|h| h.to_lowercase().contains(&q)) {
-                let content = self.client.read_resource(&r.uri).await?;
+                let content = self.client.read_resource_text(&r.uri).await?;
                 out.push(ResourceItem { resource: r.clone(), content });
             }
         }

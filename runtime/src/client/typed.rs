@@ -32,13 +32,16 @@ pub enum TypedError {
     /// Listing the tools failed.
     #[error(transparent)]
     Client(#[from] ClientError),
-    /// The server has no tool of that name.
-    #[error("server '{server}' has no tool '{tool}'")]
+    /// The server has no tool of that name (its own name for it: see the naming rule in the
+    /// [`client`](super#naming) module docs).
+    #[error("server '{server}' has no tool '{tool}'. Its tools: {}", crate::args::PyList(.listed))]
     NoSuchTool {
         /// The server's configured name.
         server: String,
         /// The tool asked for.
         tool: String,
+        /// The tools the server lists, by name, sorted.
+        listed: Vec<String>,
     },
     /// The server's schema was refused.
     #[error(transparent)]
@@ -140,7 +143,9 @@ fn incompatibility(local: &Value, remote: &Value) -> Option<String> {
 }
 
 impl Client {
-    /// Bind the server's tool `tool` to `Args` and `Out`, checking the schemas agree.
+    /// Bind the server's tool `tool` (its name on the server, as for
+    /// [`Discovery::get`](super::Discovery::get)) to `Args` and `Out`, checking the schemas
+    /// agree.
     pub async fn typed<Args, Out>(&self, tool: &str) -> Result<TypedTool<Args, Out>, TypedError>
     where
         Args: Serialize + JsonSchema,
@@ -148,7 +153,13 @@ impl Client {
     {
         let listed = self.list_tools(false).await?;
         let Some(t) = listed.iter().find(|t| t.name == tool) else {
-            return Err(TypedError::NoSuchTool { server: self.name().to_owned(), tool: tool.to_owned() });
+            let mut listed: Vec<String> = listed.iter().map(|t| t.name.clone()).collect();
+            listed.sort_unstable();
+            return Err(TypedError::NoSuchTool {
+                server: self.name().to_owned(),
+                tool: tool.to_owned(),
+                listed,
+            });
         };
         let checked = check(self.name(), tool, &t.input_schema)?;
         let local = crate::schema_gen::SchemaGen::new().root::<Args>();
@@ -176,7 +187,9 @@ impl Client {
 }
 
 impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
-    /// Set a per-call timeout.
+    /// Bound each call (unset: the client's
+    /// [`request_timeout`](super::ClientOptions::request_timeout); the precedence is in the
+    /// [`client`](super) module docs).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self

@@ -1,5 +1,6 @@
 //! The client's view of what a server sent: [`ServerInfo`], [`ListedTool`] with its
-//! [`ToolHints`], [`CallResult`] and [`ResourceInfo`], read from the protocol layer's
+//! [`ToolHints`], [`CallResult`], [`ResourceInfo`], [`ResourceTemplateInfo`] and
+//! [`ResourceContent`], read from the protocol layer's
 //! [`wire`](crate::protocol::wire) types; and `Cached`, a list with its age.
 
 use std::time::{Duration, Instant};
@@ -129,20 +130,121 @@ impl ToolHints {
     }
 }
 
-/// A cached list and when (and under which `list_changed` generation) it was fetched.
+/// One resource template as the server lists it (untrusted text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResourceTemplateInfo {
+    /// Its RFC 6570 URI template, e.g. `db://tables/{table}`.
+    pub uri_template: String,
+    /// Its name.
+    pub name: String,
+    /// Its title, if any.
+    pub title: Option<String>,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// The MIME type of what it expands to, if known.
+    pub mime_type: Option<String>,
+}
+
+/// One item of a `resources/read` result, as the server sent it (untrusted): text or a
+/// base64 blob, each with its URI and MIME type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResourceContent {
+    /// Text contents.
+    Text {
+        /// The URI these contents are of.
+        uri: String,
+        /// Their MIME type, if the server gave one.
+        mime_type: Option<String>,
+        /// The text.
+        text: String,
+    },
+    /// Binary contents, base64-encoded as sent.
+    Blob {
+        /// The URI these contents are of.
+        uri: String,
+        /// Their MIME type, if the server gave one.
+        mime_type: Option<String>,
+        /// The bytes, base64-encoded.
+        base64: String,
+    },
+}
+
+impl ResourceContent {
+    /// The URI these contents are of.
+    pub fn uri(&self) -> &str {
+        match self {
+            ResourceContent::Text { uri, .. } | ResourceContent::Blob { uri, .. } => uri,
+        }
+    }
+
+    /// Their MIME type, if the server gave one.
+    pub fn mime_type(&self) -> Option<&str> {
+        match self {
+            ResourceContent::Text { mime_type, .. } | ResourceContent::Blob { mime_type, .. } => {
+                mime_type.as_deref()
+            }
+        }
+    }
+
+    /// The text, for a text item.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            ResourceContent::Text { text, .. } => Some(text),
+            ResourceContent::Blob { .. } => None,
+        }
+    }
+
+    /// The base64 of the bytes, for a blob item.
+    pub fn blob_base64(&self) -> Option<&str> {
+        match self {
+            ResourceContent::Blob { base64, .. } => Some(base64),
+            ResourceContent::Text { .. } => None,
+        }
+    }
+
+    /// An item of the wire's `contents`; one with neither `text` nor `blob` reads as empty
+    /// text.
+    pub(crate) fn from_wire(c: wire::ResourceContents) -> Self {
+        match (c.text, c.blob) {
+            (None, Some(base64)) => ResourceContent::Blob { uri: c.uri, mime_type: c.mime_type, base64 },
+            (text, _) => {
+                ResourceContent::Text { uri: c.uri, mime_type: c.mime_type, text: text.unwrap_or_default() }
+            }
+        }
+    }
+}
+
+impl ResourceTemplateInfo {
+    /// The client's view of a listed template.
+    pub(crate) fn from_wire(t: wire::ResourceTemplate) -> Self {
+        ResourceTemplateInfo {
+            uri_template: t.uri_template,
+            name: t.name,
+            title: t.title,
+            description: t.description,
+            mime_type: t.mime_type,
+        }
+    }
+}
+
+/// A cached list: when it was fetched, under which `list_changed` generation, and how long
+/// it stays fresh (the server's `ttlMs`, else the client's own TTL).
 pub(crate) struct Cached<T> {
     at: Instant,
     generation: u64,
+    ttl: Duration,
     pub(crate) value: T,
 }
 
 impl<T: Clone> Cached<T> {
-    pub(crate) fn new(value: T, generation: u64) -> Self {
-        Cached { at: Instant::now(), generation, value }
+    pub(crate) fn new(value: T, generation: u64, ttl: Duration) -> Self {
+        Cached { at: Instant::now(), generation, ttl, value }
     }
 
-    pub(crate) fn fresh(&self, ttl: Duration, generation: u64) -> Option<T> {
-        (self.generation == generation && self.at.elapsed() < ttl).then(|| self.value.clone())
+    pub(crate) fn fresh(&self, generation: u64) -> Option<T> {
+        (self.generation == generation && self.at.elapsed() < self.ttl).then(|| self.value.clone())
     }
 }
 

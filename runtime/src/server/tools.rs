@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | arguments rejected | the `ToolArgumentError` message verbatim |
 //! | the tool returned `Err(e)` | `tool 'x' failed: <e>` |
+//! | a remote (adopted) tool's server reported a failure | `tool 'x' failed on server 's'; …`, then the server's report in its untrusted-data envelope, as a second text block |
 //! | the tool panicked | `tool 'x' failed: panicked: <message>`; the server serves on |
 //! | the host cancelled before dispatch | `the run was cancelled; 'x' was not run` |
 //! | the host cancelled mid-call | `the run was cancelled while 'x' was running` |
@@ -251,7 +252,7 @@ fn call_result_json(
             CallToolResult { content: &output.content, structured: structured.as_deref(), is_error: false }
         }
         Err(error) => {
-            error_text = [Content::text(error.to_string())];
+            error_text = error_content(error);
             CallToolResult { content: &error_text, structured: None, is_error: true }
         }
     };
@@ -259,6 +260,16 @@ fn call_result_json(
         None => serde_json::to_string(&body),
         Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
     }
+}
+
+/// An error's content: its `Display`; for a remote tool served again whose server reported
+/// a failure, then that server's report, still sealed in its untrusted-data envelope.
+fn error_content(error: &ToolError) -> Vec<Content> {
+    let mut blocks = vec![Content::text(error.to_string())];
+    if let ToolError::Remote(crate::tool::RemoteError::Failed { envelope, .. }) = error {
+        blocks.push(Content::text(envelope.clone()));
+    }
+    blocks
 }
 
 #[cfg(test)]
@@ -289,6 +300,17 @@ mod tests {
         assert_eq!(
             call_result_json(&Err(err), None).unwrap(),
             r#"{"content":[{"type":"text","text":"tool 'fail' failed: boom"}],"isError":true}"#
+        );
+        // A remote tool served again: the remote server's sealed report follows ours.
+        let err = ToolError::Remote(crate::tool::RemoteError::Failed {
+            tool: "w__boom".into(),
+            server: "w".into(),
+            envelope: "<untrusted-data source=\"mcp\" server=\"w\" tool=\"w__boom\">\nno\n</untrusted-data>"
+                .into(),
+        });
+        assert_eq!(
+            call_result_json(&Err(err), None).unwrap(),
+            r#"{"content":[{"type":"text","text":"tool 'w__boom' failed on server 'w'; its report is in the untrusted-data envelope"},{"type":"text","text":"<untrusted-data source=\"mcp\" server=\"w\" tool=\"w__boom\">\nno\n</untrusted-data>"}],"isError":true}"#
         );
     }
 }

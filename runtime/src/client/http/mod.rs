@@ -131,8 +131,13 @@ impl HttpLink {
             return Err(ClientError::UnsupportedScheme { server: conn.server.clone(), url: cfg.url.clone() });
         }
         let connector = connector(cfg).map_err(|(problem, e)| config(problem, Arc::new(e)))?;
+        let configured = cfg.resolved_headers().map_err(|problem| ClientError::Config {
+            server: conn.server.clone(),
+            problem,
+            source: None,
+        })?;
         let mut headers = Vec::new();
-        for (k, v) in &cfg.headers {
+        for (k, v) in &configured {
             let name = HeaderName::from_bytes(k.as_bytes())
                 .map_err(|e| config(format!("'{k}' is not a header name"), Arc::new(e)))?;
             let value = HeaderValue::from_str(v)
