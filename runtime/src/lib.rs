@@ -93,6 +93,7 @@ pub mod inject;
 mod json;
 pub mod protocol;
 pub mod registry;
+pub mod resource;
 pub mod schema;
 mod schema_gen;
 pub mod server;
