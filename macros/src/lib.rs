@@ -4,6 +4,8 @@
 //! Entry points only: each macro delegates to the module that implements it.
 
 mod ctxt;
+mod resource;
+mod resources;
 mod serve;
 mod tool;
 mod tools;
@@ -58,4 +60,33 @@ pub fn tools(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn serve_registry(input: TokenStream) -> TokenStream {
     serve::expand(input.into()).into()
+}
+
+/// Turn a plain fn into an MCP resource or resource template; documented at
+/// `toolwire::resource`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    resource::expand(args.into(), item.into()).into()
+}
+
+/// Build a `ResourceRegistry` from `#[resource]` fns, named by the same paths as the fns.
+///
+/// ```
+/// /// The app's settings.
+/// #[toolwire::resource(uri = "config://app", mime_type = "application/json")]
+/// fn app() -> &'static str {
+///     "{}"
+/// }
+///
+/// let registry = toolwire::resources![app]?;
+/// assert!(registry.serves("config://app"));
+/// # Ok::<(), toolwire::resource::ResourceRegistryError>(())
+/// ```
+///
+/// It evaluates to `Result<ResourceRegistry, ResourceRegistryError>`: a duplicate URI or
+/// template is refused, naming both. A path that is not a `#[resource]` fn is a compile
+/// error under that path.
+#[proc_macro]
+pub fn resources(input: TokenStream) -> TokenStream {
+    resources::expand(input.into()).into()
 }

@@ -150,3 +150,66 @@ pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking};
 pub fn shared<T: Tool>(tool: T) -> Arc<dyn Tool> {
     Arc::new(tool)
 }
+
+// ---- `#[resource]` and `resources![]` ----
+
+/// What `resources![]` calls on each `#[resource]` companion struct.
+pub trait ResourceEntry {
+    fn register(
+        self,
+        registry: &mut crate::resource::ResourceRegistry,
+    ) -> Result<(), crate::resource::ResourceRegistryError>;
+}
+
+/// A template the macro already parsed at compile time.
+pub fn template(text: &'static str) -> crate::resource::UriTemplate {
+    crate::resource::UriTemplate::parse(text)
+        .unwrap_or_else(|e| panic!("#[resource] checked this template: {e}"))
+}
+
+/// A template's variables as typed parameters: the facts their values are checked against,
+/// the same an argument of a `#[tool]` is checked against.
+#[derive(Debug)]
+pub struct TemplateSpec {
+    pub template: &'static str,
+    pub args: ArgSpec,
+}
+
+/// Builds a [`TemplateSpec`]: one [`variable`](Self::variable) per parameter, in fn order.
+pub struct TemplateSpecBuilder(&'static str, StaticsBuilder);
+
+impl TemplateSpec {
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new(template: &'static str) -> TemplateSpecBuilder {
+        TemplateSpecBuilder(template, StaticsBuilder::new(template, ""))
+    }
+
+    /// The variables as the arguments object [`ArgSpec::parse`] checks.
+    pub fn arguments(&self, variables: &[(String, String)]) -> Box<RawValue> {
+        crate::resource::variables_as_arguments(&self.args, variables)
+    }
+}
+
+impl TemplateSpecBuilder {
+    pub fn variable<T: ToolParam>(mut self, name: &'static str) -> Self {
+        crate::inject::Describe::argument::<T>(&mut self.1, name, "", false, None);
+        self
+    }
+
+    pub fn build(self) -> TemplateSpec {
+        TemplateSpec { template: self.0, args: self.1.build().args }
+    }
+}
+
+/// A variable's value was refused: the argument problem, as a resource error.
+pub fn bad_variable(
+    uri: &str,
+    spec: &TemplateSpec,
+    error: crate::args::ToolArgumentError,
+) -> crate::resource::ResourceError {
+    crate::resource::ResourceError::BadVariable {
+        uri: uri.to_owned(),
+        template: spec.template.to_owned(),
+        problem: Box::new(error.problem),
+    }
+}

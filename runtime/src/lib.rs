@@ -93,6 +93,7 @@ pub mod inject;
 mod json;
 pub mod protocol;
 pub mod registry;
+pub mod resource;
 pub mod schema;
 mod schema_gen;
 pub mod server;
@@ -118,6 +119,9 @@ pub use server::{Server, ServerOptions};
 pub use spec::{McpServerSpec, serve_registry};
 pub use stdio::serve_stdio;
 pub use tool::{Content, Declarations, Json, Tool, ToolError, ToolInfo, ToolOutput};
+#[doc = include_str!("../docs/resource.md")]
+pub use toolwire_macros::resource;
+pub use toolwire_macros::resources;
 #[doc = include_str!("../docs/serve_registry.md")]
 pub use toolwire_macros::serve_registry;
 #[doc = include_str!("../docs/tool.md")]

@@ -45,6 +45,19 @@ pub(crate) struct ServerCapabilities {
     /// `tools`: `tools/list` and `tools/call`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tools: Option<ListChanged>,
+    /// `resources`: the lists, `resources/read`, and subscriptions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resources: Option<ResourcesCapability>,
+}
+
+/// The `resources` capability.
+#[derive(Debug, Serialize)]
+pub(crate) struct ResourcesCapability {
+    /// Whether clients may subscribe to one resource's updates.
+    pub(crate) subscribe: bool,
+    /// Whether the server notifies when the list changes (never, today).
+    #[serde(rename = "listChanged")]
+    pub(crate) list_changed: bool,
 }
 
 /// A capability whose only flag is `listChanged`.
@@ -173,7 +186,10 @@ mod tests {
     #[test]
     fn lifecycle_bodies_are_exact() {
         let me = Implementation::new("demo", "0.1.0");
-        let caps = ServerCapabilities { tools: Some(ListChanged { list_changed: false }) };
+        let caps = ServerCapabilities {
+            tools: Some(ListChanged { list_changed: false }),
+            ..ServerCapabilities::default()
+        };
         let caps = serde_json::value::to_raw_value(&caps).unwrap();
         assert_eq!(caps.get(), r#"{"tools":{"listChanged":false}}"#);
         assert_eq!(

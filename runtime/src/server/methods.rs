@@ -11,7 +11,8 @@
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
-//! | anything else | -32601 (resources, prompts and logging are not advertised) |
+//! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `subscriptions/listen` | the resources capability, when resources were registered (module `resources`) |
+//! | anything else | -32601 (prompts and logging are not advertised) |
 //!
 //! One arm per capability: the lifecycle methods are answered here, and a capability's
 //! methods go to that capability's module, or are -32601 when it was not registered. (The
@@ -28,6 +29,7 @@ use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_
 use crate::protocol::meta::MetaParams;
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
+use super::resources;
 use super::session::{LegacyState, SessionInner};
 use super::sink::Reply;
 use super::tools;
@@ -40,6 +42,15 @@ impl SessionInner {
             "server/discover" => self.discover(params),
             "tools/list" | "tools/call" => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
+                None => Err(method_not_found(method)),
+            },
+            "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
+            | "subscriptions/listen" => match &self.shared.resources {
+                Some(served) => return resources::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },
             other => Err(method_not_found(other)),

@@ -55,9 +55,11 @@ mod listing;
 mod methods;
 mod options;
 mod request;
+mod resources;
 mod running;
 mod session;
 mod sink;
+mod subscriptions;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -72,6 +74,7 @@ use tokio::sync::Semaphore;
 use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
+use crate::resource::ResourceRegistry;
 
 pub use options::{
     DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
@@ -81,6 +84,7 @@ pub(crate) use request::polling_inline;
 pub use session::Session;
 pub use sink::Sink;
 
+use resources::Resources;
 use tools::Tools;
 
 /// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
@@ -141,6 +145,8 @@ pub(crate) struct Shared {
     pub(crate) modern_empty: String,
     /// The tools capability, when tools were registered.
     pub(crate) tools: Option<Tools>,
+    /// The resources capability, when resources were registered.
+    pub(crate) resources: Option<Resources>,
     pub(crate) permits: Semaphore,
 }
 
@@ -167,6 +173,7 @@ pub(crate) struct Shared {
 pub struct ServerBuilder {
     options: ServerOptions,
     tools: Option<ToolRegistry>,
+    resources: Option<ResourceRegistry>,
 }
 
 impl ServerBuilder {
@@ -177,17 +184,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve `registry`'s resources and templates (`resources/list`,
+    /// `resources/templates/list`, `resources/read`, subscriptions), and advertise
+    /// `resources` with `subscribe: true`.
+    pub fn resources(mut self, registry: ResourceRegistry) -> ServerBuilder {
+        self.resources = Some(registry);
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools } = self;
+        let ServerBuilder { options, tools, resources } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let tools =
             tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
 
+        let resources = resources
+            .map(|registry| Resources::new(registry, options.page_size, &modern_meta, options.list_ttl));
         let mut capabilities = ServerCapabilities::default();
         if let Some(tools) = &tools {
             tools.advertise(&mut capabilities);
+        }
+        if let Some(resources) = &resources {
+            resources.advertise(&mut capabilities);
         }
         let capabilities = raw(&capabilities);
 
@@ -203,6 +223,7 @@ impl ServerBuilder {
                 discover_body,
                 modern_empty,
                 tools,
+                resources,
                 permits,
             }),
         }
@@ -224,7 +245,7 @@ impl Server {
     /// Start building a server that runs under `options`; say what it serves with the
     /// builder's setters.
     pub fn builder(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder { options, tools: None }
+        ServerBuilder { options, tools: None, resources: None }
     }
 
     /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
@@ -251,6 +272,14 @@ impl Server {
     /// calls that failed.
     pub fn calls_seen(&self) -> u64 {
         self.shared.tools.as_ref().map_or(0, |t| t.calls_seen.load(Ordering::Relaxed))
+    }
+
+    /// Tell every subscriber of `uri` that it changed: `notifications/resources/updated` to
+    /// each legacy session that sent `resources/subscribe` for it, and on each open
+    /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent (0 when
+    /// the server serves no resources).
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        self.shared.resources.as_ref().map_or(0, |r| r.subscriptions.updated(uri))
     }
 
     /// The options the server runs under.

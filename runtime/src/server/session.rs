@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
@@ -21,6 +21,7 @@ use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
+use super::subscriptions::{Subscriber, Subscriptions};
 use super::{PingError, Shared};
 
 /// One connection's state. Cheap to clone: clones share it.
@@ -44,6 +45,11 @@ pub(crate) struct SessionInner {
     pub(crate) running: Arc<Running>,
     pings: Mutex<HashMap<RequestId, oneshot::Sender<PingOutcome>>>,
     next_ping: AtomicU64,
+    /// Where notifications sent outside any call go (stdout; an HTTP session's GET stream),
+    /// once the transport has said.
+    notifier: Mutex<Option<Arc<dyn Sink>>>,
+    /// This session's legacy `resources/subscribe`s, from the first one on.
+    pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
 }
 
 /// How the client answered a ping: a result, or its error code and message.
@@ -67,6 +73,8 @@ impl Session {
                 running: Arc::new(Running::default()),
                 pings: Mutex::new(HashMap::new()),
                 next_ping: AtomicU64::new(1),
+                notifier: Mutex::new(None),
+                subscriber: OnceLock::new(),
             }),
         }
     }
@@ -127,6 +135,12 @@ impl Session {
                 "invalid request: the message is over the {limit}-byte limit and was discarded"
             )),
         ));
+    }
+
+    /// Say where notifications sent outside any call go (`notifications/resources/updated`
+    /// for a legacy subscription): stdout for stdio, the GET stream for an HTTP session.
+    pub(crate) fn set_notifier(&self, sink: Arc<dyn Sink>) {
+        *lock(&self.inner.notifier) = Some(sink);
     }
 
     /// Cancel the call in flight under `id` as a client's `notifications/cancelled` does:
@@ -289,4 +303,24 @@ impl SessionInner {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SessionInner {
+    /// This session's legacy subscriber, made (and entered in `table`) on first use; `None`
+    /// while the transport has given no channel for notifications outside a call.
+    pub(crate) fn legacy_subscriber(&self, table: &Subscriptions) -> Option<Arc<Subscriber>> {
+        if let Some(s) = self.subscriber.get() {
+            return Some(s.clone());
+        }
+        let sink = lock(&self.notifier).clone()?;
+        let mut created = false;
+        let s = self.subscriber.get_or_init(|| {
+            created = true;
+            Subscriber::new(sink, None)
+        });
+        if created {
+            table.add(s);
+        }
+        Some(s.clone())
+    }
 }

@@ -156,6 +156,7 @@ where
     // thread writes what is queued and exits.
     let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));
     let sink: Arc<dyn Sink> = Arc::new(output::LineSink(out.clone()));
+    session.set_notifier(sink.clone());
     let (input_tx, input_done) = oneshot::channel::<io::Result<()>>();
     let reader = Reader {
         session: session.clone(),

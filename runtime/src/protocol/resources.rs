@@ -1,0 +1,58 @@
+//! `resources/read`, `resources/subscribe`/`unsubscribe` and (2026-07-28)
+//! `subscriptions/listen` params. (The lists take [`ListParams`](super::meta::ListParams).)
+//!
+//! The listed objects and the read result are written by the engine
+//! (`crate::server::resources`) from the `resource` layer's types.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::meta::RequestMeta;
+
+/// `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: one URI.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UriParams<'a> {
+    /// The resource's URI.
+    #[serde(borrow)]
+    pub(crate) uri: Cow<'a, str>,
+    /// The request's `_meta`.
+    #[serde(rename = "_meta", default, borrow)]
+    pub(crate) meta: Option<RequestMeta<'a>>,
+}
+
+/// `subscriptions/listen` params (2026-07-28).
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListenParams<'a> {
+    /// Which notifications the client wants.
+    #[serde(default)]
+    pub(crate) notifications: ListenFilter,
+    /// The request's `_meta`.
+    #[serde(rename = "_meta", default, borrow)]
+    pub(crate) meta: Option<RequestMeta<'a>>,
+}
+
+/// The `notifications` filter of `subscriptions/listen`. Only what this server can send is
+/// read; the list-changed flags are acknowledged as absent (its lists never change).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ListenFilter {
+    /// `resourceSubscriptions`: the URIs whose `notifications/resources/updated` it wants.
+    #[serde(rename = "resourceSubscriptions", default)]
+    pub(crate) resource_subscriptions: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_reads_the_resource_filter() {
+        let p: ListenParams<'_> = serde_json::from_str(
+            r#"{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://x"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.notifications.resource_subscriptions, ["a://x"]);
+        let p: UriParams<'_> = serde_json::from_str(r#"{"uri":"a://x"}"#).unwrap();
+        assert_eq!(p.uri, "a://x");
+    }
+}

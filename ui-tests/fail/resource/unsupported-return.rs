@@ -1,0 +1,7 @@
+/// Settings.
+#[toolwire::resource(uri = "config://app")]
+fn app() -> u32 {
+    3
+}
+
+fn main() {}
