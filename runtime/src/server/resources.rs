@@ -163,10 +163,16 @@ struct ReadCall {
     target: Target,
 }
 
-/// A `resources/read` result body.
+/// A `resources/read` result body. A modern one must carry caching hints: a read runs user
+/// code whose answer may change at any time and may differ per caller, so it is never to be
+/// reused (`ttlMs: 0`, `cacheScope: "private"`).
 #[derive(Serialize)]
 struct ReadResult<'a> {
     contents: &'a [ResourceContents],
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
 }
 
 impl Handler for ReadCall {
@@ -210,7 +216,11 @@ impl Handler for ReadCall {
                 ));
             }
         };
-        let body = ReadResult { contents: &contents };
+        let body = ReadResult {
+            contents: &contents,
+            ttl_ms: modern.map(|_| 0),
+            cache_scope: modern.map(|_| "private"),
+        };
         let json = match modern {
             None => serde_json::to_string(&body),
             Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),

@@ -86,7 +86,7 @@ async fn resources_are_advertised_listed_and_read_in_both_eras() {
     assert_eq!(
         m.wait(1).await,
         [format!(
-            r#"{{"jsonrpc":"2.0","id":5,"result":{{{SERVER_META},"resultType":"complete","contents":[{{"uri":"test://text","mimeType":"text/plain","text":"hello"}}]}}}}"#
+            r#"{{"jsonrpc":"2.0","id":5,"result":{{{SERVER_META},"resultType":"complete","contents":[{{"uri":"test://text","mimeType":"text/plain","text":"hello"}}],"ttlMs":0,"cacheScope":"private"}}}}"#
         )]
     );
 }

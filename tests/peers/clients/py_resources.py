@@ -1,0 +1,130 @@
+"""Drive a toolwire resources server with the Python SDK 2.3.0 client; one check per line.
+
+    $TOOLWIRE_PY_MCP2 tests/peers/clients/py_resources.py --mode legacy|auto -- SERVER...
+
+The server is `tests/src/bin/resource-server.rs`'s contract: `test://static-text`,
+`test://static-binary`, the template `test://template/{id}/data`, and a `touch(uri)` tool that
+notifies `uri`'s subscribers. Legacy mode subscribes with `resources/subscribe`; auto mode
+(which settles on 2026-07-28) opens `subscriptions/listen`. Prints `ok <check>` or
+`FAIL <check>: <details>`, then `N passed, N failed`; exits 0 only if nothing failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import anyio
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+TEXT = "This is the content of the static text resource."
+BAD_VAR = (
+    "resource 'test://template/x/data' does not fit template 'test://template/{id}/data': "
+    "argument 'id' must be an integer between 0 and 4294967295, got a string"
+)
+
+results: list[tuple[str, str | None]] = []
+
+
+def check(name: str, problem: str | None) -> None:
+    results.append((name, problem))
+    print(f"ok {name}" if problem is None else f"FAIL {name}: {problem}", flush=True)
+
+
+def want(name: str, got, expected) -> None:
+    check(name, None if got == expected else f"got {got!r}, want {expected!r}")
+
+
+async def expect_error(name: str, coro, code: int, message: str) -> None:
+    try:
+        got = await coro
+    except MCPError as e:
+        want(name, (e.error.code, e.error.message), (code, message))
+        return
+    check(name, f"no error; got {got!r}")
+
+
+async def drive(mode: str, server: list[str]) -> None:
+    updates: list[str] = []
+
+    async def on_message(message) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updates.append(str(root.params.uri))
+
+    params = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
+    async with Client(params, mode=mode, read_timeout_seconds=20, message_handler=on_message) as client:
+        modern = client.protocol_version == "2026-07-28"
+        want("protocol_version", client.protocol_version, "2026-07-28" if mode == "auto" else "2025-11-25")
+        caps = client.server_capabilities.resources
+        want("capability", (caps.subscribe, caps.list_changed), (True, False))
+
+        listed = await client.list_resources()
+        want("list", sorted((str(r.uri), r.mime_type) for r in listed.resources),
+             [("test://static-binary", "image/png"), ("test://static-text", "text/plain")])
+        templates = await client.list_resource_templates()
+        want("templates", [t.uri_template for t in templates.resource_templates], ["test://template/{id}/data"])
+
+        text = await client.read_resource("test://static-text")
+        want("read_text", [(str(c.uri), c.mime_type, c.text) for c in text.contents],
+             [("test://static-text", "text/plain", TEXT)])
+        blob = await client.read_resource("test://static-binary")
+        want("read_blob", [(c.mime_type, c.blob) for c in blob.contents], [("image/png", "AAECAw==")])
+        row = await client.read_resource("test://template/7/data")
+        want("read_template", json.loads(row.contents[0].text), {"id": 7, "templateTest": True})
+
+        await expect_error("bad_variable", client.read_resource("test://template/x/data"), -32602, BAD_VAR)
+        await expect_error("unknown_uri", client.read_resource("test://nope"),
+                           -32602 if modern else -32002, "resource 'test://nope' not found")
+
+        if not modern:
+            await expect_error("subscribe_unknown", client.subscribe_resource("test://nope"),
+                               -32002, "resource 'test://nope' not found")
+            await client.subscribe_resource("test://static-text")
+            told = await client.call_tool("touch", {"uri": "test://static-text"})
+            want("touch", told.content[0].text, "told 1")
+            with anyio.move_on_after(10):
+                while not updates:
+                    await anyio.sleep(0.02)
+            want("updated", updates, ["test://static-text"])
+            await client.unsubscribe_resource("test://static-text")
+            told = await client.call_tool("touch", {"uri": "test://static-text"})
+            want("unsubscribed", told.content[0].text, "told 0")
+        else:
+            async with client.listen(resource_subscriptions=["test://static-text", "test://nope"]) as sub:
+                want("listen_honored", list(sub.honored.resource_subscriptions or []), ["test://static-text"])
+                told = await client.call_tool("touch", {"uri": "test://static-text"})
+                want("touch", told.content[0].text, "told 1")
+                event = None
+                with anyio.move_on_after(10):
+                    async for event in sub:
+                        break
+                want("updated", getattr(event, "uri", None) and str(event.uri), "test://static-text")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--mode", choices=["legacy", "auto"], default="auto")
+    p.add_argument("server", nargs="+")
+    args = p.parse_args()
+
+    async def bounded() -> None:
+        with anyio.move_on_after(60) as scope:
+            await drive(args.mode, args.server)
+        if scope.cancelled_caught:
+            check("overall_timeout", "gave up after 60s")
+
+    try:
+        anyio.run(bounded)
+    except BaseException as exc:  # noqa: BLE001 - any failure is a failed check
+        check("driver", f"{type(exc).__name__}: {exc}")
+    failed = sum(1 for _, p in results if p is not None)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 0 if failed == 0 and results else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+//! A stdio MCP server serving resources, for tests/tests/resources.rs: fixed text and binary
+//! resources, a template, and a `touch` tool that calls `Server::notify_resource_updated` so
+//! a client can watch its subscription fire.
+//!
+//! - `test://static-text`: `This is the content of the static text resource.` (text/plain)
+//! - `test://static-binary`: the bytes `0..=255`'s first 4 (`AAECAw==`, image/png)
+//! - `test://template/{id}/data`: JSON naming `id` (a `u32`)
+//! - `touch(uri)`: notify `uri`'s subscribers; returns how many were told
+
+use std::sync::OnceLock;
+
+use toolwire::{Json, Server, ServerOptions, resource, resources, tool, tools};
+
+/// A static text resource.
+#[resource(uri = "test://static-text", name = "static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource.
+#[resource(uri = "test://static-binary", name = "static-binary", mime_type = "image/png")]
+fn static_binary() -> Vec<u8> {
+    vec![0, 1, 2, 3]
+}
+
+/// A resource template with one numeric parameter.
+#[resource(template = "test://template/{id}/data", name = "template", mime_type = "application/json")]
+fn template(id: u32) -> Json<serde_json::Value> {
+    Json(serde_json::json!({"id": id, "templateTest": true}))
+}
+
+static SERVER: OnceLock<Server> = OnceLock::new();
+
+/// Tell the subscribers of `uri` that it changed.
+#[tool(read_only)]
+fn touch(
+    /// The resource URI.
+    uri: String,
+) -> String {
+    let told = SERVER.get().map_or(0, |s| s.notify_resource_updated(&uri));
+    format!("told {told}")
+}
+
+#[tokio::main]
+async fn main() {
+    let server = Server::builder(ServerOptions::new("resource-server", "0.1.0"))
+        .tools(tools![touch].expect("one tool"))
+        .resources(resources![static_text, static_binary, template].expect("distinct URIs"))
+        .build();
+    let _ = SERVER.set(server.clone());
+    if let Err(e) = toolwire::stdio::serve(server).await {
+        eprintln!("resource-server: {e}");
+        std::process::exit(1);
+    }
+}
