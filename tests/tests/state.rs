@@ -125,7 +125,7 @@ async fn a_toolbox_is_registered_from_one_value_and_its_methods_stay_methods() {
     assert_eq!(book.info().description(), "The book at a position.");
     assert_eq!(
         book.info().input_schema().as_str(),
-        r#"{"additionalProperties":false,"properties":{"index":{"minimum":0,"type":"integer"}},"required":["index"],"type":"object"}"#
+        r#"{"additionalProperties":false,"properties":{"index":{"format":"uint","maximum":18446744073709551615,"minimum":0,"type":"integer"}},"required":["index"],"type":"object"}"#
     );
     let ctx = Context::builder().states(registry.states().clone()).build();
     assert_eq!(text(&book.call_json(json!({"index": 1}), &ctx).await.unwrap()), "Emma");
