@@ -254,7 +254,7 @@ mod tests {
                 "unknown `serve_registry!` key `server`; write `name`",
                 "`name` takes a string literal, e.g. `name = \"...\"`",
                 "duplicate `tools`; list every tool in one `tools = [..]`",
-                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`",
+                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `state`",
             ]
         );
         assert_eq!(
