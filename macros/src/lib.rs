@@ -8,6 +8,7 @@ mod resource;
 mod resources;
 mod serve;
 mod tool;
+mod toolbox;
 mod tools;
 
 use proc_macro::TokenStream;
@@ -16,6 +17,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
+}
+
+/// Serve an impl block's `#[tool]` methods from one value; documented at `toolwire::toolbox`.
+#[proc_macro_attribute]
+pub fn toolbox(args: TokenStream, item: TokenStream) -> TokenStream {
+    toolbox::expand(args.into(), item.into()).into()
 }
 
 /// Build a `ToolRegistry` from `#[tool]` fns, named by the same paths as the fns.
@@ -51,6 +58,28 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// It evaluates to `Result<ToolRegistry, RegistryError>`: a duplicate name is refused, naming
 /// both tools. A path that is not a `#[tool]` fn is a compile error under that path.
+///
+/// Two optional parts. An item that is not a path is an expression giving a registry to merge
+/// in, such as a `#[toolbox]`'s `Db::tools(db)`. A trailing `; state = [a, b]` gives the
+/// registry its state values, which tools take as `State<T>` parameters; they are added
+/// first, and a tool whose state is missing is refused, naming the tool and the type:
+///
+/// ```
+/// use toolwire::state::State;
+///
+/// struct Greeting(&'static str);
+///
+/// /// Greet someone.
+/// #[toolwire::tool(read_only)]
+/// fn greet(greeting: State<Greeting>, name: String) -> String {
+///     format!("{}, {name}", greeting.0)
+/// }
+///
+/// let registry = toolwire::tools![greet; state = [Greeting("hello")]]?;
+/// assert_eq!(registry.names().collect::<Vec<_>>(), ["greet"]);
+/// assert!(toolwire::tools![greet].unwrap_err().to_string().starts_with("tool 'greet' needs state `"));
+/// # Ok::<(), toolwire::registry::RegistryError>(())
+/// ```
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tools::expand(input.into()).into()

@@ -16,7 +16,7 @@ use syn::{Ident, LitStr, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `serve_registry!` takes.
-const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`";
+const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`, `state`";
 
 /// One `key = value` as written.
 struct RawKey {
@@ -26,7 +26,7 @@ struct RawKey {
 
 enum RawValue {
     Str(LitStr),
-    Paths(Punctuated<syn::Path, Token![,]>),
+    Paths(Punctuated<syn::Expr, Token![,]>),
     Other(syn::Expr),
 }
 
@@ -53,7 +53,10 @@ struct Spec {
     version: Option<LitStr>,
     title: Option<LitStr>,
     instructions: Option<LitStr>,
-    tools: Vec<syn::Path>,
+    /// `#[tool]` fn paths, or expressions giving a registry (a toolbox's `Db::tools(db)`).
+    tools: Vec<syn::Expr>,
+    /// State values for `State<T>` parameters.
+    state: Vec<syn::Expr>,
 }
 
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
@@ -77,8 +80,16 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 }
 
 fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
-    let mut spec = Spec { name: None, version: None, title: None, instructions: None, tools: Vec::new() };
+    let mut spec = Spec {
+        name: None,
+        version: None,
+        title: None,
+        instructions: None,
+        tools: Vec::new(),
+        state: Vec::new(),
+    };
     let mut tools_seen: Option<Ident> = None;
+    let mut state_seen = false;
     for RawKey { key, value } in raw {
         let name = key.to_string();
         let slot = match name.as_str() {
@@ -114,6 +125,20 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
                 tools_seen = Some(key);
                 spec.tools.extend(paths);
             }
+            (None, RawValue::Paths(values)) if name == "state" => {
+                if state_seen {
+                    cx.error_spanned_by(
+                        &key,
+                        "duplicate `state`; list every state value in one `state = [..]`",
+                    );
+                }
+                state_seen = true;
+                spec.state.extend(values);
+            }
+            (None, other) if name == "state" => cx.error_spanned_by(
+                value_tokens(&other),
+                "`state` takes a list of values, e.g. `state = [Config::load()]`",
+            ),
             (None, other) if name == "tools" => cx.error_spanned_by(
                 value_tokens(&other),
                 "`tools` takes a list of `#[tool]` fns, e.g. `tools = [echo, math::add]`",
@@ -178,10 +203,14 @@ fn generate(spec: &Spec) -> TokenStream {
     let title = option(&spec.title);
     let instructions = option(&spec.instructions);
     let tools = &spec.tools;
+    let state = (!spec.state.is_empty()).then(|| {
+        let state = &spec.state;
+        quote!(; state = [#(#state),*])
+    });
     quote! {
         #tw::serve_main(
             #tw::MainSpec { name: #name, version: #version, title: #title, instructions: #instructions },
-            || ::toolwire::tools![#(#tools),*],
+            || ::toolwire::tools![#(#tools),* #state],
         )
     }
 }
@@ -225,7 +254,7 @@ mod tests {
                 "unknown `serve_registry!` key `server`; write `name`",
                 "`name` takes a string literal, e.g. `name = \"...\"`",
                 "duplicate `tools`; list every tool in one `tools = [..]`",
-                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`",
+                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `state`",
             ]
         );
         assert_eq!(

@@ -9,13 +9,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde_json::Value;
+pub use serde_json::Value;
 
 pub use crate::args::{ArgSpec, Args, ParamSpec, ToolParam};
 pub use crate::cli::{MainSpec, serve_main};
 pub use crate::context::Context;
-pub use crate::registry::ToolRegistry;
+pub use crate::registry::{RegistryError, ToolRegistry};
 pub use crate::schema::Schema;
+pub use crate::state::State;
 pub use crate::tool::{Declarations, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 pub use crate::tool::{Json, ToolReturn};
 pub use core::concat;
@@ -44,6 +45,9 @@ pub struct StaticsBuilder {
     generator: SchemaGen,
     params: Vec<ParamSpec>,
     output: Option<(Schema, bool)>,
+    state_needs: Vec<crate::state::StateNeed>,
+    icons: Vec<crate::protocol::wire::Icon>,
+    meta: Vec<(&'static str, Value)>,
 }
 
 impl StaticsBuilder {
@@ -56,11 +60,42 @@ impl StaticsBuilder {
             generator: SchemaGen::new(),
             params: Vec::new(),
             output: None,
+            state_needs: Vec::new(),
+            icons: Vec::new(),
+            meta: Vec::new(),
         }
     }
 
     pub fn title(mut self, title: &'static str) -> Self {
         self.title = Some(title);
+        self
+    }
+
+    /// One `icon`; every part was checked by `#[tool]`.
+    pub fn icon(
+        mut self,
+        src: &'static str,
+        mime_type: Option<&'static str>,
+        sizes: &[&'static str],
+        theme: Option<&'static str>,
+    ) -> Self {
+        use crate::protocol::wire::{Icon, IconTheme};
+        let mut icon = Icon::new(src).with_sizes(sizes.iter().copied());
+        if let Some(m) = mime_type {
+            icon = icon.with_mime_type(m);
+        }
+        match theme {
+            Some("light") => icon = icon.with_theme(IconTheme::Light),
+            Some("dark") => icon = icon.with_theme(IconTheme::Dark),
+            _ => {}
+        }
+        self.icons.push(icon);
+        self
+    }
+
+    /// One custom `_meta` entry; the key was checked by `#[tool]`.
+    pub fn meta(mut self, key: &'static str, value: Value) -> Self {
+        self.meta.push((key, value));
         self
     }
 
@@ -105,6 +140,10 @@ impl crate::inject::Describe for StaticsBuilder {
         }
         self.params.push(ParamSpec { name: Cow::Borrowed(name), required: !optional, schema });
     }
+
+    fn state(&mut self, need: crate::state::StateNeed) {
+        self.state_needs.push(need);
+    }
 }
 
 impl StaticsBuilder {
@@ -117,9 +156,22 @@ impl StaticsBuilder {
         let defs = self.generator.take_defs();
         let args = ArgSpec::new(Cow::Borrowed(self.name), self.params, defs);
         let input = Schema::from_value(args.input_schema());
-        let mut info = ToolInfo::new(self.name, self.description, input).with_declarations(self.declarations);
+        let mut info = ToolInfo::new(self.name, self.description, input)
+            .with_declarations(self.declarations)
+            .with_output_by_construction();
         if let Some(title) = self.title {
             info = info.with_title(title);
+        }
+        for icon in self.icons {
+            info = info.with_icon(icon);
+        }
+        for (key, value) in self.meta {
+            // `#[tool]` checked each key against the same grammar and refused duplicates.
+            let name = self.name;
+            info = info.with_meta(key, value).unwrap_or_else(|e| panic!("#[tool] `{name}`: {e}"));
+        }
+        for need in self.state_needs {
+            info = info.with_state_need(need);
         }
         let mut wraps_output = false;
         if let Some((schema, wraps)) = self.output {
@@ -145,6 +197,24 @@ pub use probes::{IntoOutcome, outcome};
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
 pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking};
+
+/// What a `tools![]` item that is not a path may be: a registry (a toolbox's
+/// `Db::tools(db)`) merged into the one being built.
+pub trait Include {
+    fn include(self, into: &mut ToolRegistry) -> Result<(), RegistryError>;
+}
+
+impl Include for ToolRegistry {
+    fn include(self, into: &mut ToolRegistry) -> Result<(), RegistryError> {
+        into.merge(self)
+    }
+}
+
+impl Include for Result<ToolRegistry, RegistryError> {
+    fn include(self, into: &mut ToolRegistry) -> Result<(), RegistryError> {
+        into.merge(self?)
+    }
+}
 
 /// Box a tool for a registry.
 pub fn shared<T: Tool>(tool: T) -> Arc<dyn Tool> {

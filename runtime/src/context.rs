@@ -8,6 +8,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::state::{State, StateMap};
+
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
 pub use tokio_util::sync::CancellationToken;
 
@@ -54,6 +56,7 @@ struct Inner {
     progress: Option<ProgressSink>,
     last_progress: Mutex<Option<f64>>,
     peer: PeerInfo,
+    states: Option<Arc<StateMap>>,
 }
 
 impl fmt::Debug for Context {
@@ -102,6 +105,11 @@ impl Context {
     /// Who is calling.
     pub fn peer(&self) -> &PeerInfo {
         &self.inner.peer
+    }
+
+    /// The registry's state value of type `T`, if it holds one (see [`State`]).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.states.as_ref()?.get::<T>()
     }
 
     /// Whether progress reports go anywhere (the request carried a `progressToken`).
@@ -162,6 +170,12 @@ impl ContextBuilder {
     /// Who is calling.
     pub fn peer(mut self, peer: PeerInfo) -> Self {
         self.inner.peer = peer;
+        self
+    }
+
+    /// The state values the call's tools may take (a registry's; see [`State`]).
+    pub fn states(mut self, states: Arc<StateMap>) -> Self {
+        self.inner.states = Some(states);
         self
     }
 

@@ -3,8 +3,9 @@
 //!
 //! `#[tool]` asks the type checker, not the type's name: a parameter whose type implements
 //! `FromContext` is taken from the call's [`Context`] and never advertised; every other
-//! parameter is an argument and needs `Deserialize + JsonSchema`. `&Context` is the one
-//! implementation here; later ones (registry state, a handle on the peer) plug in the same way.
+//! parameter is an argument and needs `Deserialize + JsonSchema`. `&Context` and
+//! [`State<T>`](crate::state::State) (a registry's state value) are the implementations here;
+//! later ones (a handle on the peer) plug in the same way.
 //!
 //! The rest of this module is what `#[tool]` expands to, reached through `__private` (not
 //! public API). It is defined here, in a module whose items are otherwise unnamed, so that
@@ -18,6 +19,7 @@ use serde_json::Value;
 
 use crate::args::{Args, ToolArgumentError, ToolParam};
 use crate::context::Context;
+use crate::state::{State, StateNeed};
 use crate::tool::ToolError;
 
 /// A `#[tool]` parameter taken from the call's [`Context`] rather than from its arguments.
@@ -73,6 +75,40 @@ pub trait FromContext<'a>: Sized {
 
     /// Take the value from the call's context.
     fn from_context(ctx: &'a Context) -> Result<Self, Self::Rejection>;
+
+    /// The registry state this value is taken from, if any. A tool with such a parameter
+    /// declares the need ([`ToolInfo::state_needs`](crate::tool::ToolInfo::state_needs)), and a
+    /// registry that was not given the state refuses the tool when it is built. `None` (the
+    /// default) for a value the context alone provides.
+    fn state_need() -> Option<StateNeed> {
+        None
+    }
+}
+
+/// A registry's state value, taken from the call's context.
+impl<'a, T: Send + Sync + 'static> FromContext<'a> for State<T> {
+    type Rejection = MissingState;
+
+    #[inline]
+    fn from_context(ctx: &'a Context) -> Result<Self, MissingState> {
+        ctx.state::<T>().ok_or(MissingState { type_name: std::any::type_name::<T>() })
+    }
+
+    fn state_need() -> Option<StateNeed> {
+        Some(StateNeed::of::<T>())
+    }
+}
+
+/// A call's context holds no state of the type a [`State<T>`] parameter asks for.
+///
+/// A registry refuses such a tool when it is built, so this is only seen when a tool is
+/// called by hand with a context that was not given the registry's state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no state `{type_name}` was provided to this call's context")]
+#[non_exhaustive]
+pub struct MissingState {
+    /// The type asked for.
+    pub type_name: &'static str,
 }
 
 impl<'a> FromContext<'a> for &'a Context {
@@ -115,6 +151,11 @@ pub trait Describe {
         optional: bool,
         default: Option<Value>,
     );
+
+    /// An injected parameter that is taken from the registry's state.
+    fn state(&mut self, need: StateNeed) {
+        let _ = need;
+    }
 }
 
 /// How a parameter of kind `K` is described once and taken on each call, implemented by the
@@ -206,12 +247,15 @@ impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
     #[inline]
     fn describe(
         _: ViaContext,
-        _: &mut impl Describe,
+        describer: &mut impl Describe,
         _: &'static str,
         _: &'static str,
         _: bool,
         _: Option<Value>,
     ) {
+        if let Some(need) = T::state_need() {
+            describer.state(need);
+        }
     }
 
     #[inline]

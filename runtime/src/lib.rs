@@ -44,6 +44,7 @@
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
 //! | `http` | on | loopback streamable HTTP: [`serve_registry()`](fn@serve_registry) and [`spec`] (the agent-CLI configs, their stdio projection included), [`http`] (`mcp_router`, `HttpConfig`, `BearerToken`); serving an `ApprovalServer` (`serve`, `serve_with`, `permission_prompt_tool`, `claude_cli_args`) and `RunPolicy::check_specs`; the `--http`, `--port` and `--show-token` flags of the `serve_registry!` main |
+//! | `output-check` | on | the engine validates a hand-written tool's structured output against its advertised `outputSchema` before it leaves (jsonschema); `#[tool]` output is right by construction and never checked |
 //! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
@@ -73,6 +74,7 @@
 //! | [`args`] | argument validation: [`ToolArgumentError`](args::ToolArgumentError) and its problems |
 //! | [`schema`] | [`Schema`], and the RFC 8785 writer [`canonical_json`](schema::canonical_json) |
 //! | [`context`] | [`Context`], its builder, progress and the peer's identity |
+//! | [`state`] | [`State<T>`](state::State): a value the registry is given once and its tools are handed |
 //! | [`inject`] | [`FromContext`](inject::FromContext): parameters a `#[tool]` fn is handed, not sent |
 //! | [`registry`] | [`ToolRegistry`], qualified names, the tool-name grammar |
 //! | [`protocol`] | the MCP wire: versions and eras, JSON-RPC ids and errors, the `wire` data shapes |
@@ -97,6 +99,7 @@ pub mod resource;
 pub mod schema;
 mod schema_gen;
 pub mod server;
+pub mod state;
 pub mod tool;
 mod transport;
 #[cfg(feature = "http")]
@@ -126,6 +129,8 @@ pub use toolwire_macros::resources;
 pub use toolwire_macros::serve_registry;
 #[doc = include_str!("../docs/tool.md")]
 pub use toolwire_macros::tool;
+#[doc = include_str!("../docs/toolbox.md")]
+pub use toolwire_macros::toolbox;
 pub use toolwire_macros::tools;
 
 // What `#[tool]` expands to, re-exported here hidden only so compile errors name it by its

@@ -1,9 +1,10 @@
-//! [`ToolRegistry`], a set of tools with unique names, and [`NameMap`], the qualified names
-//! an agent CLI addresses them by (`mcp__<server>__<tool>`).
+//! [`ToolRegistry`], a set of tools with unique names and the state values they take, and
+//! [`NameMap`], the qualified names an agent CLI addresses them by (`mcp__<server>__<tool>`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::state::StateMap;
 use crate::tool::Tool;
 
 /// Why a registry or a name mapping could not be built.
@@ -37,6 +38,25 @@ pub enum RegistryError {
         second: String,
         /// What both become.
         sanitised: String,
+    },
+    /// A tool takes a state value of a type the registry was never given. Reported when the
+    /// tool is added, so it never surfaces on a call.
+    #[error(
+        "tool '{tool}' needs state `{type_name}`, which was never provided; give it to the registry: `tools![..; state = [value]]` or `ToolRegistry::add_state(value)`"
+    )]
+    MissingState {
+        /// The tool's name.
+        tool: String,
+        /// The state type, as `std::any::type_name` writes it.
+        type_name: &'static str,
+    },
+    /// A second state value of a type the registry already holds; one would shadow the other.
+    #[error(
+        "state `{type_name}` is provided twice; a registry holds one value per type (wrap one of them in its own type)"
+    )]
+    DuplicateState {
+        /// The state type.
+        type_name: &'static str,
     },
     /// The server name cannot appear in a qualified name. It is refused, never rewritten:
     /// you typed it, and are holding it in a string somewhere else.
@@ -76,14 +96,25 @@ pub fn sanitise_tool_name(name: &str) -> String {
 /// let names = registry.qualified_names("engine").unwrap();
 /// assert_eq!(names.qualified("hello"), Some("mcp__engine__hello"));
 /// ```
+///
+/// A registry also holds the [`State`](crate::state::State) values its tools take, one per
+/// type. Give them before the tools that need them: a tool whose state is missing is refused
+/// when it is added, naming the tool and the type.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn Tool>>,
+    states: Arc<StateMap>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.tools.keys()).finish()
+        if self.states.is_empty() {
+            return f.debug_list().entries(self.tools.keys()).finish();
+        }
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("states", &self.states)
+            .finish()
     }
 }
 
@@ -111,11 +142,57 @@ impl ToolRegistry {
         Ok(self)
     }
 
-    /// Add a shared tool.
+    /// Give the registry a state value, which every tool taking a
+    /// [`State<T>`](crate::state::State) is handed. One value per type: a second is refused.
+    ///
+    /// ```
+    /// use toolwire::state::State;
+    ///
+    /// struct Config { greeting: String }
+    ///
+    /// /// Greet someone.
+    /// #[toolwire::tool(read_only)]
+    /// fn greet(config: State<Config>, name: String) -> String {
+    ///     format!("{}, {name}", config.greeting)
+    /// }
+    ///
+    /// let mut registry = toolwire::ToolRegistry::new();
+    /// registry.add_state(Config { greeting: "hello".into() })?.register(greet {})?;
+    /// assert_eq!(registry.names().collect::<Vec<_>>(), ["greet"]);
+    /// # Ok::<(), toolwire::registry::RegistryError>(())
+    /// ```
+    pub fn add_state<T: Send + Sync + 'static>(&mut self, value: T) -> Result<&mut Self, RegistryError> {
+        Arc::make_mut(&mut self.states)
+            .insert(value)
+            .map_err(|e| RegistryError::DuplicateState { type_name: e.type_name })?;
+        Ok(self)
+    }
+
+    /// Add every tool and state value of `other`, refusing a duplicate tool name or state type.
+    pub fn merge(&mut self, other: ToolRegistry) -> Result<(), RegistryError> {
+        Arc::make_mut(&mut self.states)
+            .extend(&other.states)
+            .map_err(|e| RegistryError::DuplicateState { type_name: e.type_name })?;
+        for tool in other.tools.into_values() {
+            self.insert(tool)?;
+        }
+        Ok(())
+    }
+
+    /// The state values, which the engine hands each call's [`Context`](crate::Context).
+    pub fn states(&self) -> &Arc<StateMap> {
+        &self.states
+    }
+
+    /// Add a shared tool, refusing a duplicate or invalid name and a tool whose state the
+    /// registry was not given.
     pub fn insert(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let name = tool.info().name().to_owned();
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidToolName { name });
+        }
+        if let Some(need) = tool.info().state_needs().iter().find(|n| !self.states.contains(n.type_id())) {
+            return Err(RegistryError::MissingState { tool: name, type_name: need.type_name() });
         }
         if let Some(existing) = self.tools.get(&name) {
             return Err(RegistryError::Duplicate {

@@ -65,7 +65,7 @@ impl ToolFn {
                 FnArg::Receiver(r) => {
                     cx.error_spanned_by(
                         r.self_token,
-                        "`#[tool]` cannot take `self`; write a free fn and reach shared state through a static or a captured handle",
+                        "`#[tool]` cannot take `self` here; put `#[toolbox]` on the impl block (`#[toolbox] impl Db { #[tool] fn query(&self, ..) }`), or write a free fn taking `State<T>`",
                     );
                 }
                 FnArg::Typed(pt) => {

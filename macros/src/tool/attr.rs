@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`, `icon`, `meta`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -29,6 +29,9 @@ pub(crate) struct RawAttr {
     pub(crate) caps: Option<Key<Vec<LitStr>>>,
     pub(crate) idempotent: Option<Key<bool>>,
     pub(crate) open_world: Option<Key<bool>>,
+    /// Every `icon`, in order (the key repeats).
+    pub(crate) icons: Vec<super::about::IconSpec>,
+    pub(crate) meta: Option<Key<Vec<(LitStr, Expr)>>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -44,6 +47,8 @@ fn slip(key: &str) -> Option<&'static str> {
         "openworld" | "openWorld" | "open_world_hint" => "open_world",
         "rename" | "tool_name" => "name",
         "desc" | "doc" | "about" => "description",
+        "icons" | "image" | "logo" => "icon",
+        "_meta" | "metadata" => "meta",
         _ => return None,
     })
 }
@@ -78,6 +83,8 @@ impl RawAttr {
                 "idempotent" => set(cx, &mut raw.idempotent, span, &key, flag_value(cx, &meta, &key)),
                 "open_world" => set(cx, &mut raw.open_world, span, &key, flag_value(cx, &meta, &key)),
                 "caps" => set(cx, &mut raw.caps, span, &key, caps_value(cx, &meta)),
+                "icon" => raw.icons.extend(super::about::icon_value(cx, &meta)),
+                "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -191,6 +198,8 @@ pub(crate) struct ToolAttr {
     pub(crate) caps: Vec<LitStr>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
+    pub(crate) icons: Vec<super::about::IconSpec>,
+    pub(crate) meta: Vec<(LitStr, Expr)>,
 }
 
 impl RawAttr {
@@ -224,6 +233,8 @@ impl RawAttr {
             caps: self.caps.map(|k| k.value).unwrap_or_default(),
             idempotent: self.idempotent.is_some_and(|k| k.value),
             open_world: self.open_world.is_some_and(|k| k.value),
+            icons: self.icons,
+            meta: self.meta.map(|k| k.value).unwrap_or_default(),
         }
     }
 }

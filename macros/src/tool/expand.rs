@@ -69,6 +69,16 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
         None => docs_concat(&f.docs),
     };
     let title = attr.title.as_ref().map(|t| quote!(.title(#t)));
+    let icons = attr.icons.iter().map(|i| {
+        let src = &i.src;
+        let opt = |l: &Option<syn::LitStr>| match l {
+            Some(l) => quote!(::core::option::Option::Some(#l)),
+            None => quote!(::core::option::Option::None),
+        };
+        let (mime, theme, sizes) = (opt(&i.mime_type), opt(&i.theme), &i.sizes);
+        quote!(.icon(#src, #mime, &[#(#sizes),*], #theme))
+    });
+    let metas = attr.meta.iter().map(|(k, v)| quote!(.meta(#k, #tw::Value::from(#v))));
     let side_effecting = attr.side_effecting;
     let requires_approval = attr.requires_approval;
     let idempotent = attr.idempotent;
@@ -179,6 +189,8 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
                         #[allow(unused_mut)]
                         let mut __toolwire_b = #tw::StaticsBuilder::new(#tool_name, #description)
                             #title
+                            #(#icons)*
+                            #(#metas)*
                             .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*]);
                         #(#describes)*
                         __toolwire_b

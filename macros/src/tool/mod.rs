@@ -4,11 +4,13 @@
 //! (`crate::ctxt`) is shared with the other macros, so `#[resource]` and `#[prompt]` can sit
 //! beside this module with the same shape.
 
+mod about;
 mod ast;
 mod attr;
 mod check;
 mod expand;
 mod fallback;
+mod meta_key;
 mod name;
 
 pub(crate) use expand::tool as expand;

@@ -54,6 +54,7 @@ mod era;
 mod listing;
 mod methods;
 mod options;
+mod output_check;
 mod request;
 mod resources;
 mod running;

@@ -81,6 +81,12 @@ pub(crate) trait Handler: Send + Sync + 'static {
     /// Start the user code.
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output>;
 
+    /// The state values the user code may take from its context (a tool registry's); none by
+    /// default.
+    fn states(&self) -> Option<&Arc<crate::state::StateMap>> {
+        None
+    }
+
     /// The result body for how it went: the user code's output, or why it did not finish.
     /// `modern` is the `_meta` to complete a modern result with (see
     /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
@@ -246,6 +252,9 @@ async fn execute<H: Handler>(
     }
 
     let mut ctx = Context::builder().cancellation(cancel).peer(peer);
+    if let Some(states) = handler.states() {
+        ctx = ctx.states(Arc::clone(states));
+    }
     if let Some(d) = deadline {
         ctx = ctx.deadline(Instant::now().checked_add(d));
     }

@@ -9,6 +9,7 @@
 //! | the tool panicked | `tool 'x' failed: panicked: <message>`; the server serves on |
 //! | the host cancelled before dispatch | `the run was cancelled; 'x' was not run` |
 //! | the host cancelled mid-call | `the run was cancelled while 'x' was running` |
+//! | a hand-written tool's structured output fails its `outputSchema` | `tool 'x' returned output that does not match its outputSchema: at /count: "3" is not of type "integer"` |
 //! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
 //!
@@ -20,6 +21,8 @@
 //! registered ([`Tools`]), what it adds to `capabilities`, its [`Listed`] items, its
 //! [`Handler`], and one `request` fn that answers its methods.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -35,13 +38,16 @@ use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
 use crate::protocol::tools::CallToolParams;
+use crate::protocol::wire::Icon;
 use crate::registry::ToolRegistry;
+use crate::state::StateMap;
 use crate::tool::{
     Annotations, Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
 };
 
 use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
+use super::output_check::OutputCheck;
 use super::request::{Handler, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -53,6 +59,8 @@ pub(crate) struct Tools {
     listing: Listing,
     /// Every `tools/call` seen, whatever became of it.
     pub(crate) calls_seen: AtomicU64,
+    /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
+    output_checks: BTreeMap<String, Arc<OutputCheck>>,
 }
 
 impl Tools {
@@ -65,7 +73,12 @@ impl Tools {
     ) -> Tools {
         let listing = Listing::build(registry.iter().map(|tool| tool.info()), page_size, modern_meta, ttl);
         let names = registry.names().map(str::to_owned).collect();
-        Tools { registry, names, listing, calls_seen: AtomicU64::new(0) }
+        let output_checks = registry
+            .iter()
+            .filter(|tool| tool.info().output_checked())
+            .map(|tool| (tool.info().name().to_owned(), Arc::new(OutputCheck::default())))
+            .collect();
+        Tools { registry, names, listing, calls_seen: AtomicU64::new(0), output_checks }
     }
 
     /// `tools`, without list-change notifications (the tool set is fixed for the life of the
@@ -125,13 +138,20 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
         Some(a) => a.to_owned(),
         None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args });
+    // Only a registry with state hands it on: a stateless call pays nothing for it.
+    let states = tools.registry.states();
+    let states = (!states.is_empty()).then(|| Arc::clone(states));
+    // Only a tool not made by `#[tool]` that advertises an output schema is checked.
+    let check = if tool.info().output_checked() { tools.output_checks.get(&*p.name).cloned() } else { None };
+    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check });
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
 struct ToolCall {
     tool: Arc<dyn Tool>,
     args: Box<RawValue>,
+    states: Option<Arc<StateMap>>,
+    check: Option<Arc<OutputCheck>>,
 }
 
 impl Handler for ToolCall {
@@ -141,13 +161,22 @@ impl Handler for ToolCall {
         self.tool.call(&self.args, ctx)
     }
 
+    fn states(&self) -> Option<&Arc<StateMap>> {
+        self.states.as_ref()
+    }
+
     fn finish(
         &self,
         outcome: Result<Result<ToolOutput, ToolError>, Stop>,
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = self.tool.info().name();
-        let outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
+        let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
+        if let (Some(check), Ok(output)) = (&self.check, &outcome)
+            && let Err(e) = check.check(self.tool.info(), output)
+        {
+            outcome = Err(e);
+        }
         call_result_json(&outcome, modern).map_err(|e| {
             RpcError::new(
                 code::INTERNAL_ERROR,
@@ -188,6 +217,8 @@ struct WireTool<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
     description: &'a str,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    icons: &'a [Icon],
     #[serde(rename = "inputSchema")]
     input_schema: &'a RawValue,
     #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
@@ -197,13 +228,17 @@ struct WireTool<'a> {
     meta: ToolMeta<'a>,
 }
 
-/// `{"toolwire": <declarations>}`, keyed by [`META_KEY`].
-struct ToolMeta<'a>(&'a Declarations);
+/// `{"toolwire": <declarations>, ..custom}`: the declarations keyed by [`META_KEY`], then
+/// the tool's own entries in key order (never `toolwire`; [`ToolInfo::with_meta`] refuses it).
+struct ToolMeta<'a>(&'a Declarations, &'a [(Cow<'static, str>, serde_json::Value)]);
 
 impl Serialize for ToolMeta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
+        let mut map = serializer.serialize_map(Some(1 + self.1.len()))?;
         map.serialize_entry(META_KEY, self.0)?;
+        for (key, value) in self.1 {
+            map.serialize_entry(key.as_ref(), value)?;
+        }
         map.end()
     }
 }
@@ -214,10 +249,11 @@ fn tool_json(info: &ToolInfo) -> Result<String, serde_json::Error> {
         name: info.name(),
         title: info.title(),
         description: info.description(),
+        icons: info.icons(),
         input_schema: info.input_schema().as_raw(),
         output_schema: info.output_schema().map(|s| s.as_raw()),
         annotations: info.annotations(),
-        meta: ToolMeta(info.declarations()),
+        meta: ToolMeta(info.declarations(), info.meta()),
     })
 }
 

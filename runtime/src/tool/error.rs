@@ -53,6 +53,16 @@ pub enum ToolError {
         /// The deadline that fired.
         deadline: std::time::Duration,
     },
+    /// The tool returned structured content that its advertised `outputSchema` does not
+    /// accept (or none at all while advertising one). Checked by the engine for tools not
+    /// made by `#[tool]`, whose output is right by construction.
+    #[error("tool '{tool}' returned output that does not match its outputSchema: {problem}")]
+    OutputMismatch {
+        /// The tool's name.
+        tool: String,
+        /// What is wrong, naming the field: `at /count: "3" is not of type "integer"`.
+        problem: String,
+    },
     /// A remote tool (feature `client`) did not return: its server timed out, could not be
     /// reached, reported a failure, or declined the call.
     #[error(transparent)]

@@ -1,11 +1,16 @@
-//! [`ToolInfo`]: what a tool says about itself (name, title, description, schemas), and its
-//! [`Declarations`] (effects, approval, capabilities) with the MCP [`Annotations`] derived from them.
+//! [`ToolInfo`]: what a tool says about itself (name, title, description, schemas, icons,
+//! custom `_meta` entries), and its [`Declarations`] (effects, approval, capabilities) with the
+//! MCP [`Annotations`] derived from them.
 
 use std::borrow::Cow;
 
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::wire::Icon;
 
 use crate::schema::Schema;
+use crate::state::StateNeed;
 
 /// What a tool says about itself.
 ///
@@ -19,6 +24,72 @@ pub struct ToolInfo {
     input_schema: Schema,
     output_schema: Option<Schema>,
     declarations: Declarations,
+    state_needs: Vec<StateNeed>,
+    icons: Vec<Icon>,
+    /// Custom `_meta` entries, sorted by key, never `toolwire`.
+    meta: Vec<(Cow<'static, str>, Value)>,
+    /// Whether `#[tool]` built this, so the structured output matches the output schema by
+    /// construction and the engine need not check it.
+    output_by_construction: bool,
+}
+
+/// A custom `_meta` key that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum InvalidMetaKey {
+    /// Outside MCP's `_meta` key grammar: an optional `label.label/` prefix, then a name that
+    /// begins and ends with a letter or digit (`-`, `_`, `.` inside).
+    #[error("`_meta` key '{0}' is not a valid MCP `_meta` key; write `name` or `com.example/name`")]
+    Grammar(String),
+    /// The prefix is reserved for MCP (its second label is `modelcontextprotocol` or `mcp`).
+    #[error("`_meta` key '{0}' uses a prefix MCP reserves for itself; use your own, e.g. `com.example/`")]
+    Reserved(String),
+    /// `toolwire` carries the declarations; a custom entry beside it cannot replace it.
+    #[error("`_meta` key 'toolwire' is where the declarations travel; name your entry differently")]
+    Toolwire,
+    /// The key was given twice.
+    #[error("`_meta` key '{0}' is given twice")]
+    Duplicate(String),
+}
+
+/// Check a custom `_meta` key against MCP's grammar and reservations (2025-11-25, "`_meta`").
+pub fn check_meta_key(key: &str) -> Result<(), InvalidMetaKey> {
+    let bad = || InvalidMetaKey::Grammar(key.to_owned());
+    if key == META_KEY {
+        return Err(InvalidMetaKey::Toolwire);
+    }
+    let (prefix, name) = match key.rsplit_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let labels: Vec<&str> = prefix.split('.').collect();
+        let label_ok = |l: &str| {
+            let b = l.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphabetic()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        };
+        if !labels.iter().all(|l| label_ok(l)) {
+            return Err(bad());
+        }
+        if labels.get(1).is_some_and(|l| *l == "modelcontextprotocol" || *l == "mcp") {
+            return Err(InvalidMetaKey::Reserved(key.to_owned()));
+        }
+    }
+    let b = name.as_bytes();
+    // The spec allows an empty name only after a prefix; a bare empty key names nothing.
+    if b.is_empty() {
+        return if prefix.is_some() { Ok(()) } else { Err(bad()) };
+    }
+    if !(b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')))
+    {
+        return Err(bad());
+    }
+    Ok(())
 }
 
 impl ToolInfo {
@@ -36,7 +107,84 @@ impl ToolInfo {
             input_schema,
             output_schema: None,
             declarations: Declarations::default(),
+            state_needs: Vec::new(),
+            icons: Vec::new(),
+            meta: Vec::new(),
+            output_by_construction: false,
         }
+    }
+
+    /// Mark the output as matching the output schema by construction (`#[tool]` only).
+    pub(crate) fn with_output_by_construction(mut self) -> Self {
+        self.output_by_construction = true;
+        self
+    }
+
+    /// Whether the engine checks this tool's structured output against its output schema
+    /// before it leaves: every tool that advertises one, except those `#[tool]` made (whose
+    /// output is the schema's own type).
+    pub fn output_checked(&self) -> bool {
+        self.output_schema.is_some() && !self.output_by_construction
+    }
+
+    /// Add an icon a client may show beside the tool.
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    /// Add a custom `_meta` entry, advertised beside the `toolwire` key in `tools/list`.
+    ///
+    /// The key must follow MCP's `_meta` grammar (`name` or `com.example/name`), must not use
+    /// a prefix MCP reserves, and cannot be `toolwire` or given twice.
+    ///
+    /// ```
+    /// use toolwire::{Schema, ToolInfo};
+    ///
+    /// let info = ToolInfo::new("deploy", "Deploy it.", Schema::empty_object())
+    ///     .with_meta("com.example/owner", serde_json::json!("platform-team"))?;
+    /// assert_eq!(info.meta()[0].0, "com.example/owner");
+    /// let err = info.with_meta("io.modelcontextprotocol/x", serde_json::json!(1)).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "`_meta` key 'io.modelcontextprotocol/x' uses a prefix MCP reserves for itself; use your own, e.g. `com.example/`"
+    /// );
+    /// # Ok::<(), toolwire::tool::InvalidMetaKey>(())
+    /// ```
+    pub fn with_meta(
+        mut self,
+        key: impl Into<Cow<'static, str>>,
+        value: Value,
+    ) -> Result<Self, InvalidMetaKey> {
+        let key = key.into();
+        check_meta_key(&key)?;
+        match self.meta.binary_search_by(|(k, _)| k.as_ref().cmp(key.as_ref())) {
+            Ok(_) => Err(InvalidMetaKey::Duplicate(key.into_owned())),
+            Err(at) => {
+                self.meta.insert(at, (key, value));
+                Ok(self)
+            }
+        }
+    }
+
+    /// The icons, in the order they were added.
+    pub fn icons(&self) -> &[Icon] {
+        &self.icons
+    }
+
+    /// The custom `_meta` entries, sorted by key.
+    pub fn meta(&self) -> &[(Cow<'static, str>, Value)] {
+        &self.meta
+    }
+
+    /// Declare that the tool takes a state value of type `T` from its registry
+    /// ([`Context::state`](crate::Context::state)). A registry not given a `T` refuses the
+    /// tool when it is built. `#[tool]` declares this for each `State<T>` parameter.
+    pub fn with_state_need(mut self, need: StateNeed) -> Self {
+        if !self.state_needs.contains(&need) {
+            self.state_needs.push(need);
+        }
+        self
     }
 
     /// Set the human-readable title.
@@ -90,6 +238,11 @@ impl ToolInfo {
     /// The MCP annotation hints the declarations imply.
     pub fn annotations(&self) -> Annotations {
         self.declarations.annotations()
+    }
+
+    /// The state types the tool takes from its registry, in the order they were declared.
+    pub fn state_needs(&self) -> &[StateNeed] {
+        &self.state_needs
     }
 }
 
@@ -193,6 +346,29 @@ mod tests {
         assert!(!d.annotations().read_only_hint);
         assert!(Declarations::read_only().annotations().read_only_hint);
         assert!(!Declarations::default().annotations().read_only_hint);
+    }
+
+    #[test]
+    fn meta_keys_follow_the_spec_grammar() {
+        for ok in
+            ["owner", "com.example/owner", "com.example.mcp/x", "a-b/c_d.e", "x/", "a1", "com.example/9"]
+        {
+            assert_eq!(check_meta_key(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "-a", "a-", "com..example/x", "1com/x", "com-/x", "a/b c", "com.example/-x", "a b"] {
+            assert_eq!(check_meta_key(bad), Err(InvalidMetaKey::Grammar(bad.into())), "{bad}");
+        }
+        for reserved in ["io.modelcontextprotocol/x", "dev.mcp/x", "com.mcp.tools/x"] {
+            assert_eq!(check_meta_key(reserved), Err(InvalidMetaKey::Reserved(reserved.into())));
+        }
+        assert_eq!(check_meta_key("toolwire"), Err(InvalidMetaKey::Toolwire));
+        let info = ToolInfo::new("t", "", Schema::empty_object())
+            .with_meta("b", Value::Bool(true))
+            .unwrap()
+            .with_meta("a", Value::from(1))
+            .unwrap();
+        assert_eq!(info.meta().iter().map(|(k, _)| k.as_ref()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(info.with_meta("a", Value::Null).unwrap_err(), InvalidMetaKey::Duplicate("a".into()));
     }
 
     #[test]

@@ -20,11 +20,13 @@
 //! Nothing here depends on more than `serde` and `serde_json`; it is compiled in every build.
 
 mod content;
+mod icon;
 mod prompt;
 mod resource;
 mod tool;
 
 pub use content::ContentBlock;
+pub use icon::{Icon, IconTheme};
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};

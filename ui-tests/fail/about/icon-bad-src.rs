@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(icon = "search.svg")]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[toolwire::toolbox]
+struct Db;
+
+fn main() {}
