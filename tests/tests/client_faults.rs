@@ -309,7 +309,7 @@ async fn a_hung_server_with_no_timeout_set_anywhere_fails_after_the_default_30s(
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     let started = std::time::Instant::now();
-    let call = d.get("work").unwrap().call_json(json!({"n": 1}), &Context::new());
+    let call = d.get("work").unwrap().invoke(json!({"n": 1}));
     let err = tokio::time::timeout(Duration::from_secs(40), call)
         .await
         .expect("bounded by the default")

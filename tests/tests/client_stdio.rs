@@ -307,7 +307,8 @@ fn the_adopt_example_prints_what_its_docs_say() {
     let end = start + doc[start..].iter().position(|l| *l == "```").unwrap();
     let want = doc[start..end].join("\n") + "\n";
     let out = std::process::Command::new(client_support::workspace_binary("toolwire-examples", "adopt"))
-        .env("TOOLWIRE_PYTHON", peer("TOOLWIRE_PY_MCP2"))
+        // FastMCP is `mcp` 1.x; 2.x renamed it.
+        .env("TOOLWIRE_PYTHON", peer("TOOLWIRE_PY_MCP1"))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
