@@ -45,7 +45,17 @@ pub(crate) struct ServerCapabilities {
     /// `tools`: `tools/list` and `tools/call`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tools: Option<ListChanged>,
+    /// `prompts`: `prompts/list` and `prompts/get`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts: Option<ListChanged>,
+    /// `completions`: `completion/complete`, declared only when something completes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) completions: Option<EmptyCapability>,
 }
+
+/// A capability with no flags: `{}`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct EmptyCapability {}
 
 /// A capability whose only flag is `listChanged`.
 #[derive(Debug, Serialize)]
@@ -173,7 +183,8 @@ mod tests {
     #[test]
     fn lifecycle_bodies_are_exact() {
         let me = Implementation::new("demo", "0.1.0");
-        let caps = ServerCapabilities { tools: Some(ListChanged { list_changed: false }) };
+        let caps =
+            ServerCapabilities { tools: Some(ListChanged { list_changed: false }), ..Default::default() };
         let caps = serde_json::value::to_raw_value(&caps).unwrap();
         assert_eq!(caps.get(), r#"{"tools":{"listChanged":false}}"#);
         assert_eq!(

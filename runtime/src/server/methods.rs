@@ -11,7 +11,9 @@
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
-//! | anything else | -32601 (resources, prompts and logging are not advertised) |
+//! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
+//! | `completion/complete` | the completions capability, when something completes (module `completion`) |
+//! | anything else | -32601 (resources and logging are not advertised) |
 //!
 //! One arm per capability: the lifecycle methods are answered here, and a capability's
 //! methods go to that capability's module, or are -32601 when it was not registered. (The
@@ -30,7 +32,7 @@ use crate::protocol::meta::MetaParams;
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
 use super::session::{LegacyState, SessionInner};
 use super::sink::Reply;
-use super::tools;
+use super::{completion, prompts, tools};
 
 impl SessionInner {
     pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
@@ -40,6 +42,14 @@ impl SessionInner {
             "server/discover" => self.discover(params),
             "tools/list" | "tools/call" => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
+                None => Err(method_not_found(method)),
+            },
+            "prompts/list" | "prompts/get" => match &self.shared.prompts {
+                Some(served) => return prompts::request(self, served, reply, method, params),
+                None => Err(method_not_found(method)),
+            },
+            "completion/complete" => match &self.shared.completion {
+                Some(table) => return completion::request(self, table, reply, params),
                 None => Err(method_not_found(method)),
             },
             other => Err(method_not_found(other)),

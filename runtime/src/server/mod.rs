@@ -15,6 +15,9 @@
 //! - `methods`: the method table: the lifecycle methods, and one arm per capability.
 //! - `era`: which era a request is served in; the params and errors every method shares.
 //! - `tools`: the tools capability (`tools/list`, `tools/call` and its error contract).
+//! - `prompts`: the prompts capability (`prompts/list`, `prompts/get`).
+//! - `completion`: the completions capability (`completion/complete`), for prompts and
+//!   resource templates.
 //! - `request`: the one request path that runs user code (in-flight table, spawning, slot,
 //!   deadline, cancellation, panics, progress).
 //! - `listing`: pre-serialised list pages and their cursors, for any list method.
@@ -50,10 +53,12 @@
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 
+mod completion;
 mod era;
 mod listing;
 mod methods;
 mod options;
+mod prompts;
 mod request;
 mod running;
 mod session;
@@ -69,6 +74,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
+use crate::prompt::PromptRegistry;
 use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
@@ -81,6 +87,8 @@ pub(crate) use request::polling_inline;
 pub use session::Session;
 pub use sink::Sink;
 
+use completion::CompletionTable;
+use prompts::Prompts;
 use tools::Tools;
 
 /// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
@@ -141,6 +149,10 @@ pub(crate) struct Shared {
     pub(crate) modern_empty: String,
     /// The tools capability, when tools were registered.
     pub(crate) tools: Option<Tools>,
+    /// The prompts capability, when prompts were registered.
+    pub(crate) prompts: Option<Prompts>,
+    /// The completions capability, when something completes.
+    pub(crate) completion: Option<CompletionTable>,
     pub(crate) permits: Semaphore,
 }
 
@@ -167,6 +179,7 @@ pub(crate) struct Shared {
 pub struct ServerBuilder {
     options: ServerOptions,
     tools: Option<ToolRegistry>,
+    prompts: Option<PromptRegistry>,
 }
 
 impl ServerBuilder {
@@ -177,17 +190,40 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve `registry`'s prompts (`prompts/list`, `prompts/get`), and advertise `prompts`;
+    /// their arguments' completers (`completion/complete`) are served too, and
+    /// `completions` advertised, when any prompt has one.
+    pub fn prompts(mut self, registry: PromptRegistry) -> ServerBuilder {
+        self.prompts = Some(registry);
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools } = self;
+        let ServerBuilder { options, tools, prompts } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let tools =
             tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
 
+        let mut completion = CompletionTable::default();
+        if let Some(registry) = &prompts {
+            completion.add_prompts(registry);
+        }
+        // Resource templates add their variables' completers here, with `completion.add(..)`.
+        let completion = completion.completes().then_some(completion);
+        let prompts =
+            prompts.map(|registry| Prompts::new(registry, options.page_size, &modern_meta, options.list_ttl));
+
         let mut capabilities = ServerCapabilities::default();
         if let Some(tools) = &tools {
             tools.advertise(&mut capabilities);
+        }
+        if let Some(prompts) = &prompts {
+            prompts.advertise(&mut capabilities);
+        }
+        if let Some(completion) = &completion {
+            completion.advertise(&mut capabilities);
         }
         let capabilities = raw(&capabilities);
 
@@ -203,6 +239,8 @@ impl ServerBuilder {
                 discover_body,
                 modern_empty,
                 tools,
+                prompts,
+                completion,
                 permits,
             }),
         }
@@ -224,7 +262,7 @@ impl Server {
     /// Start building a server that runs under `options`; say what it serves with the
     /// builder's setters.
     pub fn builder(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder { options, tools: None }
+        ServerBuilder { options, tools: None, prompts: None }
     }
 
     /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
