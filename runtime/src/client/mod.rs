@@ -29,6 +29,7 @@
 //!   [`untrusted`] seals a result you fetched yourself.
 
 mod adopt;
+mod completion;
 mod config;
 mod conn;
 mod connection;
