@@ -12,7 +12,7 @@ pub(crate) enum Param {
     Context,
     /// An argument: its name, its type (the `Option`'s inner type when optional), whether
     /// it is required, and its doc comment.
-    Argument { ident: Ident, name: String, ty: Type, required: bool, docs: Vec<Expr> },
+    Argument { ident: Ident, name: String, ty: Box<Type>, required: bool, docs: Vec<Expr> },
 }
 
 pub(crate) struct PromptFn {
@@ -72,8 +72,8 @@ fn read_param(cx: &Ctxt, ident: Ident, ty: &Type, docs: Vec<Expr>) -> Param {
     let s = ident.to_string();
     let name = s.strip_prefix("r#").unwrap_or(&s).to_owned();
     match option_inner(ty) {
-        Some(inner) => Param::Argument { ident, name, ty: inner.clone(), required: false, docs },
-        None => Param::Argument { ident, name, ty: ty.clone(), required: true, docs },
+        Some(inner) => Param::Argument { ident, name, ty: Box::new(inner.clone()), required: false, docs },
+        None => Param::Argument { ident, name, ty: Box::new(ty.clone()), required: true, docs },
     }
 }
 
