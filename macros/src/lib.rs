@@ -4,6 +4,8 @@
 //! Entry points only: each macro delegates to the module that implements it.
 
 mod ctxt;
+mod prompt;
+mod prompts;
 mod resource;
 mod resources;
 mod serve;
@@ -118,4 +120,74 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
     resources::expand(input.into()).into()
+}
+
+/// Make a fn a prompt: `#[prompt]` emits a companion struct of the fn's name that implements
+/// `toolwire::prompt::Prompt`, and leaves the fn as written.
+///
+/// - the fn's doc comment is the prompt's description; each parameter is an argument, its
+///   doc comment the argument's description: `String` (required), `Option<String>`
+///   (optional), an enum of strings (`#[derive(Deserialize, JsonSchema)]`: its values are
+///   the only ones accepted, and complete by prefix), or an `Option` of one;
+/// - a `&Context` parameter is handed the request's context;
+/// - sync or async; it returns a `String` (one user message), a `PromptMessage`, a
+///   `Vec<PromptMessage>`, a `GetPromptResult`, or a `Result` of one;
+/// - attribute keys: `name = "..."`, `title = "..."`, `description = "..."`,
+///   `icon = "https://..."` (repeatable), and `complete(arg = completer, ..)`, where a
+///   completer is a fn (sync or async) from a `CompletionRequest` to a `Completion` or a
+///   `Vec<String>`, or a `Complete` value.
+///
+/// ```
+/// use toolwire::complete::{CompletionRequest, prefix_matches};
+/// use toolwire::{Context, prompt, prompts};
+///
+/// fn complete_focus(request: CompletionRequest) -> Vec<String> {
+///     prefix_matches(["security", "style", "speed"], &request.value)
+/// }
+///
+/// /// Review a piece of code.
+/// #[prompt(title = "Code review", complete(focus = complete_focus))]
+/// async fn code_review(
+///     /// The code to review.
+///     code: String,
+///     /// What to look at first.
+///     focus: Option<String>,
+///     _ctx: &Context,
+/// ) -> String {
+///     format!("Review this, for {}:\n{code}", focus.as_deref().unwrap_or("anything"))
+/// }
+///
+/// let registry = prompts![code_review].unwrap();
+/// let info = registry.get("code_review").unwrap().info();
+/// assert_eq!(info.description.as_deref(), Some("Review a piece of code."));
+/// assert_eq!(info.arguments[0].required, true);
+/// assert_eq!(info.arguments[1].description.as_deref(), Some("What to look at first."));
+/// // The fn is untouched: still an ordinary async fn.
+/// let _future = code_review("x".into(), None, &Context::default());
+/// ```
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::expand(args.into(), item.into()).into()
+}
+
+/// `prompts![a, b, module::c]`: a `Result<PromptRegistry, PromptRegistryError>` of
+/// `#[prompt]` fns, named by their paths. A duplicate name, or a prompt whose argument is
+/// not a string or an enum of strings, is an `Err` naming it.
+///
+/// ```
+/// /// Say hi.
+/// #[toolwire::prompt]
+/// fn hi() -> &'static str {
+///     "hi"
+/// }
+///
+/// assert_eq!(toolwire::prompts![hi].unwrap().len(), 1);
+/// assert_eq!(
+///     toolwire::prompts![hi, hi].unwrap_err().to_string(),
+///     "duplicate prompt name 'hi': registered twice"
+/// );
+/// ```
+#[proc_macro]
+pub fn prompts(input: TokenStream) -> TokenStream {
+    prompts::expand(input.into()).into()
 }

@@ -7,7 +7,7 @@
 #![allow(missing_docs, unreachable_pub)]
 
 use std::borrow::Cow;
-use std::sync::Arc;
+pub use std::sync::Arc;
 
 pub use serde_json::Value;
 
@@ -192,8 +192,15 @@ pub fn normalise_doc(doc: &str) -> String {
 #[cfg(feature = "fuzzing")]
 pub mod fuzz;
 pub mod probes;
+pub mod prompt;
+pub use crate::complete::Complete;
 pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
+pub use crate::prompt::{Prompt, PromptArguments, PromptFuture, PromptInfo};
 pub use probes::{IntoOutcome, outcome};
+pub use prompt::{
+    AsyncCompleter, DirectCompleter, IntoCompleter, PromptBuilder, SyncCompleter, completer, prompt_arg,
+    prompt_arg_opt, prompt_registry, prompt_return, shared_prompt,
+};
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
 pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking};

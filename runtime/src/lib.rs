@@ -82,6 +82,8 @@
 //! | [`stdio`] | the stdio transport: [`serve_stdio`], [`stdio::serve`], [`stdio::serve_lines`] |
 //! | `http` (feature `http`) | the loopback streamable-HTTP endpoint: `mcp_router`, `HttpConfig`, the bearer token |
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
+//! | [`prompt`] | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
+//! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
 //! | [`approvals`] | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools |
 
@@ -90,9 +92,11 @@
 // The layers, bottom first: a module imports only modules above it in this list
 // (`scripts/layers.py` checks it; ARCHITECTURE.md draws it).
 pub mod args;
+pub mod complete;
 pub mod context;
 pub mod inject;
 mod json;
+pub mod prompt;
 pub mod protocol;
 pub mod registry;
 pub mod resource;
@@ -132,6 +136,7 @@ pub use toolwire_macros::tool;
 #[doc = include_str!("../docs/toolbox.md")]
 pub use toolwire_macros::toolbox;
 pub use toolwire_macros::tools;
+pub use toolwire_macros::{prompt, prompts};
 
 // What `#[tool]` expands to, re-exported here hidden only so compile errors name it by its
 // short name (`ToolInput<'_, ViaArguments>`): rustc prints a hidden module's items by their

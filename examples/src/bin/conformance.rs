@@ -20,10 +20,13 @@ use std::time::Duration;
 use serde_json::json;
 use serde_json::value::RawValue;
 use toolwire::ServerOptions;
+use toolwire::complete::{CompletionRequest, prefix_matches};
+use toolwire::prompt::{ContentBlock, PromptMessage, ResourceContents};
 use toolwire::spec::SpecOptions;
 use toolwire::tool::{EmbeddedResource, ToolFuture};
 use toolwire::{
-    Content, Context, Declarations, Schema, Tool, ToolInfo, ToolOutput, serve_registry, tool, tools,
+    Content, Context, Declarations, Schema, Tool, ToolInfo, ToolOutput, prompt, prompts, serve_registry,
+    tool, tools,
 };
 
 /// A 1x1 red pixel, PNG.
@@ -175,6 +178,56 @@ fn usage() -> ! {
     std::process::exit(2);
 }
 
+/// A simple prompt for testing.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments.
+#[prompt(complete(arg1 = complete_arg1))]
+fn test_prompt_with_arguments(
+    /// First test argument.
+    arg1: String,
+    /// Second test argument.
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Completion for `arg1`: a few words, by prefix.
+fn complete_arg1(request: CompletionRequest) -> Vec<String> {
+    prefix_matches(["paris", "park", "party", "test", "testing"], &request.value)
+}
+
+/// A prompt embedding a resource.
+#[prompt]
+fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed.
+    #[allow(non_snake_case)]
+    resourceUri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new(
+            "user",
+            ContentBlock::resource(
+                ResourceContents::text(resourceUri, "Embedded resource content for testing.")
+                    .with_mime_type("text/plain"),
+            ),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt showing an image.
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new("user", ContentBlock::image(RED_PIXEL_PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
+}
+
 fn main() {
     let mut port = 0u16;
     let mut args = std::env::args().skip(1);
@@ -203,10 +256,19 @@ fn main() {
     registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");
     registry.register(test_header_param()).expect("fixture tool names are unique");
 
+    let prompts = prompts![
+        test_simple_prompt,
+        test_prompt_with_arguments,
+        test_prompt_with_embedded_resource,
+        test_prompt_with_image
+    ]
+    .expect("fixture prompt names are unique");
+
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let options = SpecOptions::http(ServerOptions::new("toolwire-conformance", env!("CARGO_PKG_VERSION")))
         .port(port)
-        .auth_none();
+        .auth_none()
+        .prompts(prompts);
     let mut spec = match serve_registry(registry, options) {
         Ok(spec) => spec,
         Err(e) => {

@@ -55,6 +55,7 @@
 //! bounded by the call's timeout). When it fires first the server counts as unreachable.
 
 mod adopt;
+mod completion;
 mod config;
 mod conn;
 mod connection;

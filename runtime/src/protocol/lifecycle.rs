@@ -48,6 +48,12 @@ pub(crate) struct ServerCapabilities {
     /// `resources`: the lists, `resources/read`, and subscriptions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) resources: Option<ResourcesCapability>,
+    /// `prompts`: `prompts/list` and `prompts/get`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts: Option<ListChanged>,
+    /// `completions`: `completion/complete`, declared only when something completes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) completions: Option<EmptyCapability>,
 }
 
 /// The `resources` capability.
@@ -59,6 +65,10 @@ pub(crate) struct ResourcesCapability {
     #[serde(rename = "listChanged")]
     pub(crate) list_changed: bool,
 }
+
+/// A capability with no flags: `{}`.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct EmptyCapability {}
 
 /// A capability whose only flag is `listChanged`.
 #[derive(Debug, Serialize)]

@@ -50,6 +50,7 @@ pub(crate) mod lifecycle;
 pub(crate) mod meta;
 pub(crate) mod notifications;
 pub(crate) mod outbound;
+pub(crate) mod prompts;
 pub(crate) mod resources;
 pub(crate) mod tools;
 pub(crate) mod version;

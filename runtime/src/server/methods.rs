@@ -12,7 +12,9 @@
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
 //! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `subscriptions/listen` | the resources capability, when resources were registered (module `resources`) |
-//! | anything else | -32601 (prompts and logging are not advertised) |
+//! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
+//! | `completion/complete` | the completions capability, when something completes (module `completion`) |
+//! | anything else | -32601 (logging is not advertised) |
 //!
 //! One arm per capability: the lifecycle methods are answered here, and a capability's
 //! methods go to that capability's module, or are -32601 when it was not registered. (The
@@ -32,7 +34,7 @@ use super::era::{Served, decode_params, method_not_found, missing_envelope, peer
 use super::resources;
 use super::session::{LegacyState, SessionInner};
 use super::sink::Reply;
-use super::tools;
+use super::{completion, prompts, tools};
 
 impl SessionInner {
     pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
@@ -51,6 +53,14 @@ impl SessionInner {
             | "resources/unsubscribe"
             | "subscriptions/listen" => match &self.shared.resources {
                 Some(served) => return resources::request(self, served, reply, method, params),
+                None => Err(method_not_found(method)),
+            },
+            "prompts/list" | "prompts/get" => match &self.shared.prompts {
+                Some(served) => return prompts::request(self, served, reply, method, params),
+                None => Err(method_not_found(method)),
+            },
+            "completion/complete" => match &self.shared.completion {
+                Some(table) => return completion::request(self, table, reply, params),
                 None => Err(method_not_found(method)),
             },
             other => Err(method_not_found(other)),

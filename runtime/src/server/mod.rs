@@ -15,6 +15,9 @@
 //! - `methods`: the method table: the lifecycle methods, and one arm per capability.
 //! - `era`: which era a request is served in; the params and errors every method shares.
 //! - `tools`: the tools capability (`tools/list`, `tools/call` and its error contract).
+//! - `prompts`: the prompts capability (`prompts/list`, `prompts/get`).
+//! - `completion`: the completions capability (`completion/complete`), for prompts and
+//!   resource templates.
 //! - `request`: the one request path that runs user code (in-flight table, spawning, slot,
 //!   deadline, cancellation, panics, progress).
 //! - `listing`: pre-serialised list pages and their cursors, for any list method.
@@ -50,11 +53,13 @@
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 
+mod completion;
 mod era;
 mod listing;
 mod methods;
 mod options;
 mod output_check;
+mod prompts;
 mod request;
 mod resources;
 mod running;
@@ -72,6 +77,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
+use crate::prompt::PromptRegistry;
 use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
@@ -85,6 +91,8 @@ pub(crate) use request::polling_inline;
 pub use session::Session;
 pub use sink::Sink;
 
+use completion::CompletionTable;
+use prompts::Prompts;
 use resources::Resources;
 use tools::Tools;
 
@@ -148,6 +156,10 @@ pub(crate) struct Shared {
     pub(crate) tools: Option<Tools>,
     /// The resources capability, when resources were registered.
     pub(crate) resources: Option<Resources>,
+    /// The prompts capability, when prompts were registered.
+    pub(crate) prompts: Option<Prompts>,
+    /// The completions capability, when something completes.
+    pub(crate) completion: Option<CompletionTable>,
     pub(crate) permits: Semaphore,
 }
 
@@ -175,6 +187,7 @@ pub struct ServerBuilder {
     options: ServerOptions,
     tools: Option<ToolRegistry>,
     resources: Option<ResourceRegistry>,
+    prompts: Option<PromptRegistry>,
 }
 
 impl ServerBuilder {
@@ -193,22 +206,45 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve `registry`'s prompts (`prompts/list`, `prompts/get`), and advertise `prompts`;
+    /// their arguments' completers (`completion/complete`) are served too, and
+    /// `completions` advertised, when any prompt has one.
+    pub fn prompts(mut self, registry: PromptRegistry) -> ServerBuilder {
+        self.prompts = Some(registry);
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools, resources } = self;
+        let ServerBuilder { options, tools, resources, prompts } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let tools =
             tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
 
         let resources = resources
             .map(|registry| Resources::new(registry, options.page_size, &modern_meta, options.list_ttl));
+        let mut completion = CompletionTable::default();
+        if let Some(registry) = &prompts {
+            completion.add_prompts(registry);
+        }
+        // Resource templates add their variables' completers here, with `completion.add(..)`.
+        let completion = completion.completes().then_some(completion);
+        let prompts =
+            prompts.map(|registry| Prompts::new(registry, options.page_size, &modern_meta, options.list_ttl));
+
         let mut capabilities = ServerCapabilities::default();
         if let Some(tools) = &tools {
             tools.advertise(&mut capabilities);
         }
         if let Some(resources) = &resources {
             resources.advertise(&mut capabilities);
+        }
+        if let Some(prompts) = &prompts {
+            prompts.advertise(&mut capabilities);
+        }
+        if let Some(completion) = &completion {
+            completion.advertise(&mut capabilities);
         }
         let capabilities = raw(&capabilities);
 
@@ -225,6 +261,8 @@ impl ServerBuilder {
                 modern_empty,
                 tools,
                 resources,
+                prompts,
+                completion,
                 permits,
             }),
         }
@@ -246,7 +284,7 @@ impl Server {
     /// Start building a server that runs under `options`; say what it serves with the
     /// builder's setters.
     pub fn builder(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder { options, tools: None, resources: None }
+        ServerBuilder { options, tools: None, resources: None, prompts: None }
     }
 
     /// A server for `registry`: `Server::builder(options).tools(registry).build()`.

@@ -183,7 +183,14 @@ pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<Mc
     };
     let spec = McpServerSpec {
         name: name.to_owned(),
-        server: Server::builder(options.server.clone()).tools(registry).build(),
+        server: {
+            let builder = Server::builder(options.server.clone()).tools(registry);
+            match options.prompts.clone() {
+                Some(prompts) => builder.prompts(prompts),
+                None => builder,
+            }
+            .build()
+        },
         names,
         tool_names,
         requires_approval,

@@ -83,6 +83,7 @@ pub struct SpecOptions {
     pub(crate) config_path: Option<PathBuf>,
     pub(crate) server: ServerOptions,
     pub(crate) http: HttpConfig,
+    pub(crate) prompts: Option<crate::prompt::PromptRegistry>,
 }
 
 impl SpecOptions {
@@ -98,7 +99,15 @@ impl SpecOptions {
             server,
             // The spec puts its own generated token (or none, with `auth_none`) in.
             http: HttpConfig::new(Auth::None),
+            prompts: None,
         }
+    }
+
+    /// Serve `registry`'s prompts beside the tools (see
+    /// [`ServerBuilder::prompts`](crate::server::ServerBuilder::prompts)).
+    pub fn prompts(mut self, registry: crate::prompt::PromptRegistry) -> Self {
+        self.prompts = Some(registry);
+        self
     }
 
     /// The stdio projection: the agent CLI spawns `command`, which serves as `server`.

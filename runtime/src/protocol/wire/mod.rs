@@ -19,12 +19,17 @@
 //!
 //! Nothing here depends on more than `serde` and `serde_json`; it is compiled in every build.
 
+mod completion;
 mod content;
 mod icon;
 mod prompt;
 mod resource;
 mod tool;
 
+pub use completion::{
+    CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
+    CompletionValues,
+};
 pub use content::ContentBlock;
 pub use icon::{Icon, IconTheme};
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::resource::items_or_empty;
-use super::{ContentBlock, JsonObject, lenient, lenient_or_default, present, valid_items};
+use super::{ContentBlock, Icon, JsonObject, lenient, lenient_or_default, present, valid_items};
 
 /// One prompt as `prompts/list` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,6 +20,9 @@ pub struct Prompt {
     /// Its arguments (those without a name are skipped).
     #[serde(default, deserialize_with = "valid_items", skip_serializing_if = "Vec::is_empty")]
     pub arguments: Vec<PromptArgument>,
+    /// Its icons (those without a `src` are skipped).
+    #[serde(default, deserialize_with = "valid_items", skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// `_meta`.
     #[serde(
         rename = "_meta",
@@ -33,7 +36,14 @@ pub struct Prompt {
 impl Prompt {
     /// A prompt with a name and no arguments.
     pub fn new(name: impl Into<String>) -> Self {
-        Prompt { name: name.into(), title: None, description: None, arguments: Vec::new(), meta: None }
+        Prompt {
+            name: name.into(),
+            title: None,
+            description: None,
+            arguments: Vec::new(),
+            icons: Vec::new(),
+            meta: None,
+        }
     }
 }
 
@@ -78,6 +88,16 @@ impl PromptMessage {
     pub fn new(role: impl Into<String>, content: ContentBlock) -> Self {
         PromptMessage { role: Some(role.into()), content: Some(content) }
     }
+
+    /// A `user` message of one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        PromptMessage::new("user", ContentBlock::text(text))
+    }
+
+    /// An `assistant` message of one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        PromptMessage::new("assistant", ContentBlock::text(text))
+    }
 }
 
 /// A `prompts/get` result. Its `messages` must be an array; each item that is not an
@@ -97,6 +117,12 @@ impl GetPromptResult {
     /// A result with these messages.
     pub fn new(messages: Vec<PromptMessage>) -> Self {
         GetPromptResult { description: None, messages }
+    }
+
+    /// The same result, with a description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
     }
 }
 

@@ -1,0 +1,104 @@
+//! The typed model of a `#[prompt]` fn: each parameter an argument (`String`,
+//! `Option<String>`, an enum of strings, or an `Option` of one) or the `&Context`, with doc
+//! comments read and removed from the fn (rustc rejects them on parameters).
+
+use syn::{Expr, FnArg, Ident, ItemFn, Pat, Type};
+
+use crate::ctxt::Ctxt;
+
+/// One parameter.
+pub(crate) enum Param {
+    /// The request's `&Context`.
+    Context,
+    /// An argument: its name, its type (the `Option`'s inner type when optional), whether
+    /// it is required, and its doc comment.
+    Argument { ident: Ident, name: String, ty: Box<Type>, required: bool, docs: Vec<Expr> },
+}
+
+pub(crate) struct PromptFn {
+    pub(crate) item: ItemFn,
+    pub(crate) params: Vec<Param>,
+    pub(crate) docs: Vec<Expr>,
+}
+
+impl PromptFn {
+    pub(crate) fn from_item(cx: &Ctxt, mut item: ItemFn) -> PromptFn {
+        let docs = doc_exprs(&item.attrs);
+        if !item.sig.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &item.sig.generics,
+                "`#[prompt]` fns cannot be generic: each argument is a `String`, an `Option<String>` or a concrete enum",
+            );
+        }
+        let mut params = Vec::new();
+        for arg in item.sig.inputs.iter_mut() {
+            match arg {
+                FnArg::Receiver(r) => {
+                    cx.error_spanned_by(&*r, "`#[prompt]` cannot take `self`; write a free fn")
+                }
+                FnArg::Typed(pt) => {
+                    let docs = doc_exprs(&pt.attrs);
+                    pt.attrs.retain(|a| !a.path().is_ident("doc"));
+                    let Pat::Ident(pat) = &*pt.pat else {
+                        cx.error_spanned_by(
+                            &pt.pat,
+                            "a prompt argument needs a plain name (it is the argument's name): write `name: String`",
+                        );
+                        continue;
+                    };
+                    params.push(read_param(cx, pat.ident.clone(), &pt.ty, docs));
+                }
+            }
+        }
+        PromptFn { item, params, docs }
+    }
+}
+
+fn read_param(cx: &Ctxt, ident: Ident, ty: &Type, docs: Vec<Expr>) -> Param {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => return Param::Context,
+        Type::Reference(r) => {
+            cx.error_spanned_by(r, "a prompt is lent the context as `&Context`, never `&mut`");
+            return Param::Context;
+        }
+        Type::ImplTrait(_) | Type::Infer(_) => {
+            cx.error_spanned_by(
+                ty,
+                "a prompt argument needs a concrete type: `String`, `Option<String>` or an enum of strings",
+            );
+        }
+        _ => {}
+    }
+    let s = ident.to_string();
+    let name = s.strip_prefix("r#").unwrap_or(&s).to_owned();
+    match option_inner(ty) {
+        Some(inner) => Param::Argument { ident, name, ty: Box::new(inner.clone()), required: false, docs },
+        None => Param::Argument { ident, name, ty: Box::new(ty.clone()), required: true, docs },
+    }
+}
+
+/// `T` of `Option<T>` (as `Option`, `std::option::Option` or `core::option::Option`).
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+        _ => None,
+    }
+}
+
+/// `#[doc = ...]` values, in order.
+pub(crate) fn doc_exprs(attrs: &[syn::Attribute]) -> Vec<Expr> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(nv.value.clone()),
+            _ => None,
+        })
+        .collect()
+}

@@ -1,0 +1,238 @@
+//! The prompts capability: `prompts/list` from a pre-serialised [`Listing`], and
+//! `prompts/get` through the one request path.
+//!
+//! | what happened | the answer |
+//! | --- | --- |
+//! | an unknown prompt | -32602 `unknown prompt 'x'; available prompts: ['a', 'b']` |
+//! | arguments rejected (missing, unexpected, not a string, not one of an enum's values) | -32602, the [`PromptArgumentError`](crate::prompt::PromptArgumentError) message, worded as a tool's |
+//! | the prompt returned `Err(e)` | -32603 `prompt 'x' failed: <e>` |
+//! | the prompt panicked | -32603 `prompt 'x' failed: panicked: <message>`; the server serves on |
+//! | the host cancelled | -32603 `the run was cancelled; prompt 'x' was not run` (or `while prompt 'x' was running`) |
+//! | the server's deadline fired | -32603 `prompt 'x' did not return within 0.05s and was abandoned` |
+//! | the client sent `notifications/cancelled` | no response at all |
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::args::{PyList, PyStr};
+use crate::context::Context;
+use crate::prompt::{
+    GetPromptResult, Icon, Prompt, PromptArguments, PromptError, PromptInfo, PromptRegistry,
+};
+use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::prompts::GetPromptParams;
+use crate::protocol::{RpcError, code};
+use crate::tool::fmt_secs;
+
+use super::era::{decode_params, method_not_found};
+use super::listing::{Listed, Listing};
+use super::request::{Handler, Started, Stop};
+use super::session::SessionInner;
+use super::sink::Reply;
+
+/// What a server serving prompts holds: the registry, and its listing serialised once.
+pub(crate) struct Prompts {
+    pub(crate) registry: PromptRegistry,
+    names: Vec<String>,
+    listing: Listing,
+}
+
+impl Prompts {
+    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]).
+    pub(crate) fn new(
+        registry: PromptRegistry,
+        page_size: usize,
+        modern_meta: &RawValue,
+        ttl: std::time::Duration,
+    ) -> Prompts {
+        let listing = Listing::build(registry.iter().map(|p| p.info()), page_size, modern_meta, ttl);
+        let names = registry.names().map(str::to_owned).collect();
+        Prompts { registry, names, listing }
+    }
+
+    /// `prompts`, without list-change notifications (the set is fixed while serving).
+    pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
+        capabilities.prompts = Some(ListChanged { list_changed: false });
+    }
+
+    /// -32602 for a prompt this server does not have.
+    pub(crate) fn unknown(&self, name: &str, doing: &str) -> RpcError {
+        RpcError::invalid_params(format!(
+            "{doing}unknown prompt {}; available prompts: {}",
+            PyStr(name),
+            PyList(&self.names)
+        ))
+    }
+}
+
+/// Answer one request for a `prompts/` method.
+pub(crate) fn request(
+    session: &SessionInner,
+    prompts: &Prompts,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+) {
+    match method {
+        "prompts/list" => match list(session, prompts, params) {
+            Ok(page) => reply.result(page),
+            Err(error) => reply.error(error),
+        },
+        "prompts/get" => get(session, prompts, reply, params),
+        other => reply.error(method_not_found(other)),
+    }
+}
+
+fn list<'p>(
+    session: &SessionInner,
+    prompts: &'p Prompts,
+    params: Option<&RawValue>,
+) -> Result<&'p str, RpcError> {
+    let p: ListParams<'_> = decode_params("prompts/list", params)?;
+    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+    prompts.listing.page(p.cursor.as_deref(), modern)
+}
+
+fn get(session: &SessionInner, prompts: &Prompts, reply: Reply, params: Option<&RawValue>) {
+    let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
+        Ok(p) => p,
+        Err(e) => return reply.error(e),
+    };
+    let (peer, modern) = match session.served(p.meta.as_ref()).and_then(|s| s.peer()) {
+        Ok(served) => served,
+        Err(e) => return reply.error(e),
+    };
+    let Some(prompt) = prompts.registry.get(&p.name).cloned() else {
+        return reply.error(prompts.unknown(&p.name, ""));
+    };
+    let args = match prompt.info().check(p.arguments.as_ref()) {
+        Ok(args) => args,
+        Err(e) => return reply.error(RpcError::invalid_params(e.to_string())),
+    };
+    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args });
+}
+
+/// One `prompts/get`: the prompt and its checked arguments.
+struct PromptGet {
+    prompt: Arc<dyn Prompt>,
+    args: PromptArguments,
+}
+
+impl Handler for PromptGet {
+    type Output = Result<GetPromptResult, PromptError>;
+
+    fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
+        self.prompt.get(&self.args, ctx)
+    }
+
+    fn finish(
+        &self,
+        outcome: Result<Self::Output, Stop>,
+        modern: Option<&RawValue>,
+    ) -> Result<String, RpcError> {
+        let name = PyStr(&self.prompt.info().name);
+        let result = match outcome {
+            Ok(Ok(result)) => result,
+            Ok(Err(PromptError::Arguments(e))) => return Err(RpcError::invalid_params(e.to_string())),
+            Ok(Err(e)) => return Err(RpcError::new(code::INTERNAL_ERROR, e.to_string())),
+            Err(stop) => {
+                let message = match stop {
+                    Stop::CancelledBeforeDispatch => {
+                        format!("the run was cancelled; prompt {name} was not run")
+                    }
+                    Stop::CancelledWhileRunning => {
+                        format!("the run was cancelled while prompt {name} was running")
+                    }
+                    Stop::DeadlineExceeded(d) => {
+                        format!("prompt {name} did not return within {}s and was abandoned", fmt_secs(d))
+                    }
+                    Stop::Panicked(message) => format!("prompt {name} failed: panicked: {message}"),
+                };
+                return Err(RpcError::new(code::INTERNAL_ERROR, message));
+            }
+        };
+        let body = match modern {
+            None => serde_json::to_string(&result),
+            Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &result)),
+        };
+        body.map_err(|e| {
+            RpcError::new(
+                code::INTERNAL_ERROR,
+                format!("internal error: the messages of prompt {name} could not be serialised: {e}"),
+            )
+        })
+    }
+}
+
+impl Listed for PromptInfo {
+    const KEY: &'static str = "prompts";
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(&WirePrompt {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            arguments: self
+                .arguments
+                .iter()
+                .map(|a| WireArgument {
+                    name: &a.name,
+                    title: a.title.as_deref(),
+                    description: a.description.as_deref(),
+                    required: a.required,
+                })
+                .collect(),
+            icons: &self.icons,
+        })
+    }
+}
+
+/// One prompt as `prompts/list` lists it.
+#[derive(Serialize)]
+struct WirePrompt<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    arguments: Vec<WireArgument<'a>>,
+    #[serde(skip_serializing_if = "<[Icon]>::is_empty")]
+    icons: &'a [Icon],
+}
+
+#[derive(Serialize)]
+struct WireArgument<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    required: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt::PromptArgumentInfo;
+
+    #[test]
+    fn a_prompt_lists_its_arguments_and_icons() {
+        let info = PromptInfo::new("review")
+            .with_title("Review")
+            .with_description("Review code.")
+            .with_icon(Icon::new("https://example.com/r.png").with_mime_type("image/png"))
+            .with_argument(PromptArgumentInfo::new("code", true).with_description("The code."))
+            .with_argument(PromptArgumentInfo::new("language", false).with_values(["rust"]));
+        assert_eq!(
+            info.to_json().unwrap(),
+            r#"{"name":"review","title":"Review","description":"Review code.","arguments":[{"name":"code","description":"The code.","required":true},{"name":"language","required":false}],"icons":[{"src":"https://example.com/r.png","mimeType":"image/png"}]}"#
+        );
+    }
+}
