@@ -9,8 +9,8 @@ use serde_json::value::RawValue;
 use super::meta::{Implementation, ImplementationIn, WireImplementation};
 use super::version::{Era, ProtocolVersion};
 
-/// `initialize` params. `protocolVersion` is required; `clientInfo` is read leniently, and
-/// the client's `capabilities` are not read at all: nothing this server does depends on them.
+/// `initialize` params. `protocolVersion` is required; `clientInfo` and `capabilities` are
+/// read leniently.
 #[derive(Debug, Deserialize)]
 pub(crate) struct InitializeParams<'a> {
     /// The version the client asks for (its latest).
@@ -19,6 +19,9 @@ pub(crate) struct InitializeParams<'a> {
     /// Who the client says it is.
     #[serde(rename = "clientInfo", default, borrow)]
     pub(crate) client_info: Option<&'a RawValue>,
+    /// What the client can be asked for (see [`ClientCapabilities`](super::ClientCapabilities)).
+    #[serde(default, borrow)]
+    pub(crate) capabilities: Option<&'a RawValue>,
 }
 
 impl InitializeParams<'_> {
@@ -45,7 +48,14 @@ pub(crate) struct ServerCapabilities {
     /// `tools`: `tools/list` and `tools/call`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) tools: Option<ListChanged>,
+    /// `logging`: `logging/setLevel` and `notifications/message` (always: any tool may log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) logging: Option<Empty>,
 }
+
+/// A capability with no flags: `{}`.
+#[derive(Debug, Serialize)]
+pub(crate) struct Empty {}
 
 /// A capability whose only flag is `listChanged`.
 #[derive(Debug, Serialize)]
@@ -173,7 +183,7 @@ mod tests {
     #[test]
     fn lifecycle_bodies_are_exact() {
         let me = Implementation::new("demo", "0.1.0");
-        let caps = ServerCapabilities { tools: Some(ListChanged { list_changed: false }) };
+        let caps = ServerCapabilities { tools: Some(ListChanged { list_changed: false }), logging: None };
         let caps = serde_json::value::to_raw_value(&caps).unwrap();
         assert_eq!(caps.get(), r#"{"tools":{"listChanged":false}}"#);
         assert_eq!(

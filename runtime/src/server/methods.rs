@@ -11,7 +11,8 @@
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
-//! | anything else | -32601 (resources, prompts and logging are not advertised) |
+//! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
+//! | anything else | -32601 (resources and prompts are not advertised) |
 //!
 //! One arm per capability: the lifecycle methods are answered here, and a capability's
 //! methods go to that capability's module, or are -32601 when it was not registered. (The
@@ -23,9 +24,9 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::protocol::RpcError;
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
 use crate::protocol::meta::MetaParams;
+use crate::protocol::{ClientCapabilities, RpcError};
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
 use super::session::{LegacyState, SessionInner};
@@ -38,6 +39,7 @@ impl SessionInner {
             "initialize" => self.initialize(params).map(Cow::Owned),
             "ping" => self.ping(params),
             "server/discover" => self.discover(params),
+            "logging/setLevel" => self.set_level(params).map(Cow::Borrowed),
             "tools/list" | "tools/call" => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
@@ -67,7 +69,9 @@ impl SessionInner {
             serving = %version,
             "initialize"
         );
-        *legacy = Some(LegacyState { version, client: peer(&client, version), initialized: false });
+        let capabilities = ClientCapabilities::read(p.capabilities);
+        *legacy =
+            Some(LegacyState { version, client: peer(&client, version), capabilities, initialized: false });
         let shared = &self.shared;
         let options = &shared.options;
         Ok(initialize_result(version, &shared.capabilities, &options.info, options.instructions.as_deref()))

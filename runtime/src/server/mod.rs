@@ -20,6 +20,9 @@
 //! - `listing`: pre-serialised list pages and their cursors, for any list method.
 //! - `running`: the table of requests in flight.
 //! - `sink`: [`Sink`], replies and batches.
+//! - `talk`: what a legacy call sends the client and awaits (elicitation, sampling, roots,
+//!   pings), the session's log level and roots cache; `logging`: `logging/setLevel`;
+//!   `forward`: `tracing` events of a call forwarded to its client (opt-in).
 //!
 //! Imports between these run one way, `methods → tools → request → era → session → sink →
 //! running`, with `listing` beside `running` at the bottom; this module holds what they all
@@ -51,13 +54,16 @@
 //! Transports need nothing: they frame messages and never look at methods.
 
 mod era;
+mod forward;
 mod listing;
+mod logging;
 mod methods;
 mod options;
 mod request;
 mod running;
 mod session;
 mod sink;
+mod talk;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -69,13 +75,13 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
-use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
+use crate::protocol::lifecycle::{Empty, ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 
 pub use options::{
-    DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, ServerOptions,
+    DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_PAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, ServerOptions,
 };
 pub(crate) use request::polling_inline;
 pub use session::Session;
@@ -142,6 +148,9 @@ pub(crate) struct Shared {
     /// The tools capability, when tools were registered.
     pub(crate) tools: Option<Tools>,
     pub(crate) permits: Semaphore,
+    /// The dispatcher calls are polled under when `forward_tracing` is on (made at the first
+    /// forwarded call; see `forward`).
+    pub(crate) forward: OnceLock<tracing::Dispatch>,
 }
 
 /// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
@@ -185,7 +194,9 @@ impl ServerBuilder {
         let tools =
             tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
 
-        let mut capabilities = ServerCapabilities::default();
+        // Any tool may log through its `Context`, so every server serves `logging/setLevel`.
+        let mut capabilities =
+            ServerCapabilities { logging: Some(Empty {}), ..ServerCapabilities::default() };
         if let Some(tools) = &tools {
             tools.advertise(&mut capabilities);
         }
@@ -204,6 +215,7 @@ impl ServerBuilder {
                 modern_empty,
                 tools,
                 permits,
+                forward: OnceLock::new(),
             }),
         }
     }
