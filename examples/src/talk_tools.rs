@@ -43,9 +43,11 @@ pub fn chatty(ctx: &Context) -> String {
     "logged".to_owned()
 }
 
-/// Emit `tracing` events (forwarded to the client when the server forwards tracing).
+/// Emit `tracing` events (forwarded to the client when the server forwards tracing). Async:
+/// a sync tool's body runs on the blocking pool, outside the call's future, and its events
+/// are not forwarded.
 #[tool(read_only)]
-pub fn traced() -> String {
+pub async fn traced() -> String {
     tracing::debug!(step = 1, "looking");
     tracing::warn!(step = 2, found = true, "found it");
     "traced".to_owned()

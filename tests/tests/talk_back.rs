@@ -83,6 +83,8 @@ fn http_spec() -> McpServerSpec {
 }
 
 fn over_http(driver_args: &[&str]) -> std::collections::BTreeMap<String, Value> {
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    let _entered = runtime.enter();
     let spec = http_spec();
     let header = spec.auth_headers().remove("Authorization").expect("bearer auth is on");
     let token = header.strip_prefix("Bearer ").expect("a bearer header").to_owned();

@@ -7,7 +7,8 @@
 //! the client's level to the call's client. Levels map `ERROR` → `error`, `WARN` →
 //! `warning`, `INFO` → `info`, `DEBUG` and `TRACE` → `debug`; the logger is the event's
 //! target, and the data is `{"message": …, <field>: …}`. Only what runs inside the call's own
-//! future is forwarded: a task the tool spawns is outside it.
+//! future is forwarded: a task the tool spawns is outside it, and so is the body of a sync
+//! tool (it runs on the blocking pool).
 //!
 //! One dispatcher serves every call of a server (building a dispatcher re-registers every
 //! callsite, which no call should pay for); the call's client is found in a task-local.
