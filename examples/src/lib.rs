@@ -1,3 +1,4 @@
 //! Example binaries live in `src/bin/`; tools they share with the tests live here.
 
 pub mod example_tools;
+pub mod talk_tools;

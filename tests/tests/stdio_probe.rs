@@ -48,7 +48,7 @@ fn initialize_negotiates_and_names_the_users_server() {
         assert_eq!(
             child.initialize(asked),
             format!(
-                r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{served}","capabilities":{{"tools":{{"listChanged":false}}}},"serverInfo":{{"name":"toolwire-example","version":"0.1.0"}}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{served}","capabilities":{{"tools":{{"listChanged":false}},"logging":{{}}}},"serverInfo":{{"name":"toolwire-example","version":"0.1.0"}}}}}}"#
             ),
             "asked for {asked}"
         );
@@ -68,7 +68,7 @@ fn the_modern_era_discovers_and_refuses_unknown_versions() {
             r#"{{"jsonrpc":"2.0","id":"discover-1","method":"server/discover","params":{{{MODERN_META}}}}}"#
         )),
         format!(
-            r#"{{"jsonrpc":"2.0","id":"discover-1","result":{{{SERVER_META},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{"listChanged":false}}}},"ttlMs":300000,"cacheScope":"public"}}}}"#
+            r#"{{"jsonrpc":"2.0","id":"discover-1","result":{{{SERVER_META},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}}}},"ttlMs":300000,"cacheScope":"public"}}}}"#
         )
     );
     assert_eq!(

@@ -12,8 +12,8 @@
 //! `tests/conformance/README.md` says which scenario passes and why the others do not.
 //!
 //! Each tool is what the suite's scenario text asks for, word for word where it gives the
-//! words. The suite's logging, sampling and elicitation tools are absent: toolwire does
-//! not send log messages or server-to-client requests yet.
+//! words. The logging, sampling and elicitation tools talk back through [`Context`] (legacy
+//! sessions; see `toolwire::context`).
 
 use std::time::Duration;
 
@@ -21,7 +21,9 @@ use serde_json::json;
 use serde_json::value::RawValue;
 use toolwire::ServerOptions;
 use toolwire::complete::{CompletionRequest, prefix_matches};
+use toolwire::context::{AskError, SamplingRequest};
 use toolwire::prompt::{ContentBlock, PromptMessage, ResourceContents};
+use toolwire::protocol::LoggingLevel;
 use toolwire::spec::SpecOptions;
 use toolwire::tool::{EmbeddedResource, ToolFuture};
 use toolwire::{
@@ -97,6 +99,99 @@ async fn test_tool_with_progress(ctx: &Context) -> String {
         ctx.report_progress(step, Some(100.0), None);
     }
     "Progress test completed".to_owned()
+}
+
+/// Send three info logs, about 50 ms apart.
+#[tool(read_only)]
+async fn test_tool_with_logging(ctx: &Context) -> String {
+    for (i, text) in
+        ["Tool execution started", "Tool processing data", "Tool execution completed"].into_iter().enumerate()
+    {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.log(LoggingLevel::Info, text);
+    }
+    "Logging test completed".to_owned()
+}
+
+/// Ask the client's model to complete `prompt`.
+#[tool(read_only)]
+async fn test_sampling(ctx: &Context, prompt: String) -> Result<String, AskError> {
+    let sampled = ctx.sample(SamplingRequest::new(100).user(prompt)).await?;
+    Ok(format!("LLM response: {}", sampled.text().unwrap_or_default()))
+}
+
+/// Ask the user for a username and an email address, showing `message`.
+#[tool(read_only)]
+async fn test_elicitation(ctx: &Context, message: String) -> Result<String, AskError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    elicitation_text(ctx.elicit_with_schema(&message, schema).await, "User response: ")
+}
+
+/// Elicit a form with a default for every primitive type (SEP-1034).
+#[tool(read_only)]
+async fn test_elicitation_sep1034_defaults(ctx: &Context) -> Result<String, AskError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "User name", "default": "John Doe"},
+            "age": {"type": "integer", "description": "User age", "default": 30},
+            "score": {"type": "number", "description": "User score", "default": 95.5},
+            "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "description": "Verification status", "default": true}
+        },
+        "required": []
+    });
+    let answer =
+        ctx.elicit_with_schema("Please review and update the form fields with defaults", schema).await;
+    elicitation_text(answer, "Elicitation completed: ")
+}
+
+/// Elicit a form with the five enum shapes of SEP-1330.
+#[tool(read_only)]
+async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<String, AskError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}
+            ]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}
+            ]}}
+        },
+        "required": []
+    });
+    let answer = ctx.elicit_with_schema("Please select options from the enum fields", schema).await;
+    elicitation_text(answer, "Elicitation completed: ")
+}
+
+/// The suite's result text for an elicitation: the action, and the content on accept.
+fn elicitation_text(
+    answer: Result<serde_json::Map<String, serde_json::Value>, AskError>,
+    prefix: &str,
+) -> Result<String, AskError> {
+    match answer {
+        Ok(content) => Ok(format!("{prefix}action=accept, content={}", serde_json::Value::Object(content))),
+        Err(AskError::Declined { .. }) => Ok(format!("{prefix}action=decline, content={{}}")),
+        Err(AskError::Cancelled { .. }) => Ok(format!("{prefix}action=cancel, content={{}}")),
+        Err(other) => Err(other),
+    }
 }
 
 fn image() -> Content {
@@ -251,6 +346,11 @@ fn main() {
         test_multiple_content_types,
         test_error_handling,
         test_tool_with_progress,
+        test_tool_with_logging,
+        test_sampling,
+        test_elicitation,
+        test_elicitation_sep1034_defaults,
+        test_elicitation_sep1330_enums,
     ]
     .expect("fixture tool names are unique");
     registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");

@@ -9,8 +9,8 @@ use serde_json::value::RawValue;
 use super::meta::{Implementation, ImplementationIn, WireImplementation};
 use super::version::{Era, ProtocolVersion};
 
-/// `initialize` params. `protocolVersion` is required; `clientInfo` is read leniently, and
-/// the client's `capabilities` are not read at all: nothing this server does depends on them.
+/// `initialize` params. `protocolVersion` is required; `clientInfo` and `capabilities` are
+/// read leniently.
 #[derive(Debug, Deserialize)]
 pub(crate) struct InitializeParams<'a> {
     /// The version the client asks for (its latest).
@@ -19,6 +19,9 @@ pub(crate) struct InitializeParams<'a> {
     /// Who the client says it is.
     #[serde(rename = "clientInfo", default, borrow)]
     pub(crate) client_info: Option<&'a RawValue>,
+    /// What the client can be asked for (see [`ClientCapabilities`](super::ClientCapabilities)).
+    #[serde(default, borrow)]
+    pub(crate) capabilities: Option<&'a RawValue>,
 }
 
 impl InitializeParams<'_> {
@@ -54,6 +57,9 @@ pub(crate) struct ServerCapabilities {
     /// `completions`: `completion/complete`, declared only when something completes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) completions: Option<EmptyCapability>,
+    /// `logging`: `logging/setLevel` and `notifications/message` (always: any tool may log).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) logging: Option<EmptyCapability>,
 }
 
 /// The `resources` capability.

@@ -10,6 +10,8 @@
 //! - `outbound`: writing responses, notifications and requests.
 //! - `meta`: `_meta`, `Implementation`, list params, and the modern result wrapper.
 //! - `lifecycle`, `tools`, `notifications`: the MCP method params and results.
+//! - `logging`: log levels, `logging/setLevel` and `notifications/message`;
+//!   `client_capabilities`: what a client said it can be asked for.
 //! - `wire`: the MCP data shapes (tools, call results, content, resources, prompts) as
 //!   `serde` derives, shared by client and server; its header says which style goes where.
 //!
@@ -43,10 +45,12 @@
 //!
 //! A new body is derived; write one by hand only with a benchmark that shows it matters.
 
+pub(crate) mod client_capabilities;
 pub(crate) mod envelope;
 pub(crate) mod error;
 pub(crate) mod id;
 pub(crate) mod lifecycle;
+pub(crate) mod logging;
 pub(crate) mod meta;
 pub(crate) mod notifications;
 pub(crate) mod outbound;
@@ -56,9 +60,11 @@ pub(crate) mod tools;
 pub(crate) mod version;
 pub mod wire;
 
+pub use client_capabilities::ClientCapabilities;
 pub use error::{RpcError, code};
 pub use id::RequestId;
 pub use lifecycle::negotiate_legacy;
+pub use logging::LoggingLevel;
 pub use meta::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, Implementation, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
 };

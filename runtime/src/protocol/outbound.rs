@@ -75,6 +75,18 @@ impl Outbound {
         Outbound { json, kind: OutboundKind::Request, error_code: None }
     }
 
+    /// A request with `params` (a JSON object, already text).
+    pub(crate) fn request_with(id: &RequestId, method: &str, params: &str) -> Outbound {
+        let mut json = String::from("{\"jsonrpc\":\"2.0\",\"id\":");
+        id.write_json(&mut json);
+        json.push_str(",\"method\":");
+        push_json_string(&mut json, method);
+        json.push_str(",\"params\":");
+        json.push_str(params);
+        json.push('}');
+        Outbound { json, kind: OutboundKind::Request, error_code: None }
+    }
+
     /// A batch response: the responses as one JSON array.
     pub(crate) fn batch(responses: &[Outbound]) -> Outbound {
         let mut json = String::with_capacity(responses.iter().map(|r| r.json.len() + 1).sum::<usize>() + 2);

@@ -14,7 +14,8 @@
 //! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `subscriptions/listen` | the resources capability, when resources were registered (module `resources`) |
 //! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
 //! | `completion/complete` | the completions capability, when something completes (module `completion`) |
-//! | anything else | -32601 (logging is not advertised) |
+//! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
+//! | anything else | -32601 |
 //!
 //! One arm per capability: the lifecycle methods are answered here, and a capability's
 //! methods go to that capability's module, or are -32601 when it was not registered. (The
@@ -26,9 +27,9 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
-use crate::protocol::RpcError;
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
 use crate::protocol::meta::MetaParams;
+use crate::protocol::{ClientCapabilities, RpcError};
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
 use super::resources;
@@ -42,6 +43,7 @@ impl SessionInner {
             "initialize" => self.initialize(params).map(Cow::Owned),
             "ping" => self.ping(params),
             "server/discover" => self.discover(params),
+            "logging/setLevel" => self.set_level(params).map(Cow::Borrowed),
             "tools/list" | "tools/call" => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
@@ -88,7 +90,9 @@ impl SessionInner {
             serving = %version,
             "initialize"
         );
-        *legacy = Some(LegacyState { version, client: peer(&client, version), initialized: false });
+        let capabilities = ClientCapabilities::read(p.capabilities);
+        *legacy =
+            Some(LegacyState { version, client: peer(&client, version), capabilities, initialized: false });
         let shared = &self.shared;
         let options = &shared.options;
         Ok(initialize_result(version, &shared.capabilities, &options.info, options.instructions.as_deref()))

@@ -23,6 +23,9 @@
 //! - `listing`: pre-serialised list pages and their cursors, for any list method.
 //! - `running`: the table of requests in flight.
 //! - `sink`: [`Sink`], replies and batches.
+//! - `talk`: what a legacy call sends the client and awaits (elicitation, sampling, roots,
+//!   pings), the session's log level and roots cache; `logging`: `logging/setLevel`;
+//!   `forward`: `tracing` events of a call forwarded to its client (opt-in).
 //!
 //! Imports between these run one way, `methods → tools → request → era → session → sink →
 //! running`, with `listing` beside `running` at the bottom; this module holds what they all
@@ -55,7 +58,9 @@
 
 mod completion;
 mod era;
+mod forward;
 mod listing;
+mod logging;
 mod methods;
 mod options;
 mod output_check;
@@ -66,6 +71,7 @@ mod running;
 mod session;
 mod sink;
 mod subscriptions;
+mod talk;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -78,14 +84,14 @@ use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
 use crate::prompt::PromptRegistry;
-use crate::protocol::lifecycle::{ServerCapabilities, discover_result};
+use crate::protocol::lifecycle::{EmptyCapability, ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
 pub use options::{
-    DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE,
-    DEFAULT_SHUTDOWN_GRACE, ServerOptions,
+    DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
+    DEFAULT_PAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, ServerOptions,
 };
 pub(crate) use request::polling_inline;
 pub use session::Session;
@@ -161,6 +167,9 @@ pub(crate) struct Shared {
     /// The completions capability, when something completes.
     pub(crate) completion: Option<CompletionTable>,
     pub(crate) permits: Semaphore,
+    /// The dispatcher calls are polled under when `forward_tracing` is on (made at the first
+    /// forwarded call; see `forward`).
+    pub(crate) forward: OnceLock<tracing::Dispatch>,
 }
 
 /// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
@@ -233,7 +242,9 @@ impl ServerBuilder {
         let prompts =
             prompts.map(|registry| Prompts::new(registry, options.page_size, &modern_meta, options.list_ttl));
 
-        let mut capabilities = ServerCapabilities::default();
+        // Any tool may log through its `Context`, so every server serves `logging/setLevel`.
+        let mut capabilities =
+            ServerCapabilities { logging: Some(EmptyCapability {}), ..ServerCapabilities::default() };
         if let Some(tools) = &tools {
             tools.advertise(&mut capabilities);
         }
@@ -264,6 +275,7 @@ impl ServerBuilder {
                 prompts,
                 completion,
                 permits,
+                forward: OnceLock::new(),
             }),
         }
     }

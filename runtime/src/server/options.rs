@@ -16,6 +16,9 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 /// Default time in-flight calls get to finish once the input closes.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+/// Default time a call waits for the client to answer a request it sent (an elicitation,
+/// which waits on a person, a sampling, a roots list): five minutes.
+pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How a [`Server`](crate::Server) presents itself and the limits it serves under.
 ///
@@ -43,6 +46,8 @@ pub struct ServerOptions {
     pub(crate) list_ttl: Duration,
     pub(crate) shutdown_grace: Duration,
     pub(crate) ping_interval: Option<Duration>,
+    pub(crate) client_request_timeout: Duration,
+    pub(crate) forward_tracing: bool,
 }
 
 impl ServerOptions {
@@ -61,6 +66,8 @@ impl ServerOptions {
             list_ttl: DEFAULT_LIST_TTL,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             ping_interval: None,
+            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            forward_tracing: false,
         }
     }
 
@@ -141,6 +148,26 @@ impl ServerOptions {
     /// `None`, the default, never does. A missed ping is logged, not fatal.
     pub fn ping_interval(mut self, interval: Option<Duration>) -> Self {
         self.ping_interval = interval.filter(|d| !d.is_zero());
+        self
+    }
+
+    /// How long a call waits for the client to answer a request it sent from its
+    /// [`Context`](crate::Context) (elicitation, sampling, roots) before the ask fails with
+    /// [`AskError::TimedOut`](crate::context::AskError::TimedOut) and the request is
+    /// withdrawn. Default [`DEFAULT_CLIENT_REQUEST_TIMEOUT`]; the server's
+    /// [`deadline`](Self::deadline), if shorter, ends the call first.
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// Forward the `tracing` events a tool emits during a call (`tracing::info!` and the
+    /// rest, in the call's own future) to the client that made it, as
+    /// `notifications/message` at the client's level, besides handing them to your own
+    /// subscriber as before. Off by default; legacy sessions only (a modern call has no
+    /// way to send them yet).
+    pub fn forward_tracing(mut self, on: bool) -> Self {
+        self.forward_tracing = on;
         self
     }
 }

@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Context, PeerInfo, Progress};
+use crate::context::{Context, ContextBuilder, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
@@ -40,6 +40,7 @@ use super::era::not_initialized;
 use super::running::RunningCall;
 use super::session::SessionInner;
 use super::sink::{Reply, Sink};
+use super::talk::CallTalk;
 
 thread_local! {
     /// Set while a transport's own thread dispatches (see [`polling_inline`]).
@@ -135,6 +136,17 @@ impl SessionInner {
             .map(|t| ProgressChannel::new(reply.route().sink().clone(), t.to_owned()));
         let cancel =
             self.shared.options.cancellation.as_ref().map(CancellationToken::child_token).unwrap_or_default();
+        // A legacy call can talk back to its client on the call's own stream; a modern one
+        // cannot (its asks fail at once, naming the era: see `crate::context`).
+        let talk = match self.legacy_state() {
+            Some(state) if !modern => Some(Arc::new(CallTalk {
+                asking: self.asking.clone(),
+                sink: reply.route().sink().clone(),
+                capabilities: state.capabilities,
+                timeout: self.shared.options.client_request_timeout,
+            }) as Arc<dyn Talkback>),
+            _ => None,
+        };
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -152,6 +164,7 @@ impl SessionInner {
             peer,
             cancel: cancel.clone(),
             progress,
+            talk,
             modern,
             reply: reply.tracked(self.running.clone()),
         };
@@ -196,6 +209,7 @@ struct Job<H> {
     /// Cancelled when the client cancels the request; a child of the host's token.
     cancel: CancellationToken,
     progress: Option<Arc<ProgressChannel>>,
+    talk: Option<Arc<dyn Talkback>>,
     modern: bool,
     reply: Reply,
 }
@@ -203,18 +217,29 @@ struct Job<H> {
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { shared, handler, peer, cancel, progress, modern, reply } = self;
+        let Job { shared, handler, peer, cancel, progress, talk, modern, reply } = self;
         let options = &shared.options;
-        let outcome = execute(
-            &handler,
-            peer,
-            cancel,
-            progress.clone(),
-            options.cancellation.as_ref(),
-            options.deadline,
-            &shared.permits,
-        )
-        .await;
+        let mut ctx = Context::builder().cancellation(cancel).peer(peer);
+        if let Some(channel) = progress.clone() {
+            ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
+        }
+        let forward_to = talk.clone().filter(|_| options.forward_tracing);
+        if let Some(talk) = talk {
+            ctx = ctx.talkback(talk);
+        }
+        let run = execute(&handler, ctx, options.cancellation.as_ref(), options.deadline, &shared.permits);
+        let outcome = match forward_to {
+            Some(talk) => {
+                use tracing::instrument::WithSubscriber;
+                let dispatch = shared.forward.get_or_init(|| {
+                    super::forward::Forward::dispatch(tracing::dispatcher::get_default(
+                        tracing::Dispatch::clone,
+                    ))
+                });
+                super::forward::CALL_CLIENT.scope(talk, run.with_subscriber(dispatch.clone())).await
+            }
+            None => run.await,
+        };
         // Progress stops with the request: nothing after the response.
         if let Some(p) = &progress {
             p.close();
@@ -230,9 +255,7 @@ impl<H: Handler> Job<H> {
 /// before and during the run, enforce the deadline, and catch a panic.
 async fn execute<H: Handler>(
     handler: &H,
-    peer: PeerInfo,
-    cancel: CancellationToken,
-    progress: Option<Arc<ProgressChannel>>,
+    ctx: ContextBuilder,
     host: Option<&CancellationToken>,
     deadline: Option<Duration>,
     permits: &Semaphore,
@@ -251,15 +274,12 @@ async fn execute<H: Handler>(
         return Err(Stop::CancelledBeforeDispatch);
     }
 
-    let mut ctx = Context::builder().cancellation(cancel).peer(peer);
+    let mut ctx = ctx;
     if let Some(states) = handler.states() {
         ctx = ctx.states(Arc::clone(states));
     }
     if let Some(d) = deadline {
         ctx = ctx.deadline(Instant::now().checked_add(d));
-    }
-    if let Some(channel) = progress {
-        ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
     }
     let ctx = ctx.build();
 

@@ -6,22 +6,20 @@
 //! handshake state, the table of calls in flight (so `notifications/cancelled` can find
 //! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
-use tokio::sync::oneshot;
 
 use crate::context::PeerInfo;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
-use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
+use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::subscriptions::{Subscriber, Subscriptions};
+use super::talk::{Answer, Asking};
 use super::{PingError, Shared};
 
 /// One connection's state. Cheap to clone: clones share it.
@@ -43,8 +41,9 @@ pub(crate) struct SessionInner {
     pub(crate) shared: Arc<Shared>,
     pub(crate) legacy: Mutex<Option<LegacyState>>,
     pub(crate) running: Arc<Running>,
-    pings: Mutex<HashMap<RequestId, oneshot::Sender<PingOutcome>>>,
-    next_ping: AtomicU64,
+    /// The requests sent to the client and awaited (pings, elicitation, sampling, roots),
+    /// the log level and the roots cache.
+    pub(crate) asking: Arc<Asking>,
     /// Where notifications sent outside any call go (stdout; an HTTP session's GET stream),
     /// once the transport has said.
     notifier: Mutex<Option<Arc<dyn Sink>>>,
@@ -52,14 +51,13 @@ pub(crate) struct SessionInner {
     pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
 }
 
-/// How the client answered a ping: a result, or its error code and message.
-type PingOutcome = Result<(), (Option<i64>, Option<String>)>;
-
 /// What the `initialize` handshake settled.
 #[derive(Debug, Clone)]
 pub(crate) struct LegacyState {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: PeerInfo,
+    /// What the client said it can be asked for.
+    pub(crate) capabilities: ClientCapabilities,
     /// `notifications/initialized` arrived.
     pub(crate) initialized: bool,
 }
@@ -71,8 +69,7 @@ impl Session {
                 shared,
                 legacy: Mutex::new(None),
                 running: Arc::new(Running::default()),
-                pings: Mutex::new(HashMap::new()),
-                next_ping: AtomicU64::new(1),
+                asking: Arc::new(Asking::default()),
                 notifier: Mutex::new(None),
                 subscriber: OnceLock::new(),
             }),
@@ -84,7 +81,8 @@ impl Session {
     pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
         let session = Session::new(shared);
         let client = PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() };
-        *lock(&session.inner.legacy) = Some(LegacyState { version, client, initialized: true });
+        let capabilities = ClientCapabilities::default();
+        *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
         session
     }
 
@@ -190,16 +188,14 @@ impl Session {
         if !self.is_initialized() {
             return Err(PingError::NotInitialized);
         }
-        let n = self.inner.next_ping.fetch_add(1, Ordering::Relaxed);
-        let id = RequestId::String(format!("toolwire-ping-{n}"));
-        let (tx, rx) = oneshot::channel();
-        lock(&self.inner.pings).insert(id.clone(), tx);
+        let asking = &self.inner.asking;
+        let (id, rx) = asking.expect("toolwire-ping-");
         let start = Instant::now();
         sink.send(Outbound::request(&id, "ping"));
         let outcome = tokio::time::timeout(timeout, rx).await;
-        lock(&self.inner.pings).remove(&id);
+        asking.forget(&id);
         match outcome {
-            Ok(Ok(Ok(()))) => Ok(start.elapsed()),
+            Ok(Ok(Ok(_))) => Ok(start.elapsed()),
             Ok(Ok(Err((code, message)))) => Err(PingError::Refused {
                 code,
                 message: message.unwrap_or_else(|| "(no message)".to_owned()),
@@ -260,7 +256,7 @@ impl SessionInner {
                 self.request(reply, &method, params);
             }
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
-            Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(|_| ())),
+            Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(RawValue::to_owned)),
         }
     }
 
@@ -286,17 +282,14 @@ impl SessionInner {
                     tracing::debug!(%id, reason, "cancellation of a request not in flight; ignored");
                 }
             }
+            "notifications/roots/list_changed" => self.asking.roots_changed(),
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }
 
-    fn response(&self, id: Option<RequestId>, outcome: PingOutcome) {
-        let waiter = id.as_ref().and_then(|id| lock(&self.pings).remove(id));
-        match waiter {
-            Some(tx) => {
-                let _ = tx.send(outcome);
-            }
-            None => tracing::debug!(id = ?id, "response to no request of ours; ignored"),
+    fn response(&self, id: Option<RequestId>, outcome: Answer) {
+        if !self.asking.answer(id.as_ref(), outcome) {
+            tracing::debug!(id = ?id, "response to no request of ours awaited; ignored");
         }
     }
 }

@@ -177,7 +177,7 @@ async fn initialize_echoes_supported_versions_and_counter_offers_unknown_ones() 
         assert_eq!(
             wire.initialize(asked),
             format!(
-                r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{served}","capabilities":{{"tools":{{"listChanged":false}}}},"serverInfo":{{"name":"demo","version":"1.0.0"}},"instructions":"Be brief."}}}}"#
+                r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{served}","capabilities":{{"tools":{{"listChanged":false}},"logging":{{}}}},"serverInfo":{{"name":"demo","version":"1.0.0"}},"instructions":"Be brief."}}}}"#
             )
         );
         assert!(wire.session.is_initialized());
@@ -238,7 +238,7 @@ async fn modern_requests_are_served_from_their_own_meta() {
             r#"{{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{{{MODERN}}}}}"#
         )),
         format!(
-            r#"{{"jsonrpc":"2.0","id":"d","result":{{{SERVER_META},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{"listChanged":false}}}},"ttlMs":300000,"cacheScope":"public"}}}}"#
+            r#"{{"jsonrpc":"2.0","id":"d","result":{{{SERVER_META},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{"listChanged":false}},"logging":{{}}}},"ttlMs":300000,"cacheScope":"public"}}}}"#
         )
     );
     assert_eq!(
@@ -274,14 +274,15 @@ async fn modern_requests_are_served_from_their_own_meta() {
 
 #[tokio::test]
 async fn capabilities_are_what_was_registered() {
-    // Nothing registered: nothing advertised, and the tools methods are not there.
+    // Nothing registered: only `logging` (any server serves `logging/setLevel`), and the
+    // tools methods are not there.
     let bare = Server::builder(options().title("De\"mo").instructions("Line 1\nLine 2")).build();
     assert_eq!(bare.calls_seen(), 0);
     assert!(bare.registry().is_empty());
     let wire = Wire::new(&bare);
     assert_eq!(
         wire.initialize("2025-11-25"),
-        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"},"instructions":"Line 1\nLine 2"}}"#
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"logging":{}},"serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"},"instructions":"Line 1\nLine 2"}}"#
     );
     for (id, method) in [(1, "tools/list"), (2, "tools/call")] {
         assert_eq!(
@@ -297,7 +298,7 @@ async fn capabilities_are_what_was_registered() {
         wire.ask(&format!(
             r#"{{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{{{MODERN}}}}}"#
         )),
-        r#"{"jsonrpc":"2.0","id":"d","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"}},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"instructions":"Line 1\nLine 2","ttlMs":300000,"cacheScope":"public"}}"#
+        r#"{"jsonrpc":"2.0","id":"d","result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","title":"De\"mo","version":"1.0.0"}},"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"logging":{}},"instructions":"Line 1\nLine 2","ttlMs":300000,"cacheScope":"public"}}"#
     );
 
     // Tools registered, even none: advertised, and an unknown tools method is -32601.
@@ -305,7 +306,7 @@ async fn capabilities_are_what_was_registered() {
     let wire = Wire::new(&empty);
     assert_eq!(
         wire.initialize("2025-06-18"),
-        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"demo","version":"1.0.0"}}}"#
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"demo","version":"1.0.0"}}}"#
     );
     assert_eq!(
         wire.ask(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),

@@ -1,8 +1,49 @@
 //! [`Context`], what a call is handed besides its arguments: the host's cancellation, the
-//! server's deadline, a progress reporter, and who is calling.
+//! server's deadline, a progress reporter, who is calling, and the way back to them.
 //!
 //! A tool asks for it by taking a `ctx: &Context` parameter; `#[tool]` injects it and never
 //! advertises it as an argument.
+//!
+//! - `talk`: [`Talkback`], what a server installs so a call can reach its client;
+//!   `error`: [`AskError`], why an ask failed;
+//! - `log`: [`Context::log`]; `elicit`: [`Context::elicit`], [`Context::elicit_url`];
+//!   `sample`: [`Context::sample`]; `roots`: [`Context::roots`] and [`Roots`].
+//!
+//! # Talking back, in both eras
+//!
+//! A tool is written once: it awaits `ctx.elicit::<T>(..)`, `ctx.sample(..)` or
+//! `ctx.roots()` and gets the answer, or an [`AskError`] that says why not.
+//!
+//! - **Legacy sessions (2024-11-05 … 2025-11-25)**, on stdio and on HTTP: the call sends a
+//!   JSON-RPC request to the client (on HTTP, on the SSE stream of the POST that carried the
+//!   call), and the body awaits its answer, correlated by id, under the server's
+//!   [`client_request_timeout`](crate::ServerOptions::client_request_timeout). If the call is
+//!   cancelled, the request is withdrawn with `notifications/cancelled`. A client that did
+//!   not declare the capability is never asked: [`AskError::NotDeclared`].
+//! - **Modern calls (2026-07-28)** have no server-to-client requests: the spec's way is an
+//!   `input_required` result, after which the client calls again with the answers. toolwire
+//!   does not run those rounds yet (the next piece of work); until it does, every ask in a
+//!   modern call fails at once with [`AskError::Unavailable`], naming the era, and nothing
+//!   is sent. The design that will come keeps the tool body as it is: the ask suspends the
+//!   call into an `input_required` round and the body runs again with the answer, so a
+//!   body should do its asking before it acts on the world.
+//! - **A direct call** ([`Context::new`]): every ask is [`AskError::Unavailable`] and
+//!   logging goes nowhere.
+//!
+//! Logging ([`Context::log`]) sends `notifications/message` in legacy sessions, filtered by
+//! the level the client set with `logging/setLevel` (`info` until it sets one).
+
+mod elicit;
+mod error;
+mod log;
+mod roots;
+mod sample;
+mod talk;
+
+pub use error::AskError;
+pub use roots::{Root, Roots};
+pub use sample::{Sampled, SamplingMessage, SamplingRequest};
+pub use talk::{Asked, Talkback};
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -57,6 +98,7 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     peer: PeerInfo,
     states: Option<Arc<StateMap>>,
+    talk: Option<Arc<dyn Talkback>>,
 }
 
 impl fmt::Debug for Context {
@@ -66,6 +108,7 @@ impl fmt::Debug for Context {
             .field("deadline", &self.inner.deadline)
             .field("reports_progress", &self.inner.progress.is_some())
             .field("peer", &self.inner.peer)
+            .field("talks_back", &self.inner.talk.is_some())
             .finish()
     }
 }
@@ -134,6 +177,46 @@ impl Context {
         }
         sink(Progress { progress, total, message: message.map(str::to_owned) });
     }
+
+    /// The way back to the client, for asking `what`; or why there is none.
+    fn talkback(&self, what: &'static str) -> Result<&Arc<dyn Talkback>, AskError> {
+        if let Some(talk) = &self.inner.talk {
+            return Ok(talk);
+        }
+        let modern =
+            self.inner.peer.protocol_version.as_deref().and_then(crate::protocol::ProtocolVersion::parse);
+        let why = match modern {
+            Some(v) if v.era() == crate::protocol::Era::Modern => format!(
+                "this call is served in MCP {v}, where a server asks through `input_required` rounds, and toolwire does not run those yet"
+            ),
+            _ => "this call has no client to ask (it was not made through a server session)".to_owned(),
+        };
+        Err(AskError::Unavailable { what, why })
+    }
+
+    /// Send `what` and wait for the answer, giving up when the call is cancelled.
+    async fn ask(
+        &self,
+        talk: &Arc<dyn Talkback>,
+        what: &'static str,
+        params: String,
+    ) -> Result<Box<serde_json::value::RawValue>, AskError> {
+        let asked = talk.request(what, params);
+        tokio::select! {
+            biased;
+            _ = self.inner.cancel.cancelled() => Err(AskError::CallCancelled { what }),
+            answer = asked => answer,
+        }
+    }
+}
+
+/// A serde error's message without its " at line … column …" tail.
+fn trim_serde(e: serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    }
 }
 
 /// Builds a [`Context`].
@@ -176,6 +259,12 @@ impl ContextBuilder {
     /// The state values the call's tools may take (a registry's; see [`State`]).
     pub fn states(mut self, states: Arc<StateMap>) -> Self {
         self.inner.states = Some(states);
+        self
+    }
+
+    /// The way back to the client (a server installs one per call in a legacy session).
+    pub fn talkback(mut self, talk: Arc<dyn Talkback>) -> Self {
+        self.inner.talk = Some(talk);
         self
     }
 

@@ -1,0 +1,111 @@
+//! [`ClientCapabilities`]: what a client said it can do (`capabilities` in `initialize`, or
+//! `io.modelcontextprotocol/clientCapabilities` in a modern `_meta`), as far as a server
+//! asking the client something needs to know.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The client features a server may ask for in the middle of a call. Read leniently: a
+/// member that is present and an object (even `{}`) declares the feature; anything else,
+/// or malformed capabilities, declares nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// `elicitation` with form mode: `elicitation: {}` (before 2025-11-25 the only mode)
+    /// or `elicitation: {"form": {}}`.
+    pub elicitation_form: bool,
+    /// `elicitation: {"url": {}}` (2025-11-25).
+    pub elicitation_url: bool,
+    /// `sampling`.
+    pub sampling: bool,
+    /// `roots`.
+    pub roots: bool,
+    /// `roots.listChanged`: the client sends `notifications/roots/list_changed`.
+    pub roots_list_changed: bool,
+}
+
+#[derive(Deserialize)]
+struct Wire<'a> {
+    #[serde(default, borrow)]
+    elicitation: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    sampling: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    roots: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Elicitation<'a> {
+    #[serde(default, borrow)]
+    form: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    url: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Roots {
+    #[serde(rename = "listChanged", default)]
+    list_changed: Option<serde_json::Value>,
+}
+
+fn is_object(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| r.get().starts_with('{'))
+}
+
+impl ClientCapabilities {
+    /// Read `capabilities` (raw JSON); `None` or anything unreadable declares nothing.
+    pub(crate) fn read(raw: Option<&RawValue>) -> ClientCapabilities {
+        let Some(wire) = raw.and_then(|r| serde_json::from_str::<Wire<'_>>(r.get()).ok()) else {
+            return ClientCapabilities::default();
+        };
+        let mut caps = ClientCapabilities::default();
+        if is_object(wire.elicitation) {
+            let modes = wire.elicitation.and_then(|e| serde_json::from_str::<Elicitation<'_>>(e.get()).ok());
+            let (form, url) = modes.map_or((false, false), |m| (is_object(m.form), is_object(m.url)));
+            // No mode named is form mode, as it was before modes existed.
+            caps.elicitation_form = form || !url;
+            caps.elicitation_url = url;
+        }
+        caps.sampling = is_object(wire.sampling);
+        if is_object(wire.roots) {
+            caps.roots = true;
+            caps.roots_list_changed = wire
+                .roots
+                .and_then(|r| serde_json::from_str::<Roots>(r.get()).ok())
+                .and_then(|r| r.list_changed)
+                .is_some_and(|v| v == serde_json::Value::Bool(true));
+        }
+        caps
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> ClientCapabilities {
+        ClientCapabilities::read(Some(&RawValue::from_string(text.to_owned()).unwrap()))
+    }
+
+    #[test]
+    fn members_that_are_objects_declare_features() {
+        assert_eq!(read("{}"), ClientCapabilities::default());
+        assert_eq!(ClientCapabilities::read(None), ClientCapabilities::default());
+        let all = read(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{"listChanged":true}}"#);
+        assert!(
+            all.elicitation_form
+                && all.elicitation_url
+                && all.sampling
+                && all.roots
+                && all.roots_list_changed
+        );
+        let legacy = read(r#"{"elicitation":{},"roots":{}}"#);
+        assert!(
+            legacy.elicitation_form && !legacy.elicitation_url && legacy.roots && !legacy.roots_list_changed
+        );
+        let url_only = read(r#"{"elicitation":{"url":{}}}"#);
+        assert!(!url_only.elicitation_form && url_only.elicitation_url);
+        assert_eq!(read(r#"{"sampling":true,"roots":null}"#), ClientCapabilities::default());
+        assert_eq!(read("[1]"), ClientCapabilities::default());
+    }
+}
