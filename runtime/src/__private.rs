@@ -144,7 +144,7 @@ pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
 pub use probes::{IntoOutcome, outcome};
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
-pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking};
+pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking, run_inline};
 
 /// Box a tool for a registry.
 pub fn shared<T: Tool>(tool: T) -> Arc<dyn Tool> {

@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`, `inline`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -29,6 +29,7 @@ pub(crate) struct RawAttr {
     pub(crate) caps: Option<Key<Vec<LitStr>>>,
     pub(crate) idempotent: Option<Key<bool>>,
     pub(crate) open_world: Option<Key<bool>>,
+    pub(crate) inline: Option<Key<bool>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -78,6 +79,7 @@ impl RawAttr {
                 "idempotent" => set(cx, &mut raw.idempotent, span, &key, flag_value(cx, &meta, &key)),
                 "open_world" => set(cx, &mut raw.open_world, span, &key, flag_value(cx, &meta, &key)),
                 "caps" => set(cx, &mut raw.caps, span, &key, caps_value(cx, &meta)),
+                "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -191,6 +193,8 @@ pub(crate) struct ToolAttr {
     pub(crate) caps: Vec<LitStr>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
+    /// `inline`: a sync body runs on the thread that polls the call (its span, when set).
+    pub(crate) inline: Option<Span>,
 }
 
 impl RawAttr {
@@ -224,6 +228,7 @@ impl RawAttr {
             caps: self.caps.map(|k| k.value).unwrap_or_default(),
             idempotent: self.idempotent.is_some_and(|k| k.value),
             open_world: self.open_world.is_some_and(|k| k.value),
+            inline: self.inline.filter(|k| k.value).map(|k| k.span),
         }
     }
 }
