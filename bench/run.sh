@@ -163,7 +163,7 @@ echo_server() {
     toolwire) SRV=("$BIN/toolwire-echo") ;;
     rmcp) SRV=("$BIN/rmcp-echo") ;;
     floor) SRV=("$BIN/floor-echo") ;;
-    # Informational, not goals: a sync #[tool] fn, and the multi-threaded runtime.
+    # A sync #[tool] fn (issue 15's goals), and the multi-threaded runtime (informational).
     toolwire-sync) SRV=("$BIN/toolwire-echo-sync") ;;
     toolwire-mt) SRV=("$BIN/toolwire-echo" --worker-threads 2) ;;
   esac
@@ -235,6 +235,12 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
       http "http.json.c$c:$impl" --mode json --connections "$c" --duration-s "$HTTP_SECS" "${HPATH[@]}" \
         -- "${SRV[@]}"
     done
+    # The same server's sync `echo_sync` (issue 15's goal is at c=16).
+    if [[ $c == 16 ]]; then
+      http_server toolwire json
+      http "http.json.c$c:toolwire-sync" --mode json --tool echo_sync --connections "$c" \
+        --duration-s "$HTTP_SECS" -- "${SRV[@]}"
+    fi
     for impl in toolwire rmcp rmcp-default floor; do
       # rmcp without TCP_NODELAY stalls ~40 ms per streamed answer: once, at c=1, to show it.
       [[ $impl == rmcp-default && $c == 16 ]] && continue

@@ -203,7 +203,7 @@ pub use prompt::{
 };
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
-pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking};
+pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking, run_inline};
 
 /// What a `tools![]` item that is not a path may be: a registry (a toolbox's
 /// `Db::tools(db)`) merged into the one being built.

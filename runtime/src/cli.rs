@@ -282,7 +282,7 @@ const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
     (
         "--worker-threads",
         Some("N"),
-        "Run async tools on N runtime threads (default: one thread; sync tools always run on a blocking pool)",
+        "Run async tools on N runtime threads (default: one thread; sync tools run on threads of their own)",
         false,
     ),
     ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)", false),

@@ -22,7 +22,7 @@
 //!
 //! ```text
 //! http-bench --case http.json.c16:toolwire --mode json|sse|session [--path /mcp]
-//!            [--tool echo|echo_progress] [--connections 16] [--duration-s 5]
+//!            [--tool echo|echo_progress|echo_sync|echo_inline] [--connections 16] [--duration-s 5]
 //!            [--sessions 1000 [--expire-after-s 4]] [--script bench/http.lua] -- SERVER [ARGS...]
 //! ```
 

@@ -1,6 +1,7 @@
 //! toolwire's loopback streamable HTTP server for the HTTP bench: `echo(text)` and
 //! `echo_progress(text)` (one progress report, then the text), async `#[toolwire::tool]`
-//! fns served by `serve_registry()` with its defaults (a generated bearer token,
+//! fns, and `echo_sync(text)`, the same echo as a sync `#[toolwire::tool] fn` (the README's
+//! style), and `echo_inline(text)`, the sync echo marked `#[tool(inline)]`, served by `serve_registry()` with its defaults (a generated bearer token,
 //! `TCP_NODELAY`, sessions with a 10-minute idle TTL) unless the flags say otherwise. See
 //! `http_args.rs` for the flags and the lines it prints.
 
@@ -22,6 +23,24 @@ async fn echo(
     text
 }
 
+/// Echo the text back, from a sync fn.
+#[toolwire::tool(read_only)]
+fn echo_sync(
+    /// The text to send back.
+    text: String,
+) -> String {
+    text
+}
+
+/// Echo the text back, from a sync fn marked `inline`.
+#[toolwire::tool(read_only, inline)]
+fn echo_inline(
+    /// The text to send back.
+    text: String,
+) -> String {
+    text
+}
+
 /// Report progress once, then echo the text back.
 #[toolwire::tool(read_only)]
 async fn echo_progress(
@@ -36,7 +55,7 @@ async fn echo_progress(
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = ServerArgs::from_env();
-    let registry = tools![echo, echo_progress]?;
+    let registry = tools![echo, echo_progress, echo_sync, echo_inline]?;
     let stateless = args.mode != Mode::Session;
     if let Some(ttl) = args.session_ttl {
         return serve_with_ttl(registry, ttl).await;

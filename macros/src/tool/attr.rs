@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`, `icon`, `meta`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`, `icon`, `meta`, `inline`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -32,6 +32,7 @@ pub(crate) struct RawAttr {
     /// Every `icon`, in order (the key repeats).
     pub(crate) icons: Vec<super::about::IconSpec>,
     pub(crate) meta: Option<Key<Vec<(LitStr, Expr)>>>,
+    pub(crate) inline: Option<Key<bool>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -85,6 +86,7 @@ impl RawAttr {
                 "caps" => set(cx, &mut raw.caps, span, &key, caps_value(cx, &meta)),
                 "icon" => raw.icons.extend(super::about::icon_value(cx, &meta)),
                 "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
+                "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -200,6 +202,8 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: bool,
     pub(crate) icons: Vec<super::about::IconSpec>,
     pub(crate) meta: Vec<(LitStr, Expr)>,
+    /// `inline`: a sync body runs on the thread that polls the call (its span, when set).
+    pub(crate) inline: Option<Span>,
 }
 
 impl RawAttr {
@@ -235,6 +239,7 @@ impl RawAttr {
             open_world: self.open_world.is_some_and(|k| k.value),
             icons: self.icons,
             meta: self.meta.map(|k| k.value).unwrap_or_default(),
+            inline: self.inline.filter(|k| k.value).map(|k| k.span),
         }
     }
 }

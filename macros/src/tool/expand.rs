@@ -33,6 +33,9 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let attr = raw.resolve(&cx);
     let f = ToolFn::from_item(&cx, item_fn);
     check::signature(&cx, &f);
+    if let (Some(span), Some(_)) = (attr.inline, &f.item.sig.asyncness) {
+        cx.error_at(span, "`inline` is for a sync fn; an `async fn` already runs in place: remove `inline`");
+    }
     let tool_name = match &attr.name {
         Some(lit) => lit.value(),
         None => {
@@ -145,8 +148,14 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
             #(#finishes)*
             #tw::run_async(#tool_name, #ident(#(#call_args),*)).await?
         })
+    } else if attr.inline.is_some() {
+        // `inline`: the body runs right here, on the thread that polls the call.
+        quote!({
+            #(#finishes)*
+            #tw::run_inline(#tool_name, || #ident(#(#call_args),*))?
+        })
     } else {
-        // A sync body runs on the blocking pool: the arguments were read here, and injected
+        // A sync body runs on a hot worker or the blocking pool: the arguments were read here, and injected
         // values are taken there, from the body's own handle on the context.
         quote!({
             let __toolwire_ctx_owned = ::core::clone::Clone::clone(__toolwire_ctx);

@@ -9,18 +9,31 @@ use std::task::{Context as TaskContext, Poll};
 
 use super::ToolError;
 
-/// Run a sync body on the blocking pool, so it never blocks the reactor; a panic becomes
-/// [`ToolError::Panicked`].
+mod workers;
+
+/// Run a sync body off the polling thread, so it never blocks the reactor or the transport:
+/// on one of toolwire's sync workers when one is idle (see `workers`), else on tokio's blocking
+/// pool; a panic becomes [`ToolError::Panicked`].
 pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    let body = match workers::spawn(body) {
+        Ok(wait) => return wait.await.map_err(|payload| panicked(tool, payload)),
+        Err(body) => body,
+    };
     match tokio::task::spawn_blocking(body).await {
         Ok(r) => Ok(r),
         Err(e) if e.is_panic() => Err(panicked(tool, e.into_panic())),
         Err(_) => Err(ToolError::CancelledWhileRunning { tool: tool.to_owned() }),
     }
+}
+
+/// Run a sync body right here, on the thread that polls the call (`#[tool(inline)]`); a
+/// panic becomes [`ToolError::Panicked`].
+pub fn run_inline<R>(tool: &str, body: impl FnOnce() -> R) -> Result<R, ToolError> {
+    std::panic::catch_unwind(AssertUnwindSafe(body)).map_err(|payload| panicked(tool, payload))
 }
 
 /// Await an async body; a panic becomes [`ToolError::Panicked`].

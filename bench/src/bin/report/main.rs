@@ -22,6 +22,7 @@ use toolwire_bench::stats::median;
 mod compile;
 mod http;
 mod report_svg;
+mod sync;
 
 const IMPLS: [&str; 3] = ["toolwire", "rmcp", "floor"];
 
@@ -335,6 +336,7 @@ fn goals(d: &Data) -> Vec<Goal> {
         Bound::AtLeast(3.0),
     ));
     g.extend(http::goals(d));
+    g.extend(sync::goals(d));
     g.push(versus(
         "idle stdio server RSS",
         "≤ 0.8× rmcp",
@@ -635,7 +637,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         "\nShared and noisy: absolute figures move between runs; the ratios of interleaved medians are what the goals use.\n"
     );
 
-    let _ = writeln!(s, "## Goals (issue 6)\n");
+    let _ = writeln!(s, "## Goals (issues 6 and 15)\n");
     s.push_str(&goals_table(goals));
     let _ = writeln!(s, "\n### What holds back each unmet or unmeasured goal\n");
     for g in goals {
@@ -700,16 +702,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         fmt(ratio(mt("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
         fmt(d.med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
     );
-    let sync = |suite: &str| d.med(&format!("{suite}:toolwire-sync"), "rps");
-    let _ = writeln!(
-        s,
-        "\nA *sync* `#[tool] fn echo` (toolwire's README style; the body hops to tokio's blocking pool): \
-         {} req/s sequential, {} req/s 16 pipelined ({}× / {}× the async tool).\n",
-        fmt(sync("echo.w1"), 0),
-        fmt(sync("echo.w16"), 0),
-        fmt(ratio(sync("echo.w1"), d.med("echo.w1:toolwire", "rps")), 2),
-        fmt(ratio(sync("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
-    );
+    sync::markdown(d, &mut s);
 
     if d.recs.iter().any(|r| r.get("kind") == Some("callgrind")) {
         let _ = writeln!(s, "## Instructions per request (callgrind, difference method)\n");

@@ -1,0 +1,67 @@
+//! The sync-tool part of the report (issue 15): a sync `#[tool] fn echo` (the README's
+//! style) against the async one in the same run, over stdio (`echo.w1:toolwire-sync`,
+//! `echo.w16:toolwire-sync`, the `toolwire-echo-sync` binary) and over HTTP, stateless
+//! JSON at c=16 (`http.json.c16:toolwire-sync`, the `echo_sync` tool of `toolwire-http`).
+
+use std::fmt::Write as _;
+
+use super::{Bound, Data, Goal, fmt, ratio, versus};
+
+fn rps(d: &Data, case: &str) -> Option<f64> {
+    d.med(case, "rps")
+}
+
+/// The three sync-tool goals, and the sync tool against rmcp.
+pub(super) fn goals(d: &Data) -> Vec<Goal> {
+    let mut g = Vec::new();
+    let seq = rps(d, "echo.w1:toolwire-sync");
+    let mut first = versus(
+        "sync `#[tool] fn`, stdio sequential (build: default features, no `http`)",
+        "≥ 0.8× the async tool, and ≥ 5× rmcp",
+        (seq, rps(d, "echo.w1:toolwire")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.8),
+    );
+    let vs_rmcp = ratio(seq, rps(d, "echo.w1:rmcp"));
+    let _ = write!(first.figure, "; {}× rmcp ({} req/s)", fmt(vs_rmcp, 3), fmt(rps(d, "echo.w1:rmcp"), 0));
+    if vs_rmcp.is_some_and(|r| r < 5.0) {
+        first.status = super::Status::NotMet;
+    }
+    g.push(first);
+    g.push(versus(
+        "sync `#[tool] fn`, stdio 16 pipelined (build: default features, no `http`)",
+        "≥ 0.8× the async tool",
+        (rps(d, "echo.w16:toolwire-sync"), rps(d, "echo.w16:toolwire")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.8),
+    ));
+    g.push(versus(
+        "sync `#[tool] fn` over HTTP, stateless JSON, c=16 (build: `http`)",
+        "≥ 0.8× the async tool",
+        (rps(d, "http.json.c16:toolwire-sync"), rps(d, "http.json.c16:toolwire")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.8),
+    ));
+    g
+}
+
+/// The paragraph under the stdio table.
+pub(super) fn markdown(d: &Data, s: &mut String) {
+    let sync = |case: &str| rps(d, &format!("{case}:toolwire-sync"));
+    let asy = |case: &str| rps(d, &format!("{case}:toolwire"));
+    let _ = writeln!(
+        s,
+        "\nA *sync* `#[tool] fn echo` (toolwire's README style; the body runs on one of toolwire's sync \
+         workers, see `runtime/src/tool/run/workers.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, \
+         {} req/s over HTTP (stateless JSON, c=16) ({}× / {}× / {}× the async tool in the same run).\n",
+        fmt(sync("echo.w1"), 0),
+        fmt(sync("echo.w16"), 0),
+        fmt(sync("http.json.c16"), 0),
+        fmt(ratio(sync("echo.w1"), asy("echo.w1")), 2),
+        fmt(ratio(sync("echo.w16"), asy("echo.w16")), 2),
+        fmt(ratio(sync("http.json.c16"), asy("http.json.c16")), 2),
+    );
+}

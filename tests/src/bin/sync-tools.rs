@@ -1,0 +1,46 @@
+//! A server of sync `#[tool] fn`s that misbehave, for tests/tests/sync_tools.rs: `fast`
+//! echoes at once, `sleepy` sleeps 2 s, `stuck` never returns, `boom` panics, and so does `boom_inline`, a body marked
+//! `#[tool(inline)]`. Served by
+//! `serve_registry!`, so it takes the usual flags (`--deadline`, `--http`, ...).
+
+use std::time::Duration;
+
+/// Echo the text back at once.
+#[toolwire::tool(read_only)]
+fn fast(
+    /// The text to send back.
+    text: String,
+) -> String {
+    text
+}
+
+/// Sleep for two seconds (a sync body that blocks its thread), then say so.
+#[toolwire::tool(read_only)]
+fn sleepy() -> String {
+    std::thread::sleep(Duration::from_secs(2));
+    "slept 2 s".to_owned()
+}
+
+/// Never return: a sync body stuck in a loop that sleeps.
+#[toolwire::tool(read_only)]
+fn stuck() -> String {
+    loop {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+}
+
+/// Panic with a fixed message.
+#[toolwire::tool(read_only)]
+fn boom() -> String {
+    panic!("the sync body gave up")
+}
+
+/// Panic with a fixed message, from a body marked `inline` (run where the call is polled).
+#[toolwire::tool(read_only, inline)]
+fn boom_inline() -> String {
+    panic!("the inline body gave up")
+}
+
+fn main() {
+    toolwire::serve_registry!(name = "sync-tools", tools = [fast, sleepy, stuck, boom, boom_inline]);
+}

@@ -1,0 +1,225 @@
+//! Sync `#[tool] fn`s that block, never return or panic, served by a real child process
+//! (`sync-tools`, tests/src/bin) over stdio and over HTTP on 127.0.0.1: a body that sleeps
+//! holds up no other call, the server's deadline answers a body that never returns, and a
+//! panic is a tool error after which the server serves on.
+//!
+//! Each test sends more misbehaving calls than toolwire has hot workers (at most 2), so both
+//! places a sync body runs (a hot worker, and tokio's blocking pool once they are all busy)
+//! are covered.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::{Value, json};
+use toolwire_tests::example_server::StdioChild;
+use toolwire_tests::http::{mcp_headers, request};
+
+const SERVER: &str = env!("CARGO_BIN_EXE_sync-tools");
+/// More than the hot workers there can be.
+const MISBEHAVING: usize = 4;
+
+fn call(id: Value, tool: &str, args: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+        .to_string()
+}
+
+fn stdio(args: &[&str]) -> StdioChild {
+    let mut child = StdioChild::spawn(Command::new(SERVER).args(args).args(["--log-level", "off"]));
+    let init = child.initialize("2025-06-18");
+    assert!(init.contains(r#""serverInfo":{"name":"sync-tools""#), "{init}");
+    child
+}
+
+fn parse(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// The text of a tool result, and whether it is an error.
+fn text_of(reply: &Value) -> (&str, bool) {
+    let result = &reply["result"];
+    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text content: {reply}"));
+    (text, result["isError"] == json!(true))
+}
+
+#[test]
+fn over_stdio_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
+    let mut server = stdio(&[]);
+    for i in 0..MISBEHAVING {
+        server.send(&call(json!(format!("slow-{i}")), "sleepy", json!({})));
+    }
+    // Each fast call is answered, in turn, before any sleeping one: the stdin reader and the
+    // runtime are free while the sleeping bodies hold their threads.
+    for i in 0..100 {
+        let reply = parse(&server.ask(&call(json!(i), "fast", json!({"text": format!("fast {i}")}))));
+        assert_eq!(reply["id"], json!(i), "fast call {i} answered before the sleeping ones: {reply}");
+        assert_eq!(text_of(&reply), (format!("fast {i}").as_str(), false));
+    }
+    let mut slow: Vec<String> = (0..MISBEHAVING)
+        .map(|_| {
+            let reply = parse(&server.recv());
+            assert_eq!(text_of(&reply), ("slept 2 s", false), "{reply}");
+            reply["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    slow.sort();
+    assert_eq!(slow, (0..MISBEHAVING).map(|i| format!("slow-{i}")).collect::<Vec<_>>());
+}
+
+#[test]
+fn over_stdio_a_sync_tool_that_never_returns_is_cut_off_by_the_deadline_and_the_server_serves_on() {
+    let mut server = stdio(&["--deadline", "1"]);
+    for i in 0..MISBEHAVING {
+        server.send(&call(json!(format!("stuck-{i}")), "stuck", json!({})));
+    }
+    for _ in 0..MISBEHAVING {
+        let reply = parse(&server.recv());
+        assert!(reply["id"].as_str().unwrap().starts_with("stuck-"), "{reply}");
+        assert_eq!(text_of(&reply), ("tool 'stuck' did not return within 1s and was abandoned", true));
+    }
+    // Every hot worker may now be held by a body that never returns: calls still run.
+    for i in 0..20 {
+        let reply = parse(&server.ask(&call(json!(i), "fast", json!({"text": "still here"}))));
+        assert_eq!((reply["id"].clone(), text_of(&reply)), (json!(i), ("still here", false)));
+    }
+}
+
+#[test]
+fn over_stdio_a_panicking_sync_tool_is_a_tool_error_and_the_server_serves_on() {
+    let mut server = stdio(&[]);
+    for i in 0..MISBEHAVING {
+        let reply = parse(&server.ask(&call(json!(i), "boom", json!({}))));
+        assert_eq!(reply["id"], json!(i));
+        assert_eq!(text_of(&reply), ("tool 'boom' failed: panicked: the sync body gave up", true));
+        let reply = parse(&server.ask(&call(json!(100 + i), "fast", json!({"text": "after"}))));
+        assert_eq!(text_of(&reply), ("after", false));
+    }
+    // A body marked `inline` runs on the stdin reader's thread; its panic is caught there.
+    let reply = parse(&server.ask(&call(json!("inline"), "boom_inline", json!({}))));
+    assert_eq!(text_of(&reply), ("tool 'boom_inline' failed: panicked: the inline body gave up", true));
+    let reply = parse(&server.ask(&call(json!("last"), "fast", json!({"text": "after"}))));
+    assert_eq!(text_of(&reply), ("after", false));
+}
+
+/// The `sync-tools` server over HTTP.
+struct HttpServer {
+    child: Child,
+    caller: Caller,
+}
+
+/// Where the HTTP server listens, and its `Authorization` header.
+#[derive(Clone)]
+struct Caller {
+    addr: SocketAddr,
+    auth: String,
+}
+
+impl HttpServer {
+    fn start(extra: &[&str]) -> HttpServer {
+        let mut child = Command::new(SERVER)
+            .args(["--http", "--show-token", "--log-level", "off"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut lines = Vec::new();
+        for _ in 0..4 {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            lines.push(line.trim_end().to_owned());
+        }
+        let url = lines[0].rsplit(' ').next().unwrap();
+        let addr = url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+        let auth = lines[3].strip_prefix("header: Authorization: ").unwrap_or_else(|| panic!("{lines:?}"));
+        // The rest of stdout is not read; the pipe stays open so the server can write.
+        std::mem::forget(out);
+        HttpServer { child, caller: Caller { addr, auth: auth.to_owned() } }
+    }
+}
+
+impl Caller {
+    /// One stateless (2026-07-28) `tools/call`, on a connection of its own; the reply.
+    fn call(&self, id: Value, tool: &str, args: Value) -> Value {
+        let mut h = mcp_headers(self.addr);
+        h.push(("Authorization".into(), self.auth.clone()));
+        for (k, v) in
+            [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)]
+        {
+            h.push((k.into(), v.into()));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": tool, "arguments": args,
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let r = request(self.addr, "POST", "/mcp", &h, &body.to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.json()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        // SIGTERM, so the server deletes its config file.
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn over_http_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
+    let http = HttpServer::start(&[]);
+    let server = &http.caller;
+    let done = Arc::new(AtomicBool::new(false));
+    let sleepers: Vec<_> = (0..MISBEHAVING)
+        .map(|i| {
+            let (server, done) = (server.clone(), done.clone());
+            std::thread::spawn(move || {
+                let reply = server.call(json!(format!("slow-{i}")), "sleepy", json!({}));
+                done.store(true, Ordering::SeqCst);
+                reply
+            })
+        })
+        .collect();
+    // Wait until every sleeping call has reached its body: an HTTP server that is serving at
+    // all answers a fast call in far less than the 2 s they sleep, so the first fast answer
+    // comes while they sleep. The 100 fast calls must all be answered before any of them.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for i in 0..100 {
+        let reply = server.call(json!(i), "fast", json!({"text": format!("fast {i}")}));
+        assert_eq!(text_of(&reply), (format!("fast {i}").as_str(), false), "{reply}");
+    }
+    assert!(!done.load(Ordering::SeqCst), "100 fast calls were answered while the sleeping ones ran");
+    for (i, t) in sleepers.into_iter().enumerate() {
+        let reply = t.join().unwrap();
+        assert_eq!(
+            (reply["id"].clone(), text_of(&reply)),
+            (json!(format!("slow-{i}")), ("slept 2 s", false))
+        );
+    }
+}
+
+#[test]
+fn over_http_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is_a_tool_error() {
+    let http = HttpServer::start(&["--deadline", "1"]);
+    let server = &http.caller;
+    let stuck: Vec<_> = (0..MISBEHAVING)
+        .map(|i| {
+            let server = server.clone();
+            std::thread::spawn(move || server.call(json!(i), "stuck", json!({})))
+        })
+        .collect();
+    for t in stuck {
+        let reply = t.join().unwrap();
+        assert_eq!(text_of(&reply), ("tool 'stuck' did not return within 1s and was abandoned", true));
+    }
+    for i in 0..MISBEHAVING {
+        let reply = server.call(json!(i), "boom", json!({}));
+        assert_eq!(text_of(&reply), ("tool 'boom' failed: panicked: the sync body gave up", true));
+        let reply = server.call(json!(100 + i), "fast", json!({"text": "after"}));
+        assert_eq!(text_of(&reply), ("after", false));
+    }
+}

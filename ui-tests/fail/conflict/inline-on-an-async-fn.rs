@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(read_only, inline)]
+async fn t() -> String {
+    String::new()
+}
+
+fn main() {}
