@@ -82,7 +82,7 @@
 //! | [`stdio`] | the stdio transport: [`serve_stdio`], [`stdio::serve`], [`stdio::serve_lines`] |
 //! | `http` (feature `http`) | the loopback streamable-HTTP endpoint: `mcp_router`, `HttpConfig`, the bearer token |
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
-//! | [`prompt`] | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
+//! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
 //! | [`approvals`] | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools |

@@ -206,7 +206,7 @@ pub fn load_servers(project_root: &Path) -> Result<ConfigLoad, ConfigError> {
 
 impl Client {
     /// Connect to the server `name` declared in the config file at `path` (an `.mcp.json`,
-    /// or the file a [`serve_registry()`](crate::serve_registry) spec writes), or to its only
+    /// or the file a [`serve_registry()`](crate::serve_registry()) spec writes), or to its only
     /// server when `name` is `None`. The client is named after the entry.
     ///
     /// Fails with [`ClientError::Config`] when the file cannot be read or parsed, when it
@@ -217,7 +217,7 @@ impl Client {
         Client::connect(server.transport, ClientOptions::new(server.name)).await
     }
 
-    /// Connect to the server a [`serve_registry()`](crate::serve_registry) spec serves, as
+    /// Connect to the server a [`serve_registry()`](crate::serve_registry()) spec serves, as
     /// an agent CLI would: its URL and bearer token (HTTP), or the command in its config file
     /// (stdio). The client is named after the spec. Start the spec first.
     #[cfg(feature = "http")]

@@ -38,7 +38,7 @@ impl Context {
     /// [`log`](Self::log), naming the `logger` (the spec's optional source name).
     pub fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
         let Some(talk) = &self.inner.talk else { return };
-        if !talk.log_level().is_some_and(|min| level >= min) {
+        if talk.log_level().is_none_or(|min| level < min) {
             return;
         }
         let Ok(data) = serde_json::value::to_raw_value(&data) else {

@@ -96,7 +96,7 @@ impl Subscriber for Forward {
         }
         let level = level_of(metadata.level());
         let _ = CALL_CLIENT.try_with(|talk| {
-            if !talk.log_level().is_some_and(|min| level >= min) {
+            if talk.log_level().is_none_or(|min| level < min) {
                 return;
             }
             let mut fields = Fields(Map::new());
