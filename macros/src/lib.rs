@@ -163,7 +163,8 @@ pub fn resources(input: TokenStream) -> TokenStream {
 /// assert_eq!(info.arguments[0].required, true);
 /// assert_eq!(info.arguments[1].description.as_deref(), Some("What to look at first."));
 /// // The fn is untouched: still an ordinary async fn.
-/// let _future = code_review("x".into(), None, &Context::default());
+/// let ctx = Context::default();
+/// let _future = code_review("x".into(), None, &ctx);
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {

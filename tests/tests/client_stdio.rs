@@ -303,7 +303,8 @@ fn the_adopt_example_prints_what_its_docs_say() {
         .filter_map(|l| l.strip_prefix("//!"))
         .map(|l| l.strip_prefix(' ').unwrap_or(l))
         .collect();
-    let start = doc.iter().position(|l| l.starts_with("Prints")).unwrap() + 2;
+    let prints = doc.iter().position(|l| l.starts_with("Prints")).unwrap();
+    let start = prints + doc[prints..].iter().position(|l| *l == "```text").unwrap() + 1;
     let end = start + doc[start..].iter().position(|l| *l == "```").unwrap();
     let want = doc[start..end].join("\n") + "\n";
     let out = std::process::Command::new(client_support::workspace_binary("toolwire-examples", "adopt"))

@@ -59,7 +59,7 @@ async fn resources_are_advertised_listed_and_read_in_both_eras() {
     let w = Wire::new(&s);
     assert!(
         w.initialize("2025-11-25")
-            .contains(r#""capabilities":{"resources":{"subscribe":true,"listChanged":false}}"#)
+            .contains(r#""capabilities":{"resources":{"subscribe":true,"listChanged":false},"logging":{}}"#)
     );
     assert_eq!(
         w.ask(r#"{"jsonrpc":"2.0","id":1,"method":"resources/list"}"#),
