@@ -17,6 +17,6 @@ source tests/peers/env.sh
 # shellcheck disable=SC1091
 source tests/peers/agent-clis/env.sh
 
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 cargo test --locked -p toolwire-tests --features preserve_order \
   --test schema_golden --test schema_agreement --test argument_messages
