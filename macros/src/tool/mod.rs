@@ -10,6 +10,7 @@ mod attr;
 mod check;
 mod expand;
 mod fallback;
+#[path = "../../../runtime/src/tool/meta_key.rs"]
 mod meta_key;
 mod name;
 

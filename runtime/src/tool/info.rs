@@ -54,42 +54,12 @@ pub enum InvalidMetaKey {
 
 /// Check a custom `_meta` key against MCP's grammar and reservations (2025-11-25, "`_meta`").
 pub fn check_meta_key(key: &str) -> Result<(), InvalidMetaKey> {
-    let bad = || InvalidMetaKey::Grammar(key.to_owned());
-    if key == META_KEY {
-        return Err(InvalidMetaKey::Toolwire);
+    match super::meta_key::meta_key_problem(key) {
+        None => Ok(()),
+        Some("toolwire") => Err(InvalidMetaKey::Toolwire),
+        Some("reserved") => Err(InvalidMetaKey::Reserved(key.to_owned())),
+        Some(_) => Err(InvalidMetaKey::Grammar(key.to_owned())),
     }
-    let (prefix, name) = match key.rsplit_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, key),
-    };
-    if let Some(prefix) = prefix {
-        let labels: Vec<&str> = prefix.split('.').collect();
-        let label_ok = |l: &str| {
-            let b = l.as_bytes();
-            !b.is_empty()
-                && b[0].is_ascii_alphabetic()
-                && b[b.len() - 1].is_ascii_alphanumeric()
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-        };
-        if !labels.iter().all(|l| label_ok(l)) {
-            return Err(bad());
-        }
-        if labels.get(1).is_some_and(|l| *l == "modelcontextprotocol" || *l == "mcp") {
-            return Err(InvalidMetaKey::Reserved(key.to_owned()));
-        }
-    }
-    let b = name.as_bytes();
-    // The spec allows an empty name only after a prefix; a bare empty key names nothing.
-    if b.is_empty() {
-        return if prefix.is_some() { Ok(()) } else { Err(bad()) };
-    }
-    if !(b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')))
-    {
-        return Err(bad());
-    }
-    Ok(())
 }
 
 impl ToolInfo {

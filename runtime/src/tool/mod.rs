@@ -10,6 +10,7 @@
 
 mod error;
 mod info;
+mod meta_key;
 mod output;
 mod returns;
 mod run;
