@@ -2,3 +2,4 @@
 
 pub mod example_tools;
 pub mod talk_tools;
+pub mod tour_surface;

@@ -3,12 +3,18 @@
 //!
 //! Entry points only: each macro delegates to the module that implements it.
 
+mod completers;
 mod ctxt;
+// The runtime's percent-decoder, which the URI template parser included by `resource` uses.
+#[allow(dead_code)]
+#[path = "../../runtime/src/percent.rs"]
+mod percent;
 mod prompt;
 mod prompts;
 mod resource;
 mod resources;
 mod serve;
+mod signature;
 mod tool;
 mod toolbox;
 mod tools;

@@ -1,5 +1,6 @@
 //! `serve_registry!(name = "...", tools = [a, b, ...])`: the whole body of a server binary's
-//! `main`.
+//! `main`; `resources = [..]` and `prompts = [..]` serve `#[resource]` and `#[prompt]` fns
+//! beside the tools.
 //!
 //! Parse raw (keys with their spans), check every key in one pass (unknown, duplicate,
 //! malformed and missing keys are all reported at once, each under its own token), then
@@ -16,7 +17,7 @@ use syn::{Ident, LitStr, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `serve_registry!` takes.
-const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`, `state`";
+const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`";
 
 /// One `key = value` as written.
 struct RawKey {
@@ -57,6 +58,10 @@ struct Spec {
     tools: Vec<syn::Expr>,
     /// State values for `State<T>` parameters.
     state: Vec<syn::Expr>,
+    /// `#[resource]` fn paths, when `resources = [..]` was given.
+    resources: Option<Vec<syn::Path>>,
+    /// `#[prompt]` fn paths, when `prompts = [..]` was given.
+    prompts: Option<Vec<syn::Path>>,
 }
 
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
@@ -87,6 +92,8 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
         instructions: None,
         tools: Vec::new(),
         state: Vec::new(),
+        resources: None,
+        prompts: None,
     };
     let mut tools_seen: Option<Ident> = None;
     let mut state_seen = false;
@@ -135,6 +142,47 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
                 state_seen = true;
                 spec.state.extend(values);
             }
+            (None, RawValue::Paths(items)) if name == "resources" || name == "prompts" => {
+                let (slot, what) = if name == "resources" {
+                    (&mut spec.resources, "resource")
+                } else {
+                    (&mut spec.prompts, "prompt")
+                };
+                if slot.is_some() {
+                    cx.error_spanned_by(
+                        &key,
+                        format!("duplicate `{name}`; list every {what} in one `{name} = [..]`"),
+                    );
+                }
+                let paths = slot.get_or_insert_with(Vec::new);
+                for item in items {
+                    match item {
+                        syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+                            if paths.contains(&p.path) {
+                                cx.error_spanned_by(
+                                    &p,
+                                    format!("this {what} is already listed; list each {what} once"),
+                                );
+                            }
+                            paths.push(p.path);
+                        }
+                        other => cx.error_spanned_by(
+                            &other,
+                            format!(
+                                "`{name}` lists `#[{what}]` fns by name, e.g. `{name} = [{}]`",
+                                example(&name)
+                            ),
+                        ),
+                    }
+                }
+            }
+            (None, other) if name == "resources" || name == "prompts" => {
+                let what = if name == "resources" { "resource" } else { "prompt" };
+                cx.error_spanned_by(
+                    value_tokens(&other),
+                    format!("`{name}` takes a list of `#[{what}]` fns, e.g. `{name} = [{}]`", example(&name)),
+                )
+            }
             (None, other) if name == "state" => cx.error_spanned_by(
                 value_tokens(&other),
                 "`state` takes a list of values, e.g. `state = [Config::load()]`",
@@ -162,11 +210,18 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
     spec
 }
 
+/// Two fns a `resources`/`prompts` message shows.
+fn example(key: &str) -> &'static str {
+    if key == "resources" { "settings, table_rows" } else { "review, summarise" }
+}
+
 /// The message for an unknown key, with the fix for the likely slips.
 fn unknown_key(name: &str) -> String {
     let hint = match name {
         "server" | "server_name" => Some("name"),
         "tool" | "registry" => Some("tools"),
+        "resource" | "templates" | "resource_templates" => Some("resources"),
+        "prompt" => Some("prompts"),
         "description" | "instruction" => Some("instructions"),
         "ver" => Some("version"),
         _ => None,
@@ -207,10 +262,17 @@ fn generate(spec: &Spec) -> TokenStream {
         let state = &spec.state;
         quote!(; state = [#(#state),*])
     });
+    let registries = if spec.resources.is_none() && spec.prompts.is_none() {
+        quote!(::toolwire::tools![#(#tools),* #state])
+    } else {
+        let resources = spec.resources.as_ref().map(|r| quote!(.resources(::toolwire::resources![#(#r),*])));
+        let prompts = spec.prompts.as_ref().map(|p| quote!(.prompts(::toolwire::prompts![#(#p),*])));
+        quote!(#tw::Surface::new(::toolwire::tools![#(#tools),* #state]) #resources #prompts)
+    };
     quote! {
         #tw::serve_main(
             #tw::MainSpec { name: #name, version: #version, title: #title, instructions: #instructions },
-            || ::toolwire::tools![#(#tools),* #state],
+            || #registries,
         )
     }
 }
@@ -247,6 +309,42 @@ mod tests {
     }
 
     #[test]
+    fn resources_and_prompts_are_served_beside_the_tools() {
+        let out: syn::Expr =
+            syn::parse2(expand(quote!(tools = [a], resources = [app, db::rows], prompts = [review])))
+                .unwrap();
+        let want: syn::Expr = syn::parse_quote! {
+            ::toolwire::__private::serve_main(
+                ::toolwire::__private::MainSpec {
+                    name: ::core::env!("CARGO_PKG_NAME"),
+                    version: ::core::env!("CARGO_PKG_VERSION"),
+                    title: ::core::option::Option::None,
+                    instructions: ::core::option::Option::None
+                },
+                || ::toolwire::__private::Surface::new(::toolwire::tools![a])
+                    .resources(::toolwire::resources![app, db::rows])
+                    .prompts(::toolwire::prompts![review]),
+            )
+        };
+        assert_eq!(out, want);
+        assert_eq!(
+            errors(quote!(tools = [], resources = app, prompts = ["review"], prompt = [x])),
+            [
+                "`resources` takes a list of `#[resource]` fns, e.g. `resources = [settings, table_rows]`",
+                "`prompts` lists `#[prompt]` fns by name, e.g. `prompts = [review, summarise]`",
+                "unknown `serve_registry!` key `prompt`; write `prompts`",
+            ]
+        );
+        assert_eq!(
+            errors(quote!(tools = [], resources = [a, a], resources = [b])),
+            [
+                "this resource is already listed; list each resource once",
+                "duplicate `resources`; list every resource in one `resources = [..]`",
+            ]
+        );
+    }
+
+    #[test]
     fn every_bad_key_is_reported_at_once() {
         assert_eq!(
             errors(quote!(server = "x", name = 3, tools = [a], tools = [b], colour = "red")),
@@ -254,7 +352,7 @@ mod tests {
                 "unknown `serve_registry!` key `server`; write `name`",
                 "`name` takes a string literal, e.g. `name = \"...\"`",
                 "duplicate `tools`; list every tool in one `tools = [..]`",
-                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `state`",
+                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`",
             ]
         );
         assert_eq!(

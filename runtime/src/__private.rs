@@ -12,7 +12,7 @@ pub use std::sync::Arc;
 pub use serde_json::Value;
 
 pub use crate::args::{ArgSpec, Args, ParamSpec, ToolParam};
-pub use crate::cli::{MainSpec, serve_main};
+pub use crate::cli::{IntoSurface, MainSpec, Surface, serve_main};
 pub use crate::context::Context;
 pub use crate::registry::{RegistryError, ToolRegistry};
 pub use crate::schema::Schema;
@@ -79,17 +79,7 @@ impl StaticsBuilder {
         sizes: &[&'static str],
         theme: Option<&'static str>,
     ) -> Self {
-        use crate::protocol::wire::{Icon, IconTheme};
-        let mut icon = Icon::new(src).with_sizes(sizes.iter().copied());
-        if let Some(m) = mime_type {
-            icon = icon.with_mime_type(m);
-        }
-        match theme {
-            Some("light") => icon = icon.with_theme(IconTheme::Light),
-            Some("dark") => icon = icon.with_theme(IconTheme::Dark),
-            _ => {}
-        }
-        self.icons.push(icon);
+        self.icons.push(icon(src, mime_type, sizes, theme));
         self
     }
 
@@ -221,6 +211,26 @@ impl Include for Result<ToolRegistry, RegistryError> {
     fn include(self, into: &mut ToolRegistry) -> Result<(), RegistryError> {
         into.merge(self?)
     }
+}
+
+/// One `icon` of `#[tool]` or `#[resource]`, every part checked by the macro.
+pub fn icon(
+    src: &'static str,
+    mime_type: Option<&'static str>,
+    sizes: &[&'static str],
+    theme: Option<&'static str>,
+) -> crate::protocol::wire::Icon {
+    use crate::protocol::wire::{Icon, IconTheme};
+    let mut icon = Icon::new(src).with_sizes(sizes.iter().copied());
+    if let Some(m) = mime_type {
+        icon = icon.with_mime_type(m);
+    }
+    match theme {
+        Some("light") => icon = icon.with_theme(IconTheme::Light),
+        Some("dark") => icon = icon.with_theme(IconTheme::Dark),
+        _ => {}
+    }
+    icon
 }
 
 /// Box a tool for a registry.

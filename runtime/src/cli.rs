@@ -13,7 +13,9 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
+use crate::prompt::{PromptRegistry, PromptRegistryError};
 use crate::registry::{RegistryError, ToolRegistry};
+use crate::resource::{ResourceRegistry, ResourceRegistryError};
 use crate::server::{
     DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, Server, ServerOptions,
 };
@@ -31,8 +33,67 @@ pub struct MainSpec {
     pub instructions: Option<&'static str>,
 }
 
+/// What a server binary serves: its tools, and its resources and prompts when
+/// `serve_registry!` was given `resources = [..]` or `prompts = [..]` (a capability is
+/// advertised only when given). Built by [`Surface::new`] and its `resources`/`prompts`,
+/// which keep the first registry error, so `main` reports it and exits 1.
+pub struct Surface {
+    built: Result<Served, String>,
+}
+
+/// The registries, built.
+struct Served {
+    tools: ToolRegistry,
+    resources: Option<ResourceRegistry>,
+    prompts: Option<PromptRegistry>,
+}
+
+impl Surface {
+    /// The tools (`tools![..]`'s result).
+    pub fn new(tools: Result<ToolRegistry, RegistryError>) -> Surface {
+        let built = tools.map(|tools| Served { tools, resources: None, prompts: None });
+        Surface { built: built.map_err(|e| e.to_string()) }
+    }
+
+    /// Serve these resources too (`resources![..]`'s result).
+    pub fn resources(self, resources: Result<ResourceRegistry, ResourceRegistryError>) -> Surface {
+        let built = self.built.and_then(|mut s| {
+            s.resources = Some(resources.map_err(|e| e.to_string())?);
+            Ok(s)
+        });
+        Surface { built }
+    }
+
+    /// Serve these prompts too (`prompts![..]`'s result).
+    pub fn prompts(self, prompts: Result<PromptRegistry, PromptRegistryError>) -> Surface {
+        let built = self.built.and_then(|mut s| {
+            s.prompts = Some(prompts.map_err(|e| e.to_string())?);
+            Ok(s)
+        });
+        Surface { built }
+    }
+}
+
+/// What [`serve_main`]'s closure may return: `tools![..]`'s result, or a [`Surface`].
+pub trait IntoSurface {
+    /// The surface.
+    fn into_surface(self) -> Surface;
+}
+
+impl IntoSurface for Surface {
+    fn into_surface(self) -> Surface {
+        self
+    }
+}
+
+impl IntoSurface for Result<ToolRegistry, RegistryError> {
+    fn into_surface(self) -> Surface {
+        Surface::new(self)
+    }
+}
+
 /// Run a server binary's `main`: parse the flags, serve over stdio, exit.
-pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry, RegistryError>) -> ! {
+pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) -> ! {
     let flags = match parse(std::env::args_os().skip(1)) {
         Ok(Command::Serve(flags)) => flags,
         Ok(Command::Help) => {
@@ -53,7 +114,7 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
         .with_max_level(flags.log_level)
         .with_target(false)
         .try_init();
-    let registry = match registry() {
+    let served = match registry().into_surface().built {
         Ok(r) => r,
         Err(e) => {
             tracing::error!("cannot serve {}: {e}", spec.name);
@@ -82,12 +143,17 @@ pub fn serve_main(spec: MainSpec, registry: impl FnOnce() -> Result<ToolRegistry
     };
     #[cfg(feature = "http")]
     if flags.http {
-        let result = runtime.block_on(serve_http(&spec, registry, options, &flags));
+        let result = runtime.block_on(serve_http(&spec, served, options, &flags));
         exit(runtime, result);
     }
-    let result = runtime
-        .block_on(crate::transport::stdio::serve(Server::builder(options).tools(registry).build()))
-        .map_err(|e| e.to_string());
+    let mut builder = Server::builder(options).tools(served.tools);
+    if let Some(resources) = served.resources {
+        builder = builder.resources(resources);
+    }
+    if let Some(prompts) = served.prompts {
+        builder = builder.prompts(prompts);
+    }
+    let result = runtime.block_on(crate::transport::stdio::serve(builder.build())).map_err(|e| e.to_string());
     exit(runtime, result)
 }
 
@@ -110,7 +176,7 @@ fn exit(runtime: tokio::runtime::Runtime, result: Result<(), String>) -> ! {
 #[cfg(feature = "http")]
 async fn serve_http(
     spec: &MainSpec,
-    registry: ToolRegistry,
+    served: Served,
     options: ServerOptions,
     flags: &Flags,
 ) -> Result<(), String> {
@@ -118,7 +184,13 @@ async fn serve_http(
     if let Some(port) = flags.port {
         serve = serve.port(port);
     }
-    let mut mcp = crate::spec::serve_registry(registry, serve).map_err(|e| e.to_string())?;
+    if let Some(resources) = served.resources {
+        serve = serve.resources(resources);
+    }
+    if let Some(prompts) = served.prompts {
+        serve = serve.prompts(prompts);
+    }
+    let mut mcp = crate::spec::serve_registry(served.tools, serve).map_err(|e| e.to_string())?;
     let shutdown = ShutdownSignal::listen();
     mcp.start().map_err(|e| e.to_string())?;
     let url = mcp.url().unwrap_or_default();

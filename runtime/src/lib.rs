@@ -96,6 +96,7 @@ pub mod complete;
 pub mod context;
 pub mod inject;
 mod json;
+mod percent;
 pub mod prompt;
 pub mod protocol;
 pub mod registry;

@@ -4,8 +4,11 @@
 //! - the Python SDK 2.3.0 client (`tests/peers/clients/py_resources.py`), in the legacy era
 //!   (2025-11-25: `resources/subscribe`, an update after `touch`, `resources/unsubscribe`) and
 //!   in auto mode, which settles on 2026-07-28 (`subscriptions/listen`): list, templates,
-//!   read text and blob, read a template, and the exact error texts for an unknown URI, a
-//!   template variable that does not parse, and a subscription to an unknown URI;
+//!   read text and blob, read a template, complete a template's variables (a sync and an
+//!   async completer, one reading the variable already filled in, one cut to 100 with
+//!   `total` and `hasMore`), and the exact error texts for an unknown URI, a template
+//!   variable that does not parse, a subscription to an unknown URI, and completion of an
+//!   unknown template or variable;
 //! - the Inspector CLI: `resources/list`, `resources/templates/list` and `resources/read`, in
 //!   the legacy and modern eras.
 
@@ -97,7 +100,10 @@ fn inspector_cli_lists_and_reads_in_both_eras() {
         let templates = inspector(era, &["--method", "resources/templates/list"]);
         assert_eq!(
             templates["resourceTemplates"],
-            json!([{"uriTemplate": "test://template/{id}/data", "name": "template", "description": "A resource template with one numeric parameter.", "mimeType": "application/json"}]),
+            json!([
+                {"uriTemplate": "test://template/{id}/data", "name": "template", "description": "A resource template with one numeric parameter.", "mimeType": "application/json"},
+                {"uriTemplate": "test://tables/{table}/rows/{row}", "name": "row", "title": "Table row", "description": "One row of a table.", "icons": [{"src": "https://example.com/row.svg", "mimeType": "image/svg+xml", "sizes": ["any"]}]}
+            ]),
             "{era}: {templates}"
         );
         let read = inspector(era, &["--method", "resources/read", "--uri", "test://template/42/data"]);

@@ -10,15 +10,22 @@
 //!    file for Claude Code, the Codex projection, and the tools staying in this process.
 //! 5. **Adoption**: the stdio server's tools become `Tool` objects again, held to
 //!    everything a local tool is: validated locally, results sealed as untrusted data.
+//! 6. **Resources and prompts**: the stdio server also serves a `#[resource]`, a template
+//!    whose variable completes, and a `#[prompt]` (`toolwire_examples::tour_surface`); the
+//!    client lists, reads, completes and renders them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::collections::BTreeMap;
+
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Approval, CallResult, Client, ClientOptions, HttpServer, StdioServer};
-use toolwire::spec::SpecOptions;
-use toolwire::{
-    Context, ServerOptions, Tool, ToolOutput, ToolRegistry, serve_registry, serve_stdio, tool, tools,
+use toolwire::client::{
+    AdoptOptions, Approval, CallResult, Client, ClientOptions, HttpServer, ResourceContent, StdioServer,
 };
+use toolwire::protocol::wire::{CompleteParams, CompletionReference};
+use toolwire::spec::SpecOptions;
+use toolwire::{Context, Server, ServerOptions, Tool, ToolOutput, ToolRegistry, serve_registry, tool, tools};
+use toolwire_examples::tour_surface::{tour_prompts, tour_resources};
 
 /// Run the named check and report whether it passed.
 #[tool(read_only)]
@@ -183,12 +190,48 @@ async fn adoption(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+async fn resources_and_prompts(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
+    for r in client.list_resources(false).await?.iter() {
+        println!("resource  {}  {:?}  title={:?}", r.uri, r.name, r.title.as_deref().unwrap_or(""));
+    }
+    for t in client.list_resource_templates(false).await?.iter() {
+        println!("template  {}  {:?}", t.uri_template, t.name);
+    }
+    for uri in ["config://engine", "checks://lint/report"] {
+        for item in client.read_resource(uri).await? {
+            if let ResourceContent::Text { uri, mime_type, text } = item {
+                println!("read {uri} ({}) -> {text}", mime_type.unwrap_or_default());
+            }
+        }
+    }
+    let missing = client.read_resource("config://nope").await.err().map(|e| e.to_string());
+    println!("read config://nope -> {}", missing.unwrap_or_default());
+    let template = CompletionReference::Resource { uri: "checks://{name}/report".into() };
+    for typed in ["t", "ty"] {
+        let done = client.complete(&CompleteParams::new(template.clone(), "name", typed)).await?;
+        println!("complete name={typed:?} -> {:?}", done.completion.values);
+    }
+    for p in client.list_prompts().await? {
+        let args: Vec<_> = p.arguments.iter().map(|a| a.name.as_str()).collect();
+        println!("prompt    {}  arguments={args:?}", p.name);
+    }
+    let target = BTreeMap::from([("target".to_owned(), "staging".to_owned())]);
+    let rendered = client.get_prompt("plan_deploy", &target).await?;
+    for m in &rendered.messages {
+        println!("get plan_deploy -> {}: {}", m.role, m.text);
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().nth(1).as_deref() == Some("--serve-stdio") {
-        // The child half: the same registry, served on stdin/stdout until the parent closes it.
+        // The child half: the same registry, with the resources and the prompt, served on
+        // stdin/stdout until the parent closes it.
         let options = ServerOptions::new("tour-engine", env!("CARGO_PKG_VERSION"));
-        serve_stdio(registry(), options).await?;
+        let server =
+            Server::builder(options).tools(registry()).resources(tour_resources()).prompts(tour_prompts());
+        toolwire::stdio::serve(server.build()).await?;
         return Ok(());
     }
     let registry = registry();
@@ -202,6 +245,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     over_http().await?;
     heading("5. the stdio server's tools adopted as Tool objects");
     adoption(&client).await?;
+    heading("6. resources, a template and a prompt, served over stdio and read back");
+    resources_and_prompts(&client).await?;
     client.close().await;
     Ok(())
 }

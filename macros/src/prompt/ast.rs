@@ -2,9 +2,10 @@
 //! `Option<String>`, an enum of strings, or an `Option` of one) or the `&Context`, with doc
 //! comments read and removed from the fn (rustc rejects them on parameters).
 
-use syn::{Expr, FnArg, Ident, ItemFn, Pat, Type};
+use syn::{Expr, FnArg, Ident, ItemFn, Type};
 
 use crate::ctxt::Ctxt;
+use crate::signature::{Shape, check_shape, doc_exprs, plain_ident, wire_name};
 
 /// One parameter.
 pub(crate) enum Param {
@@ -24,12 +25,15 @@ pub(crate) struct PromptFn {
 impl PromptFn {
     pub(crate) fn from_item(cx: &Ctxt, mut item: ItemFn) -> PromptFn {
         let docs = doc_exprs(&item.attrs);
-        if !item.sig.generics.params.is_empty() {
-            cx.error_spanned_by(
-                &item.sig.generics,
-                "`#[prompt]` fns cannot be generic: each argument is a `String`, an `Option<String>` or a concrete enum",
-            );
-        }
+        check_shape(
+            cx,
+            &item.sig,
+            &Shape {
+                attr: "`#[prompt]`",
+                why_concrete: "each argument is a `String`, an `Option<String>` or a concrete enum",
+                caller: "a client",
+            },
+        );
         let mut params = Vec::new();
         for arg in item.sig.inputs.iter_mut() {
             match arg {
@@ -39,14 +43,14 @@ impl PromptFn {
                 FnArg::Typed(pt) => {
                     let docs = doc_exprs(&pt.attrs);
                     pt.attrs.retain(|a| !a.path().is_ident("doc"));
-                    let Pat::Ident(pat) = &*pt.pat else {
+                    let Some(ident) = plain_ident(&pt.pat) else {
                         cx.error_spanned_by(
                             &pt.pat,
                             "a prompt argument needs a plain name (it is the argument's name): write `name: String`",
                         );
                         continue;
                     };
-                    params.push(read_param(cx, pat.ident.clone(), &pt.ty, docs));
+                    params.push(read_param(cx, ident.clone(), &pt.ty, docs));
                 }
             }
         }
@@ -69,8 +73,7 @@ fn read_param(cx: &Ctxt, ident: Ident, ty: &Type, docs: Vec<Expr>) -> Param {
         }
         _ => {}
     }
-    let s = ident.to_string();
-    let name = s.strip_prefix("r#").unwrap_or(&s).to_owned();
+    let name = wire_name(&ident);
     match option_inner(ty) {
         Some(inner) => Param::Argument { ident, name, ty: Box::new(inner.clone()), required: false, docs },
         None => Param::Argument { ident, name, ty: Box::new(ty.clone()), required: true, docs },
@@ -89,16 +92,4 @@ fn option_inner(ty: &Type) -> Option<&Type> {
         syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
         _ => None,
     }
-}
-
-/// `#[doc = ...]` values, in order.
-pub(crate) fn doc_exprs(attrs: &[syn::Attribute]) -> Vec<Expr> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => Some(nv.value.clone()),
-            _ => None,
-        })
-        .collect()
 }

@@ -43,7 +43,13 @@ impl PromptAttr {
                         attr.icons.push(lit);
                     }
                 }
-                "complete" => attr.complete_list(cx, &meta),
+                "complete" => crate::completers::parse(
+                    cx,
+                    &meta,
+                    "argument",
+                    "language = complete_language",
+                    &mut attr.complete,
+                ),
                 "completion" | "completer" | "completions" | "complete_with" => cx.error_spanned_by(
                     meta.path(),
                     format_args!(
@@ -64,34 +70,6 @@ impl PromptAttr {
             }
         }
         attr
-    }
-
-    fn complete_list(&mut self, cx: &Ctxt, meta: &Meta) {
-        let Meta::List(list) = meta else {
-            return cx
-                .error_spanned_by(meta, "`complete` takes a list: `complete(language = complete_language)`");
-        };
-        let pairs = match list.parse_args_with(Punctuated::<syn::MetaNameValue, Token![,]>::parse_terminated)
-        {
-            Ok(p) => p,
-            Err(e) => {
-                return cx.error_at(
-                    e.span(),
-                    "`complete` takes `argument = completer` pairs: `complete(language = complete_language)`",
-                );
-            }
-        };
-        for pair in pairs {
-            let Some(ident) = pair.path.get_ident() else {
-                cx.error_spanned_by(&pair.path, "name the argument by its parameter's name");
-                continue;
-            };
-            if self.complete.iter().any(|(seen, _)| seen == ident) {
-                cx.error_spanned_by(ident, format_args!("argument `{ident}` is given a completer twice"));
-                continue;
-            }
-            self.complete.push((ident.clone(), pair.value));
-        }
     }
 }
 

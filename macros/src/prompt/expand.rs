@@ -9,6 +9,7 @@ use syn::spanned::Spanned;
 use super::ast::{Param, PromptFn};
 use super::attr::PromptAttr;
 use crate::ctxt::Ctxt;
+use crate::signature::docs_concat;
 
 pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     let item_fn: ItemFn = match syn::parse2(item.clone()) {
@@ -193,19 +194,4 @@ fn fallback(f: &PromptFn, errors: syn::Error) -> TokenStream {
 
         #errors
     }
-}
-
-/// `concat!(doc1, "\n", doc2, ...)`, so `#[doc = include_str!(..)]` still works.
-fn docs_concat(docs: &[syn::Expr]) -> TokenStream {
-    if docs.is_empty() {
-        return quote!("");
-    }
-    let mut parts = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        if i > 0 {
-            parts.push(quote!("\n"));
-        }
-        parts.push(quote!(#d));
-    }
-    quote!(::toolwire::__private::concat!(#(#parts),*))
 }

@@ -1,15 +1,18 @@
 //! Parsing `#[resource(...)]`: `uri` or `template` (exactly one), and the optional `name`,
-//! `title`, `description`, `mime_type`, each a string literal. The literals are checked here.
+//! `title`, `description`, `mime_type`, each a string literal; `icon` (repeatable, the
+//! form `#[tool]` takes) and, on a template, `complete(variable = completer, ..)`. The
+//! literals are checked here; which variables exist is `check`'s.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, Lit, LitStr, Meta, Token};
+use syn::{Expr, Ident, Lit, LitStr, Meta, Token};
 
 use super::uri_template::UriTemplate;
 use crate::ctxt::Ctxt;
+use crate::tool::about::{IconSpec, icon_value};
 
-const KEYS: &str = "`uri`, `template`, `name`, `title`, `description`, `mime_type`";
+const KEYS: &str = "`uri`, `template`, `name`, `title`, `description`, `mime_type`, `icon`, `complete(variable = completer)`";
 
 /// What the resource is addressed by.
 pub(crate) enum Address {
@@ -24,10 +27,22 @@ pub(crate) struct Attr {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
+    /// Every `icon`, in order (the key repeats).
+    pub(crate) icons: Vec<IconSpec>,
+    /// `complete(variable = expr)`: the variable's ident, and the completer expression.
+    pub(crate) complete: Vec<(Ident, Expr)>,
 }
 
 pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attr {
-    let mut attr = Attr { address: None, name: None, title: None, description: None, mime_type: None };
+    let mut attr = Attr {
+        address: None,
+        name: None,
+        title: None,
+        description: None,
+        mime_type: None,
+        icons: Vec::new(),
+        complete: Vec::new(),
+    };
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args) {
         Ok(m) => m,
         Err(e) => {
@@ -46,6 +61,33 @@ pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> Attr {
             continue;
         };
         let key = ident.to_string();
+        match key.as_str() {
+            "icon" => {
+                attr.icons.extend(icon_value(cx, &meta));
+                continue;
+            }
+            "complete" => {
+                crate::completers::parse(cx, &meta, "variable", "table = complete_table", &mut attr.complete);
+                continue;
+            }
+            "icons" => {
+                cx.error_spanned_by(
+                    &ident,
+                    "unknown resource attribute `icons`; write one `icon = \"..\"` per icon",
+                );
+                continue;
+            }
+            "completion" | "completer" | "completions" | "complete_with" => {
+                cx.error_spanned_by(
+                    &ident,
+                    format_args!(
+                        "unknown resource attribute `{key}`; did you mean `complete(variable = completer)`?"
+                    ),
+                );
+                continue;
+            }
+            _ => {}
+        }
         let slot = match key.as_str() {
             "uri" => &mut uri,
             "template" | "uri_template" => &mut template,

@@ -22,6 +22,30 @@ fn is_context(ty: &Type) -> bool {
     matches!(&*r.elem, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Context"))
 }
 
+/// Every `complete(x = ..)` names a variable of the template (a fixed resource has none).
+pub(crate) fn completers(cx: &Ctxt, complete: &[(Ident, syn::Expr)], address: Option<&Address>) {
+    for (ident, _) in complete {
+        let name = ident.to_string();
+        match address {
+            Some(Address::Uri(_)) => cx.error_spanned_by(
+                ident,
+                format_args!(
+                    "a fixed resource has no variables to complete; `complete({name} = ..)` belongs on a `template = ...` resource"
+                ),
+            ),
+            Some(Address::Template(_, t)) if !t.variables().contains(&name) => cx.error_spanned_by(
+                ident,
+                format_args!(
+                    "`complete({name} = ..)` names no variable of template '{}'; its variables are: {}",
+                    t.as_str(),
+                    t.variables().join(", ")
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
 pub(crate) fn params(cx: &Ctxt, item: &ItemFn, address: Option<&Address>) -> Vec<Param> {
     let mut out = Vec::new();
     for input in &item.sig.inputs {
@@ -75,8 +99,14 @@ pub(crate) fn params(cx: &Ctxt, item: &ItemFn, address: Option<&Address>) -> Vec
             }
         }
     }
-    if let Some(g) = item.sig.generics.params.first() {
-        cx.error_spanned_by(g, "`#[resource]` fns cannot be generic");
-    }
+    crate::signature::check_shape(
+        cx,
+        &item.sig,
+        &crate::signature::Shape {
+            attr: "`#[resource]`",
+            why_concrete: "each template variable is parsed as a concrete type",
+            caller: "a client",
+        },
+    );
     out
 }

@@ -3,12 +3,14 @@
 //! `template`), plus `ResourceEntry` so `resources![]` can add it.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{Attribute, Expr, ItemFn, Meta};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
 
 use super::attr::{self, Address};
 use super::check::{self, Param};
 use crate::ctxt::Ctxt;
+use crate::signature::doc_exprs;
 
 pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(item) {
@@ -18,6 +20,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Ctxt::new();
     let attr = attr::parse(&cx, args);
     let params = check::params(&cx, &item, attr.address.as_ref());
+    check::completers(&cx, &attr.complete, attr.address.as_ref());
     if let Err(e) = cx.check() {
         let error = e.to_compile_error();
         return quote! { #item #error };
@@ -38,6 +41,23 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
         None => quote! { ::core::option::Option::None },
     };
     let with_mime = attr.mime_type.as_ref().map(|m| quote! { .with_mime_type(#m) });
+    let icons: Vec<TokenStream> = attr
+        .icons
+        .iter()
+        .map(|i| {
+            let src = &i.src;
+            let opt = |l: &Option<syn::LitStr>| match l {
+                Some(l) => quote!(::core::option::Option::Some(#l)),
+                None => quote!(::core::option::Option::None),
+            };
+            let (mime, theme, sizes) = (opt(&i.mime_type), opt(&i.theme), &i.sizes);
+            quote!(.with_icon(::toolwire::__private::icon(#src, #mime, &[#(#sizes),*], #theme)))
+        })
+        .collect();
+    let completers = attr.complete.iter().map(|(var, expr)| {
+        let var = var.to_string();
+        quote_spanned!(expr.span()=> (::std::string::String::from(#var), ::toolwire::__private::completer(#expr)))
+    });
     let awaited = item.sig.asyncness.is_some().then(|| quote! { .await });
     let p = quote! { ::toolwire::__private };
 
@@ -69,7 +89,7 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
                     INFO.get_or_init(|| {
                         ::toolwire::resource::ResourceInfo::new(#uri, #name)
                             .with_description(#p::normalise_doc(#description))
-                            #title #with_mime
+                            #title #with_mime #(#icons)*
                     })
                 }
 
@@ -101,8 +121,12 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
                     INFO.get_or_init(|| {
                         ::toolwire::resource::TemplateInfo::new(#p::template(#template), #name)
                             .with_description(#p::normalise_doc(#description))
-                            #title #with_mime
+                            #title #with_mime #(#icons)*
                     })
+                }
+
+                fn completers(&self) -> ::std::vec::Vec<(::std::string::String, #p::Arc<dyn #p::Complete>)> {
+                    ::std::vec![#(#completers),*]
                 }
 
                 fn read<'a>(
@@ -139,16 +163,4 @@ pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 
         #body
     }
-}
-
-/// The doc comment's lines, as the expressions `#[doc = …]` holds.
-fn doc_exprs(attrs: &[Attribute]) -> Vec<Expr> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            Meta::NameValue(nv) => Some(nv.value.clone()),
-            _ => None,
-        })
-        .collect()
 }

@@ -3,9 +3,10 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
+use syn::{Attribute, Expr, FnArg, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use crate::ctxt::Ctxt;
+use crate::signature::{doc_exprs, plain_ident, wire_name};
 
 /// How an absent argument gets its value.
 pub(crate) enum DefaultValue {
@@ -82,18 +83,6 @@ impl ToolFn {
         };
         ToolFn { item, inputs, docs, ret, ret_span }
     }
-}
-
-/// `#[doc = ...]` values, in order.
-pub(crate) fn doc_exprs(attrs: &[Attribute]) -> Vec<Expr> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => Some(nv.value.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Attributes rustc may keep (`cfg`-like ones we leave alone) and the ones we consume
@@ -186,11 +175,7 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Param {
         Kind::ByType
     };
 
-    let ident: Option<&Ident> = match pat {
-        Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => Some(&p.ident),
-        _ => None,
-    };
-    let Some(ident) = ident else {
+    let Some(ident) = plain_ident(pat) else {
         cx.error_spanned_by(pat, "tool parameters must be plain names, such as `path: String`; the name is the argument's name in the schema");
         return Param {
             kind,
@@ -203,10 +188,7 @@ fn read_param(cx: &Ctxt, pat: &Pat, ty: &Type, attrs: &[Attribute]) -> Param {
     };
     let (wire_name, name_span) = match &rename {
         Some(lit) => (lit.value(), lit.span()),
-        None => {
-            let s = ident.to_string();
-            (s.strip_prefix("r#").unwrap_or(&s).to_owned(), ident.span())
-        }
+        None => (wire_name(ident), ident.span()),
     };
     if let Some(lit) = &rename
         && lit.value().is_empty()

@@ -10,6 +10,7 @@ use super::ast::{DefaultValue, Kind, ToolFn};
 use super::attr::{RawAttr, check_name};
 use super::{check, fallback};
 use crate::ctxt::Ctxt;
+use crate::signature::docs_concat;
 
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     // If the item does not parse, give the tokens back with the error, so the IDE keeps
@@ -232,21 +233,6 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
             }
         };
     }
-}
-
-/// `concat!(doc1, "\n", doc2, ...)`, so `#[doc = include_str!(..)]` still works.
-fn docs_concat(docs: &[syn::Expr]) -> TokenStream {
-    if docs.is_empty() {
-        return quote!("");
-    }
-    let mut parts = Vec::new();
-    for (i, d) in docs.iter().enumerate() {
-        if i > 0 {
-            parts.push(quote!("\n"));
-        }
-        parts.push(quote!(#d));
-    }
-    quote!(::toolwire::__private::concat!(#(#parts),*))
 }
 
 fn ty_span(ty: &syn::Type) -> proc_macro2::Span {

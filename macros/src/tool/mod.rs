@@ -4,7 +4,7 @@
 //! (`crate::ctxt`) is shared with the other macros, so `#[resource]` and `#[prompt]` can sit
 //! beside this module with the same shape.
 
-mod about;
+pub(crate) mod about;
 mod ast;
 mod attr;
 mod check;

@@ -153,7 +153,7 @@ pub struct DirectCompleter;
 
 /// What `complete(arg = <this>)` may name.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot complete a prompt argument",
+    message = "`{Self}` cannot complete a prompt argument or a template variable",
     label = "expected a fn taking a `CompletionRequest`, sync or async, returning a `Completion` or a `Vec<String>`, or a `Complete` value",
     note = "e.g. `fn complete_language(request: toolwire::complete::CompletionRequest) -> Vec<String>`"
 )]

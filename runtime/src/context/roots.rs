@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use super::Context;
 use super::error::AskError;
+use crate::percent::percent_decode;
 
 const ROOTS: &str = "roots/list";
 
@@ -109,23 +110,6 @@ fn normalise(path: &Path) -> Option<PathBuf> {
         }
     }
     Some(out)
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 impl Context {

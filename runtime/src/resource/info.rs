@@ -1,44 +1,12 @@
 //! What the resource lists advertise: [`ResourceInfo`] for a fixed resource, [`TemplateInfo`]
-//! for a template, and the [`Icon`]s either may carry. Each serialises as the MCP object
-//! its list carries.
+//! for a template, and the [`Icon`]s either may carry (the protocol's own
+//! [`Icon`](crate::protocol::wire::Icon), the one tools and prompts carry too). Each
+//! serialises as the MCP object its list carries.
 
 use serde::Serialize;
 
 use super::uri_template::UriTemplate;
-
-/// An icon a client may show beside an item.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct Icon {
-    /// Where the image is (an `https:` or `data:` URI).
-    pub src: String,
-    /// Its MIME type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// The sizes it is drawn at, e.g. `48x48` or `any`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub sizes: Vec<String>,
-}
-
-impl Icon {
-    /// An icon at `src`.
-    pub fn new(src: impl Into<String>) -> Icon {
-        Icon { src: src.into(), mime_type: None, sizes: Vec::new() }
-    }
-
-    /// With a MIME type.
-    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Icon {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
-    /// With the sizes it is drawn at.
-    pub fn with_sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Icon {
-        self.sizes = sizes.into_iter().map(Into::into).collect();
-        self
-    }
-}
+use crate::protocol::wire::Icon;
 
 /// One fixed resource as `resources/list` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -195,6 +163,16 @@ impl TemplateInfo {
         self
     }
 
+    /// Its title, if it has one.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// Its icons.
+    pub fn icons(&self) -> &[Icon] {
+        &self.icons
+    }
+
     /// The template.
     pub fn template(&self) -> &UriTemplate {
         &self.template
@@ -230,10 +208,13 @@ mod tests {
             serde_json::to_string(&r).unwrap(),
             r#"{"uri":"config://app","name":"app","mimeType":"application/json","icons":[{"src":"https://x/i.png","sizes":["48x48"]}]}"#
         );
-        let t = TemplateInfo::new(UriTemplate::parse("db://{t}").unwrap(), "rows").with_title("Rows");
+        let t = TemplateInfo::new(UriTemplate::parse("db://{t}").unwrap(), "rows")
+            .with_title("Rows")
+            .with_icon(Icon::new("https://x/t.svg").with_theme(crate::protocol::wire::IconTheme::Dark));
         assert_eq!(
             serde_json::to_string(&t).unwrap(),
-            r#"{"uriTemplate":"db://{t}","name":"rows","title":"Rows"}"#
+            r#"{"uriTemplate":"db://{t}","name":"rows","title":"Rows","icons":[{"src":"https://x/t.svg","theme":"dark"}]}"#
         );
+        assert_eq!((t.title(), t.icons().len()), (Some("Rows"), 1));
     }
 }

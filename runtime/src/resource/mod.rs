@@ -7,7 +7,8 @@
 //! anything else.
 //!
 //! - `uri_template`: [`UriTemplate`] parsing and matching.
-//! - `info`: [`ResourceInfo`], [`TemplateInfo`], [`Icon`]: what the lists advertise.
+//! - `info`: [`ResourceInfo`], [`TemplateInfo`]: what the lists advertise (with the
+//!   protocol's [`Icon`], re-exported here).
 //! - `contents`: [`ResourceReturn`], [`ResourceError`], base64 for blobs.
 //! - `registry`: [`ResourceRegistry`] (duplicate URIs refused), and resolving a URI.
 
@@ -18,12 +19,14 @@ mod uri_template;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
+use crate::complete::Complete;
 use crate::context::Context;
 
-pub use crate::protocol::wire::ResourceContents;
+pub use crate::protocol::wire::{Icon, ResourceContents};
 pub use contents::{ResourceError, ResourceReturn, base64_encode, variables_as_arguments};
-pub use info::{Icon, ResourceInfo, TemplateInfo};
+pub use info::{ResourceInfo, TemplateInfo};
 pub use registry::{Resolved, ResourceRegistry, ResourceRegistryError};
 pub use uri_template::{UriTemplate, UriTemplateError};
 
@@ -77,4 +80,11 @@ pub trait ResourceTemplate: Send + Sync + 'static {
         variables: &'a [(String, String)],
         ctx: &'a Context,
     ) -> ReadFuture<'a>;
+
+    /// The completers of its variables (`completion/complete` with a `ref/resource` of this
+    /// template), by variable name. None by default; `#[resource(complete(var = f))]`
+    /// attaches them.
+    fn completers(&self) -> Vec<(String, Arc<dyn Complete>)> {
+        Vec::new()
+    }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Resource, ResourceTemplate};
+use crate::complete::{Completers, CompletionRef};
 
 /// Why a resource registry could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,6 +128,23 @@ impl ResourceRegistry {
         self.templates.iter().map(|(t, _)| t)
     }
 
+    /// What `completion/complete` can complete here: each template (by its text, as a
+    /// [`CompletionRef::ResourceTemplate`]), its variable names, and the completers it
+    /// attached (none is still a target: completing it gives no values).
+    pub fn completion_targets(&self) -> Vec<(CompletionRef, Vec<String>, Completers)> {
+        self.templates
+            .iter()
+            .map(|(t, _)| {
+                let target = CompletionRef::ResourceTemplate(t.info().template().as_str().to_owned());
+                let mut completers = Completers::new();
+                for (variable, completer) in t.completers() {
+                    completers.insert(target.clone(), variable, completer);
+                }
+                (target, t.variables().to_vec(), completers)
+            })
+            .collect()
+    }
+
     /// How many resources and templates it holds.
     pub fn len(&self) -> usize {
         self.fixed.len() + self.templates.len()
@@ -195,5 +213,44 @@ mod tests {
         }
         assert!(r.resolve("b://y").is_none());
         assert_eq!(r.templates().next().unwrap().variables(), ["name"]);
+    }
+
+    struct Completed(TemplateInfo);
+    impl ResourceTemplate for Completed {
+        fn info(&self) -> &TemplateInfo {
+            &self.0
+        }
+        fn read<'a>(&'a self, _: &'a str, _: &'a [(String, String)], _: &'a Context) -> ReadFuture<'a> {
+            Box::pin(async { Ok(vec![]) })
+        }
+        fn completers(&self) -> Vec<(String, Arc<dyn crate::complete::Complete>)> {
+            vec![("table".to_owned(), Arc::new(crate::complete::Fixed::new(["users", "orders"])))]
+        }
+    }
+
+    #[test]
+    fn every_template_is_a_completion_target_with_its_completers() {
+        let mut r = ResourceRegistry::new();
+        r.add(Fixed(ResourceInfo::new("a://x", "x"))).unwrap();
+        r.add_template(Tmpl(TemplateInfo::new(UriTemplate::parse("a://{name}").unwrap(), "t"))).unwrap();
+        let rows = UriTemplate::parse("db://{table}/{id}").unwrap();
+        r.add_template(Completed(TemplateInfo::new(rows, "rows"))).unwrap();
+        let targets = r.completion_targets();
+        let summary: Vec<_> =
+            targets.iter().map(|(t, vars, c)| (t.to_string(), vars.clone(), c.len())).collect();
+        assert_eq!(
+            summary,
+            [
+                ("resource template 'a://{name}'".to_owned(), vec!["name".to_owned()], 0),
+                (
+                    "resource template 'db://{table}/{id}'".to_owned(),
+                    vec!["table".to_owned(), "id".to_owned()],
+                    1
+                ),
+            ]
+        );
+        let rows = CompletionRef::ResourceTemplate("db://{table}/{id}".into());
+        assert!(targets[1].2.get(&rows, "table").is_some());
+        assert!(targets[1].2.get(&rows, "id").is_none());
     }
 }

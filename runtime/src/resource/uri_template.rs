@@ -11,10 +11,13 @@
 //! Any other operator (`#`, `.`, `/`, `;`, `?`, `&`) and the value modifiers (`:3`, `*`) are
 //! refused at parse time, so a template this module accepts is one it can match.
 //!
-//! This file uses nothing outside itself: the `#[resource]` macro includes it by path, so a
-//! bad template is a compile error with the same message the runtime gives.
+//! This file uses nothing outside itself but `crate::percent` (the one percent-decoder, a
+//! self-contained file too): the `#[resource]` macro includes both by path, so a bad
+//! template is a compile error with the same message the runtime gives.
 
 use std::fmt;
+
+use crate::percent::percent_decode;
 
 /// A parsed URI template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,27 +234,6 @@ fn match_parts<'u>(parts: &[Part], rest: &'u str, out: &mut Vec<(String, &'u str
             false
         }
     }
-}
-
-/// `%XX` sequences decoded; `None` for a bad sequence or bytes that are not UTF-8.
-fn percent_decode(value: &str) -> Option<String> {
-    if !value.contains('%') {
-        return Some(value.to_owned());
-    }
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = value.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]

@@ -238,6 +238,11 @@ impl ServerBuilder {
             completion.add_prompts(registry);
         }
         // Resource templates add their variables' completers here, with `completion.add(..)`.
+        if let Some(resources) = &resources {
+            for (target, variables, completers) in resources.registry.completion_targets() {
+                completion.add(target, variables, completers);
+            }
+        }
         let completion = completion.completes().then_some(completion);
         let prompts =
             prompts.map(|registry| Prompts::new(registry, options.page_size, &modern_meta, options.list_ttl));

@@ -184,7 +184,10 @@ pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<Mc
     let spec = McpServerSpec {
         name: name.to_owned(),
         server: {
-            let builder = Server::builder(options.server.clone()).tools(registry);
+            let mut builder = Server::builder(options.server.clone()).tools(registry);
+            if let Some(resources) = options.resources.clone() {
+                builder = builder.resources(resources);
+            }
             match options.prompts.clone() {
                 Some(prompts) => builder.prompts(prompts),
                 None => builder,

@@ -84,6 +84,7 @@ pub struct SpecOptions {
     pub(crate) server: ServerOptions,
     pub(crate) http: HttpConfig,
     pub(crate) prompts: Option<crate::prompt::PromptRegistry>,
+    pub(crate) resources: Option<crate::resource::ResourceRegistry>,
 }
 
 impl SpecOptions {
@@ -100,6 +101,7 @@ impl SpecOptions {
             // The spec puts its own generated token (or none, with `auth_none`) in.
             http: HttpConfig::new(Auth::None),
             prompts: None,
+            resources: None,
         }
     }
 
@@ -107,6 +109,13 @@ impl SpecOptions {
     /// [`ServerBuilder::prompts`](crate::server::ServerBuilder::prompts)).
     pub fn prompts(mut self, registry: crate::prompt::PromptRegistry) -> Self {
         self.prompts = Some(registry);
+        self
+    }
+
+    /// Serve `registry`'s resources and templates beside the tools (see
+    /// [`ServerBuilder::resources`](crate::server::ServerBuilder::resources)).
+    pub fn resources(mut self, registry: crate::resource::ResourceRegistry) -> Self {
+        self.resources = Some(registry);
         self
     }
 

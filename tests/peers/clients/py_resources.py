@@ -3,8 +3,9 @@
     $TOOLWIRE_PY_MCP2 tests/peers/clients/py_resources.py --mode legacy|auto -- SERVER...
 
 The server is `tests/src/bin/resource-server.rs`'s contract: `test://static-text`,
-`test://static-binary`, the template `test://template/{id}/data`, and a `touch(uri)` tool that
-notifies `uri`'s subscribers. Legacy mode subscribes with `resources/subscribe`; auto mode
+`test://static-binary`, the templates `test://template/{id}/data` and
+`test://tables/{table}/rows/{row}` (whose variables complete, `row` from the `table` already
+filled in), and a `touch(uri)` tool that notifies `uri`'s subscribers. Legacy mode subscribes with `resources/subscribe`; auto mode
 (which settles on 2026-07-28) opens `subscriptions/listen`. Prints `ok <check>` or
 `FAIL <check>: <details>`, then `N passed, N failed`; exits 0 only if nothing failed.
 """
@@ -19,6 +20,7 @@ import sys
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from mcp.types import ResourceTemplateReference
 
 TEXT = "This is the content of the static text resource."
 BAD_VAR = (
@@ -66,7 +68,44 @@ async def drive(mode: str, server: list[str]) -> None:
         want("list", sorted((str(r.uri), r.mime_type) for r in listed.resources),
              [("test://static-binary", "image/png"), ("test://static-text", "text/plain")])
         templates = await client.list_resource_templates()
-        want("templates", [t.uri_template for t in templates.resource_templates], ["test://template/{id}/data"])
+        want("templates", [(t.uri_template, t.title) for t in templates.resource_templates],
+             [("test://template/{id}/data", None), ("test://tables/{table}/rows/{row}", "Table row")])
+        want("template_icons",
+             [[(i.src, i.mime_type, i.sizes) for i in (t.icons or [])] for t in templates.resource_templates],
+             [[], [("https://example.com/row.svg", "image/svg+xml", ["any"])]])
+        want("completions_capability", client.server_capabilities.completions is not None, True)
+
+        rows = ResourceTemplateReference(type="ref/resource", uri="test://tables/{table}/rows/{row}")
+        done = await client.complete(rows, {"name": "table", "value": "u"})
+        want("complete_table", (done.completion.values, done.completion.total, done.completion.has_more),
+             (["uploads", "users"], 2, False))
+        done = await client.complete(rows, {"name": "row", "value": "1"}, {"table": "users"})
+        want("complete_row_from_context", (done.completion.values, done.completion.total, done.completion.has_more),
+             (["1", "10"], 2, False))
+        done = await client.complete(rows, {"name": "row", "value": ""}, {"table": "orders"})
+        want("complete_row_capped", (len(done.completion.values), done.completion.values[:2], done.completion.total,
+                                     done.completion.has_more), (100, ["1", "2"], 150, True))
+        done = await client.complete(rows, {"name": "row", "value": ""})
+        want("complete_row_without_table", (done.completion.values, done.completion.has_more), ([], False))
+        done = await client.complete(
+            ResourceTemplateReference(type="ref/resource", uri="test://template/{id}/data"), {"name": "id", "value": ""})
+        want("complete_without_completer", done.completion.values, [])
+        await expect_error(
+            "complete_unknown_template",
+            client.complete(ResourceTemplateReference(type="ref/resource", uri="test://nope/{x}"), {"name": "x", "value": ""}),
+            -32602,
+            "completion for unknown resource template 'test://nope/{x}'; available templates: "
+            "['test://tables/{table}/rows/{row}', 'test://template/{id}/data']",
+        )
+        await expect_error(
+            "complete_unknown_variable",
+            client.complete(rows, {"name": "column", "value": ""}),
+            -32602,
+            "resource template 'test://tables/{table}/rows/{row}' has no argument 'column'. "
+            "Accepted arguments: ['row', 'table']",
+        )
+        row = await client.read_resource("test://tables/users/rows/10")
+        want("read_completed_template", [c.text for c in row.contents], ["users/10"])
 
         text = await client.read_resource("test://static-text")
         want("read_text", [(str(c.uri), c.mime_type, c.text) for c in text.contents],
