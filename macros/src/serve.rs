@@ -79,8 +79,12 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     let spec = resolve(&cx, raw);
     match cx.check() {
         Ok(()) => generate(&spec),
-        // The body of `main` must still be an expression: the errors are one.
-        Err(e) => e.to_compile_error(),
+        // The body of `main` must still be an expression: a block holding every error (two
+        // `compile_error!`s side by side are not one expression).
+        Err(e) => {
+            let errors = e.to_compile_error();
+            quote!({ #errors })
+        }
     }
 }
 

@@ -241,6 +241,11 @@ pub fn shared<T: Tool>(tool: T) -> Arc<dyn Tool> {
 // ---- `#[resource]` and `resources![]` ----
 
 /// What `resources![]` calls on each `#[resource]` companion struct.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "this is not a `#[resource]` fn",
+    note = "put `#[toolwire::resource(uri = \"..\")]` or `#[toolwire::resource(template = \"..\")]` on a fn and name the fn here"
+)]
 pub trait ResourceEntry {
     fn register(
         self,

@@ -1,0 +1,8 @@
+/// Review code.
+#[toolwire::prompt]
+fn review(code: String, ctx: &mut toolwire::Context) -> String {
+    let _ = ctx;
+    code
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Review code.
+#[toolwire::prompt]
+struct Review {
+    code: String,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Review code.
+#[toolwire::prompt]
+unsafe fn review(code: String) -> String {
+    code
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Review code.
+#[toolwire::prompt]
+fn review(code: String) -> u32 {
+    code.len() as u32
+}
+
+fn main() {}
