@@ -116,7 +116,7 @@ struct Endpoint {
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
     let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions);
-    let params = ParamHeaders::of(server.registry());
+    let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
     let endpoint = Arc::new(Endpoint { server, config, sessions, params });
     let sweeper = Arc::downgrade(&endpoint);
