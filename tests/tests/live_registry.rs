@@ -89,11 +89,8 @@ impl Drop for HttpServer {
 }
 
 fn http_server() -> HttpServer {
-    let mut child = Command::new(SERVER)
-        .arg("--http")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start live-server --http");
+    let mut child =
+        Command::new(SERVER).arg("--http").stdout(Stdio::piped()).spawn().expect("start live-server --http");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let url = line.trim().strip_prefix("url http://").unwrap_or_else(|| panic!("printed {line:?}"));
@@ -126,7 +123,8 @@ fn with(mut headers: Vec<(String, String)>, name: &str, value: &str) -> Vec<(Str
 }
 
 fn get_headers(addr: SocketAddr, session: Option<&str>) -> Vec<(String, String)> {
-    let mut h = vec![("Host".to_owned(), addr.to_string()), ("Accept".to_owned(), "text/event-stream".to_owned())];
+    let mut h =
+        vec![("Host".to_owned(), addr.to_string()), ("Accept".to_owned(), "text/event-stream".to_owned())];
     if let Some(id) = session {
         h.push(("Mcp-Session-Id".to_owned(), id.to_owned()));
     }
@@ -162,7 +160,8 @@ impl Stream {
             match self.socket.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => self.raw.extend_from_slice(&buf[..n]),
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(e)
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
                 Err(e) => panic!("reading the GET stream: {e}"),
             }
         }
@@ -171,7 +170,8 @@ impl Stream {
 
     /// Wait for an SSE event whose data holds `needle`.
     fn expect(&mut self, needle: &str) -> String {
-        let text = self.read_until(Duration::from_secs(10), |raw| String::from_utf8_lossy(raw).contains(needle));
+        let text =
+            self.read_until(Duration::from_secs(10), |raw| String::from_utf8_lossy(raw).contains(needle));
         assert!(text.contains(needle), "no {needle} on the GET stream; read:\n{text}");
         text
     }
@@ -189,7 +189,8 @@ impl Stream {
                         return true;
                     }
                 }
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+                Err(e)
+                    if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
                 Err(_) => return true,
             }
         }
@@ -260,24 +261,25 @@ fn the_get_stream_refuses_with_exact_bodies_and_ends_with_its_session() {
 }
 
 #[test]
-fn a_stream_closed_by_the_client_can_be_reopened_and_gets_what_waited() {
+fn what_is_sent_before_the_stream_opens_waits_for_it_and_a_closed_stream_can_be_reopened() {
     let server = http_server();
     let addr = server.addr;
     let session = open_session(addr);
-    let (stream, _) = Stream::open(addr, &session);
-    drop(stream);
-    // Sent while no stream is open: it waits for the next one.
+    // Sent before the client opened its stream: it waits for it.
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shrink","arguments":{"name":"slow"}}}"#;
     let r = request(addr, "POST", "/mcp", &with(mcp_headers(addr), "Mcp-Session-Id", &session), call);
     assert!(r.body.contains("removed slow"), "{}", r.body);
+    let (mut stream, head) = Stream::open(addr, &session);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    stream.expect(r#"data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#);
+    // The client closes it; once the server has noticed, a new one opens.
+    drop(stream);
     let end = Instant::now() + Duration::from_secs(10);
     loop {
-        let (mut stream, head) = Stream::open(addr, &session);
+        let (_stream, head) = Stream::open(addr, &session);
         if head.starts_with("HTTP/1.1 200") {
-            stream.expect(r#""method":"notifications/tools/list_changed""#);
             break;
         }
-        // The server notices the closed socket when it next polls it.
         assert!(head.starts_with("HTTP/1.1 409") && Instant::now() < end, "{head}");
         std::thread::sleep(Duration::from_millis(100));
     }
