@@ -205,6 +205,12 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// Take out the tool called `name`, if there is one (its state values stay: another tool
+    /// may take them).
+    pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.remove(name)
+    }
+
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.get(name)

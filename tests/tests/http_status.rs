@@ -146,9 +146,20 @@ async fn accept_content_type_path_method_and_size_rules() {
     assert_eq!(send(addr, "POST", "/mcp", h, INIT).await.status, 415);
     let r = send(addr, "POST", "/other", authed(&spec), INIT).await;
     assert_eq!((r.status, error_message(&r).as_str()), (404, "not found: the MCP endpoint is /mcp"));
+    // GET is a legacy session's stream (tests/tests/live_registry.rs): without a session it
+    // is refused as a POST is; in 2026-07-28 there is no GET stream at all.
     let r = send(addr, "GET", "/mcp", authed(&spec), "").await;
+    assert_eq!(r.status, 400);
+    assert_eq!(error_message(&r), "bad request: missing Mcp-Session-Id header; send initialize first");
+    let mut h = authed(&spec);
+    h.push(("MCP-Protocol-Version".into(), "2026-07-28".into()));
+    let r = send(addr, "GET", "/mcp", h, "").await;
     assert_eq!(r.status, 405);
     assert_eq!(r.header("allow"), Some("POST, DELETE"));
+    assert_eq!(
+        error_message(&r),
+        "method not allowed: 2026-07-28 has no GET stream; send subscriptions/listen"
+    );
     let big =
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(5 << 20));
     let r = send(addr, "POST", "/mcp", authed(&spec), &big).await;

@@ -258,6 +258,10 @@ impl Client {
     /// shortest `ttlMs` of its pages (the 2026-07-28 caching hints). A page without one is
     /// stale at once on a modern connection (the spec's default of 0), and good for
     /// [`ClientOptions::cache_ttl`] on a legacy one, whose servers send no hints.
+    ///
+    /// A cursor the server refuses with -32602 after the first page means the list changed
+    /// while it was paged: the listing restarts from the first page, once (a second refusal
+    /// is the error).
     pub(crate) async fn list_all_hinted(
         &self,
         method: &str,
@@ -269,9 +273,28 @@ impl Client {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::BTreeSet::new();
+        let mut restarted = false;
         loop {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.request(method, params).await?;
+            let page = match self.request(method, params).await {
+                Ok(page) => page,
+                // A cursor refused mid-way (-32602) is one from a list that changed while we
+                // paged (toolwire says `cursor is from a tools list that has since changed`):
+                // what was read is stale, so start again from the first page, once.
+                Err(ClientError::Rpc { code: -32602, .. }) if cursor.is_some() && !restarted => {
+                    tracing::debug!(
+                        server = self.name(),
+                        method,
+                        "cursor refused mid-list; listing again from the start"
+                    );
+                    restarted = true;
+                    (ttl, cursor) = (None, None);
+                    items.clear();
+                    seen.clear();
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let malformed = |detail: &str| ClientError::Protocol {
                 server: self.name().to_owned(),
                 method: method.to_owned(),

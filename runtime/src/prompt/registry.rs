@@ -89,6 +89,11 @@ impl PromptRegistry {
         Ok(())
     }
 
+    /// Take out the prompt called `name`, if there is one.
+    pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Prompt>> {
+        self.prompts.remove(name)
+    }
+
     /// The prompt called `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Prompt>> {
         self.prompts.get(name)

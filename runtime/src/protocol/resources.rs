@@ -33,12 +33,22 @@ pub(crate) struct ListenParams<'a> {
 }
 
 /// The `notifications` filter of `subscriptions/listen`. Only what this server can send is
-/// read; the list-changed flags are acknowledged as absent (its lists never change).
+/// read; a list-changed flag is acknowledged only for a list that can change (a live
+/// server's).
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ListenFilter {
     /// `resourceSubscriptions`: the URIs whose `notifications/resources/updated` it wants.
     #[serde(rename = "resourceSubscriptions", default)]
     pub(crate) resource_subscriptions: Vec<String>,
+    /// `toolsListChanged`: it wants `notifications/tools/list_changed`.
+    #[serde(rename = "toolsListChanged", default)]
+    pub(crate) tools_list_changed: bool,
+    /// `resourcesListChanged`: it wants `notifications/resources/list_changed`.
+    #[serde(rename = "resourcesListChanged", default)]
+    pub(crate) resources_list_changed: bool,
+    /// `promptsListChanged`: it wants `notifications/prompts/list_changed`.
+    #[serde(rename = "promptsListChanged", default)]
+    pub(crate) prompts_list_changed: bool,
 }
 
 #[cfg(test)]
@@ -52,6 +62,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.notifications.resource_subscriptions, ["a://x"]);
+        assert!(p.notifications.tools_list_changed && !p.notifications.prompts_list_changed);
         let p: UriParams<'_> = serde_json::from_str(r#"{"uri":"a://x"}"#).unwrap();
         assert_eq!(p.uri, "a://x");
     }

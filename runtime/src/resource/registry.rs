@@ -118,6 +118,17 @@ impl ResourceRegistry {
         Ok(self)
     }
 
+    /// Take out what is registered under `uri_or_template`: the fixed resource at exactly
+    /// that URI, else the template whose text it is. Whether there was one.
+    pub fn remove(&mut self, uri_or_template: &str) -> bool {
+        if self.fixed.remove(uri_or_template).is_some() {
+            return true;
+        }
+        let before = self.templates.len();
+        self.templates.retain(|(t, _)| t.info().template().as_str() != uri_or_template);
+        self.templates.len() != before
+    }
+
     /// The fixed resources, sorted by URI.
     pub fn resources(&self) -> impl Iterator<Item = &Arc<dyn Resource>> {
         self.fixed.values().map(|(r, _)| r)

@@ -9,6 +9,14 @@
 //! Cursors are opaque to clients. Ours name a page of *this* listing: a fingerprint of the
 //! listing's bytes plus the page index (`<16 hex digits>-<index>`). A cursor that is not one
 //! we issued (malformed, out of range, or from a build that lists other items) gets -32602.
+//!
+//! A live server (see `swap`) replaces its listings when its registry changes. A cursor from
+//! a listing that has since been replaced names a page that no longer exists, so it is
+//! refused too, with its own -32602 that says so and what to do:
+//! `cursor is from a tools list that has since changed; list again from the start`. (Each
+//! listing remembers the fingerprints of the last [`REMEMBERED`] listings it replaced, to
+//! tell such a cursor from one that was never ours.) A client restarts paging from the
+//! first page when it gets it; it will also have been sent the `list_changed` notification.
 
 use std::time::Duration;
 
@@ -36,10 +44,17 @@ struct Page {
     modern: String,
 }
 
+/// How many replaced listings' fingerprints a listing remembers.
+pub(crate) const REMEMBERED: usize = 16;
+
 /// Every page of the listing.
 pub(crate) struct Listing {
+    /// The result key, [`Listed::KEY`].
+    key: &'static str,
     fingerprint: String,
     pages: Vec<Page>,
+    /// The fingerprints of the listings this one replaced, newest last.
+    replaced: Vec<String>,
 }
 
 impl Listing {
@@ -95,19 +110,40 @@ impl Listing {
                 }
             })
             .collect();
-        Listing { fingerprint, pages }
+        Listing { key: L::KEY, fingerprint, pages, replaced: Vec::new() }
+    }
+
+    /// This listing, as the one replacing `older`: a cursor of `older`'s (or of what it
+    /// replaced) is then refused as from a list that has since changed.
+    pub(crate) fn replacing(mut self, older: &Listing) -> Listing {
+        let mut replaced = older.replaced.clone();
+        replaced.push(older.fingerprint.clone());
+        replaced.retain(|f| *f != self.fingerprint);
+        let excess = replaced.len().saturating_sub(REMEMBERED);
+        replaced.drain(..excess);
+        self.replaced = replaced;
+        self
     }
 
     /// The page a request asked for, as the body for its era.
     pub(crate) fn page(&self, cursor: Option<&str>, modern: bool) -> Result<&str, RpcError> {
         let index = match cursor {
             None => 0,
-            Some(c) => self.index_of(c).ok_or_else(|| {
-                RpcError::invalid_params(format!(
-                    "invalid cursor {}: it is not one this server issued; list again without a cursor",
-                    json_string(c)
-                ))
-            })?,
+            Some(c) => match self.index_of(c) {
+                Some(index) => index,
+                None if self.is_replaced(c) => {
+                    let what = if self.key == "resourceTemplates" { "resource templates" } else { self.key };
+                    return Err(RpcError::invalid_params(format!(
+                        "cursor is from a {what} list that has since changed; list again from the start"
+                    )));
+                }
+                None => {
+                    return Err(RpcError::invalid_params(format!(
+                        "invalid cursor {}: it is not one this server issued; list again without a cursor",
+                        json_string(c)
+                    )));
+                }
+            },
         };
         let page = &self.pages[index];
         Ok(if modern { &page.modern } else { &page.legacy })
@@ -120,6 +156,17 @@ impl Listing {
         }
         let index: usize = index.parse().ok()?;
         (1..self.pages.len()).contains(&index).then_some(index)
+    }
+}
+
+impl Listing {
+    /// Whether `cursor` is shaped as ours and names a listing this one replaced.
+    fn is_replaced(&self, cursor: &str) -> bool {
+        cursor.split_once('-').is_some_and(|(fingerprint, index)| {
+            !index.is_empty()
+                && index.bytes().all(|b| b.is_ascii_digit())
+                && self.replaced.iter().any(|f| f == fingerprint)
+        })
     }
 }
 

@@ -11,7 +11,8 @@
 //! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
 //! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
 //! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
-//! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `subscriptions/listen` | the resources capability, when resources were registered (module `resources`) |
+//! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe` | the resources capability, when resources were registered (module `resources`) |
+//! | `subscriptions/listen` | 2026-07-28: resource updates and list changes, when resources were registered or the server is live (module `live`) |
 //! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
 //! | `completion/complete` | the completions capability, when something completes (module `completion`) |
 //! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
@@ -35,7 +36,7 @@ use super::era::{Served, decode_params, method_not_found, missing_envelope, peer
 use super::resources;
 use super::session::{LegacyState, SessionInner};
 use super::sink::Reply;
-use super::{completion, prompts, tools};
+use super::{completion, live, prompts, tools};
 
 impl SessionInner {
     pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
@@ -48,6 +49,9 @@ impl SessionInner {
                 Some(served) => return tools::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },
+            "subscriptions/listen" if live::listens(&self.shared) => {
+                return live::listen(self, reply, params);
+            }
             "resources/list"
             | "resources/templates/list"
             | "resources/read"

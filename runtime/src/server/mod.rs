@@ -60,6 +60,7 @@ mod completion;
 mod era;
 mod forward;
 mod listing;
+mod live;
 mod logging;
 mod methods;
 mod options;
@@ -71,6 +72,7 @@ mod running;
 mod session;
 mod sink;
 mod subscriptions;
+mod swap;
 mod talk;
 #[cfg(test)]
 mod tests;
@@ -89,6 +91,7 @@ use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
+pub use live::LiveError;
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_PAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, ServerOptions,
@@ -100,6 +103,7 @@ pub use sink::Sink;
 use completion::CompletionTable;
 use prompts::Prompts;
 use resources::Resources;
+use subscriptions::Subscriptions;
 use tools::Tools;
 
 /// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
@@ -137,11 +141,12 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tools: &[String] = self.shared.tools.as_ref().map_or(&[], |t| &t.names);
+        let tools = self.shared.tools.as_ref().map(|t| t.set.load().names.clone()).unwrap_or_default();
         f.debug_struct("Server")
             .field("name", &self.shared.options.name())
             .field("version", &self.shared.options.version())
             .field("tools", &tools)
+            .field("live", &self.shared.live)
             .field("calls_seen", &self.calls_seen())
             .finish_non_exhaustive()
     }
@@ -166,6 +171,10 @@ pub(crate) struct Shared {
     pub(crate) prompts: Option<Prompts>,
     /// The completions capability, when something completes.
     pub(crate) completion: Option<CompletionTable>,
+    /// Whether what is served can change while serving ([`ServerBuilder::live`]).
+    pub(crate) live: bool,
+    /// Who takes which notifications sent outside any call: resource updates, list changes.
+    pub(crate) subscriptions: Subscriptions,
     pub(crate) permits: Semaphore,
     /// The dispatcher calls are polled under when `forward_tracing` is on (made at the first
     /// forwarded call; see `forward`).
@@ -197,9 +206,25 @@ pub struct ServerBuilder {
     tools: Option<ToolRegistry>,
     resources: Option<ResourceRegistry>,
     prompts: Option<PromptRegistry>,
+    live: bool,
 }
 
 impl ServerBuilder {
+    /// Let what the server serves change while it serves: tools, resources (and templates)
+    /// and prompts can then be added and removed on the running [`Server`]
+    /// ([`Server::add_tool`], [`Server::remove_tool`], [`Server::add_resource`],
+    /// [`Server::add_prompt`], …), each change announced to every session with its
+    /// `notifications/*/list_changed`.
+    ///
+    /// Opt-in, so that a server whose set is fixed says so: only a live server advertises
+    /// `listChanged: true` (for each capability it serves), and only a live one pays for it
+    /// (an `Arc` cloned under a read lock per request, instead of a plain borrow). Register
+    /// an empty registry for a capability that starts empty and fills later.
+    pub fn live(mut self) -> ServerBuilder {
+        self.live = true;
+        self
+    }
+
     /// Serve `registry`'s tools (`tools/list`, `tools/call`), and advertise `tools`. An empty
     /// registry is still advertised: the server serves tools, none yet.
     pub fn tools(mut self, registry: ToolRegistry) -> ServerBuilder {
@@ -226,13 +251,13 @@ impl ServerBuilder {
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools, resources, prompts } = self;
+        let ServerBuilder { options, tools, resources, prompts, live } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
-        let tools =
-            tools.map(|registry| Tools::new(registry, options.page_size, &modern_meta, options.list_ttl));
+        let (page_size, ttl) = (options.page_size, options.list_ttl);
+        let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
 
-        let resources = resources
-            .map(|registry| Resources::new(registry, options.page_size, &modern_meta, options.list_ttl));
+        let resources =
+            resources.map(|registry| Resources::new(registry, page_size, &modern_meta, ttl, live));
         let mut completion = CompletionTable::default();
         if let Some(registry) = &prompts {
             completion.add_prompts(registry);
@@ -244,8 +269,7 @@ impl ServerBuilder {
             }
         }
         let completion = completion.completes().then_some(completion);
-        let prompts =
-            prompts.map(|registry| Prompts::new(registry, options.page_size, &modern_meta, options.list_ttl));
+        let prompts = prompts.map(|registry| Prompts::new(registry, page_size, &modern_meta, ttl, live));
 
         // Any tool may log through its `Context`, so every server serves `logging/setLevel`.
         let mut capabilities =
@@ -279,6 +303,8 @@ impl ServerBuilder {
                 resources,
                 prompts,
                 completion,
+                live,
+                subscriptions: Subscriptions::default(),
                 permits,
                 forward: OnceLock::new(),
             }),
@@ -301,7 +327,7 @@ impl Server {
     /// Start building a server that runs under `options`; say what it serves with the
     /// builder's setters.
     pub fn builder(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder { options, tools: None, resources: None, prompts: None }
+        ServerBuilder { options, tools: None, resources: None, prompts: None, live: false }
     }
 
     /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
@@ -335,7 +361,10 @@ impl Server {
     /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent (0 when
     /// the server serves no resources).
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
-        self.shared.resources.as_ref().map_or(0, |r| r.subscriptions.updated(uri))
+        if self.shared.resources.is_none() {
+            return 0;
+        }
+        self.shared.subscriptions.updated(uri)
     }
 
     /// The options the server runs under.
@@ -343,12 +372,13 @@ impl Server {
         &self.shared.options
     }
 
-    /// The tools served (empty when the server serves none).
-    pub fn registry(&self) -> &ToolRegistry {
-        static NONE: OnceLock<ToolRegistry> = OnceLock::new();
+    /// The tools served now (empty when the server serves none). A live server's may
+    /// change after this returns; the registry returned does not.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        static NONE: OnceLock<Arc<ToolRegistry>> = OnceLock::new();
         match &self.shared.tools {
-            Some(tools) => &tools.registry,
-            None => NONE.get_or_init(ToolRegistry::new),
+            Some(tools) => Arc::clone(&tools.set.load().registry),
+            None => Arc::clone(NONE.get_or_init(|| Arc::new(ToolRegistry::new()))),
         }
     }
 }

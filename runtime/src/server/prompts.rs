@@ -32,30 +32,65 @@ use super::listing::{Listed, Listing};
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
+use super::swap::Swap;
 
-/// What a server serving prompts holds: the registry, and its listing serialised once.
+/// What a server serving prompts holds: the current [`PromptSet`] (fixed, or swapped whole
+/// when a live server's prompts change), and what a rebuilt listing needs.
 pub(crate) struct Prompts {
+    pub(crate) set: Swap<PromptSet>,
+    page_size: usize,
+    modern_meta: Box<RawValue>,
+    ttl: std::time::Duration,
+}
+
+/// The prompts served at one moment: the registry, its names and its listing.
+pub(crate) struct PromptSet {
     pub(crate) registry: PromptRegistry,
     names: Vec<String>,
     listing: Listing,
 }
 
 impl Prompts {
-    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]).
+    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]);
+    /// replaceable while serving when `live`.
     pub(crate) fn new(
         registry: PromptRegistry,
         page_size: usize,
         modern_meta: &RawValue,
         ttl: std::time::Duration,
+        live: bool,
     ) -> Prompts {
-        let listing = Listing::build(registry.iter().map(|p| p.info()), page_size, modern_meta, ttl);
-        let names = registry.names().map(str::to_owned).collect();
-        Prompts { registry, names, listing }
+        let set = PromptSet::new(registry, page_size, modern_meta, ttl, None);
+        Prompts { set: Swap::new(set, live), page_size, modern_meta: modern_meta.to_owned(), ttl }
     }
 
-    /// `prompts`, without list-change notifications (the set is fixed while serving).
+    /// The set serving `registry` from now on, replacing `old`.
+    pub(crate) fn next(&self, registry: PromptRegistry, old: &PromptSet) -> PromptSet {
+        PromptSet::new(registry, self.page_size, &self.modern_meta, self.ttl, Some(old))
+    }
+
+    /// `prompts`, with `listChanged` when the server is live (see
+    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed while
+    /// serving.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.prompts = Some(ListChanged { list_changed: false });
+        capabilities.prompts = Some(ListChanged { list_changed: self.set.is_live() });
+    }
+}
+
+impl PromptSet {
+    fn new(
+        registry: PromptRegistry,
+        page_size: usize,
+        modern_meta: &RawValue,
+        ttl: std::time::Duration,
+        old: Option<&PromptSet>,
+    ) -> PromptSet {
+        let mut listing = Listing::build(registry.iter().map(|p| p.info()), page_size, modern_meta, ttl);
+        if let Some(old) = old {
+            listing = listing.replacing(&old.listing);
+        }
+        let names = registry.names().map(str::to_owned).collect();
+        PromptSet { registry, names, listing }
     }
 
     /// -32602 for a prompt this server does not have.
@@ -77,18 +112,18 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "prompts/list" => match list(session, prompts, params) {
+        "prompts/list" => match list(session, &prompts.set.load(), params) {
             Ok(page) => reply.result(page),
             Err(error) => reply.error(error),
         },
-        "prompts/get" => get(session, prompts, reply, params),
+        "prompts/get" => get(session, &prompts.set.load(), reply, params),
         other => reply.error(method_not_found(other)),
     }
 }
 
 fn list<'p>(
     session: &SessionInner,
-    prompts: &'p Prompts,
+    prompts: &'p PromptSet,
     params: Option<&RawValue>,
 ) -> Result<&'p str, RpcError> {
     let p: ListParams<'_> = decode_params("prompts/list", params)?;
@@ -96,7 +131,7 @@ fn list<'p>(
     prompts.listing.page(p.cursor.as_deref(), modern)
 }
 
-fn get(session: &SessionInner, prompts: &Prompts, reply: Reply, params: Option<&RawValue>) {
+fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {
     let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),

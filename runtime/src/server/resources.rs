@@ -1,7 +1,7 @@
 //! The resources capability: `resources/list` and `resources/templates/list` from
 //! pre-serialised [`Listing`]s, `resources/read` through the one request path, and
-//! subscriptions: `resources/subscribe`/`unsubscribe` (up to 2025-11-25) and
-//! `subscriptions/listen` (2026-07-28).
+//! subscriptions: `resources/subscribe`/`unsubscribe` (up to 2025-11-25; the 2026-07-28
+//! `subscriptions/listen` is module `live`'s, since it also carries list changes).
 //!
 //! | what happened | the answer |
 //! | --- | --- |
@@ -10,7 +10,6 @@
 //! | the read returned `Err(e)` | -32603 `resource 'x' could not be read: <e>` |
 //! | the read panicked, was cancelled by the host, or hit the deadline | -32603 naming the URI and what happened |
 //! | `resources/subscribe` of a URI nothing serves | -32002, as for a read |
-//! | `subscriptions/listen` | `notifications/subscriptions/acknowledged` first, then each `notifications/resources/updated` for its URIs, all with its `subscriptionId`; the request stays open until the client cancels it |
 
 use std::sync::Arc;
 
@@ -22,46 +21,81 @@ use crate::context::Context;
 use crate::json::json_string;
 use crate::protocol::lifecycle::{ResourcesCapability, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
-use crate::protocol::resources::{ListenParams, UriParams};
+use crate::protocol::resources::UriParams;
 use crate::protocol::{RpcError, code};
 use crate::resource::{
     Resolved, Resource, ResourceContents, ResourceError, ResourceInfo, ResourceRegistry, ResourceTemplate,
     TemplateInfo,
 };
 
-use super::era::{Served, decode_params, method_not_found, missing_envelope};
+use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
-use super::subscriptions::{Subscriber, Subscriptions};
+use super::swap::Swap;
 
-/// What a server serving resources holds: the registry, its two listings serialised once,
-/// and who subscribed to what.
+/// What a server serving resources holds: the current [`ResourceSet`] (fixed, or swapped
+/// whole when a live server's resources change), and what rebuilt listings need.
 pub(crate) struct Resources {
+    pub(crate) set: Swap<ResourceSet>,
+    page_size: usize,
+    modern_meta: Box<RawValue>,
+    ttl: std::time::Duration,
+}
+
+/// The resources and templates served at one moment, and their two listings.
+pub(crate) struct ResourceSet {
     pub(crate) registry: ResourceRegistry,
     resources: Listing,
     templates: Listing,
-    pub(crate) subscriptions: Subscriptions,
 }
 
 impl Resources {
-    /// Serialise `registry`'s listings into pages of `page_size` (see [`Listing::build`]).
+    /// Serialise `registry`'s listings into pages of `page_size` (see [`Listing::build`]);
+    /// replaceable while serving when `live`.
     pub(crate) fn new(
         registry: ResourceRegistry,
         page_size: usize,
         modern_meta: &RawValue,
         ttl: std::time::Duration,
+        live: bool,
     ) -> Resources {
-        let resources = Listing::build(registry.resources().map(|r| r.info()), page_size, modern_meta, ttl);
-        let templates = Listing::build(registry.templates().map(|t| t.info()), page_size, modern_meta, ttl);
-        Resources { registry, resources, templates, subscriptions: Subscriptions::default() }
+        let set = ResourceSet::new(registry, page_size, modern_meta, ttl, None);
+        Resources { set: Swap::new(set, live), page_size, modern_meta: modern_meta.to_owned(), ttl }
     }
 
-    /// `resources`, with subscriptions and without list-change notifications (the set is
-    /// fixed for the life of the process).
+    /// The set serving `registry` from now on, replacing `old`.
+    pub(crate) fn next(&self, registry: ResourceRegistry, old: &ResourceSet) -> ResourceSet {
+        ResourceSet::new(registry, self.page_size, &self.modern_meta, self.ttl, Some(old))
+    }
+
+    /// `resources`, with subscriptions, and with `listChanged` when the server is live (see
+    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed for
+    /// the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.resources = Some(ResourcesCapability { subscribe: true, list_changed: false });
+        capabilities.resources =
+            Some(ResourcesCapability { subscribe: true, list_changed: self.set.is_live() });
+    }
+}
+
+impl ResourceSet {
+    fn new(
+        registry: ResourceRegistry,
+        page_size: usize,
+        modern_meta: &RawValue,
+        ttl: std::time::Duration,
+        old: Option<&ResourceSet>,
+    ) -> ResourceSet {
+        let mut resources =
+            Listing::build(registry.resources().map(|r| r.info()), page_size, modern_meta, ttl);
+        let mut templates =
+            Listing::build(registry.templates().map(|t| t.info()), page_size, modern_meta, ttl);
+        if let Some(old) = old {
+            resources = resources.replacing(&old.resources);
+            templates = templates.replacing(&old.templates);
+        }
+        ResourceSet { registry, resources, templates }
     }
 }
 
@@ -89,7 +123,7 @@ impl Listed for TemplateInfo {
     }
 }
 
-/// Answer one request for a resources method (or `subscriptions/listen`).
+/// Answer one request for a resources method.
 pub(crate) fn request(
     session: &SessionInner,
     resources: &Resources,
@@ -97,17 +131,17 @@ pub(crate) fn request(
     method: &str,
     params: Option<&RawValue>,
 ) {
+    let set = resources.set.load();
     let outcome = match method {
-        "resources/list" => list(session, &resources.resources, method, params),
-        "resources/templates/list" => list(session, &resources.templates, method, params),
-        "resources/read" => return read(session, resources, reply, params),
+        "resources/list" => list(session, &set.resources, method, params),
+        "resources/templates/list" => list(session, &set.templates, method, params),
+        "resources/read" => return read(session, &set, reply, params),
         "resources/subscribe" | "resources/unsubscribe" => {
-            return match subscribe(session, resources, method, params) {
+            return match subscribe(session, &set, method, params) {
                 Ok(()) => reply.result("{}"),
                 Err(e) => reply.error(e),
             };
         }
-        "subscriptions/listen" => return listen(session, resources, reply, params),
         other => Err(method_not_found(other)),
     };
     match outcome {
@@ -134,7 +168,7 @@ fn not_found(uri: &str, modern: bool) -> RpcError {
         .with_data(format!("{{\"uri\":{}}}", json_string(uri)))
 }
 
-fn read(session: &SessionInner, resources: &Resources, reply: Reply, params: Option<&RawValue>) {
+fn read(session: &SessionInner, resources: &ResourceSet, reply: Reply, params: Option<&RawValue>) {
     let p: UriParams<'_> = match decode_params("resources/read", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
@@ -236,7 +270,7 @@ impl Handler for ReadCall {
 
 fn subscribe(
     session: &SessionInner,
-    resources: &Resources,
+    resources: &ResourceSet,
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<(), RpcError> {
@@ -260,7 +294,7 @@ fn subscribe(
     if !resources.registry.serves(&p.uri) {
         return Err(not_found(&p.uri, false));
     }
-    let Some(subscriber) = session.legacy_subscriber(&resources.subscriptions) else {
+    let Some(subscriber) = session.legacy_subscriber() else {
         return Err(RpcError::invalid_request(format!(
             "invalid request: this session has no channel for notifications outside a call, so {} cannot be delivered",
             PyStr("notifications/resources/updated")
@@ -268,67 +302,4 @@ fn subscribe(
     };
     subscriber.subscribe(&p.uri);
     Ok(())
-}
-
-fn listen(session: &SessionInner, resources: &Resources, reply: Reply, params: Option<&RawValue>) {
-    let p: ListenParams<'_> = match decode_params("subscriptions/listen", params) {
-        Ok(p) => p,
-        Err(e) => return reply.error(e),
-    };
-    let (peer, modern) = match session.served(p.meta.as_ref()).and_then(Served::peer) {
-        Ok(served) => served,
-        Err(e) => return reply.error(e),
-    };
-    if !modern {
-        return reply.error(missing_envelope("subscriptions/listen"));
-    }
-    let Some(id) = reply.id().map(|id| id.to_json()) else {
-        return reply.error(missing_envelope("subscriptions/listen"));
-    };
-    // Only URIs this server serves are acknowledged (and so watched).
-    let uris: Vec<String> =
-        p.notifications.resource_subscriptions.into_iter().filter(|u| resources.registry.serves(u)).collect();
-    let subscriber = Subscriber::new(reply.route().sink().clone(), Some(id.clone()));
-    for uri in &uris {
-        subscriber.subscribe(uri);
-    }
-    let ack = format!(
-        "\"notifications\":{{\"resourceSubscriptions\":{}}}",
-        serde_json::to_string(&uris).unwrap_or_default()
-    );
-    let call = ListenCall { subscriber, ack, id, table: session.shared.clone() };
-    session.run(reply, p.meta.as_ref(), peer, modern, call);
-}
-
-/// One open `subscriptions/listen`: its subscriber lives as long as the request.
-struct ListenCall {
-    subscriber: Arc<Subscriber>,
-    /// The acknowledged filter, as members of the acknowledgment's params.
-    ack: String,
-    /// The request id, raw JSON.
-    id: String,
-    table: Arc<super::Shared>,
-}
-
-impl Handler for ListenCall {
-    type Output = ();
-
-    fn start<'a>(&'a self, _ctx: &'a Context) -> Started<'a, ()> {
-        Box::pin(async move {
-            // The acknowledgment goes first; only then can an update reach this subscriber.
-            self.subscriber.send("notifications/subscriptions/acknowledged", &self.ack);
-            if let Some(resources) = &self.table.resources {
-                resources.subscriptions.add(&self.subscriber);
-            }
-            std::future::pending::<()>().await;
-        })
-    }
-
-    /// The server ended the subscription (shutdown, deadline): a graceful closure.
-    fn finish(&self, _outcome: Result<(), Stop>, _modern: Option<&RawValue>) -> Result<String, RpcError> {
-        Ok(format!(
-            "{{\"resultType\":\"complete\",\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{}}}}}",
-            self.id
-        ))
-    }
 }

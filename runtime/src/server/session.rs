@@ -18,7 +18,7 @@ use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, 
 
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
-use super::subscriptions::{Subscriber, Subscriptions};
+use super::subscriptions::{ListFlags, Subscriber};
 use super::talk::{Answer, Asking};
 use super::{PingError, Shared};
 
@@ -44,10 +44,8 @@ pub(crate) struct SessionInner {
     /// The requests sent to the client and awaited (pings, elicitation, sampling, roots),
     /// the log level and the roots cache.
     pub(crate) asking: Arc<Asking>,
-    /// Where notifications sent outside any call go (stdout; an HTTP session's GET stream),
-    /// once the transport has said.
-    notifier: Mutex<Option<Arc<dyn Sink>>>,
-    /// This session's legacy `resources/subscribe`s, from the first one on.
+    /// This session's legacy subscriber (its `resources/subscribe`s, and the list changes
+    /// it takes), made when the transport gives it a notifier.
     pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
 }
 
@@ -70,7 +68,6 @@ impl Session {
                 legacy: Mutex::new(None),
                 running: Arc::new(Running::default()),
                 asking: Arc::new(Asking::default()),
-                notifier: Mutex::new(None),
                 subscriber: OnceLock::new(),
             }),
         }
@@ -137,8 +134,14 @@ impl Session {
 
     /// Say where notifications sent outside any call go (`notifications/resources/updated`
     /// for a legacy subscription): stdout for stdio, the GET stream for an HTTP session.
+    ///
+    /// The session then takes every `notifications/*/list_changed` a live server sends,
+    /// from `notifications/initialized` on. Called once, before the first message.
     pub(crate) fn set_notifier(&self, sink: Arc<dyn Sink>) {
-        *lock(&self.inner.notifier) = Some(sink);
+        let initialized = self.is_initialized();
+        let s =
+            self.inner.subscriber.get_or_init(|| Subscriber::new(sink, None, ListFlags::ALL, initialized));
+        self.inner.shared.subscriptions.add(s);
     }
 
     /// Cancel the call in flight under `id` as a client's `notifications/cancelled` does:
@@ -264,7 +267,12 @@ impl SessionInner {
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/initialized" => match &mut *lock(&self.legacy) {
-                Some(state) => state.initialized = true,
+                Some(state) => {
+                    state.initialized = true;
+                    if let Some(s) = self.subscriber.get() {
+                        s.ready();
+                    }
+                }
                 None => tracing::debug!("notifications/initialized before initialize; ignored"),
             },
             "notifications/cancelled" => {
@@ -299,21 +307,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SessionInner {
-    /// This session's legacy subscriber, made (and entered in `table`) on first use; `None`
-    /// while the transport has given no channel for notifications outside a call.
-    pub(crate) fn legacy_subscriber(&self, table: &Subscriptions) -> Option<Arc<Subscriber>> {
-        if let Some(s) = self.subscriber.get() {
-            return Some(s.clone());
-        }
-        let sink = lock(&self.notifier).clone()?;
-        let mut created = false;
-        let s = self.subscriber.get_or_init(|| {
-            created = true;
-            Subscriber::new(sink, None)
-        });
-        if created {
-            table.add(s);
-        }
-        Some(s.clone())
+    /// This session's legacy subscriber: `None` while the transport has given no channel for
+    /// notifications outside a call.
+    pub(crate) fn legacy_subscriber(&self) -> Option<Arc<Subscriber>> {
+        self.subscriber.get().cloned()
     }
 }

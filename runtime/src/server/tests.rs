@@ -655,4 +655,5 @@ async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
     assert_eq!(wire.wait(1).await, [text_result(5, "{}", false)]);
 }
 
+mod live;
 mod resources;

@@ -51,40 +51,86 @@ use super::output_check::OutputCheck;
 use super::request::{Handler, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
+use super::swap::Swap;
 
-/// What a server serving tools holds: the registry, and its listing serialised once.
+/// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
+/// a live server's tools change), and what a rebuilt listing needs.
 pub(crate) struct Tools {
-    pub(crate) registry: ToolRegistry,
-    pub(crate) names: Vec<String>,
-    listing: Listing,
+    pub(crate) set: Swap<ToolSet>,
     /// Every `tools/call` seen, whatever became of it.
     pub(crate) calls_seen: AtomicU64,
+    page_size: usize,
+    modern_meta: Box<RawValue>,
+    ttl: std::time::Duration,
+}
+
+/// The tools served at one moment: the registry, its names and its listing serialised once.
+pub(crate) struct ToolSet {
+    pub(crate) registry: Arc<ToolRegistry>,
+    pub(crate) names: Vec<String>,
+    listing: Listing,
     /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
     output_checks: BTreeMap<String, Arc<OutputCheck>>,
 }
 
 impl Tools {
-    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]).
+    /// Serialise `registry`'s listing into pages of `page_size` (see [`Listing::build`]);
+    /// replaceable while serving when `live`.
     pub(crate) fn new(
         registry: ToolRegistry,
         page_size: usize,
         modern_meta: &RawValue,
         ttl: std::time::Duration,
+        live: bool,
     ) -> Tools {
-        let listing = Listing::build(registry.iter().map(|tool| tool.info()), page_size, modern_meta, ttl);
+        let set = ToolSet::new(registry, page_size, modern_meta, ttl, None);
+        Tools {
+            set: Swap::new(set, live),
+            calls_seen: AtomicU64::new(0),
+            page_size,
+            modern_meta: modern_meta.to_owned(),
+            ttl,
+        }
+    }
+
+    /// The set serving `registry` from now on, replacing `old` (its output checks are kept
+    /// for the tools that stay).
+    pub(crate) fn next(&self, registry: ToolRegistry, old: &ToolSet) -> ToolSet {
+        ToolSet::new(registry, self.page_size, &self.modern_meta, self.ttl, Some(old))
+    }
+
+    /// `tools`, with `listChanged` when the server is live (see
+    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the tool set is fixed
+    /// for the life of the process.
+    pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
+        capabilities.tools = Some(ListChanged { list_changed: self.set.is_live() });
+    }
+}
+
+impl ToolSet {
+    fn new(
+        registry: ToolRegistry,
+        page_size: usize,
+        modern_meta: &RawValue,
+        ttl: std::time::Duration,
+        old: Option<&ToolSet>,
+    ) -> ToolSet {
+        let mut listing =
+            Listing::build(registry.iter().map(|tool| tool.info()), page_size, modern_meta, ttl);
+        if let Some(old) = old {
+            listing = listing.replacing(&old.listing);
+        }
         let names = registry.names().map(str::to_owned).collect();
         let output_checks = registry
             .iter()
             .filter(|tool| tool.info().output_checked())
-            .map(|tool| (tool.info().name().to_owned(), Arc::new(OutputCheck::default())))
+            .map(|tool| {
+                let name = tool.info().name();
+                let kept = old.and_then(|o| o.output_checks.get(name)).cloned();
+                (name.to_owned(), kept.unwrap_or_default())
+            })
             .collect();
-        Tools { registry, names, listing, calls_seen: AtomicU64::new(0), output_checks }
-    }
-
-    /// `tools`, without list-change notifications (the tool set is fixed for the life of the
-    /// process).
-    pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.tools = Some(ListChanged { list_changed: false });
+        ToolSet { registry: Arc::new(registry), names, listing, output_checks }
     }
 }
 
@@ -97,7 +143,7 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "tools/list" => match list(session, tools, params) {
+        "tools/list" => match list(session, &tools.set.load(), params) {
             Ok(page) => reply.result(page),
             Err(error) => reply.error(error),
         },
@@ -109,12 +155,12 @@ pub(crate) fn request(
 /// The pre-serialised page, borrowed: it is copied once, into the response envelope.
 fn list<'t>(
     session: &SessionInner,
-    tools: &'t Tools,
+    set: &'t ToolSet,
     params: Option<&RawValue>,
 ) -> Result<&'t str, RpcError> {
     let p: ListParams<'_> = decode_params("tools/list", params)?;
     let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
-    tools.listing.page(p.cursor.as_deref(), modern)
+    set.listing.page(p.cursor.as_deref(), modern)
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
@@ -127,11 +173,13 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
-    let Some(tool) = tools.registry.get(&p.name).cloned() else {
+    // The call holds an `Arc` of its tool: it finishes on it whatever is swapped in later.
+    let set = tools.set.load();
+    let Some(tool) = set.registry.get(&p.name).cloned() else {
         return reply.error(RpcError::invalid_params(format!(
             "unknown tool {}; available tools: {}",
             PyStr(&p.name),
-            PyList(&tools.names)
+            PyList(&set.names)
         )));
     };
     let args = match p.arguments {
@@ -139,10 +187,11 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
         None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
     };
     // Only a registry with state hands it on: a stateless call pays nothing for it.
-    let states = tools.registry.states();
+    let states = set.registry.states();
     let states = (!states.is_empty()).then(|| Arc::clone(states));
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
-    let check = if tool.info().output_checked() { tools.output_checks.get(&*p.name).cloned() } else { None };
+    let check = if tool.info().output_checked() { set.output_checks.get(&*p.name).cloned() } else { None };
+    drop(set);
     session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check });
 }
 

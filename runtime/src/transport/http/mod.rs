@@ -20,7 +20,11 @@
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
 //! | modern: the client closes the connection before the answer is complete | the request is cancelled |
-//! | GET | 405: this server sends nothing unasked over HTTP |
+//! | legacy GET with `Accept: text/event-stream` and a live `Mcp-Session-Id` | 200, the session's GET stream (SSE): its `notifications/resources/updated` and `notifications/*/list_changed` (module `stream`) |
+//! | legacy GET: no `Mcp-Session-Id`; an unknown or ended one | 400; 404, with a POST's words |
+//! | legacy GET whose `Accept` does not name `text/event-stream` | 406 |
+//! | legacy GET while the session's stream is open | 409: one GET stream per session |
+//! | GET in the modern era (`MCP-Protocol-Version: 2026-07-28`), or in stateless mode | 405: no session to stream for |
 //! | DELETE with a session id | ends the session (204); unknown: 404 |
 //!
 //! An error the transport answers itself carries the request's id once the body has been
@@ -33,6 +37,7 @@
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
+//!   `stream`: a legacy session's GET stream;
 //! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -52,6 +57,7 @@ mod peek;
 mod response;
 mod sessions;
 mod sse;
+mod stream;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -115,8 +121,8 @@ struct Endpoint {
 /// # let _ = app;
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
-    let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions);
-    let params = ParamHeaders::of(server.registry());
+    let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog);
+    let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
     let endpoint = Arc::new(Endpoint { server, config, sessions, params });
     let sweeper = Arc::downgrade(&endpoint);
@@ -133,7 +139,7 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
             }
         });
     }
-    let mcp = axum::routing::post(post).delete(delete).fallback(method_not_allowed);
+    let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
     Router::new()
         .route("/mcp", mcp)
         // On the route and its method fallback, not on the 404: Host, Origin and token come
@@ -145,15 +151,69 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
         .with_state(endpoint)
 }
 
-/// 405 for anything but POST and DELETE: this server sends nothing unasked over HTTP.
+/// 405 for anything but POST, GET and DELETE.
 async fn method_not_allowed() -> Response {
     let mut response = error_response(
         StatusCode::METHOD_NOT_ALLOWED,
         None,
-        "method not allowed: this endpoint takes POST (and DELETE to end a session)",
+        "method not allowed: this endpoint takes POST (GET for a legacy session's stream, DELETE to end it)",
     );
-    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, GET, DELETE"));
     response
+}
+
+/// GET: open a legacy session's stream (module `stream`).
+async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+    let modern = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| ProtocolVersion::parse(v.to_str().ok()?))
+        .is_some_and(|v| v.era() == Era::Modern);
+    if modern || endpoint.config.stateless {
+        let mut response = error_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            None,
+            if modern {
+                "method not allowed: 2026-07-28 has no GET stream; send subscriptions/listen"
+            } else {
+                "method not allowed: a stateless server keeps no sessions, so it has no GET stream"
+            },
+        );
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+        return response;
+    }
+    let takes_sse = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',')
+            .any(|item| item.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("text/event-stream"))
+    });
+    if !takes_sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            "not acceptable: a GET stream is server-sent events; the Accept header must name text/event-stream",
+        );
+    }
+    let Some(sid) = session_id(&headers) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            "bad request: missing Mcp-Session-Id header; send initialize first",
+        );
+    };
+    let Some(slot) = endpoint.sessions.stream(sid) else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            "not found: no such session (it ended or never existed); send initialize again",
+        );
+    };
+    match slot.open() {
+        Ok(stream) => stream,
+        Err(stream::AlreadyOpen) => error_response(
+            StatusCode::CONFLICT,
+            None,
+            "conflict: this session already has its GET stream open; only one is allowed per session",
+        ),
+    }
 }
 
 async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {

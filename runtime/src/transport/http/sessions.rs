@@ -3,17 +3,33 @@
 //! Ids are 32 bytes from the OS CSPRNG as base64url: visible ASCII, as the spec requires,
 //! and unguessable, since an id is what lets a request into someone's session. Idle
 //! sessions are swept when a new one is made and by a periodic task; a full table refuses
-//! new sessions rather than evicting a live one.
+//! new sessions rather than evicting a live one. A session with its GET stream open is not
+//! idle, and ending a session ends its stream.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::stream::StreamSlot;
 use crate::server::{Server, Session};
 
 struct Entry {
     session: Session,
     last_seen: Instant,
+    /// Its GET stream, and the session's notifier.
+    stream: Arc<StreamSlot>,
+}
+
+impl Entry {
+    fn busy(&self) -> bool {
+        self.session.in_flight() > 0 || self.stream.is_open()
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        self.stream.close();
+    }
 }
 
 /// The live sessions of one endpoint.
@@ -21,6 +37,7 @@ pub(crate) struct Sessions {
     table: Mutex<HashMap<String, Entry>>,
     idle_ttl: Duration,
     cap: usize,
+    max_backlog: usize,
 }
 
 /// Why a session could not be made.
@@ -30,8 +47,10 @@ pub(crate) struct Full {
 }
 
 impl Sessions {
-    pub(crate) fn new(idle_ttl: Duration, cap: usize) -> Sessions {
-        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap }
+    /// Sessions idle for at most `idle_ttl`, at most `cap` of them, each holding at most
+    /// `max_backlog` bytes of notifications for its GET stream.
+    pub(crate) fn new(idle_ttl: Duration, cap: usize, max_backlog: usize) -> Sessions {
+        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
@@ -48,21 +67,33 @@ impl Sessions {
         }
         let id = super::auth::random_id(32);
         let session = server.session();
-        table.insert(id.clone(), Entry { session: session.clone(), last_seen: now });
+        let stream = StreamSlot::new(self.max_backlog);
+        session.set_notifier(stream.notifier());
+        table.insert(id.clone(), Entry { session: session.clone(), last_seen: now, stream });
         Ok((id, session))
     }
 
     /// The session under `id`, if it is live; touching it resets its idle clock.
     pub(crate) fn get(&self, id: &str) -> Option<Session> {
+        self.touch(id).map(|e| e.0)
+    }
+
+    /// The session under `id` and its GET stream's slot, if it is live; touching it resets
+    /// its idle clock.
+    pub(crate) fn stream(&self, id: &str) -> Option<Arc<StreamSlot>> {
+        self.touch(id).map(|e| e.1)
+    }
+
+    fn touch(&self, id: &str) -> Option<(Session, Arc<StreamSlot>)> {
         let now = Instant::now();
         let mut table = self.lock();
         let entry = table.get_mut(id)?;
-        if now.duration_since(entry.last_seen) > self.idle_ttl && entry.session.in_flight() == 0 {
+        if now.duration_since(entry.last_seen) > self.idle_ttl && !entry.busy() {
             table.remove(id);
             return None;
         }
         entry.last_seen = now;
-        Some(entry.session.clone())
+        Some((entry.session.clone(), entry.stream.clone()))
     }
 
     /// End the session under `id`; whether there was one.
@@ -77,5 +108,5 @@ impl Sessions {
 }
 
 fn sweep(table: &mut HashMap<String, Entry>, now: Instant, ttl: Duration) {
-    table.retain(|_, e| now.duration_since(e.last_seen) <= ttl || e.session.in_flight() > 0);
+    table.retain(|_, e| now.duration_since(e.last_seen) <= ttl || e.busy());
 }
