@@ -8,6 +8,7 @@
 #
 # Needs `cargo build --release -p toolwire-bench --bins` in the tree that owns BIN_DIR, and
 # valgrind. bench/run.sh measures the same cases (and rmcp's) in its full run.
+# CASES="echo read" runs only those (default: all of them).
 set -euo pipefail
 BIN=${1:-target/release}
 N1=${CG_N1:-1000}
@@ -18,6 +19,7 @@ command -v valgrind >/dev/null || { echo "bench/instructions.sh: valgrind not fo
 
 cg() {
   local name=$1; shift
+  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
   local flags=()
   while [[ $1 != -- ]]; do flags+=("$1"); shift; done
   shift
@@ -35,3 +37,6 @@ cg echo-sync -- "$BIN/toolwire-echo-sync"
 cg echo-log -- "$BIN/toolwire-echo-log"
 cg fifty --tool tool_7 -- "$BIN/toolwire-50"
 cg list50 --method list -- "$BIN/toolwire-50"
+cg read --method read -- "$BIN/toolwire-resources"
+cg prompt --method prompt -- "$BIN/toolwire-resources"
+cg rlist1000 --method resources-list -- "$BIN/toolwire-resources" --resources 1000

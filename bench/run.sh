@@ -89,11 +89,11 @@ BIN=target/release
 FAILED=0
 
 if [[ $MODE == full ]]; then
-  ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000
+  ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000; RES=20000
   RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; BUILD_ROUNDS=3
   HTTP_ROUNDS=5; HTTP_SECS=5; IDLE_SESSIONS=1000
 else
-  ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300
+  ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300; RES=300
   HTTP_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
 fi
 
@@ -198,6 +198,18 @@ for round in $(seq 1 "$ROUNDS"); do
     fifty_server "$impl"
     drive "list50.w1:$impl" --calls "$LIST" --window 1 --method list -- "${SRV[@]}"
   done
+  # Resources and prompts (issue 11): a small text resource read, a prompt got, and with
+  # 1,000 resources registered, resources/list (toolwire: the first page of 100).
+  for impl in toolwire rmcp; do
+    drive "read.w1:$impl" --calls "$RES" --window 1 --method read -- "$BIN/$impl-resources"
+  done
+  for impl in toolwire rmcp; do
+    drive "prompt.w1:$impl" --calls "$RES" --window 1 --method prompt -- "$BIN/$impl-resources"
+  done
+  for impl in toolwire rmcp; do
+    drive "rlist1000.w1:$impl" --calls "$LIST" --window 1 --method resources-list \
+      -- "$BIN/$impl-resources" --resources 1000
+  done
   # Clients: each SDK's client drives the floor server, then end to end against its own server.
   for impl in toolwire rmcp; do
     client "client.w1:$impl" --client "$impl" --calls "$CLIENT" --concurrency 1 -- "${FLOOR[@]}"
@@ -301,6 +313,11 @@ if [[ $MODE == full ]]; then
   cg list50:toolwire --method list -- "$BIN/toolwire-50"
   cg list50:rmcp --method list -- "$BIN/rmcp-50"
   cg list50:floor --method list -- "${FLOOR50[@]}"
+  cg read:toolwire --method read -- "$BIN/toolwire-resources"
+  cg read:rmcp --method read -- "$BIN/rmcp-resources"
+  cg prompt:toolwire --method prompt -- "$BIN/toolwire-resources"
+  cg prompt:rmcp --method prompt -- "$BIN/rmcp-resources"
+  cg rlist1000:toolwire --method resources-list -- "$BIN/toolwire-resources" --resources 1000
 
   keep_awake_stop
   echo "== compile cost: two generated 50-tool crates"

@@ -1,22 +1,26 @@
 //! The neutral stdio driver: std only, no MCP SDK, so it favours no server.
 //!
 //! It spawns a server command, sends `initialize` (protocol 2025-06-18) and
-//! `notifications/initialized`, then `--calls` requests (`tools/call` by default, or
-//! `tools/list`) with `--window` requests in flight (1 = sequential). It prints one
-//! [`Record`] line:
+//! `notifications/initialized`, then `--calls` requests with `--window` requests in flight
+//! (1 = sequential). It prints one [`Record`] line. The request is `tools/call` of `--tool`
+//! by default; `--method list` is `tools/list`, `resources-list` is `resources/list` (the
+//! first page), `read` is `resources/read` of `bench://small`, and `prompt` is `prompts/get`
+//! of the `echo` prompt (see `toolwire-resources` and `rmcp-resources`).
 //!
 //! - `init_us`: spawn to the `initialize` reply;
 //! - `rps`, `p50_us`, `p99_us`, `max_us`: over the measured calls (after `--warmup` calls);
+//! - `reply_bytes`: the size of the last reply line;
 //! - `rss_idle_kb`: the server's resident set right after initializing (Linux `/proc`), and
 //!   its split `rss_idle_anon_kb` (heap, stacks) / `rss_idle_file_kb` (binary, libraries);
 //! - `rss_end_kb`, and `rss_at_<n>_kb` for each `--rss-at n`: after that many calls.
 //!
-//! Every reply is checked (it must be a result, not an error nor `isError: true`, and a
-//! `tools/call` reply must carry the echoed text); a bad reply, a dead server or the
-//! `--timeout-s` watchdog make the driver exit 1.
+//! Every reply is checked (it must be a result, not an error nor `isError: true`; a
+//! `tools/call`, `resources/read` or `prompts/get` reply must carry the echoed text, a list
+//! its items); a bad reply, a dead server or the `--timeout-s` watchdog make the driver exit 1.
 //!
 //! ```text
 //! driver --case rmcp_echo --calls 20000 --window 16 [--tool echo] [--method list]
+//!        [--method list|resources-list|read|prompt]
 //!        [--warmup 1000] [--rss-at 10000] [--timeout-s 300] -- SERVER [ARGS...]
 //! ```
 
@@ -31,8 +35,50 @@ use toolwire_bench::proc::{rss_kb, status_kb, wait_bounded};
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::percentile_sorted;
 
-/// The text every `tools/call` sends and expects back.
+/// The text every `tools/call` sends and expects back (and what `bench://small` and the
+/// `echo` prompt hold).
 const ECHO_TEXT: &str = "hello from the toolwire bench";
+
+/// What the driver asks for, `calls` times.
+#[derive(Clone, Copy, PartialEq)]
+enum Method {
+    /// `tools/call` of `--tool` with `{"text": ECHO_TEXT}`.
+    Call,
+    /// `tools/list`.
+    ToolsList,
+    /// `resources/list`, the first page.
+    ResourcesList,
+    /// `resources/read` of `bench://small`.
+    Read,
+    /// `prompts/get` of `echo` with `{"text": ECHO_TEXT}`.
+    Prompt,
+}
+
+impl Method {
+    fn parse(s: &str) -> Result<Method, String> {
+        Ok(match s {
+            "call" => Method::Call,
+            "list" => Method::ToolsList,
+            "resources-list" => Method::ResourcesList,
+            "read" => Method::Read,
+            "prompt" => Method::Prompt,
+            other => {
+                return Err(format!("--method {other}: expected call, list, resources-list, read or prompt"));
+            }
+        })
+    }
+
+    /// The JSON-RPC method name, as recorded.
+    fn wire(self) -> &'static str {
+        match self {
+            Method::Call => "tools/call",
+            Method::ToolsList => "tools/list",
+            Method::ResourcesList => "resources/list",
+            Method::Read => "resources/read",
+            Method::Prompt => "prompts/get",
+        }
+    }
+}
 
 struct Args {
     case: String,
@@ -40,7 +86,7 @@ struct Args {
     window: u64,
     warmup: u64,
     tool: String,
-    list: bool,
+    method: Method,
     rss_at: Vec<u64>,
     timeout: Duration,
     command: Vec<String>,
@@ -53,7 +99,7 @@ fn parse_args() -> Result<Args, String> {
         window: 1,
         warmup: u64::MAX,
         tool: "echo".into(),
-        list: false,
+        method: Method::Call,
         rss_at: Vec::new(),
         timeout: Duration::from_secs(300),
         command: Vec::new(),
@@ -72,7 +118,7 @@ fn parse_args() -> Result<Args, String> {
             "--window" => a.window = num(value()?)?.max(1),
             "--warmup" => a.warmup = num(value()?)?,
             "--tool" => a.tool = value()?,
-            "--method" => a.list = value()? == "list",
+            "--method" => a.method = Method::parse(&value()?)?,
             "--rss-at" => a.rss_at.push(num(value()?)?),
             "--timeout-s" => a.timeout = Duration::from_secs(num(value()?)?),
             other => return Err(format!("unknown flag {other}")),
@@ -111,13 +157,22 @@ fn main() -> ExitCode {
 }
 
 fn request(id: u64, args: &Args) -> String {
-    if args.list {
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#)
-    } else {
-        format!(
+    match args.method {
+        Method::ToolsList | Method::ResourcesList => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{}"}}"#, args.method.wire())
+        }
+        Method::Call => format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#,
             args.tool
-        )
+        ),
+        Method::Read => {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"bench://small"}}}}"#
+            )
+        }
+        Method::Prompt => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"prompts/get","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
+        ),
     }
 }
 
@@ -181,6 +236,7 @@ fn run(args: &Args) -> Result<Record, String> {
     let mut rss_marks: Vec<(u64, Option<u64>)> = Vec::new();
     let mut next_id = 1u64;
     let mut received = 0u64;
+    let mut reply_bytes = 0usize;
     let mut measure_start = Instant::now();
     let window = args.window.min(total.max(1));
     while next_id <= window && next_id <= total {
@@ -196,6 +252,7 @@ fn run(args: &Args) -> Result<Record, String> {
             .filter(|&id| id >= 1 && id <= total)
             .ok_or_else(|| format!("reply without a known id: {}", String::from_utf8_lossy(&line)))?;
         check_reply(&line, args)?;
+        reply_bytes = line.len();
         let at = sent_at[id as usize].take().ok_or_else(|| format!("duplicate reply for id {id}"))?;
         received += 1;
         if id > args.warmup {
@@ -224,14 +281,15 @@ fn run(args: &Args) -> Result<Record, String> {
     let n = latencies.len() as f64;
     let mut r = Record::new();
     r.set("case", &args.case)
-        .set("method", if args.list { "tools/list" } else { "tools/call" })
+        .set("method", args.method.wire())
         .set("window", args.window)
         .set("calls", latencies.len())
         .set("init_us", init_us)
         .set("rps", format!("{:.1}", n / elapsed.as_secs_f64()))
         .set("p50_us", format!("{:.1}", percentile_sorted(&latencies, 50.0) as f64 / 1000.0))
         .set("p99_us", format!("{:.1}", percentile_sorted(&latencies, 99.0) as f64 / 1000.0))
-        .set("max_us", format!("{:.1}", latencies.last().copied().unwrap_or(0) as f64 / 1000.0));
+        .set("max_us", format!("{:.1}", latencies.last().copied().unwrap_or(0) as f64 / 1000.0))
+        .set("reply_bytes", reply_bytes);
     if let Some(kb) = rss_idle {
         r.set("rss_idle_kb", kb);
     }
@@ -287,13 +345,17 @@ fn read_reply<R: BufRead, W: Write>(output: &mut R, line: &mut Vec<u8>, input: &
 fn check_reply(line: &[u8], args: &Args) -> Result<(), String> {
     let bad = || format!("bad reply: {}", String::from_utf8_lossy(line));
     let result = json::top_level(line, "result").ok_or_else(bad)?;
-    if args.list {
-        return json::top_level(result, "tools").map(|_| ()).ok_or_else(bad);
-    }
+    let member = match args.method {
+        Method::ToolsList => return json::top_level(result, "tools").map(|_| ()).ok_or_else(bad),
+        Method::ResourcesList => return json::top_level(result, "resources").map(|_| ()).ok_or_else(bad),
+        Method::Call => "content",
+        Method::Read => "contents",
+        Method::Prompt => "messages",
+    };
     if json::top_level(result, "isError") == Some(b"true") {
         return Err(bad());
     }
-    let content = json::top_level(result, "content").ok_or_else(bad)?;
+    let content = json::top_level(result, member).ok_or_else(bad)?;
     let needle = ECHO_TEXT.as_bytes();
     if content.windows(needle.len()).any(|w| w == needle) { Ok(()) } else { Err(bad()) }
 }

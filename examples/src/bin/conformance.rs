@@ -1,15 +1,18 @@
-//! The conformance example server: the fixture tools of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`), served over loopback streamable HTTP by
-//! `serve_registry()`.
+//! The conformance example server: the fixture tools, resources and prompts of the official
+//! MCP conformance suite (`@modelcontextprotocol/conformance`), served over loopback
+//! streamable HTTP (`toolwire::http::mcp_router`), or over stdio with `--stdio`.
 //!
 //! ```text
 //! cargo run -p toolwire-examples --bin conformance -- --port 0
+//! cargo run -p toolwire-examples --bin conformance -- --stdio
 //! ```
 //!
-//! It prints its URL (`http://127.0.0.1:P/mcp`) as the one line on stdout, then serves
-//! until stdin closes or it is killed. Auth is off, asked for by name: the suite cannot
-//! know a generated token. `tests/tests/conformance.rs` runs the suite against it, and
-//! `tests/conformance/README.md` says which scenario passes and why the others do not.
+//! Over HTTP it prints its URL (`http://127.0.0.1:P/mcp`) as the one line on stdout, then
+//! serves until stdin closes or it is killed. Auth is off: the suite cannot know a generated
+//! token. `tests/tests/conformance.rs` runs the suite against it, and
+//! `tests/conformance/README.md` says which scenario passes and why the others do not;
+//! `tests/tests/resource_interop.rs` drives it with the TypeScript SDK v2 and rmcp clients
+//! over both transports.
 //!
 //! Each tool is what the suite's scenario text asks for, word for word where it gives the
 //! words. The logging, sampling and elicitation tools talk back through [`Context`] (legacy
@@ -22,13 +25,13 @@ use serde_json::value::RawValue;
 use toolwire::ServerOptions;
 use toolwire::complete::{CompletionRequest, prefix_matches};
 use toolwire::context::{AskError, SamplingRequest};
+use toolwire::http::{Auth, HttpConfig, mcp_router};
 use toolwire::prompt::{ContentBlock, PromptMessage, ResourceContents};
 use toolwire::protocol::LoggingLevel;
-use toolwire::spec::SpecOptions;
 use toolwire::tool::{EmbeddedResource, ToolFuture};
 use toolwire::{
-    Content, Context, Declarations, Schema, Tool, ToolInfo, ToolOutput, prompt, prompts, serve_registry,
-    tool, tools,
+    Content, Context, Declarations, Schema, Server, Tool, ToolInfo, ToolOutput, prompt, prompts, resource,
+    resources, tool, tools,
 };
 
 /// A 1x1 red pixel, PNG.
@@ -269,8 +272,50 @@ fn test_header_param() -> SchemaTool {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: conformance [--port P]   (P = 0, the default, picks a free port)");
+    eprintln!("usage: conformance [--port P | --stdio]   (P = 0, the default, picks a free port)");
     std::process::exit(2);
+}
+
+/// A static text resource for testing.
+#[resource(uri = "test://static-text", name = "static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource (a 1x1 red PNG) for testing.
+#[resource(uri = "test://static-binary", name = "static-binary", mime_type = "image/png")]
+fn static_binary() -> Vec<u8> {
+    base64_decode(RED_PIXEL_PNG)
+}
+
+/// A resource that can be subscribed to.
+#[resource(uri = "test://watched-resource", name = "watched-resource", mime_type = "text/plain")]
+fn watched_resource() -> &'static str {
+    "Watched resource content"
+}
+
+/// A resource template with parameter substitution.
+#[resource(template = "test://template/{id}/data", name = "template", mime_type = "application/json")]
+fn template_data(id: String) -> String {
+    // The suite's words, key order included (a `Json` value would sort the keys).
+    format!(r#"{{"id":"{id}","templateTest":true,"data":"Data for ID: {id}"}}"#)
+}
+
+/// Decode standard base64 (the fixtures' own constants; panics on anything else).
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes().filter(|&c| c != b'=') {
+        let v = ALPHABET.iter().position(|&a| a == c).expect("a base64 constant") as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
 }
 
 /// A simple prompt for testing.
@@ -325,13 +370,15 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
 
 fn main() {
     let mut port = 0u16;
+    let mut stdio = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => port = args.next().and_then(|p| p.parse().ok()).unwrap_or_else(|| usage()),
+            "--stdio" => stdio = true,
             "-h" | "--help" => {
-                println!("serve the MCP conformance suite's fixture tools on http://127.0.0.1:P/mcp");
-                println!("usage: conformance [--port P]");
+                println!("serve the MCP conformance suite's fixtures on http://127.0.0.1:P/mcp, or on stdio");
+                println!("usage: conformance [--port P | --stdio]");
                 return;
             }
             _ => usage(),
@@ -363,29 +410,36 @@ fn main() {
         test_prompt_with_image
     ]
     .expect("fixture prompt names are unique");
+    let resources = resources![static_text, static_binary, watched_resource, template_data]
+        .expect("fixture resource URIs are distinct");
 
+    let server = Server::builder(ServerOptions::new("toolwire-conformance", env!("CARGO_PKG_VERSION")))
+        .tools(registry)
+        .resources(resources)
+        .prompts(prompts)
+        .build();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let options = SpecOptions::http(ServerOptions::new("toolwire-conformance", env!("CARGO_PKG_VERSION")))
-        .port(port)
-        .auth_none()
-        .prompts(prompts);
-    let mut spec = match serve_registry(registry, options) {
-        Ok(spec) => spec,
-        Err(e) => {
-            eprintln!("conformance: {e}");
-            std::process::exit(1);
-        }
+    let served = if stdio {
+        runtime.block_on(toolwire::stdio::serve(server)).map_err(|e| e.to_string())
+    } else {
+        runtime.block_on(serve_http(server, port)).map_err(|e| e.to_string())
     };
-    runtime.block_on(async {
-        if let Err(e) = spec.start() {
-            eprintln!("conformance: {e}");
-            std::process::exit(1);
-        }
-        println!("{}", spec.url().expect("an HTTP spec has a URL"));
-        // Serve until stdin closes: the parent's way of saying it is done.
+    if let Err(e) = served {
+        eprintln!("conformance: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Serve `server` on `127.0.0.1:port` without auth until stdin closes (the parent's way of
+/// saying it is done), after printing the URL.
+async fn serve_http(server: Server, port: u16) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    println!("http://{}/mcp", listener.local_addr()?);
+    let router = mcp_router(server, HttpConfig::new(Auth::None));
+    let stdin_closed = async {
         let _ =
             tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))
                 .await;
-        spec.stop();
-    });
+    };
+    axum::serve(listener, router).with_graceful_shutdown(stdin_closed).await
 }

@@ -20,7 +20,7 @@ use crate::args::PyStr;
 use crate::context::Context;
 use crate::json::json_string;
 use crate::protocol::lifecycle::{ResourcesCapability, ServerCapabilities};
-use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::meta::{ListParams, MetaParams, ModernResult};
 use crate::protocol::resources::UriParams;
 use crate::protocol::{RpcError, code};
 use crate::resource::{
@@ -274,8 +274,9 @@ fn subscribe(
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<(), RpcError> {
-    let p: UriParams<'_> = decode_params(method, params)?;
-    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+    // The era first: on 2026-07-28 the method does not exist, whatever its params say.
+    let envelope: MetaParams<'_> = decode_params(method, params)?;
+    let (_, modern) = session.served(envelope.meta.as_ref())?.peer()?;
     if modern {
         return Err(RpcError::new(
             code::METHOD_NOT_FOUND,
@@ -285,6 +286,7 @@ fn subscribe(
             ),
         ));
     }
+    let p: UriParams<'_> = decode_params(method, params)?;
     if method == "resources/unsubscribe" {
         if let Some(s) = session.subscriber.get() {
             s.unsubscribe(&p.uri);

@@ -22,6 +22,7 @@ use toolwire_bench::stats::median;
 mod compile;
 mod http;
 mod report_svg;
+mod resources;
 mod sync;
 
 const IMPLS: [&str; 3] = ["toolwire", "rmcp", "floor"];
@@ -337,6 +338,7 @@ fn goals(d: &Data) -> Vec<Goal> {
     ));
     g.extend(http::goals(d));
     g.extend(sync::goals(d));
+    g.extend(resources::goals(d));
     g.push(versus(
         "idle stdio server RSS",
         "≤ 0.8× rmcp",
@@ -703,6 +705,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         fmt(d.med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
     );
     sync::markdown(d, &mut s);
+    resources::markdown(d, &mut s);
 
     if d.recs.iter().any(|r| r.get("kind") == Some("callgrind")) {
         let _ = writeln!(s, "## Instructions per request (callgrind, difference method)\n");

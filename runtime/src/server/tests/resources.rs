@@ -149,6 +149,27 @@ async fn legacy_subscriptions_need_a_served_uri_and_a_channel() {
     drop(w);
 }
 
+/// On 2026-07-28 `resources/subscribe` and `unsubscribe` are removed methods: -32601 whatever
+/// the params hold (the conformance suite sends only `_meta`), never a params error.
+#[tokio::test]
+async fn modern_subscribe_is_method_not_found_even_without_a_uri() {
+    let s = server();
+    let w = Wire::new(&s);
+    for method in ["subscribe", "unsubscribe"] {
+        for uri in ["", r#","uri":"test://text""#] {
+            assert_eq!(
+                w.ask(&format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"resources/{method}","params":{{{MODERN}{uri}}}}}"#
+                )),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32601,"message":"method 'resources/{method}' is not in protocol 2026-07-28: send subscriptions/listen with notifications.resourceSubscriptions"}}}}"#
+                ),
+                "{method} {uri}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn listen_acknowledges_then_delivers_updates_until_cancelled() {
     let s = server();
