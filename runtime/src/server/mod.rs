@@ -256,18 +256,20 @@ impl ServerBuilder {
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
 
-        let resources =
-            resources.map(|registry| Resources::new(registry, page_size, &modern_meta, ttl, live));
         let mut completion = CompletionTable::default();
         if let Some(registry) = &prompts {
             completion.add_prompts(registry);
         }
-        // Resource templates add their variables' completers here, with `completion.add(..)`.
-        if let Some(resources) = &resources {
-            for (target, variables, completers) in resources.registry.completion_targets() {
+        // Resource templates add their variables' completers: what was registered at build
+        // time. A template or prompt added to a live server later has no completers: its
+        // completion/complete is the unknown-reference error (the table is built once, here).
+        if let Some(registry) = &resources {
+            for (target, variables, completers) in registry.completion_targets() {
                 completion.add(target, variables, completers);
             }
         }
+        let resources =
+            resources.map(|registry| Resources::new(registry, page_size, &modern_meta, ttl, live));
         let completion = completion.completes().then_some(completion);
         let prompts = prompts.map(|registry| Prompts::new(registry, page_size, &modern_meta, ttl, live));
 
