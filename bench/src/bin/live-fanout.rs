@@ -66,7 +66,9 @@ async fn main() {
     for i in 0..tools {
         registry.register(plain(format!("tool_{i}"))).expect("distinct names");
     }
-    let server = Server::builder(ServerOptions::new("live-fanout", "0.1.0")).tools(registry).live().build();
+    // An open listen holds one of the in-flight slots, so there must be a slot per session.
+    let options = ServerOptions::new("live-fanout", "0.1.0").max_in_flight(sessions + 16);
+    let server = Server::builder(options).tools(registry).live().build();
 
     // Each session's sink sends to its task; a task counts its list_changed in `heard`.
     let heard = Arc::new(AtomicUsize::new(0));
