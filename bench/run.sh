@@ -266,6 +266,16 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
     done
   done
 done
+# A live server (1,000 tools, 100 sessions with an open subscriptions/listen): add or remove
+# one tool, time until every session has its list_changed (bench/src/bin/live-fanout.rs).
+echo "== live registry: list_changed fan-out"
+LIVE_REPS=200
+if [[ $MODE == smoke ]]; then LIVE_REPS=20; fi
+if ! "$BIN/live-fanout" --reps "$LIVE_REPS" >"$OUT/live-fanout-$MODE.txt" 2>>"$LOG"; then
+  FAILED=$((FAILED + 1))
+  echo "  FAILED: live-fanout (see $LOG)" >&2
+fi
+
 if [[ $MODE == smoke ]]; then
   soak 20000 10000 || { FAILED=$((FAILED + 1)); echo "  FAILED: soak (see above)" >&2; }
 fi
@@ -342,6 +352,25 @@ README_ARGS=()
 if [[ $MODE == full ]]; then README_ARGS=(--readme README.md); fi
 "$BIN/report" --raw "$RAW" --machine "$OUT/machine-$MODE.txt" --md "$MD" --svg "$SVG" --mode "$MODE" \
   "${README_ARGS[@]}" || FAILED=$((FAILED + 1))
+# The live-fanout figures are the report's last section (no rmcp ratio: rmcp has no
+# equivalent to drive the same way).
+if [[ -s $OUT/live-fanout-$MODE.txt ]]; then
+  read -r -a LIVE <"$OUT/live-fanout-$MODE.txt"
+  {
+    echo
+    echo "## Live registry: list_changed fan-out"
+    echo
+    echo "A server built \`live()\` with 1,000 tools and 100 sessions, each with an open 2026-07-28"
+    echo "\`subscriptions/listen\` (\`toolsListChanged\`) whose sink hands messages to the session's own task;"
+    echo "one tool added or removed (alternating), timed until the last session's task has its"
+    echo "\`notifications/tools/list_changed\` (rebuilding the listing, the swap, the fan-out; not a transport"
+    echo "write). \`target/release/live-fanout --reps N\`."
+    echo
+    echo "| measure | value |"
+    echo "| --- | --- |"
+    for kv in "${LIVE[@]:2}"; do echo "| ${kv%%=*} | ${kv#*=} |"; done
+  } >>"$MD"
+fi
 echo "wrote $MD and $SVG"
 
 if ((FAILED > 0)); then

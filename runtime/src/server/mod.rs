@@ -10,6 +10,22 @@
 //! capabilities, the list pages (copied out as bytes), the lifecycle answers. No schema work
 //! happens per request.
 //!
+//! # Fixed or live
+//!
+//! What a server serves is fixed unless it is built with [`ServerBuilder::live`]. The
+//! decision is the program's, made once, because it changes what the server promises: only
+//! a live server advertises `listChanged: true` (on `tools`, `resources` and `prompts`,
+//! whichever it serves), and only a live one accepts [`Server::add_tool`],
+//! [`Server::remove_tool`] and their resource and prompt twins (a fixed one refuses with
+//! [`LiveError::NotLive`]). A server that never changes keeps `listChanged: false`, its
+//! byte-exact answers, and borrows its sets with no synchronisation at all; a live one
+//! holds each capability's set (registry and pages) in a `swap::Swap`, rebuilt whole on a
+//! change and swapped in, so `tools/call` pays one `Arc` clone under a read lock, and a call
+//! in flight finishes on the tool it started with. The change is then announced
+//! (`notifications/*/list_changed`) to every initialized session that has a channel
+//! outside calls (stdout; an HTTP session's GET stream) and to every 2026-07-28
+//! `subscriptions/listen` that asked (module `live`).
+//!
 //! - `options`: [`ServerOptions`].
 //! - `session`: [`Session`], the per-connection entry point.
 //! - `methods`: the method table: the lifecycle methods, and one arm per capability.
@@ -20,16 +36,21 @@
 //!   resource templates.
 //! - `request`: the one request path that runs user code (in-flight table, spawning, slot,
 //!   deadline, cancellation, panics, progress).
-//! - `listing`: pre-serialised list pages and their cursors, for any list method.
+//! - `listing`: pre-serialised list pages and their cursors, for any list method; a cursor
+//!   from a listing since replaced gets its own -32602.
+//! - `swap`: a capability's set, fixed or swapped whole when a live server changes.
+//! - `live`: [`Server::add_tool`] and the other changes, their notifications, and
+//!   `subscriptions/listen` (2026-07-28 resource updates and list changes).
+//! - `subscriptions`: who takes which notification sent outside any call.
 //! - `running`: the table of requests in flight.
 //! - `sink`: [`Sink`], replies and batches.
 //! - `talk`: what a legacy call sends the client and awaits (elicitation, sampling, roots,
 //!   pings), the session's log level and roots cache; `logging`: `logging/setLevel`;
 //!   `forward`: `tracing` events of a call forwarded to its client (opt-in).
 //!
-//! Imports between these run one way, `methods → tools → request → era → session → sink →
-//! running`, with `listing` beside `running` at the bottom; this module holds what they all
-//! share ([`Server`], `Shared`).
+//! Imports between these run one way, `methods → live → tools → request → era → session →
+//! sink → running`, with `listing` and `swap` beside `running` at the bottom; this module
+//! holds what they all share ([`Server`], `Shared`).
 //!
 //! # Adding a capability (resources, prompts, …)
 //!

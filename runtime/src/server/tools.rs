@@ -1,5 +1,7 @@
 //! The tools capability: `tools/list` from a pre-serialised [`Listing`], and `tools/call`
-//! through the one request path, under the error contract.
+//! through the one request path, under the error contract. The registry and its listing are
+//! one [`ToolSet`], fixed, or swapped whole when a live server's tools change (module
+//! `swap`); a call takes an `Arc` of its tool before it runs.
 //!
 //! | what happened | the result (`isError: true` unless noted) |
 //! | --- | --- |
