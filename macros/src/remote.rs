@@ -105,8 +105,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     if let Err(e) = cx.check() {
-        // The trait still comes back (without `tools`), so uses of it do not pile up errors.
-        let trait_out = rewrite_trait(&tr, &methods, false);
+        // The trait still comes back, as written minus the helper attributes, so uses of it
+        // do not pile up errors of their own.
+        let trait_out = cleaned(tr);
         let e = e.to_compile_error();
         return quote!(#trait_out #e);
     }
@@ -286,6 +287,22 @@ fn tool_args(cx: &Ctxt, attrs: &[Attribute], method: &syn::Ident) -> (TokenStrea
 
 /// The trait as the user wrote it, each method's `async fn` spelled `fn .. -> impl Future +
 /// Send`, the helper attributes removed, and `tools(self)` added.
+/// The trait as written, without `#[remote]` on its methods and the doc comments on their
+/// parameters (which rustc refuses there): what is emitted beside errors.
+fn cleaned(mut tr: ItemTrait) -> TokenStream {
+    for item in &mut tr.items {
+        if let TraitItem::Fn(f) = item {
+            f.attrs.retain(|a| !is_remote_attr(a));
+            for input in &mut f.sig.inputs {
+                if let FnArg::Typed(pt) = input {
+                    pt.attrs.retain(|a| !a.path().is_ident("doc"));
+                }
+            }
+        }
+    }
+    quote!(#tr)
+}
+
 fn rewrite_trait(tr: &ItemTrait, methods: &[Method], serves: bool) -> TokenStream {
     let attrs = &tr.attrs;
     let vis = &tr.vis;
@@ -369,18 +386,22 @@ fn generate(tr: &ItemTrait, methods: &[Method]) -> TokenStream {
             quote!(#(#docs)* #(#kept)* #pi: #ty)
         });
         let tool_args = &m.tool_args;
+        // Spanned at `T`, so `#[tool]`'s errors about the result point at it.
+        let shim_ret = quote_spanned!(ok.span()=> ::core::result::Result<#ok, ::std::string::String>);
         shims.push(quote! {
             #(#docs)*
             #[::toolwire::tool(#tool_args)]
             #[allow(non_snake_case, clippy::too_many_arguments)]
-            async fn #shim(__toolwire_self: #tw::State<#served>, #(#params),*)
-                -> ::core::result::Result<#ok, ::std::string::String> {
+            async fn #shim(__toolwire_self: #tw::State<#served>, #(#params),*) -> #shim_ret {
                 #tw::remote_served(#dyn_ident::#dyn_name(&*__toolwire_self.0, #(#pis),*).await)
             }
         });
-        for ty in tys.iter().copied().chain([ok]) {
-            checks.push(quote_spanned!(ty.span()=> #tw::remote_value::<#ty>();));
+        // `#[tool]` checks what the server needs (parameters it reads, a result it sends);
+        // these, what the client needs: parameters it sends, a result it reads.
+        for ty in &tys {
+            checks.push(quote_spanned!(ty.span()=> #tw::remote_sent::<#ty>();));
         }
+        checks.push(quote_spanned!(ok.span()=> #tw::remote_read::<#ok>();));
     }
 
     let client_part = client_part(tr, methods, &client);

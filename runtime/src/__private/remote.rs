@@ -12,19 +12,33 @@ pub use core::future::Future;
 pub use core::pin::Pin;
 pub use serde_json::Map;
 
-/// A `#[remote]` method's parameter or result: the client sends or reads it, the server reads
-/// or sends it, and its schema is advertised.
+/// A `#[remote]` method's parameter, as the client needs it: sent. (`#[tool]` checks what
+/// the server needs: read back, with a schema.)
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot cross the wire in a `#[remote]` trait",
-    label = "a `#[remote]` parameter or result is sent by one side and read by the other",
-    note = "a `#[remote]` parameter or result type must be `Serialize`, `DeserializeOwned` and `JsonSchema`: `#[derive(Serialize, Deserialize, JsonSchema)]`"
+    message = "`{Self}` cannot be sent as a `#[remote]` parameter",
+    label = "the client sends this to the server",
+    note = "a `#[remote]` parameter is `Serialize` (the client sends it), `Deserialize` and `JsonSchema` (the server reads it): `#[derive(Serialize, Deserialize, JsonSchema)]`"
 )]
-pub trait RemoteValue {}
+pub trait RemoteSent {}
 
-impl<T: Serialize + DeserializeOwned + schemars::JsonSchema> RemoteValue for T {}
+impl<T: Serialize> RemoteSent for T {}
 
-/// Asserts `T` is a [`RemoteValue`], under the type the user wrote.
-pub fn remote_value<T: RemoteValue>() {}
+/// A `#[remote]` method's result, as the client needs it: read back. (`#[tool]` checks what
+/// the server needs: sent, with a schema.)
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read back as a `#[remote]` result",
+    label = "the client reads this from the server's result",
+    note = "a `#[remote]` result is `Deserialize` (the client reads it), `Serialize` and `JsonSchema` (the server sends it): `#[derive(Serialize, Deserialize, JsonSchema)]`"
+)]
+pub trait RemoteRead {}
+
+impl<T: DeserializeOwned> RemoteRead for T {}
+
+/// Asserts `T` is a [`RemoteSent`], under the type the user wrote.
+pub fn remote_sent<T: RemoteSent>() {}
+
+/// Asserts `T` is a [`RemoteRead`], under the type the user wrote.
+pub fn remote_read<T: RemoteRead>() {}
 
 /// A served method's error as its tool reports it: a `ToolError::Failed` by its message (the
 /// tool's name is added by the engine, once), any other by its text.
