@@ -11,6 +11,7 @@ mod ctxt;
 mod percent;
 mod prompt;
 mod prompts;
+mod remote;
 mod resource;
 mod resources;
 mod serve;
@@ -31,6 +32,13 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn toolbox(args: TokenStream, item: TokenStream) -> TokenStream {
     toolbox::expand(args.into(), item.into()).into()
+}
+
+/// One trait for a server's tools, both sides: a typed client and a served impl; documented
+/// at `toolwire::remote`.
+#[proc_macro_attribute]
+pub fn remote(args: TokenStream, item: TokenStream) -> TokenStream {
+    remote::expand(args.into(), item.into()).into()
 }
 
 /// Build a `ToolRegistry` from `#[tool]` fns, named by the same paths as the fns.

@@ -183,6 +183,7 @@ pub fn normalise_doc(doc: &str) -> String {
 pub mod fuzz;
 pub mod probes;
 pub mod prompt;
+pub mod remote;
 pub use crate::complete::Complete;
 pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
 pub use crate::prompt::{Prompt, PromptArguments, PromptFuture, PromptInfo};
@@ -191,6 +192,7 @@ pub use prompt::{
     AsyncCompleter, DirectCompleter, IntoCompleter, PromptBuilder, SyncCompleter, completer, prompt_arg,
     prompt_arg_opt, prompt_registry, prompt_return, shared_prompt,
 };
+pub use remote::*;
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
 pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking, run_inline};

@@ -127,6 +127,8 @@ pub use server::{Server, ServerOptions};
 pub use spec::{McpServerSpec, serve_registry};
 pub use stdio::serve_stdio;
 pub use tool::{Content, Declarations, Json, Tool, ToolError, ToolInfo, ToolOutput};
+#[doc = include_str!("../docs/remote.md")]
+pub use toolwire_macros::remote;
 #[doc = include_str!("../docs/resource.md")]
 pub use toolwire_macros::resource;
 pub use toolwire_macros::resources;

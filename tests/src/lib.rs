@@ -2,6 +2,7 @@
 
 pub mod example_server;
 pub mod http;
+pub mod remote_math;
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! The smallest thing that works: spawn a real MCP server as a child process, adopt its
-//! tools, call one as an ordinary `toolwire::Tool`, and bind one to Rust types.
+//! tools, call one as an ordinary `toolwire::Tool`, bind one to Rust types, and bind the
+//! server to a Rust trait (`#[toolwire::remote]`).
 //!
 //! The server is a few lines of Python's `mcp` SDK, run with `python -c`, so this file
 //! stands alone. In real use the command is `uvx`, `npx` or a compiled binary.
@@ -22,6 +23,8 @@
 //! structured: {"result":5}
 //! wrong name: server 'demo' has no adopted tool 'demo_add': that is the adopted name of 'add'; name tools by the server's name
 //! typed: 2 + 40 = 42
+//! trait: 20 + 22 = 42
+//! mismatch: cannot bind `Wrong::add` to tool 'add' of server 'demo': 'b' is string in `Wrong::add` but integer on the server
 //! ```
 
 use std::time::Duration;
@@ -29,8 +32,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use toolwire::Tool;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, Untrusted};
+use toolwire::{Tool, ToolError};
 
 /// A complete MCP server.
 const SERVER: &str = r#"
@@ -50,6 +53,21 @@ mcp.run()
 struct AddArgs {
     a: i64,
     b: i64,
+}
+
+/// The server's tools as a Rust trait: bound to a server (`DemoClient::bind`), served from a
+/// local impl (`Demo::tools(impl)`), or implemented by a test double.
+#[toolwire::remote]
+trait Demo {
+    /// Add two integers.
+    async fn add(&self, a: i64, b: i64) -> Result<i64, ToolError>;
+}
+
+/// A contract the server does not keep: its `b` is an integer.
+#[toolwire::remote]
+trait Wrong {
+    /// Add.
+    async fn add(&self, a: i64, b: String) -> Result<i64, ToolError>;
 }
 
 #[tokio::main]
@@ -83,6 +101,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Typed: bound to Rust types, the schemas checked once, here.
     let typed = client.typed::<AddArgs, i64>("add").await?;
     println!("typed: 2 + 40 = {}", typed.call(&AddArgs { a: 2, b: 40 }).await?);
+
+    // A trait: every method bound and checked once, here; then called as Rust.
+    let demo = DemoClient::bind(&client).await?;
+    println!("trait: 20 + 22 = {}", demo.add(20, 22).await?);
+    if let Err(e) = WrongClient::bind(&client).await {
+        println!("mismatch: {e}");
+    }
     client.close().await;
     Ok(())
 }

@@ -23,7 +23,8 @@
 //!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
 //!   server's own schema, results normalised and sealed, failures classified.
-//! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`].
+//! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`], and a whole
+//!   server as a Rust trait with [`#[toolwire::remote]`](crate::remote) ([`BindError`]).
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
@@ -31,7 +32,9 @@
 //! # Naming
 //!
 //! Your code names a server's tool by the server's name for it, everywhere:
-//! [`Client::call_tool`], [`Client::typed`] and [`Discovery::get`]. The adopted, prefixed
+//! [`Client::call_tool`], [`Client::typed`], [`Discovery::get`], and a
+//! [`#[toolwire::remote]`](crate::remote) trait's methods (the method's name, or its
+//! `#[remote(name = "..")]`). The adopted, prefixed
 //! name is the model's (`tool.info().name()`).
 //!
 //! # Timeouts
@@ -64,6 +67,7 @@ mod http;
 mod normalise;
 mod options;
 mod prompts;
+pub(crate) mod remote;
 mod remote_tool;
 mod resources;
 mod schema;
@@ -108,6 +112,7 @@ pub use options::{
     ServerTransport, ShutdownGrace, StdioServer,
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
+pub use remote::BindError;
 pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};

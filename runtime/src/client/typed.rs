@@ -111,31 +111,48 @@ fn names(schema: &Value, key: &str) -> Vec<String> {
     }
 }
 
-/// Why `local` (what `Args` produces) does not fit `remote`, if it does not.
-fn incompatibility(local: &Value, remote: &Value) -> Option<String> {
-    let local_props = names(local, "properties");
-    let local_required = names(local, "required");
-    for r in names(remote, "required") {
+/// The two sides of a schema comparison, as a mismatch names them: who sends the value, who
+/// reads it, and where the reader's type is (`on the server`).
+#[derive(Clone, Copy)]
+pub(crate) struct Sides<'a> {
+    pub(crate) sender: &'a str,
+    pub(crate) reader: &'a str,
+    pub(crate) at_reader: &'a str,
+}
+
+/// A typed handle's arguments: `Args` sends, the server reads.
+const ARGS_TO_SERVER: Sides<'static> =
+    Sides { sender: "`Args`", reader: "the server", at_reader: "on the server" };
+
+/// Why `sent` (the schema of what the sender produces) does not fit `read` (the schema the
+/// reader accepts), if it does not: every property the reader requires is one the sender
+/// always sends; every property sent is one the reader accepts, when it forbids extras; and a
+/// property's JSON types (ignoring `null`) are among the reader's.
+pub(crate) fn incompatibility(sent: &Value, read: &Value, sides: Sides<'_>) -> Option<String> {
+    let Sides { sender, reader, at_reader } = sides;
+    let local_props = names(sent, "properties");
+    let local_required = names(sent, "required");
+    for r in names(read, "required") {
         if !local_required.contains(&r) {
-            return Some(format!("the server requires '{r}', which `Args` does not always send"));
+            return Some(format!("{reader} requires '{r}', which {sender} does not always send"));
         }
     }
-    let remote_props = remote.get("properties").and_then(Value::as_object);
-    let closed = remote.get("additionalProperties") == Some(&Value::Bool(false));
+    let remote_props = read.get("properties").and_then(Value::as_object);
+    let closed = read.get("additionalProperties") == Some(&Value::Bool(false));
     for p in &local_props {
         let theirs = remote_props.and_then(|m| m.get(p));
         let Some(theirs) = theirs else {
             if closed {
-                return Some(format!("`Args` sends '{p}', which the server does not accept"));
+                return Some(format!("{sender} sends '{p}', which {reader} does not accept"));
             }
             continue;
         };
-        let ours = &local["properties"][p];
+        let ours = &sent["properties"][p];
         if let (Some(ours), Some(theirs)) = (types(ours), types(theirs)) {
             let fits =
                 |t: &String| theirs.contains(t) || (t == "integer" && theirs.iter().any(|x| x == "number"));
             if let Some(bad) = ours.iter().filter(|t| *t != "null").find(|t| !fits(t)) {
-                return Some(format!("'{p}' is {bad} in `Args` but {} on the server", theirs.join(" or ")));
+                return Some(format!("'{p}' is {bad} in {sender} but {} {at_reader}", theirs.join(" or ")));
             }
         }
     }
@@ -151,6 +168,21 @@ impl Client {
         Args: Serialize + JsonSchema,
         Out: DeserializeOwned,
     {
+        let local = crate::schema_gen::SchemaGen::new().root::<Args>();
+        self.bind_typed(tool, &local, None, std::any::type_name::<Args>(), ARGS_TO_SERVER).await
+    }
+
+    /// [`typed`](Client::typed) with the local schemas given: `local` is what the arguments
+    /// look like, `local_out` (when the server advertises an `outputSchema` too) what the
+    /// caller reads from a structured result; `sides` words an arguments mismatch.
+    pub(crate) async fn bind_typed<Args, Out>(
+        &self,
+        tool: &str,
+        local: &Value,
+        local_out: Option<(&Value, Sides<'_>)>,
+        args: &'static str,
+        sides: Sides<'_>,
+    ) -> Result<TypedTool<Args, Out>, TypedError> {
         let listed = self.list_tools(false).await?;
         let Some(t) = listed.iter().find(|t| t.name == tool) else {
             let mut listed: Vec<String> = listed.iter().map(|t| t.name.clone()).collect();
@@ -162,14 +194,20 @@ impl Client {
             });
         };
         let checked = check(self.name(), tool, &t.input_schema)?;
-        let local = crate::schema_gen::SchemaGen::new().root::<Args>();
-        if let Some(reason) = incompatibility(&local, &checked.advertised) {
-            return Err(TypedError::Incompatible {
-                server: self.name().to_owned(),
-                tool: tool.to_owned(),
-                args: std::any::type_name::<Args>(),
-                reason,
-            });
+        let incompatible = |reason| TypedError::Incompatible {
+            server: self.name().to_owned(),
+            tool: tool.to_owned(),
+            args,
+            reason,
+        };
+        if let Some(reason) = incompatibility(local, &checked.advertised, sides) {
+            return Err(incompatible(reason));
+        }
+        // The result: what the server says it sends must fit what the caller reads.
+        if let (Some((ours, out_sides)), Some(theirs)) = (local_out, &t.output_schema)
+            && let Some(reason) = incompatibility(theirs, ours, out_sides)
+        {
+            return Err(incompatible(reason));
         }
         Ok(TypedTool {
             client: self.clone(),
