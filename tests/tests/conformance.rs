@@ -257,7 +257,7 @@ fn run(suite_var: &str, args: &[&str], baseline_file: &str, must_pass: &[&str]) 
 }
 
 /// Scenarios every legacy run must run and pass outright.
-const LEGACY_MUST_PASS: [&str; 22] = [
+const LEGACY_MUST_PASS: [&str; 24] = [
     "server-initialize",
     "ping",
     "tools-list",
@@ -274,6 +274,8 @@ const LEGACY_MUST_PASS: [&str; 22] = [
     "resources-read-text",
     "resources-read-binary",
     "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
     "prompts-list",
     "prompts-get-simple",
     "prompts-get-with-args",
