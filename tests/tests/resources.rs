@@ -1,7 +1,10 @@
-//! Resources served by toolwire (`tests/src/bin/resource-server.rs`, a real stdio child),
-//! driven by clients nobody on this team wrote:
+//! Resources served by toolwire (`tests/src/bin/resource-server.rs`, a real child process,
+//! over stdio or, with `--http`, loopback streamable HTTP), driven by clients nobody on this
+//! team wrote:
 //!
-//! - the Python SDK 2.3.0 client (`tests/peers/clients/py_resources.py`), in the legacy era
+//! - the Python SDK 2.3.0 client (`tests/peers/clients/py_resources.py`), over stdio and over
+//!   HTTP (where a legacy subscription's update arrives on the session's GET stream), in the
+//!   legacy era
 //!   (2025-11-25: `resources/subscribe`, an update after `touch`, `resources/unsubscribe`) and
 //!   in auto mode, which settles on 2026-07-28 (`subscriptions/listen`): list, templates,
 //!   read text and blob, read a template, complete a template's variables (a sync and an
@@ -28,19 +31,19 @@ fn peer(var: &str) -> String {
 /// One peer at a time: each starts a Python or Node runtime plus the server.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn python(mode: &str) {
+fn python(transport: &str, mode: &str) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let driver = toolwire_tests::tests_dir().join("peers/clients/py_resources.py");
     let out = Command::new(peer("TOOLWIRE_PY_MCP2"))
         .arg(driver)
-        .args(["--mode", mode, "--", SERVER])
+        .args(["--transport", transport, "--mode", mode, "--", SERVER])
         .output()
         .expect("run the Python driver");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let last = stdout.lines().last().unwrap_or_default();
     assert!(
         out.status.success() && last.ends_with(" 0 failed") && !stdout.contains("FAIL "),
-        "py_resources.py --mode {mode} failed ({}):\n{stdout}\n{}",
+        "py_resources.py --transport {transport} --mode {mode} failed ({}):\n{stdout}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
@@ -48,12 +51,22 @@ fn python(mode: &str) {
 
 #[test]
 fn python_sdk_legacy_lists_reads_and_gets_its_subscription_update() {
-    python("legacy");
+    python("stdio", "legacy");
 }
 
 #[test]
 fn python_sdk_on_2026_07_28_lists_reads_and_listens() {
-    python("auto");
+    python("stdio", "auto");
+}
+
+#[test]
+fn python_sdk_over_legacy_http_lists_reads_and_gets_its_update_on_the_get_stream() {
+    python("http", "legacy");
+}
+
+#[test]
+fn python_sdk_over_http_on_2026_07_28_lists_reads_and_listens() {
+    python("http", "auto");
 }
 
 /// Run the Inspector CLI against the server in `era`; the method's result.

@@ -1,6 +1,9 @@
 """Drive a toolwire resources server with the Python SDK 2.3.0 client; one check per line.
 
-    $TOOLWIRE_PY_MCP2 tests/peers/clients/py_resources.py --mode legacy|auto -- SERVER...
+    $TOOLWIRE_PY_MCP2 tests/peers/clients/py_resources.py [--transport stdio|http] --mode legacy|auto -- SERVER...
+
+With `--transport http` the server is started with `--http` and its `url <URL>` line read; the
+client then speaks streamable HTTP (legacy: subscription updates arrive on the GET stream).
 
 The server is `tests/src/bin/resource-server.rs`'s contract: `test://static-text`,
 `test://static-binary`, the templates `test://template/{id}/data` and
@@ -15,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import ResourceTemplateReference
 
@@ -49,7 +54,7 @@ async def expect_error(name: str, coro, code: int, message: str) -> None:
     check(name, f"no error; got {got!r}")
 
 
-async def drive(mode: str, server: list[str]) -> None:
+async def drive(transport: str, mode: str, server: list[str]) -> None:
     updates: list[str] = []
 
     async def on_message(message) -> None:
@@ -57,8 +62,27 @@ async def drive(mode: str, server: list[str]) -> None:
         if getattr(root, "method", None) == "notifications/resources/updated":
             updates.append(str(root.params.uri))
 
-    params = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
-    async with Client(params, mode=mode, read_timeout_seconds=20, message_handler=on_message) as client:
+    proc = None
+    if transport == "http":
+        proc = subprocess.Popen([*server, "--http"], stdout=subprocess.PIPE, text=True)
+        line = proc.stdout.readline().strip()
+        if not line.startswith("url "):
+            check("server_url", f"the server printed {line!r}")
+            proc.kill()
+            return
+        target = streamable_http_client(line.removeprefix("url "))
+    else:
+        target = StdioServerParameters(command=server[0], args=server[1:], env=dict(os.environ))
+    try:
+        await run(target, mode, updates, on_message)
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+
+
+async def run(target, mode: str, updates: list[str], on_message) -> None:
+    async with Client(target, mode=mode, read_timeout_seconds=20, message_handler=on_message) as client:
         modern = client.protocol_version == "2026-07-28"
         want("protocol_version", client.protocol_version, "2026-07-28" if mode == "auto" else "2025-11-25")
         caps = client.server_capabilities.resources
@@ -146,13 +170,14 @@ async def drive(mode: str, server: list[str]) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--mode", choices=["legacy", "auto"], default="auto")
     p.add_argument("server", nargs="+")
     args = p.parse_args()
 
     async def bounded() -> None:
         with anyio.move_on_after(60) as scope:
-            await drive(args.mode, args.server)
+            await drive(args.transport, args.mode, args.server)
         if scope.cancelled_caught:
             check("overall_timeout", "gave up after 60s")
 

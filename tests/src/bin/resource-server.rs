@@ -1,4 +1,5 @@
-//! A stdio MCP server serving resources, for tests/tests/resources.rs: fixed text and binary
+//! An MCP server serving resources (stdio, or loopback HTTP with `--http`: no auth, it prints
+//! `url <URL>` on stdout), for tests/tests/resources.rs: fixed text and binary
 //! resources, a template, and a `touch` tool that calls `Server::notify_resource_updated` so
 //! a client can watch its subscription fire.
 //!
@@ -78,7 +79,17 @@ async fn main() {
         .resources(resources![static_text, static_binary, template, table_row].expect("distinct URIs"))
         .build();
     let _ = SERVER.set(server.clone());
-    if let Err(e) = toolwire::stdio::serve(server).await {
+    if std::env::args().any(|a| a == "--http") {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("the bound address");
+        println!("url http://{addr}/mcp");
+        let app =
+            toolwire::http::mcp_router(server, toolwire::http::HttpConfig::new(toolwire::http::Auth::None));
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("resource-server: {e}");
+            std::process::exit(1);
+        }
+    } else if let Err(e) = toolwire::stdio::serve(server).await {
         eprintln!("resource-server: {e}");
         std::process::exit(1);
     }
