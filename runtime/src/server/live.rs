@@ -286,6 +286,11 @@ struct ListenCall {
 impl Handler for ListenCall {
     type Output = ();
 
+    /// A listen lives until the client ends it: no slot, no deadline.
+    fn bounded(&self) -> bool {
+        false
+    }
+
     fn start<'a>(&'a self, _ctx: &'a Context) -> Started<'a, ()> {
         Box::pin(async move {
             // The acknowledgment goes first; only then can a notification reach this subscriber.

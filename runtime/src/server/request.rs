@@ -88,6 +88,14 @@ pub(crate) trait Handler: Send + Sync + 'static {
         None
     }
 
+    /// Whether the request is a bounded piece of work: it takes one of the server's
+    /// `max_in_flight` slots and runs under its deadline. A stream that lives until the
+    /// client ends it (`subscriptions/listen`) says `false`: it neither holds a slot, so
+    /// listeners cannot starve calls (or each other), nor times out.
+    fn bounded(&self) -> bool {
+        true
+    }
+
     /// The result body for how it went: the user code's output, or why it did not finish.
     /// `modern` is the `_meta` to complete a modern result with (see
     /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
@@ -227,7 +235,11 @@ impl<H: Handler> Job<H> {
         if let Some(talk) = talk {
             ctx = ctx.talkback(talk);
         }
-        let run = execute(&handler, ctx, options.cancellation.as_ref(), options.deadline, &shared.permits);
+        let (deadline, permits) = match handler.bounded() {
+            true => (options.deadline, Some(&shared.permits)),
+            false => (None, None),
+        };
+        let run = execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits);
         let outcome = match forward_to {
             Some(talk) => {
                 use tracing::instrument::WithSubscriber;
@@ -258,18 +270,23 @@ async fn execute<H: Handler>(
     ctx: ContextBuilder,
     host: Option<&CancellationToken>,
     deadline: Option<Duration>,
-    permits: &Semaphore,
+    permits: Option<&Semaphore>,
 ) -> Result<H::Output, Stop> {
-    let permit = match host {
-        Some(h) => tokio::select! {
-            biased;
-            _ = h.cancelled() => return Err(Stop::CancelledBeforeDispatch),
-            p = permits.acquire() => p,
-        },
-        None => permits.acquire().await,
+    let _permit = match permits {
+        Some(permits) => {
+            let permit = match host {
+                Some(h) => tokio::select! {
+                    biased;
+                    _ = h.cancelled() => return Err(Stop::CancelledBeforeDispatch),
+                    p = permits.acquire() => p,
+                },
+                None => permits.acquire().await,
+            };
+            // The semaphore is never closed; if it were, nothing could run.
+            Some(permit.map_err(|_| Stop::CancelledBeforeDispatch)?)
+        }
+        None => None,
     };
-    // The semaphore is never closed; if it were, nothing could run.
-    let _permit = permit.map_err(|_| Stop::CancelledBeforeDispatch)?;
     if host.is_some_and(CancellationToken::is_cancelled) {
         return Err(Stop::CancelledBeforeDispatch);
     }

@@ -277,3 +277,32 @@ async fn resources_and_prompts_change_and_are_announced_too() {
         r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"unknown prompt 'hello'; available prompts: []"}}"#
     );
 }
+
+#[tokio::test]
+async fn listens_take_no_slot_and_outlive_the_deadline() {
+    // One slot, a 50 ms deadline: three listens must all be acknowledged and keep hearing
+    // changes after the deadline, and a call must still get the one slot.
+    let s = live_server(options().max_in_flight(1).deadline(Some(Duration::from_millis(50))));
+    let listens: Vec<Wire> = (0..3).map(|_| Wire::new(&s)).collect();
+    for (i, w) in listens.iter().enumerate() {
+        w.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":"L{i}","method":"subscriptions/listen","params":{{{MODERN},"notifications":{{"toolsListChanged":true}}}}}}"#
+        ));
+        let ack = w.wait(1).await;
+        assert!(ack[0].contains("notifications/subscriptions/acknowledged"), "{ack:?}");
+    }
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let caller = listening(&s);
+    caller.send(&call(9, "echo", ""));
+    let answer = caller.wait(1).await;
+    assert!(answer[0].starts_with(r#"{"jsonrpc":"2.0","id":9,"result":"#), "{answer:?}");
+    s.add_tool(tool("extra")).unwrap();
+    for (i, w) in listens.iter().enumerate() {
+        assert_eq!(
+            w.wait(1).await,
+            [format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":"L{i}"}}}}}}"#
+            )]
+        );
+    }
+}
