@@ -103,7 +103,8 @@ impl ServerOptions {
     }
 
     /// How many tool calls may run at once (at least 1). Later calls wait their turn;
-    /// `ping` and listing are never held up by them.
+    /// `ping` and listing are never held up by them. An open `subscriptions/listen` stream
+    /// takes no slot and is not ended by [`deadline`](Self::deadline).
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.max_in_flight = n.max(1);
         self
