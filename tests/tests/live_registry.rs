@@ -17,14 +17,10 @@ use std::time::{Duration, Instant};
 
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_live-server");
+mod peer_support;
+use peer_support::peer;
 
-/// A variable `tests/peers/env.sh` exports.
-fn peer(var: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| {
-        panic!("{var} is not set: run `bash tests/peers/setup.sh && source tests/peers/env.sh` first (scripts/test.sh does)")
-    })
-}
+const SERVER: &str = env!("CARGO_BIN_EXE_live-server");
 
 /// One peer at a time: each starts a Python runtime plus the server.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());

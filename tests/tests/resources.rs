@@ -19,14 +19,10 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-const SERVER: &str = env!("CARGO_BIN_EXE_resource-server");
+mod peer_support;
+use peer_support::peer;
 
-/// A variable `tests/peers/env.sh` exports.
-fn peer(var: &str) -> String {
-    std::env::var(var).unwrap_or_else(|_| {
-        panic!("{var} is not set: run `bash tests/peers/setup.sh && source tests/peers/env.sh` first (scripts/test.sh does)")
-    })
-}
+const SERVER: &str = env!("CARGO_BIN_EXE_resource-server");
 
 /// One peer at a time: each starts a Python or Node runtime plus the server.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -235,10 +235,8 @@ impl<H: Handler> Job<H> {
         if let Some(talk) = talk {
             ctx = ctx.talkback(talk);
         }
-        let (deadline, permits) = match handler.bounded() {
-            true => (options.deadline, Some(&shared.permits)),
-            false => (None, None),
-        };
+        let (deadline, permits) =
+            if handler.bounded() { (options.deadline, Some(&shared.permits)) } else { (None, None) };
         let run = execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits);
         let outcome = match forward_to {
             Some(talk) => {
