@@ -1,5 +1,5 @@
-//! The MCP data shapes a peer sends: tools, call results, content blocks, resources, prompts
-//! and a peer's `Implementation`, as `serde` derives shared by the client (which reads them)
+//! The MCP data shapes a peer sends: tools, call results, content blocks, resources, prompts,
+//! multi round-trip requests (`input_required`) and a peer's `Implementation`, as `serde` derives shared by the client (which reads them)
 //! and the server (which will serve resources and prompts with them).
 //!
 //! # Which style goes where
@@ -22,6 +22,7 @@
 mod completion;
 mod content;
 mod icon;
+mod mrtr;
 mod prompt;
 mod resource;
 mod tool;
@@ -32,6 +33,10 @@ pub use completion::{
 };
 pub use content::ContentBlock;
 pub use icon::{Icon, IconTheme};
+pub use mrtr::{
+    COMPLETE, INPUT_METHODS, INPUT_REQUIRED, InputRequest, InputRequests, InputRequired, InputResponses,
+    InputRound,
+};
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};
