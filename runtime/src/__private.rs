@@ -185,7 +185,7 @@ pub mod probes;
 pub mod prompt;
 pub mod remote;
 pub use crate::complete::Complete;
-pub use crate::inject::{ToolInput, ViaArguments, ViaContext};
+pub use crate::inject::{SettleSeed, ToolInput, ViaArguments, ViaContext, ViaSettledArgument};
 pub use crate::prompt::{Prompt, PromptArguments, PromptFuture, PromptInfo};
 pub use probes::{IntoOutcome, outcome};
 pub use prompt::{

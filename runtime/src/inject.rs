@@ -5,7 +5,9 @@
 //! `FromContext` is taken from the call's [`Context`] and never advertised; every other
 //! parameter is an argument and needs `Deserialize + JsonSchema`. `&Context` and
 //! [`State<T>`](crate::state::State) (a registry's state value) are the implementations here;
-//! later ones (a handle on the peer) plug in the same way.
+//! later ones (a handle on the peer) plug in the same way. [`FromArgument`] is the third
+//! kind: an argument read from the call and then settled against its context
+//! ([`SafePath`](crate::paths::SafePath)).
 //!
 //! The rest of this module is what `#[tool]` expands to, reached through `__private` (not
 //! public API). It is defined here, in a module whose items are otherwise unnamed, so that
@@ -17,7 +19,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::args::{Args, ToolArgumentError, ToolParam};
+use crate::args::{Args, ArgumentProblem, ToolArgumentError, ToolParam};
 use crate::context::Context;
 use crate::state::{State, StateNeed};
 use crate::tool::ToolError;
@@ -111,6 +113,53 @@ pub struct MissingState {
     pub type_name: &'static str,
 }
 
+/// A `#[tool]` argument that is read from the call's arguments and then settled against the
+/// call's [`Context`] before the body runs: an argument whose meaning depends on the host.
+///
+/// The argument is advertised and validated as its [`Raw`](FromArgument::Raw) type (its schema
+/// is `Raw`'s), deserialized into it, and then [`from_argument`](FromArgument::from_argument)
+/// turns it into `Self`. A refusal is an argument error, like any other, naming the tool and
+/// the argument: `tool 'read' call rejected: argument 'path' <refusal>`. The value is settled
+/// where the body runs (a sync tool's worker thread), so it may touch the file system.
+///
+/// [`SafePath`](crate::paths::SafePath) is the implementation here: a path string, checked
+/// against the roots the host allows. A type that implements this trait should not also
+/// implement `Deserialize`, so it cannot be read as a plain argument by mistake.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an argument settled against the call",
+    label = "this type does not implement `FromArgument`"
+)]
+pub trait FromArgument: Sized + Send + 'static {
+    /// What the call's argument is deserialized into, and advertised as.
+    type Raw: ToolParam;
+
+    /// Why the argument was refused; the message follows `argument '<name>' `.
+    type Rejection: fmt::Display;
+
+    /// Settle the argument against the call.
+    fn from_argument(raw: Self::Raw, ctx: &Context) -> Result<Self, Self::Rejection>;
+
+    /// The registry state this argument is settled with, if any: declared by the tool, so a
+    /// registry without it refuses the tool when it is built.
+    fn state_need() -> Option<StateNeed> {
+        None
+    }
+}
+
+/// An optional settled argument: absent stays `None`.
+impl<T: FromArgument> FromArgument for Option<T> {
+    type Raw = Option<T::Raw>;
+    type Rejection = T::Rejection;
+
+    fn from_argument(raw: Option<T::Raw>, ctx: &Context) -> Result<Self, T::Rejection> {
+        raw.map(|raw| T::from_argument(raw, ctx)).transpose()
+    }
+
+    fn state_need() -> Option<StateNeed> {
+        T::state_need()
+    }
+}
+
 impl<'a> FromContext<'a> for &'a Context {
     type Rejection = Infallible;
 
@@ -139,6 +188,11 @@ pub struct ViaContext;
 /// The kind of every other parameter: an argument of the call.
 #[derive(Debug, Clone, Copy)]
 pub struct ViaArguments;
+
+/// The kind of a parameter whose type implements [`FromArgument`]: an argument of the call,
+/// settled against its context.
+#[derive(Debug, Clone, Copy)]
+pub struct ViaSettledArgument;
 
 /// Where an argument's facts go when a tool's statics are built.
 pub trait Describe {
@@ -276,6 +330,83 @@ impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
     #[inline]
     fn finish(_: ViaContext, _: (), ctx: &'a Context, tool: &str) -> Result<T, ToolError> {
         T::from_context(ctx).map_err(|e| ToolError::failed(tool, e))
+    }
+}
+
+/// What a [`FromArgument`] parameter's `seed` hands to its `finish`: the raw argument and its
+/// name, or the tool's own default (a value the host wrote, used as it is).
+#[derive(Debug)]
+pub enum SettleSeed<T: FromArgument> {
+    /// The call gave the argument.
+    Given(T::Raw, std::borrow::Cow<'static, str>),
+    /// The call left it out and the tool has a default.
+    Default(T),
+}
+
+impl<'a, T: FromArgument> ToolInput<'a, ViaSettledArgument> for T {
+    type Seed = SettleSeed<T>;
+
+    #[inline]
+    fn describe(
+        _: ViaSettledArgument,
+        describer: &mut impl Describe,
+        name: &'static str,
+        doc: &'static str,
+        optional: bool,
+        default: Option<Value>,
+    ) {
+        describer.argument::<T::Raw>(name, doc, optional, default);
+        if let Some(need) = T::state_need() {
+            describer.state(need);
+        }
+    }
+
+    #[inline]
+    fn seed(
+        _: ViaSettledArgument,
+        args: &Args<'_, '_>,
+        next: &mut usize,
+    ) -> Result<SettleSeed<T>, ToolArgumentError> {
+        let index = *next;
+        *next += 1;
+        Ok(SettleSeed::Given(args.take::<T::Raw>(index)?, args.name(index)))
+    }
+
+    #[inline]
+    fn seed_or_else(
+        _: ViaSettledArgument,
+        args: &Args<'_, '_>,
+        next: &mut usize,
+        default: impl FnOnce() -> T,
+    ) -> Result<SettleSeed<T>, ToolArgumentError> {
+        let index = *next;
+        *next += 1;
+        match args.raw(index) {
+            Some(raw) => Ok(SettleSeed::Given(args.parse::<T::Raw>(index, raw)?, args.name(index))),
+            None => Ok(SettleSeed::Default(default())),
+        }
+    }
+
+    #[inline]
+    fn finish(
+        _: ViaSettledArgument,
+        seed: SettleSeed<T>,
+        ctx: &'a Context,
+        tool: &str,
+    ) -> Result<T, ToolError> {
+        match seed {
+            SettleSeed::Given(raw, name) => T::from_argument(raw, ctx).map_err(|e| {
+                ToolError::Arguments(ToolArgumentError {
+                    tool: tool.to_owned(),
+                    problem: ArgumentProblem::Invalid {
+                        name: name.into_owned(),
+                        path: String::new(),
+                        message: e.to_string(),
+                    },
+                })
+            }),
+            SettleSeed::Default(value) => Ok(value),
+        }
     }
 }
 

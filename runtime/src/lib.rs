@@ -96,6 +96,7 @@ pub mod complete;
 pub mod context;
 pub mod inject;
 mod json;
+pub mod paths;
 mod percent;
 pub mod prompt;
 pub mod protocol;
@@ -145,4 +146,4 @@ pub use toolwire_macros::{prompt, prompts};
 // short name (`ToolInput<'_, ViaArguments>`): rustc prints a hidden module's items by their
 // full `__private` path. Not public API; the expansion reaches them through `__private`.
 #[doc(hidden)]
-pub use inject::{ToolInput, ViaArguments, ViaContext};
+pub use inject::{ToolInput, ViaArguments, ViaContext, ViaSettledArgument};

@@ -105,7 +105,7 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
         let seed = format_ident!("__toolwire_seed{}", i);
         let kvar = format_ident!("__toolwire_kind{}", i);
         let kind = match p.kind {
-            Kind::ByType => quote_spanned!(span=> (&&#tw::probes::Probe::<#ty>::new()).__toolwire_kind()),
+            Kind::ByType => quote_spanned!(span=> (&&&#tw::probes::Probe::<#ty>::new()).__toolwire_kind()),
             Kind::Injected => quote_spanned!(span=> #tw::ViaContext),
             Kind::Argument => quote_spanned!(span=> #tw::ViaArguments),
         };
@@ -186,7 +186,7 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
         const _: () = {
             #[allow(unused_imports)]
             use #tw::probes::{
-                KindInjected as _, KindArgument as _,
+                KindSettled as _, KindInjected as _, KindArgument as _,
                 AdvertiseDefault as _, SilentDefault as _, IsOptionParam as _, IsRequiredParam as _,
                 OutputViaReturn as _, OutputViaStructuredResult as _, OutputViaStructured as _, OutputUnsupported as _,
                 ReturnViaReturn as _, ReturnViaStructuredResult as _, ReturnViaStructured as _, ReturnUnsupported as _,

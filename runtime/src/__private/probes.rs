@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::inject::{FromContext, ViaArguments, ViaContext};
+use crate::inject::{FromArgument, FromContext, ViaArguments, ViaContext, ViaSettledArgument};
 use crate::schema::Schema;
 use crate::tool::ToolReturn;
 use crate::tool::{ToolError, ToolOutput};
@@ -40,9 +40,16 @@ impl<T: ?Sized> Default for Probe<T> {
 
 // ---- Parameters: injected or argument ------------------------------------------------
 //
-// The kind probe asks whether a parameter's type implements `FromContext`: if so its kind is
-// `ViaContext`, otherwise `ViaArguments`. The kind then picks the `ToolInput` impl (see
+// The kind probe asks whether a parameter's type implements `FromArgument` (kind
+// `ViaSettledArgument`, most specific), then `FromContext` (`ViaContext`), else `ViaArguments`. The kind then picks the `ToolInput` impl (see
 // `crate::inject`) that describes the parameter and takes it on each call.
+
+pub trait KindSettled {
+    fn __toolwire_kind(&self) -> ViaSettledArgument {
+        ViaSettledArgument
+    }
+}
+impl<T: FromArgument> KindSettled for &&Probe<T> {}
 
 pub trait KindInjected {
     fn __toolwire_kind(&self) -> ViaContext {

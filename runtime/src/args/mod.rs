@@ -385,6 +385,11 @@ impl Args<'_, '_> {
         self.values[index]
     }
 
+    /// The wire name of parameter `index`.
+    pub fn name(&self, index: usize) -> Cow<'static, str> {
+        self.spec.params[index].name.clone()
+    }
+
     /// Check and deserialize parameter `index`; an absent (optional) one is read as
     /// `null`, which an `Option` reads as `None`.
     pub fn take<T: ToolParam>(&self, index: usize) -> Result<T, ToolArgumentError> {
