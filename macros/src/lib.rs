@@ -5,10 +5,6 @@
 
 mod completers;
 mod ctxt;
-// The runtime's percent-decoder, which the URI template parser included by `resource` uses.
-#[allow(dead_code)]
-#[path = "../../runtime/src/percent.rs"]
-mod percent;
 mod prompt;
 mod prompts;
 mod remote;

@@ -97,7 +97,6 @@ pub mod context;
 pub mod inject;
 mod json;
 pub mod paths;
-mod percent;
 pub mod prompt;
 pub mod protocol;
 pub mod registry;

@@ -7,8 +7,8 @@ use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Ident, Lit, LitStr, Meta, Token};
+use toolwire_grammar::uri_template::UriTemplate;
 
-use super::uri_template::UriTemplate;
 use crate::ctxt::Ctxt;
 use crate::tool::about::{IconSpec, icon_value};
 

@@ -3,15 +3,11 @@
 //! variables, and `expand` writes the companion struct. Errors go to the shared sink
 //! (`crate::ctxt`), all reported at once; on any error the fn is emitted untouched with them.
 //!
-//! The template parser is the runtime's own file (`runtime/src/resource/uri_template.rs`,
-//! self-contained), included by path, so a template the macro accepts is one the runtime
-//! parses, with the same message when it does not.
+//! The template parser is the runtime's own (`toolwire-grammar`), so a template the macro
+//! accepts is one the runtime parses, with the same message when it does not.
 
 mod attr;
 mod check;
 mod expand;
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../../runtime/src/resource/uri_template.rs"]
-mod uri_template;
 
 pub(crate) use expand::resource as expand;

@@ -10,8 +10,8 @@
 //! Every value is checked here, so a bad one is a compile error under its token.
 
 use syn::{Expr, Lit, LitStr, Meta};
+use toolwire_grammar::meta_key::meta_key_problem;
 
-use super::meta_key::meta_key_problem;
 use crate::ctxt::Ctxt;
 
 /// One `icon`.

@@ -10,8 +10,6 @@ mod attr;
 mod check;
 mod expand;
 mod fallback;
-#[path = "../../../runtime/src/tool/meta_key.rs"]
-mod meta_key;
 mod name;
 
 pub(crate) use expand::tool as expand;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::Context;
 use super::error::AskError;
-use crate::percent::percent_decode;
+use toolwire_grammar::percent::percent_decode;
 
 const ROOTS: &str = "roots/list";
 

@@ -4,8 +4,8 @@
 //! serialises as the MCP object its list carries.
 
 use serde::Serialize;
+use toolwire_grammar::uri_template::UriTemplate;
 
-use super::uri_template::UriTemplate;
 use crate::protocol::wire::Icon;
 
 /// One fixed resource as `resources/list` lists it.

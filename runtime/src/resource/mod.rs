@@ -6,7 +6,8 @@
 //! `#[resource]` implements the traits for an ordinary fn; implement them by hand for
 //! anything else.
 //!
-//! - `uri_template`: [`UriTemplate`] parsing and matching.
+//! - [`UriTemplate`] parsing and matching: `toolwire-grammar`'s, shared with the `#[resource]`
+//!   macro.
 //! - `info`: [`ResourceInfo`], [`TemplateInfo`]: what the lists advertise (with the
 //!   protocol's [`Icon`], re-exported here).
 //! - `contents`: [`ResourceReturn`], [`ResourceError`], base64 for blobs.
@@ -15,7 +16,6 @@
 mod contents;
 mod info;
 mod registry;
-mod uri_template;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -28,7 +28,7 @@ pub use crate::protocol::wire::{Icon, ResourceContents};
 pub use contents::{ResourceError, ResourceReturn, base64_encode, variables_as_arguments};
 pub use info::{ResourceInfo, TemplateInfo};
 pub use registry::{Resolved, ResourceRegistry, ResourceRegistryError};
-pub use uri_template::{UriTemplate, UriTemplateError};
+pub use toolwire_grammar::uri_template::{UriTemplate, UriTemplateError};
 
 /// What a read returns, started: the contents, or why there are none.
 pub type ReadFuture<'a> =

@@ -54,7 +54,7 @@ pub enum InvalidMetaKey {
 
 /// Check a custom `_meta` key against MCP's grammar and reservations (2025-11-25, "`_meta`").
 pub fn check_meta_key(key: &str) -> Result<(), InvalidMetaKey> {
-    match super::meta_key::meta_key_problem(key) {
+    match toolwire_grammar::meta_key::meta_key_problem(key) {
         None => Ok(()),
         Some("toolwire") => Err(InvalidMetaKey::Toolwire),
         Some("reserved") => Err(InvalidMetaKey::Reserved(key.to_owned())),

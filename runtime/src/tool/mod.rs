@@ -10,7 +10,6 @@
 
 mod error;
 mod info;
-mod meta_key;
 mod output;
 mod returns;
 mod run;

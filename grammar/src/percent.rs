@@ -1,11 +1,9 @@
 //! Percent-decoding (RFC 3986 §2.1): what a `file://` root's path and a URI template's
-//! variable values are read with. One helper, at the bottom of the crate, imported from
-//! nowhere in it; `toolwire-macros` includes this file by path beside the URI template
-//! parser, so both crates decode alike.
+//! variable values are read with, in the runtime and in the `#[resource]` macro alike.
 
 /// `text` with each `%XX` (two hex digits, either case) decoded; `None` for a `%` not
 /// followed by two hex digits, or for bytes that are not UTF-8.
-pub(crate) fn percent_decode(text: &str) -> Option<String> {
+pub fn percent_decode(text: &str) -> Option<String> {
     if !text.contains('%') {
         return Some(text.to_owned());
     }

@@ -1,11 +1,10 @@
 //! MCP's `_meta` key grammar (2025-11-25, "`_meta`"): the one check both `#[tool]` and `ToolInfo::with_meta` use.
 //!
-//! Self-contained (no imports) so that `toolwire-macros` includes this very file by path
-//! and refuses at compile time exactly what `toolwire::tool::check_meta_key`
+//! `toolwire-macros` refuses at compile time exactly what `toolwire::tool::check_meta_key`
 //! refuses at run time: one grammar, written once.
 
 /// Why a key is refused: `Some("grammar" | "reserved" | "toolwire")`, or `None` when usable.
-pub(crate) fn meta_key_problem(key: &str) -> Option<&'static str> {
+pub fn meta_key_problem(key: &str) -> Option<&'static str> {
     if key == "toolwire" {
         return Some("toolwire");
     }

@@ -11,9 +11,8 @@
 //! Any other operator (`#`, `.`, `/`, `;`, `?`, `&`) and the value modifiers (`:3`, `*`) are
 //! refused at parse time, so a template this module accepts is one it can match.
 //!
-//! This file uses nothing outside itself but `crate::percent` (the one percent-decoder, a
-//! self-contained file too): the `#[resource]` macro includes both by path, so a bad
-//! template is a compile error with the same message the runtime gives.
+//! The `#[resource]` macro parses with this same code, so a bad template is a compile error
+//! with the same message the runtime gives.
 
 use std::fmt;
 
@@ -57,7 +56,7 @@ impl UriTemplate {
     /// Parse `text`.
     ///
     /// ```
-    /// use toolwire::resource::UriTemplate;
+    /// use toolwire_grammar::uri_template::UriTemplate; // toolwire::resource::UriTemplate in a toolwire program
     /// let t = UriTemplate::parse("db://tables/{table}/rows/{id}").unwrap();
     /// assert_eq!(t.variables(), ["table", "id"]);
     /// let err = UriTemplate::parse("db://{table").unwrap_err();
@@ -171,7 +170,7 @@ impl UriTemplate {
     /// [`variables`](Self::variables) order, or `None` when the URI does not fit.
     ///
     /// ```
-    /// use toolwire::resource::UriTemplate;
+    /// use toolwire_grammar::uri_template::UriTemplate; // toolwire::resource::UriTemplate in a toolwire program
     /// let t = UriTemplate::parse("file:///{+path}").unwrap();
     /// let vars = t.match_uri("file:///src/main%20file.rs").unwrap();
     /// assert_eq!(vars, [("path".to_owned(), "src/main file.rs".to_owned())]);
