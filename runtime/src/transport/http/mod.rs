@@ -300,9 +300,11 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
             None,
             &format!("service unavailable: the event store could not be read ({why}); try again"),
         ),
+        // -32600, not the -32601 a 404 defaults to: the request was understood, its stream is
+        // what is missing.
         _ => error_response(
             StatusCode::NOT_FOUND,
-            None,
+            Some(crate::protocol::code::INVALID_REQUEST),
             &format!(
                 "not found: Last-Event-ID '{last}' names no stream of this session (it never existed, or its events are gone)"
             ),
