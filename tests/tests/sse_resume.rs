@@ -454,3 +454,33 @@ fn python_sdk_follows_a_polled_answer_and_hears_logs_sent_after_its_call() {
         json!({"case": "out_of_call", "text": "answered", "logs_before_answer": [], "logs": [{"after": 1}, {"after": 2}, {"after": 3}]})
     );
 }
+
+#[test]
+fn typescript_sdk_v2_reconnects_a_polled_answer_with_last_event_id() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let config =
+        HttpConfig::new(Auth::None).sse_polling(Duration::from_millis(100), Duration::from_millis(200));
+    let addr = runtime.block_on(serve(config));
+    let driver = toolwire_tests::tests_dir().join("peers/clients/ts_v2_sse_resume.mjs");
+    let out = std::process::Command::new(peer_support::peer("TOOLWIRE_NODE22"))
+        .arg(driver)
+        .args(["--url", &format!("http://{addr}/mcp")])
+        .env("TOOLWIRE_NODE_MODULES", peer_support::peer("TOOLWIRE_NODE_MODULES"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the TypeScript driver");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let got: Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    assert_eq!(got["version"], "2025-11-25");
+    assert_eq!((got["text"].as_str(), got["is_error"].as_bool()), (Some("3 steps"), Some(false)), "{got}");
+    assert_eq!(got["logs"], json!([{"step": 1}, {"step": 2}, {"step": 3}]));
+    // Every event id it saw: the priming event's, then the resumed stream's, one stream.
+    let tokens: Vec<&str> = got["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let stream = tokens[0].strip_suffix(":0").unwrap_or_else(|| panic!("priming first: {tokens:?}"));
+    let want: Vec<String> = (0..=4).map(|n| format!("{stream}:{n}")).collect();
+    assert_eq!(tokens, want);
+    assert_eq!(got["errors"], json!([]), "{got}");
+}
