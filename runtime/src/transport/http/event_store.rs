@@ -24,9 +24,12 @@ use std::sync::Mutex;
 
 /// The default cap on the events [`MemoryEventStore`] keeps per stream: 1,000.
 pub const DEFAULT_EVENTS_PER_STREAM: usize = 1_000;
-/// The default cap on the bytes of message text [`MemoryEventStore`] keeps over all
-/// streams: 8 MiB.
+/// The default cap on the bytes [`MemoryEventStore`] keeps over all streams: 8 MiB, counting
+/// each event as its message text plus [`EVENT_OVERHEAD`].
 pub const DEFAULT_EVENT_STORE_BYTES: usize = 8 * 1024 * 1024;
+/// What [`MemoryEventStore`] counts for each event besides its message text (its
+/// bookkeeping), so that events without text (a priming event) are bounded too: 64 bytes.
+pub const EVENT_OVERHEAD: usize = 64;
 
 /// An SSE event id as toolwire writes it: `<stream>:<seq>`.
 ///
@@ -169,9 +172,9 @@ pub trait EventStore: Send + Sync + 'static {
 ///
 /// - Per stream it keeps the last [`DEFAULT_EVENTS_PER_STREAM`] events (1,000); an older
 ///   one is dropped as a new one comes.
-/// - Over all streams it keeps at most [`DEFAULT_EVENT_STORE_BYTES`] bytes of message text
-///   (8 MiB); past that, the oldest events of any stream are dropped first, and a stream
-///   left with no events is forgotten.
+/// - Over all streams it keeps at most [`DEFAULT_EVENT_STORE_BYTES`] bytes (8 MiB, each event
+///   counted as its message text plus [`EVENT_OVERHEAD`]); past that, the oldest events of
+///   any stream are dropped first, and a stream left with no events is forgotten.
 /// - A session's streams go when the session ends.
 ///
 /// A replay that needs a dropped event fails with [`ReplayError::Gone`], so a client never
@@ -215,8 +218,8 @@ impl MemoryEventStore {
         MemoryEventStore::with_limits(DEFAULT_EVENTS_PER_STREAM, DEFAULT_EVENT_STORE_BYTES)
     }
 
-    /// A store keeping at most `per_stream` events per stream and `max_bytes` bytes of
-    /// message text in all (each at least 1).
+    /// A store keeping at most `per_stream` events per stream and `max_bytes` bytes in all
+    /// (each event counted as its text plus [`EVENT_OVERHEAD`]; each bound at least 1).
     pub fn with_limits(per_stream: usize, max_bytes: usize) -> MemoryEventStore {
         MemoryEventStore {
             inner: Mutex::new(Memory::default()),
@@ -229,7 +232,8 @@ impl MemoryEventStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// How many events and bytes of message text it holds now.
+    /// How many events it holds now, and the bytes they count for (text plus
+    /// [`EVENT_OVERHEAD`] each).
     pub fn held(&self) -> (usize, usize) {
         let memory = self.lock();
         (memory.count, memory.bytes)
@@ -240,7 +244,7 @@ impl EventStore for MemoryEventStore {
     fn append(&self, session: &str, stream: &str, event: StoredEvent) {
         let mut memory = self.lock();
         let memory = &mut *memory;
-        let len = event.data.len();
+        let len = event.data.len() + EVENT_OVERHEAD;
         let seq = event.seq;
         let held = memory.streams.entry(stream.to_owned()).or_insert_with(|| Held {
             session: session.to_owned(),
@@ -257,7 +261,7 @@ impl EventStore for MemoryEventStore {
             && let Some(old) = held.events.pop_front()
         {
             held.dropped_through = old.seq;
-            memory.bytes -= old.data.len();
+            memory.bytes -= old.data.len() + EVENT_OVERHEAD;
             memory.count -= 1;
         }
         memory.order.push_back((stream.to_owned(), seq, len));
@@ -269,7 +273,7 @@ impl EventStore for MemoryEventStore {
                 && let Some(old) = held.events.pop_front()
             {
                 held.dropped_through = old.seq;
-                memory.bytes -= old.data.len();
+                memory.bytes -= old.data.len() + EVENT_OVERHEAD;
                 memory.count -= 1;
                 if held.events.is_empty() {
                     memory.streams.remove(&stream);
@@ -310,7 +314,7 @@ impl EventStore for MemoryEventStore {
         memory.streams.retain(|_, h| {
             let keep = h.session != session;
             if !keep {
-                freed += h.events.iter().map(|e| e.data.len()).sum::<usize>();
+                freed += h.events.iter().map(|e| e.data.len() + EVENT_OVERHEAD).sum::<usize>();
                 events += h.events.len();
             }
             keep
@@ -360,7 +364,7 @@ mod tests {
         for seq in 1..=10 {
             store.append("a", "s", StoredEvent::new(seq, "x", false));
         }
-        assert_eq!(store.held(), (3, 3));
+        assert_eq!(store.held(), (3, 3 * (1 + EVENT_OVERHEAD)));
         assert_eq!(seqs(&block(store.replay("a", "s", 7)).unwrap()), [8, 9, 10]);
         let gone = block(store.replay("a", "s", 6)).unwrap_err();
         assert_eq!(gone, ReplayError::Gone { stream: "s".into(), after: 6, oldest: 8 });
@@ -372,22 +376,33 @@ mod tests {
 
     #[test]
     fn the_total_bound_drops_the_oldest_events_of_any_stream_first() {
-        let store = MemoryEventStore::with_limits(1_000, 100);
+        let each = 40 + EVENT_OVERHEAD;
+        let store = MemoryEventStore::with_limits(1_000, 2 * each + 10);
         store.append("a", "old", StoredEvent::new(1, "x".repeat(40), false));
         store.append("a", "old", StoredEvent::new(2, "x".repeat(40), false));
         store.append("a", "new", StoredEvent::new(1, "y".repeat(40), false));
-        // 120 bytes > 100: the oldest event (old:1) went.
-        assert_eq!(store.held(), (2, 80));
+        // Three events do not fit: the oldest (old:1) went.
+        assert_eq!(store.held(), (2, 2 * each));
         assert!(matches!(block(store.replay("a", "old", 0)), Err(ReplayError::Gone { oldest: 2, .. })));
         assert_eq!(seqs(&block(store.replay("a", "old", 1)).unwrap()), [2]);
         for seq in 2..=100 {
             store.append("a", "new", StoredEvent::new(seq, "y".repeat(40), false));
         }
-        assert!(store.held().1 <= 100, "{:?}", store.held());
+        assert!(store.held().1 <= 2 * each + 10, "{:?}", store.held());
         // The old stream lost all its events and was forgotten.
         assert!(matches!(block(store.replay("a", "old", 1)), Err(ReplayError::UnknownStream { .. })));
         let memory = store.lock();
         assert!(memory.order.len() <= 2 * memory.count + 1025, "{}", memory.order.len());
+    }
+
+    #[test]
+    fn events_without_text_are_bounded_too() {
+        let store = MemoryEventStore::with_limits(1_000, 10 * EVENT_OVERHEAD);
+        for n in 0..1_000 {
+            store.append("a", &format!("s{n}"), StoredEvent::new(0, "", false));
+        }
+        assert_eq!(store.held(), (10, 10 * EVENT_OVERHEAD));
+        assert!(store.lock().streams.len() <= 10);
     }
 
     #[test]
@@ -396,7 +411,7 @@ mod tests {
         store.append("a", "s", StoredEvent::new(1, "abc", false));
         store.append("b", "t", StoredEvent::new(1, "de", false));
         store.forget_session("a");
-        assert_eq!(store.held(), (1, 2));
+        assert_eq!(store.held(), (1, 2 + EVENT_OVERHEAD));
         assert!(block(store.replay("a", "s", 0)).is_err());
         assert_eq!(seqs(&block(store.replay("b", "t", 0)).unwrap()), [1]);
     }

@@ -87,8 +87,8 @@ pub use config::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
 pub use event_store::{
-    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EventId, EventStore, MemoryEventStore, Replay,
-    ReplayError, StoredEvent,
+    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
+    MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
 pub(crate) use listen::serve;
 use params::ParamHeaders;
