@@ -303,6 +303,7 @@ fn conformance_0_1_16_at_2025_06_18() {
 fn conformance_0_1_16_at_2025_11_25() {
     let mut must = LEGACY_MUST_PASS.to_vec();
     must.push("json-schema-2020-12");
+    must.push("server-sse-polling");
     run(
         "TOOLWIRE_CONFORMANCE_016",
         &["--suite", "all", "--spec-version", "2025-11-25"],

@@ -118,6 +118,15 @@ async fn test_tool_with_logging(ctx: &Context) -> String {
     "Logging test completed".to_owned()
 }
 
+/// Take a second to answer, sending nothing first: over legacy HTTP the server closes the
+/// answer's stream after its priming event (`HttpConfig::sse_polling`, SEP-1699) and the
+/// client gets the result by resuming the stream with `Last-Event-ID`.
+#[tool(read_only)]
+async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    "Reconnection test completed"
+}
+
 /// Ask the client's model to complete `prompt`.
 #[tool(read_only)]
 async fn test_sampling(ctx: &Context, prompt: String) -> Result<String, AskError> {
@@ -398,6 +407,7 @@ fn main() {
         test_elicitation,
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
+        test_reconnection,
     ]
     .expect("fixture tool names are unique");
     registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");
@@ -435,7 +445,10 @@ fn main() {
 async fn serve_http(server: Server, port: u16) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
-    let router = mcp_router(server, HttpConfig::new(Auth::None));
+    // An answer silent for 300 ms is polled (only `test_reconnection` is that slow).
+    let config =
+        HttpConfig::new(Auth::None).sse_polling(Duration::from_millis(300), Duration::from_millis(500));
+    let router = mcp_router(server, config);
     let stdin_closed = async {
         let _ =
             tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))

@@ -1,8 +1,10 @@
 //! [`HttpConfig`]: who may call the endpoint ([`Auth`]), and its limits.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::BearerToken;
+use super::event_store::EventStore;
 use super::guard::Guard;
 
 /// Default cap on a POST body: 4 MiB.
@@ -55,6 +57,26 @@ pub struct HttpConfig {
     pub(crate) max_sessions: usize,
     pub(crate) limits: Limits,
     pub(crate) max_sse_backlog: usize,
+    pub(crate) event_store: Option<StoreHandle>,
+    pub(crate) sse_polling: Option<SsePolling>,
+}
+
+/// The [`EventStore`] an endpoint was given (its `Debug` names no contents).
+#[derive(Clone)]
+pub(crate) struct StoreHandle(pub(crate) Arc<dyn EventStore>);
+
+impl std::fmt::Debug for StoreHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventStore")
+    }
+}
+
+/// When a legacy POST's answer is closed early to be polled (SEP-1699), and when the client
+/// is told to come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SsePolling {
+    pub(crate) after: Duration,
+    pub(crate) retry: Duration,
 }
 
 /// The connection limits, applied where toolwire serves the listener itself
@@ -82,6 +104,8 @@ impl HttpConfig {
                 max_connections: DEFAULT_MAX_CONNECTIONS,
             },
             max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
+            event_store: None,
+            sse_polling: None,
         }
         .with_auth(auth)
     }
@@ -161,6 +185,35 @@ impl HttpConfig {
     /// response is still sent.
     pub fn max_sse_backlog(mut self, bytes: usize) -> Self {
         self.max_sse_backlog = bytes;
+        self
+    }
+
+    /// Keep a legacy session's SSE events in `store`, for clients that resume a stream with
+    /// `Last-Event-ID` (default: a [`MemoryEventStore`](super::MemoryEventStore) per
+    /// endpoint, with its default bounds). A store shared by several replicas lets a client
+    /// resume on any of them.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwire::http::{Auth, HttpConfig, MemoryEventStore};
+    ///
+    /// let store = Arc::new(MemoryEventStore::with_limits(100, 1 << 20));
+    /// let config = HttpConfig::new(Auth::None).event_store(store);
+    /// # let _ = config;
+    /// ```
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(StoreHandle(store));
+        self
+    }
+
+    /// Close a legacy POST's answer that is not ready after `after` (SEP-1699 polling): the
+    /// client gets an SSE stream holding only the priming event (an id, empty data, and
+    /// `retry: <retry>`), and the connection closes; the client reconnects with a GET naming
+    /// that id after `retry`, and gets the rest of the answer on it. This spares a
+    /// long-running call a connection held open for its whole run. Off by default: an
+    /// answer's connection stays open until its response.
+    pub fn sse_polling(mut self, after: Duration, retry: Duration) -> Self {
+        self.sse_polling = Some(SsePolling { after, retry });
         self
     }
 }

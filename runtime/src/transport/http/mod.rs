@@ -20,7 +20,11 @@
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
 //! | modern: the client closes the connection before the answer is complete | the request is cancelled |
-//! | legacy GET with `Accept: text/event-stream` and a live `Mcp-Session-Id` | 200, the session's GET stream (SSE): its `notifications/resources/updated` and `notifications/*/list_changed` (module `stream`) |
+//! | legacy GET with `Accept: text/event-stream` and a live `Mcp-Session-Id` | 200, the session's GET stream (SSE): its `notifications/resources/updated` and `notifications/*/list_changed`, and what a call sends after its own answer ended (module `stream`) |
+//! | legacy GET with `Last-Event-ID` (an id from one of the session's SSE streams) | 200, that stream resumed: the events after it from the [`EventStore`], then the stream live (module `channel`) |
+//! | legacy GET whose `Last-Event-ID` is not an id this server writes | 400 |
+//! | legacy GET whose `Last-Event-ID` names no stream of the session (never, another session's, or dropped whole) | 404 |
+//! | legacy GET whose `Last-Event-ID` is older than what the store still holds of its stream | 410: resuming would skip events |
 //! | legacy GET: no `Mcp-Session-Id`; an unknown or ended one | 400; 404, with a POST's words |
 //! | legacy GET whose `Accept` does not name `text/event-stream` | 406 |
 //! | legacy GET while the session's stream is open | 409: one GET stream per session |
@@ -37,7 +41,8 @@
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
-//!   `stream`: a legacy session's GET stream;
+//!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
+//!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
 //! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -48,7 +53,9 @@
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
 mod auth;
+mod channel;
 mod config;
+mod event_store;
 mod guard;
 mod listen;
 mod outbox;
@@ -79,6 +86,10 @@ pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
+pub use event_store::{
+    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
+    MemoryEventStore, Replay, ReplayError, StoredEvent,
+};
 pub(crate) use listen::serve;
 use params::ParamHeaders;
 use peek::{Shape, peek};
@@ -97,6 +108,10 @@ struct Endpoint {
     server: Server,
     config: HttpConfig,
     sessions: Sessions,
+    /// Where legacy sessions' SSE events are kept for `Last-Event-ID`.
+    store: Arc<dyn EventStore>,
+    /// The POST streams still running, by stream id, for a resume to follow.
+    live: Arc<channel::LiveStreams>,
     /// The tools whose parameters are mirrored into `Mcp-Param-*` headers.
     params: ParamHeaders,
 }
@@ -121,10 +136,16 @@ struct Endpoint {
 /// # let _ = app;
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
-    let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog);
+    let store: Arc<dyn EventStore> = match &config.event_store {
+        Some(handle) => handle.0.clone(),
+        None => Arc::new(MemoryEventStore::new()),
+    };
+    let sessions =
+        Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog, store.clone());
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
-    let endpoint = Arc::new(Endpoint { server, config, sessions, params });
+    let live = Arc::default();
+    let endpoint = Arc::new(Endpoint { server, config, sessions, store, live, params });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -206,12 +227,87 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Respo
             "not found: no such session (it ended or never existed); send initialize again",
         );
     };
+    if let Some(last) = headers.get("last-event-id") {
+        return resume(&endpoint, sid, &slot, last.as_bytes()).await;
+    }
     match slot.open() {
         Ok(stream) => stream,
         Err(stream::AlreadyOpen) => error_response(
             StatusCode::CONFLICT,
             None,
             "conflict: this session already has its GET stream open; only one is allowed per session",
+        ),
+    }
+}
+
+/// A GET with `Last-Event-ID`: the stream it names, resumed after it (the session's GET
+/// stream, or a POST's answer), or the refusal saying why not.
+async fn resume(endpoint: &Endpoint, sid: &str, slot: &Arc<stream::StreamSlot>, header: &[u8]) -> Response {
+    let Some(last) = std::str::from_utf8(header).ok().and_then(EventId::parse) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            &format!(
+                "bad request: Last-Event-ID {} is not an event id of this server (its ids read <stream>:<number>)",
+                crate::json::json_string(&String::from_utf8_lossy(header))
+            ),
+        );
+    };
+    let outcome = if last.stream() == &*slot.stream_id() {
+        slot.resume(last.seq()).await
+    } else {
+        resume_post(endpoint, sid, &last).await
+    };
+    outcome.unwrap_or_else(|e| replay_refused(&last, &e))
+}
+
+/// A POST's answer resumed after `last`: the stored events after it, then the rest of the
+/// answer as it comes if the call still runs here; else the stream is closed with `retry:`
+/// after the replay (unless the replay ends with the response), and the client polls again.
+async fn resume_post(endpoint: &Endpoint, sid: &str, last: &EventId) -> Result<Response, ReplayError> {
+    let (live, through, ended) = match endpoint.live.find(sid, last.stream()) {
+        Some(channel) => {
+            let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
+            let (through, ended) = channel.resume(feed);
+            (Some(rx), through, ended)
+        }
+        None => (None, u64::MAX, false),
+    };
+    let replay = endpoint.store.replay(sid, last.stream(), last.seq()).await?;
+    let replay = replay.into_iter().filter(|e| e.seq <= through).collect();
+    let retry = endpoint.config.sse_polling.map_or(DEFAULT_SSE_RETRY, |p| p.retry);
+    let tail = sse::Tail { live, ends_with_response: true, ended, guard: None };
+    Ok(sse::resumed(last.stream().into(), replay, tail, retry))
+}
+
+/// How long a client whose resumed stream was closed before its end is told to wait
+/// (`retry:`), when the endpoint does not poll: one second.
+const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(1);
+
+/// The answer to a `Last-Event-ID` the store cannot replay from.
+fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
+    match error {
+        ReplayError::Gone { oldest, .. } => error_response(
+            StatusCode::GONE,
+            None,
+            &format!(
+                "gone: the events after Last-Event-ID '{last}' are no longer held (the oldest held of that stream is '{}'); the stream cannot be resumed without missing events",
+                EventId::new(last.stream(), *oldest)
+            ),
+        ),
+        ReplayError::Unavailable(why) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            &format!("service unavailable: the event store could not be read ({why}); try again"),
+        ),
+        // -32600, not the -32601 a 404 defaults to: the request was understood, its stream is
+        // what is missing.
+        _ => error_response(
+            StatusCode::NOT_FOUND,
+            Some(crate::protocol::code::INVALID_REQUEST),
+            &format!(
+                "not found: Last-Event-ID '{last}' names no stream of this session (it never existed, or its events are gone)"
+            ),
         ),
     }
 }
@@ -273,7 +369,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     let modern = is_modern(&shape, header_version);
     let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
-    let (session, new_session_id) = match choose_session(&endpoint, &request) {
+    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request) {
         Ok(chosen) => chosen,
         Err(refusal) => return refusal,
     };
@@ -283,7 +379,21 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         Shape::Batch { has_requests } => *has_requests,
         Shape::NoReply => false,
     };
-    let (sink, rx) = outbox::outbox(endpoint.config.max_sse_backlog);
+    // A legacy session's answer is resumable: its events carry ids and are stored, and what
+    // the call sends after its response goes to the session's GET stream.
+    let (sink, rx, channel) = match legacy {
+        Some((sid, slot)) => {
+            let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
+            let resumable = channel::Resumable { store: endpoint.store.clone(), session: sid.into() };
+            let channel = channel::Channel::post(resumable, feed, Some(slot.notifier()), &endpoint.live);
+            let weak = Arc::downgrade(&channel);
+            (channel as Arc<dyn crate::server::Sink>, rx, Some(weak))
+        }
+        None => {
+            let (sink, rx) = outbox::outbox(endpoint.config.max_sse_backlog);
+            (sink, rx, None)
+        }
+    };
     // In the modern era, a client that goes away before the answer is complete has
     // cancelled the request (2026-07-28: closing the response stream is the cancellation).
     // Legacy clients cancel explicitly, and a dropped connection is not a cancellation.
@@ -306,7 +416,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         _ => false,
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
-    respond(rx, new_session_id, answering, cancel_on_drop, &endpoint).await
+    respond(rx, new_session_id, answering, cancel_on_drop, channel, &endpoint).await
 }
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
@@ -402,13 +512,17 @@ struct Incoming<'a> {
     modern: bool,
 }
 
-/// Which session serves a POST, and the id of a legacy session it creates (to name in
-/// `Mcp-Session-Id`). A request the transport refuses itself is the `Err` answer.
+/// A legacy session's id and its GET stream's slot.
+type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
+
+/// Which session serves a POST, the id of a legacy session it creates (to name in
+/// `Mcp-Session-Id`), and the existing legacy session's id and GET stream it is served in
+/// (its answer is resumable). A request the transport refuses itself is the `Err` answer.
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `check_media`.
-fn choose_session(
+fn choose_session<'a>(
     endpoint: &Endpoint,
-    request: &Incoming<'_>,
-) -> Result<(Session, Option<String>), Response> {
+    request: &Incoming<'a>,
+) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
     let Incoming { headers, text, shape, id, header_version, modern } = *request;
     // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
     // ignored (2026-07-28, backward compatibility), not looked up.
@@ -458,11 +572,11 @@ fn choose_session(
         }
         // Each modern request is served on its own: they are stateless, and two clients
         // may well use the same request id at the same time.
-        return Ok((endpoint.server.session(), None));
+        return Ok((endpoint.server.session(), None, None));
     }
     if let Some(sid) = session_id(headers) {
         return match endpoint.sessions.get(sid) {
-            Some(s) => Ok((s, None)),
+            Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
             None => Err(error_response_with_id(
                 StatusCode::NOT_FOUND,
                 None,
@@ -473,10 +587,10 @@ fn choose_session(
     }
     if matches!(shape, Shape::Request { method, .. } if method == "initialize") {
         if endpoint.config.stateless {
-            return Ok((endpoint.server.session(), None));
+            return Ok((endpoint.server.session(), None, None));
         }
         return match endpoint.sessions.create(&endpoint.server) {
-            Ok((sid, s)) => Ok((s, Some(sid))),
+            Ok((sid, s)) => Ok((s, Some(sid), None)),
             Err(full) => Err(error_response_with_id(
                 StatusCode::SERVICE_UNAVAILABLE,
                 None,
@@ -487,10 +601,10 @@ fn choose_session(
     }
     if endpoint.config.stateless {
         let version = header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        return Ok((endpoint.server.session_without_handshake(version), None));
+        return Ok((endpoint.server.session_without_handshake(version), None, None));
     }
     if matches!(shape, Shape::Unreadable) {
-        return Ok((endpoint.server.session(), None));
+        return Ok((endpoint.server.session(), None, None));
     }
     Err(error_response_with_id(
         StatusCode::BAD_REQUEST,
@@ -501,21 +615,43 @@ fn choose_session(
 }
 
 /// Turn what the session sends into the HTTP answer: JSON when the first thing is the
-/// response, SSE when notifications come first.
+/// response, SSE when notifications come first. A resumable answer (`channel`, held weakly:
+/// the answer ends when every sender is gone) not ready within the endpoint's polling delay
+/// is closed early, to be polled.
 async fn respond(
     mut rx: outbox::Outbox,
     new_session_id: Option<String>,
     answering: Answering,
     mut cancel_on_drop: Option<CancelOnDrop>,
+    channel: Option<std::sync::Weak<channel::Channel>>,
     endpoint: &Endpoint,
 ) -> Response {
-    let Some(first) = rx.recv().await else {
+    let cell = channel.as_ref().and_then(std::sync::Weak::upgrade).map(|c| c.stream_cell());
+    let first = match (endpoint.config.sse_polling, &channel) {
+        (Some(polling), Some(channel)) => match tokio::time::timeout(polling.after, rx.next()).await {
+            Ok(first) => first,
+            Err(_) => {
+                if let Some(channel) = channel.upgrade()
+                    && channel.begin_polling()
+                {
+                    let polled = sse::polled(&channel.stream_id(), polling.retry);
+                    return with_session_id(polled, new_session_id.as_deref());
+                }
+                rx.next().await
+            }
+        },
+        _ => rx.next().await,
+    };
+    let Some(first) = first else {
         // The call was cancelled (notifications/cancelled) or abandoned: nothing to send.
         return StatusCode::ACCEPTED.into_response();
     };
-    if first.kind() != OutboundKind::Response {
-        return with_session_id(sse::response(first, rx, cancel_on_drop), new_session_id.as_deref());
+    if first.message.kind() != OutboundKind::Response {
+        let stream = cell.and_then(|c| c.get().cloned());
+        let answer = sse::response(first, rx, cancel_on_drop, stream);
+        return with_session_id(answer, new_session_id.as_deref());
     }
+    let first = first.message;
     if let Some(guard) = &mut cancel_on_drop {
         guard.disarm();
     }

@@ -14,18 +14,31 @@ use tokio::sync::mpsc;
 use crate::protocol::{Outbound, OutboundKind};
 use crate::server::Sink;
 
+/// One message on its way to the connection, with its place in its stream (`seq`, from 1;
+/// 0 for a stream whose events carry no id).
+pub(super) struct Queued {
+    pub(super) seq: u64,
+    pub(super) message: Outbound,
+}
+
 /// The receiving end: messages in order, with the bytes they held released as they leave.
 pub(super) struct Outbox {
-    rx: mpsc::UnboundedReceiver<Outbound>,
+    rx: mpsc::UnboundedReceiver<Queued>,
     held: Arc<AtomicUsize>,
 }
 
 impl Outbox {
     /// The next message; `None` once the session has dropped its sink and all is read.
+    #[cfg(test)]
     pub(super) async fn recv(&mut self) -> Option<Outbound> {
-        let message = self.rx.recv().await?;
-        self.held.fetch_sub(message.as_str().len(), Ordering::AcqRel);
-        Some(message)
+        self.next().await.map(|q| q.message)
+    }
+
+    /// The next message with its place in the stream.
+    pub(super) async fn next(&mut self) -> Option<Queued> {
+        let queued = self.rx.recv().await?;
+        self.held.fetch_sub(queued.message.as_str().len(), Ordering::AcqRel);
+        Some(queued)
     }
 
     /// Bytes queued and not yet taken.
@@ -35,27 +48,49 @@ impl Outbox {
     }
 }
 
-/// A sink for one POST and its outbox, holding at most `max_backlog` bytes of notifications.
-pub(super) fn outbox(max_backlog: usize) -> (Arc<dyn Sink>, Outbox) {
-    let (tx, rx) = mpsc::unbounded_channel::<Outbound>();
-    let held = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&held);
-    let warned = AtomicBool::new(false);
-    let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
-        let len = m.as_str().len();
-        if m.kind() != OutboundKind::Response && counted.load(Ordering::Acquire) + len > max_backlog {
-            if !warned.swap(true, Ordering::Relaxed) {
+/// The sending end of an [`Outbox`], holding at most `max_backlog` bytes of notifications.
+pub(super) struct Feed {
+    tx: mpsc::UnboundedSender<Queued>,
+    held: Arc<AtomicUsize>,
+    warned: AtomicBool,
+    max_backlog: usize,
+}
+
+impl Feed {
+    /// Queue `message` as event `seq`: dropped if it is a notification and the backlog is
+    /// full, or if the reading end is gone.
+    pub(super) fn push(&self, seq: u64, message: Outbound) {
+        let len = message.as_str().len();
+        if message.kind() != OutboundKind::Response
+            && self.held.load(Ordering::Acquire) + len > self.max_backlog
+        {
+            if !self.warned.swap(true, Ordering::Relaxed) {
                 tracing::warn!(
-                    max_backlog,
+                    max_backlog = self.max_backlog,
                     "the client is not reading its SSE stream; dropping notifications until it does"
                 );
             }
             return;
         }
-        counted.fetch_add(len, Ordering::AcqRel);
-        let _ = tx.send(m);
-    });
-    (sink, Outbox { rx, held })
+        self.held.fetch_add(len, Ordering::AcqRel);
+        let _ = self.tx.send(Queued { seq, message });
+    }
+}
+
+/// A feed and its outbox, holding at most `max_backlog` bytes of notifications.
+pub(super) fn channel(max_backlog: usize) -> (Feed, Outbox) {
+    let (tx, rx) = mpsc::unbounded_channel::<Queued>();
+    let held = Arc::new(AtomicUsize::new(0));
+    let feed = Feed { tx, held: held.clone(), warned: AtomicBool::new(false), max_backlog };
+    (feed, Outbox { rx, held })
+}
+
+/// A sink for one POST and its outbox, holding at most `max_backlog` bytes of notifications
+/// (a stream that is not resumable: its events carry no id).
+pub(super) fn outbox(max_backlog: usize) -> (Arc<dyn Sink>, Outbox) {
+    let (feed, rx) = channel(max_backlog);
+    let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| feed.push(0, m));
+    (sink, rx)
 }
 
 #[cfg(test)]

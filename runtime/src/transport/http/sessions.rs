@@ -4,12 +4,14 @@
 //! and unguessable, since an id is what lets a request into someone's session. Idle
 //! sessions are swept when a new one is made and by a periodic task; a full table refuses
 //! new sessions rather than evicting a live one. A session with its GET stream open is not
-//! idle, and ending a session ends its stream.
+//! idle, and ending a session ends its stream and drops its events from the store.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::channel::Resumable;
+use super::event_store::EventStore;
 use super::stream::StreamSlot;
 use crate::server::{Server, Session};
 
@@ -38,6 +40,7 @@ pub(crate) struct Sessions {
     idle_ttl: Duration,
     cap: usize,
     max_backlog: usize,
+    store: Arc<dyn EventStore>,
 }
 
 /// Why a session could not be made.
@@ -48,9 +51,14 @@ pub(crate) struct Full {
 
 impl Sessions {
     /// Sessions idle for at most `idle_ttl`, at most `cap` of them, each holding at most
-    /// `max_backlog` bytes of notifications for its GET stream.
-    pub(crate) fn new(idle_ttl: Duration, cap: usize, max_backlog: usize) -> Sessions {
-        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog }
+    /// `max_backlog` bytes of notifications for its GET stream, their events kept in `store`.
+    pub(crate) fn new(
+        idle_ttl: Duration,
+        cap: usize,
+        max_backlog: usize,
+        store: Arc<dyn EventStore>,
+    ) -> Sessions {
+        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog, store }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
@@ -67,18 +75,20 @@ impl Sessions {
         }
         let id = super::auth::random_id(32);
         let session = server.session();
-        let stream = StreamSlot::new(self.max_backlog);
+        let resumable = Resumable { store: self.store.clone(), session: id.as_str().into() };
+        let stream = StreamSlot::new(self.max_backlog, resumable);
         session.set_notifier(stream.notifier());
         table.insert(id.clone(), Entry { session: session.clone(), last_seen: now, stream });
         Ok((id, session))
     }
 
-    /// The session under `id`, if it is live; touching it resets its idle clock.
-    pub(crate) fn get(&self, id: &str) -> Option<Session> {
-        self.touch(id).map(|e| e.0)
+    /// The session under `id` and its GET stream's slot, if it is live; touching it resets
+    /// its idle clock.
+    pub(crate) fn get(&self, id: &str) -> Option<(Session, Arc<StreamSlot>)> {
+        self.touch(id)
     }
 
-    /// The session under `id` and its GET stream's slot, if it is live; touching it resets
+    /// The GET stream's slot of the session under `id`, if it is live; touching it resets
     /// its idle clock.
     pub(crate) fn stream(&self, id: &str) -> Option<Arc<StreamSlot>> {
         self.touch(id).map(|e| e.1)

@@ -1,41 +1,48 @@
 //! The legacy session's GET stream (streamable HTTP, 2025-03-26 to 2025-11-25): the SSE
 //! stream a client opens with `GET /mcp`, `Accept: text/event-stream` and its
-//! `Mcp-Session-Id`, on which the session's unsolicited notifications go
+//! `Mcp-Session-Id`, on which the session's messages from outside any call go
 //! (`notifications/resources/updated` for its subscriptions, a live server's
-//! `notifications/*/list_changed`).
+//! `notifications/*/list_changed`, and what a call sends after its own stream has ended:
+//! see `channel`).
 //!
 //! Each legacy session gets a [`StreamSlot`] when it is made; the slot is the session's
 //! notifier (`Session::set_notifier`), so `resources/subscribe` is served over HTTP, and it
-//! holds at most one open stream. What the session sends while no stream is open waits for
-//! the next one (a client opens its stream after the handshake, and reopens it after a
-//! drop, and a notification sent meanwhile is not lost); queued or unread, it is bounded
-//! like a POST's answer (`outbox`: past `max_sse_backlog` bytes, notifications are
-//! dropped). The stream ends when the client closes it, or when the session ends (DELETE,
-//! or the idle sweep: a session with a stream open is never idle).
+//! holds at most one open stream. Its events carry ids and are kept in the endpoint's
+//! [`EventStore`](super::EventStore), so a client that lost the stream reopens it with
+//! `Last-Event-ID` and gets what it missed (such a GET takes the stream over from a
+//! connection the server has not yet seen close). What the session sends while no stream
+//! is open waits for the next one (a client opens its stream after the handshake, and
+//! reopens it after a drop, and a notification sent meanwhile is not lost); queued or
+//! unread, it is bounded like a POST's answer (`outbox`: past `max_sse_backlog` bytes,
+//! notifications are dropped). The stream ends when the client closes it, or when the
+//! session ends (DELETE, or the idle sweep: a session with a stream open is never idle).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
-use super::outbox::{Outbox, outbox};
+use super::channel::{Channel, Resumable};
+use super::event_store::{ReplayError, StoredEvent};
+use super::outbox::{Outbox, channel};
+use super::sse;
 use crate::protocol::Outbound;
 use crate::server::Sink;
 
-/// One session's GET stream: the outbox its notifications go to, and whether a stream is
+/// One session's GET stream: the channel its messages go to, and whether a connection is
 /// reading it.
 pub(super) struct StreamSlot {
+    channel: Arc<Channel>,
     state: Mutex<State>,
     max_backlog: usize,
 }
 
 struct State {
-    /// Where the session's notifications go; `None` once the session ended.
-    sink: Option<Arc<dyn Sink>>,
-    /// The outbox's reading end, while no stream has it.
+    /// The session ended: nothing more is taken.
+    closed: bool,
+    /// The queue's reading end, while no connection has it.
     waiting: Option<Outbox>,
-    /// The number of the stream reading it (the last one opened).
+    /// The number of the connection reading it (the last one opened).
     number: u64,
 }
 
@@ -43,11 +50,13 @@ struct State {
 pub(super) struct AlreadyOpen;
 
 impl StreamSlot {
-    /// A slot holding at most `max_backlog` bytes of notifications unread.
-    pub(super) fn new(max_backlog: usize) -> Arc<StreamSlot> {
-        let (sink, rx) = outbox(max_backlog);
+    /// A slot for the session `resumable` names, holding at most `max_backlog` bytes of
+    /// messages unread.
+    pub(super) fn new(max_backlog: usize, resumable: Resumable) -> Arc<StreamSlot> {
+        let (feed, rx) = channel(max_backlog);
         Arc::new(StreamSlot {
-            state: Mutex::new(State { sink: Some(sink), waiting: Some(rx), number: 0 }),
+            channel: Channel::get(resumable, feed),
+            state: Mutex::new(State { closed: false, waiting: Some(rx), number: 0 }),
             max_backlog,
         })
     }
@@ -56,22 +65,26 @@ impl StreamSlot {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The session's notifier: whatever it sends goes to the outbox the stream reads.
+    /// The stream's id (the `<stream>` of its events' ids).
+    pub(super) fn stream_id(&self) -> Arc<str> {
+        self.channel.stream_id()
+    }
+
+    /// The session's notifier: whatever it sends goes to the stream, until the session ends.
     pub(super) fn notifier(self: &Arc<Self>) -> Arc<dyn Sink> {
         let slot = Arc::downgrade(self);
         Arc::new(move |m: Outbound| {
             let Some(slot) = slot.upgrade() else { return };
-            let sink = slot.lock().sink.clone();
-            if let Some(sink) = sink {
-                sink.send(m);
+            if !slot.lock().closed {
+                slot.channel.send(m);
             }
         })
     }
 
-    /// Whether a stream is open.
+    /// Whether a connection is reading the stream.
     pub(super) fn is_open(&self) -> bool {
         let state = self.lock();
-        state.sink.is_some() && state.waiting.is_none()
+        !state.closed && state.waiting.is_none()
     }
 
     /// Open the stream: its SSE response, starting with what waited for it.
@@ -82,19 +95,63 @@ impl StreamSlot {
             state.number += 1;
             (rx, state.number)
         };
-        Ok(response(rx, Closer { slot: Arc::downgrade(self), number }))
+        let closer: Box<dyn Send + Sync> = Box::new(Closer { slot: Arc::downgrade(self), number });
+        let tail = sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer) };
+        Ok(sse::resumed(self.stream_id(), Vec::new(), tail, Duration::ZERO))
     }
 
-    /// End the open stream, if any, and take no more notifications (the session ended).
+    /// Reopen the stream after event `after`: what the store holds after it, then the
+    /// stream live. Takes the stream over from a connection still open.
+    pub(super) async fn resume(self: &Arc<Self>, after: u64) -> Result<Response, ReplayError> {
+        let (feed, rx) = channel(self.max_backlog);
+        let number = {
+            let mut state = self.lock();
+            if state.closed {
+                return Err(ReplayError::UnknownStream { stream: self.stream_id().to_string() });
+            }
+            state.number += 1;
+            state.waiting = None;
+            state.number
+        };
+        // From here on the new connection's queue takes what is sent; what came before
+        // (up to `through`) is replayed from the store.
+        let (through, _) = self.channel.resume(feed);
+        let stream = self.stream_id();
+        let replay = if after >= through {
+            Vec::new()
+        } else {
+            let store = self.channel.store();
+            match store.replay(self.channel.session(), &stream, after).await {
+                Ok(events) => events,
+                // Nothing was ever stored for it: nothing to replay.
+                Err(ReplayError::UnknownStream { .. }) if through == 0 => Vec::new(),
+                Err(e) => return Err(e),
+            }
+        };
+        let replay: Vec<StoredEvent> = replay.into_iter().filter(|e| e.seq <= through).collect();
+        let closer: Box<dyn Send + Sync> = Box::new(Closer { slot: Arc::downgrade(self), number });
+        let tail = sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer) };
+        Ok(sse::resumed(stream, replay, tail, Duration::ZERO))
+    }
+
+    /// End the open stream, if any, and take no more messages; the store forgets the
+    /// session's streams (the session ended).
     pub(super) fn close(&self) {
         let mut state = self.lock();
-        state.sink = None;
+        if std::mem::replace(&mut state.closed, true) {
+            return;
+        }
         state.waiting = None;
+        // A queue no one reads: the open connection's ends.
+        let (feed, _) = channel(0);
+        self.channel.resume(feed);
+        drop(state);
+        self.channel.store().forget_session(self.channel.session());
     }
 }
 
-/// Gives the slot a fresh outbox when the stream's body is dropped (the client went away),
-/// for the next stream to read.
+/// Gives the slot a fresh queue when the stream's body is dropped (the client went away),
+/// for the next connection to read.
 struct Closer {
     slot: std::sync::Weak<StreamSlot>,
     number: u64,
@@ -104,24 +161,12 @@ impl Drop for Closer {
     fn drop(&mut self) {
         if let Some(slot) = self.slot.upgrade() {
             let mut state = slot.lock();
-            if state.number == self.number && state.sink.is_some() && state.waiting.is_none() {
-                let (sink, rx) = outbox(slot.max_backlog);
-                state.sink = Some(sink);
+            if state.number == self.number && !state.closed && state.waiting.is_none() {
+                let (feed, rx) = channel(slot.max_backlog);
+                slot.channel.resume(feed);
                 state.waiting = Some(rx);
                 tracing::debug!("the client closed its GET stream");
             }
         }
     }
-}
-
-/// The SSE body: every message the session sends, until the slot drops the sink.
-fn response(rx: Outbox, closer: Closer) -> Response {
-    let stream = futures_util::stream::unfold((rx, closer), |(mut rx, closer)| async move {
-        let message = rx.recv().await?;
-        let event = Event::default().event("message").data(message.as_str());
-        Some((Ok::<_, std::convert::Infallible>(event), (rx, closer)))
-    });
-    let mut r = (StatusCode::OK, Sse::new(stream).keep_alive(KeepAlive::default())).into_response();
-    r.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
-    r
 }
