@@ -15,6 +15,7 @@ use super::http::HttpLink;
 use super::normalise::call_result;
 use super::options::Delivery;
 use super::options::{ClientOptions, EraMode, ServerTransport};
+use super::rounds::{self, RoundFailure};
 use super::stdio::StdioLink;
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
@@ -237,6 +238,29 @@ impl Client {
         result.map_err(|f| self.client_error(method, timeout, f))
     }
 
+    /// A `prompts/get` or `resources/read` (`name` is the prompt's name or the URI), with
+    /// the client's request timeout and its `input_required` rounds answered.
+    pub(crate) async fn request_rounds(
+        &self,
+        method: &str,
+        name: &str,
+        params: serde_json::Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        let timeout = self.inner.options.request_timeout;
+        let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
+        let max_rounds = self.inner.options.max_input_rounds;
+        match rounds::request(&self.inner.conn, method, params, opts, max_rounds).await {
+            Ok(result) => Ok(result),
+            Err(RoundFailure::Request(f)) => Err(self.client_error(method, timeout, f)),
+            Err(RoundFailure::Input(problem)) => Err(ClientError::Input {
+                server: self.name().to_owned(),
+                method: method.to_owned(),
+                name: name.to_owned(),
+                problem,
+            }),
+        }
+    }
+
     pub(crate) fn client_error(&self, method: &str, timeout: Duration, f: Failure) -> ClientError {
         failure_to_client_error(&self.inner.conn, method, timeout, f)
     }
@@ -365,12 +389,19 @@ impl Client {
         // The precedence in the module docs of `client`: this call's own, else the client's.
         let timeout = Some(options.timeout.unwrap_or(self.inner.options.request_timeout));
         let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress };
-        let mut params = json!({"name": name, "arguments": arguments});
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("arguments".into(), arguments);
         if let Some(meta) = options.meta {
-            params["_meta"] = Value::Object(meta);
+            params.insert("_meta".into(), Value::Object(meta));
         }
-        let result =
-            self.inner.conn.request("tools/call", Some(params), opts).await.map_err(|f| match f {
+        let max_rounds = self.inner.options.max_input_rounds;
+        let result = rounds::request(&self.inner.conn, "tools/call", params, opts, max_rounds).await;
+        let result = result.map_err(|f| match f {
+            RoundFailure::Input(problem) => {
+                RemoteError::Input { tool: name.to_owned(), server: server.clone(), problem }.into()
+            }
+            RoundFailure::Request(f) => match f {
                 Failure::Timeout(timeout) => {
                     RemoteError::TimedOut { tool: name.to_owned(), server: server.clone(), timeout }.into()
                 }
@@ -398,15 +429,8 @@ impl Client {
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
-            })?;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Err(ToolError::failed(
-                name,
-                format_args!(
-                    "server '{server}' asked for more input (input_required), which this client does not supply"
-                ),
-            ));
-        }
+            },
+        })?;
         parse_call_result(result).ok_or_else(|| {
             ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
         })

@@ -123,7 +123,10 @@ impl Client {
         name: &str,
         arguments: &BTreeMap<String, String>,
     ) -> Result<RenderedPrompt, ClientError> {
-        let result = self.request("prompts/get", Some(json!({"name": name, "arguments": arguments}))).await?;
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("arguments".into(), json!(arguments));
+        let result = self.request_rounds("prompts/get", name, params).await?;
         let Ok(rendered) = serde_json::from_value::<wire::GetPromptResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),

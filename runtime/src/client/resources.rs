@@ -64,7 +64,9 @@ impl Client {
     /// Read a resource: its items, text or blob, each with its URI and MIME type, as the
     /// server sent them (untrusted).
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, ClientError> {
-        let result = self.request("resources/read", Some(json!({ "uri": uri }))).await?;
+        let mut params = serde_json::Map::new();
+        params.insert("uri".into(), uri.into());
+        let result = self.request_rounds("resources/read", uri, params).await?;
         let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
