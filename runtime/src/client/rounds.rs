@@ -59,8 +59,9 @@ pub(crate) async fn request(
             return Ok(result);
         }
         if rounds == max_rounds {
+            let rounds = if max_rounds == 1 { "1 round".to_owned() } else { format!("{max_rounds} rounds") };
             return Err(RoundFailure::Input(format!(
-                "it still asked for more input after {max_rounds} rounds, this client's limit (ClientOptions::max_input_rounds)"
+                "it still asked for more input after {rounds}, this client's limit (ClientOptions::max_input_rounds)"
             )));
         }
         rounds += 1;
