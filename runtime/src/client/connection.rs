@@ -501,7 +501,19 @@ async fn discover(
 ) -> Result<Result<ServerInfo, Failure>, ClientError> {
     conn.set_modern(MODERN.as_str());
     let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
-    let result = match conn.request("server/discover", None, opts).await {
+    let mut reply = conn.request("server/discover", None, opts.clone()).await;
+    // A server that refuses the version yet lists it among those it supports: ask once more
+    // (the 2026-07-28 rule for a rejected first choice).
+    if let Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) = &reply
+        && data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(|v| v == MODERN.as_str()))
+    {
+        reply = conn.request("server/discover", None, opts).await;
+    }
+    let result = match reply {
         Ok(r) => r,
         Err(f) => {
             conn.clear_modern();
