@@ -102,14 +102,12 @@ async fn a_python_sdk_server_is_answered_by_the_same_handlers_in_both_eras() {
         assert_eq!(call(&client, "both", json!({})).await, "Ada / sunny");
         // Two rounds on 2026-07-28: the sampling question needs the elicited name.
         assert_eq!(call(&client, "chain", json!({})).await, "chain: sunny");
-        let seen = seen.lock().unwrap();
-        assert_eq!(
-            seen.elicited,
-            ["Who is asking about Paris?", "Who are you?", "Who are you?"],
-            "{version}"
-        );
-        assert_eq!(seen.sampled, ["rain?", "weather?", "a poem for Ada"], "{version}");
-        drop(seen);
+        let (elicited, sampled) = {
+            let seen = seen.lock().unwrap();
+            (seen.elicited.clone(), seen.sampled.clone())
+        };
+        assert_eq!(elicited, ["Who is asking about Paris?", "Who are you?", "Who are you?"], "{version}");
+        assert_eq!(sampled, ["rain?", "weather?", "a poem for Ada"], "{version}");
         client.close().await;
     }
 }
@@ -264,6 +262,23 @@ async fn a_modern_server_asking_what_the_client_cannot_give_is_refused_in_our_wo
     assert_eq!(stateless["inputResponses"], json!({"who": {"action": "accept", "content": {"name": "Ada"}}}));
     let prompt = retries.iter().find(|r| r["method"] == "prompts/get").unwrap();
     assert_eq!(prompt["requestState"], "p-state");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn set_level_asks_a_modern_python_sdk_server_for_logs_in_each_requests_meta() {
+    let (tx, mut logs) = mpsc::unbounded_channel::<LogMessage>();
+    let options = ClientOptions::new("talkback").era(EraMode::Modern).on_log(move |m| drop(tx.send(m)));
+    let client = Client::connect(py2("client_talkback.py"), options).await.unwrap();
+    // No level asked for: a 2026-07-28 server logs nothing for the request.
+    assert_eq!(call(&client, "log_only", json!({})).await, "logged");
+    assert!(drain(&mut logs).is_empty());
+    // `info`: the request carries it, the server drops its debug line and sends the warning.
+    client.set_level(LoggingLevel::Info).await.unwrap();
+    assert_eq!(call(&client, "log_only", json!({})).await, "logged");
+    let got: Vec<(LoggingLevel, Option<String>, Value)> =
+        drain(&mut logs).into_iter().map(|m| (m.level, m.logger, m.data)).collect();
+    assert_eq!(got, [(LoggingLevel::Warning, Some("talk".to_owned()), json!("careful"))]);
     client.close().await;
 }
 

@@ -518,6 +518,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_legacy_request_for_an_undeclared_capability_is_refused_without_a_handler() {
+        let (conn, mut rx) = Conn::new(ClientOptions::new("t"));
+        conn.on_text(r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(
+            sent,
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601,
+                "message": "method 'sampling/createMessage' not found: this client did not declare the 'sampling' capability"}})
+        );
+        // A handler's failure is its own code and words; bad params never reach it.
+        let options = ClientOptions::new("t").on_elicit(|_| async {
+            Err::<crate::client::Elicited, _>(HandlerError::new(-1, "the user is away"))
+        });
+        let (conn, mut rx) = Conn::new(options);
+        conn.on_text(r#"{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{"message":"m"}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(sent["error"], json!({"code": -1, "message": "the user is away"}));
+        conn.on_text(r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(
+            sent["error"],
+            json!({"code": -32602, "message": "invalid elicitation/create params: `message` is not a string"})
+        );
+    }
+
+    #[tokio::test]
     async fn shutting_fails_pending_requests_with_the_reason() {
         let (conn, _rx) = Conn::new(ClientOptions::new("t"));
         let c = Arc::clone(&conn);

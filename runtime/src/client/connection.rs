@@ -375,9 +375,14 @@ impl Client {
     /// [`delivery`](CallOptions::delivery) (the default) and `Unavailable` under
     /// at-least-once; refused credentials (HTTP 401, 403) [`RemoteError::Unauthorized`];
     /// another HTTP status trying again will not change [`RemoteError::HttpStatus`]; a
-    /// JSON-RPC error answer [`RemoteError::Refused`] (each in [`ToolError::Remote`]); and the
-    /// caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
+    /// JSON-RPC error answer [`RemoteError::Refused`]; input a 2026-07-28 server asked for
+    /// and the client could not give [`RemoteError::Input`] (each in [`ToolError::Remote`]);
+    /// and the caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
     /// [`ToolError::CancelledWhileRunning`].
+    ///
+    /// A 2026-07-28 `input_required` result is answered through the client's handlers and
+    /// the call retried, round after round, up to
+    /// [`ClientOptions::max_input_rounds`]; the result returned is the final one.
     pub async fn call_tool(
         &self,
         name: &str,

@@ -117,7 +117,9 @@ impl Client {
             .collect())
     }
 
-    /// Render prompt `name` with `arguments`.
+    /// Render prompt `name` with `arguments`. A 2026-07-28 server's `input_required`
+    /// rounds are answered through the client's handlers, as for a tool call; what the
+    /// client cannot give is [`ClientError::Input`].
     pub async fn get_prompt(
         &self,
         name: &str,
