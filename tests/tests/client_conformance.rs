@@ -5,6 +5,15 @@
 //! (2025-11-25, SEP-1699: a `tools/call` SSE stream closed after a priming event is resumed
 //! with `GET` and `Last-Event-ID` after the stream's `retry` interval, and the answer is read
 //! from that stream). Not run: the `auth/*` scenarios (OAuth is not built).
+//!
+//! And 0.2.0-alpha.12's `client --requirements 2026-07-28`, every client scenario that
+//! revision requires, with `tests/conformance/client-baseline-0.2.0-alpha.12.yml` as the
+//! expected failures (OAuth and SEP-2243 `x-mcp-header`, not built): among them
+//! `sep-2322-client-request-state` (the `input_required` rounds: `requestState` echoed
+//! exactly, none sent when none was given, a new JSON-RPC id per retry, no round's members
+//! on another request, a result without `resultType` taken as complete) and
+//! `request-metadata` (the per-request `_meta`, and a retry when the first `server/discover`
+//! is refused with a version the server lists).
 
 mod client_support;
 
@@ -48,4 +57,38 @@ fn conformance_client_sse_retry() {
     let out = run("sse-retry");
     assert!(out.contains("Passed: 3/3, 0 failed"), "{out}");
     assert!(out.contains("Last-Event-ID: event-2"), "{out}");
+}
+
+#[test]
+fn conformance_client_2026_07_28_requirements() {
+    let conformance = peer("TOOLWIRE_CONFORMANCE_020");
+    let baseline = client_support::tests_dir().join("conformance/client-baseline-0.2.0-alpha.12.yml");
+    let mut parts = conformance.split(' ');
+    let out = Command::new(parts.next().unwrap())
+        .args(parts)
+        .args([
+            "client",
+            "--command",
+            env!("CARGO_BIN_EXE_client_conformance"),
+            "--requirements",
+            "2026-07-28",
+        ])
+        .arg("--expected-failures")
+        .arg(&baseline)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && text.contains("Baseline check passed: all failures are expected."),
+        "{text}"
+    );
+    for line in [
+        "✓ sep-2322-client-request-state: 5 passed, 0 failed",
+        "✓ request-metadata: 8 passed, 0 failed",
+        "✓ tools_call: 2 passed, 0 failed",
+        "✓ http-standard-headers: 3 passed, 0 failed",
+        "✓ json-schema-ref-no-deref: 1 passed, 0 failed",
+    ] {
+        assert!(text.contains(line), "{line} missing:\n{text}");
+    }
 }

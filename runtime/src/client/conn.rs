@@ -19,8 +19,14 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::options::{ClientOptions, HandlerError};
+use super::answer::Answerer;
+use super::handlers::{HandlerError, ListChanged, LogMessage};
+use super::options::ClientOptions;
 use crate::context::Progress;
+use crate::protocol::LoggingLevel;
+
+/// The 2026-07-28 `_meta` member asking for log messages at or above a level.
+pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 pub(crate) use crate::protocol::{
     CLIENT_CAPABILITIES_KEY as META_CLIENT_CAPABILITIES, CLIENT_INFO_KEY as META_CLIENT_INFO,
@@ -102,6 +108,11 @@ pub(crate) struct Conn {
     options: ClientOptions,
     modern: Mutex<Option<ModernMeta>>,
     version: Mutex<Option<String>>,
+    /// Who answers the server's questions (both eras).
+    pub(crate) answerer: Answerer,
+    /// The level [`Client::set_level`](super::Client::set_level) asked for, sent in every
+    /// modern request's `_meta`.
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
 }
 
 impl Conn {
@@ -118,9 +129,11 @@ impl Conn {
             tools_generation: AtomicU64::new(0),
             resources_generation: AtomicU64::new(0),
             subscriptions: Mutex::default(),
+            answerer: Answerer::new(&options),
             options,
             modern: Mutex::default(),
             version: Mutex::default(),
+            log_level: Mutex::default(),
         };
         (Arc::new(conn), rx)
     }
@@ -210,6 +223,9 @@ impl Conn {
                     meta.insert(META_PROTOCOL_VERSION.into(), m.version.clone().into());
                     meta.insert(META_CLIENT_CAPABILITIES.into(), self.options.capabilities());
                     meta.insert(META_CLIENT_INFO.into(), self.options.client_info());
+                    if let Some(level) = *lock(&self.log_level) {
+                        meta.insert(META_LOG_LEVEL.into(), level.as_str().into());
+                    }
                 }
             }
         }
@@ -361,9 +377,24 @@ impl Conn {
         match method {
             "notifications/tools/list_changed" => {
                 self.tools_generation.fetch_add(1, Ordering::SeqCst);
+                self.list_changed(ListChanged::Tools);
             }
             "notifications/resources/list_changed" => {
                 self.resources_generation.fetch_add(1, Ordering::SeqCst);
+                self.list_changed(ListChanged::Resources);
+            }
+            "notifications/prompts/list_changed" => self.list_changed(ListChanged::Prompts),
+            "notifications/elicitation/complete" => {
+                let Some(id) = params.as_ref().and_then(|p| p.get("elicitationId")).and_then(Value::as_str)
+                else {
+                    return;
+                };
+                // Only an id this client accepted, once (the spec: ignore unknown or done ids).
+                if !self.answerer.complete(id) {
+                    tracing::debug!(server = %self.server, id, "ignoring a completion for an unknown elicitation");
+                } else if let Some(cb) = &self.options.on_elicitation_complete {
+                    cb(id);
+                }
             }
             "notifications/resources/updated" => {
                 let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
@@ -391,9 +422,22 @@ impl Conn {
                 }
             }
             "notifications/message" => {
+                let Some(mut p) = params else { return };
                 let level =
-                    params.as_ref().and_then(|p| p.get("level")).and_then(Value::as_str).unwrap_or("info");
-                tracing::debug!(server = %self.server, level, "server log message");
+                    p.get("level").cloned().and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok());
+                let Some(level) = level else {
+                    return tracing::debug!(server = %self.server, "ignoring a log message without a known level");
+                };
+                match &self.options.on_log {
+                    Some(cb) => cb(LogMessage {
+                        level,
+                        logger: p.get("logger").and_then(Value::as_str).map(str::to_owned),
+                        data: p.get_mut("data").map(Value::take).unwrap_or(Value::Null),
+                    }),
+                    None => {
+                        tracing::debug!(server = %self.server, level = level.as_str(), "server log message")
+                    }
+                }
             }
             other => tracing::debug!(server = %self.server, method = other, "ignoring a notification"),
         }
@@ -410,38 +454,21 @@ impl Conn {
             };
             let _ = this.out.send(Out { json: msg.to_string(), id: None, method: None, name: None });
         };
-        let not_found =
-            |method: &str| HandlerError { code: -32601, message: format!("method '{method}' not found") };
-        match method.as_str() {
-            "ping" => answer(Ok(json!({}))),
-            "roots/list" => match &self.options.roots {
-                Some(roots) => {
-                    let roots: Vec<Value> = roots
-                        .iter()
-                        .map(|r| match &r.name {
-                            Some(name) => json!({"uri": r.uri, "name": name}),
-                            None => json!({"uri": r.uri}),
-                        })
-                        .collect();
-                    answer(Ok(json!({ "roots": roots })));
-                }
-                None => answer(Err(not_found(&method))),
-            },
-            "sampling/createMessage" | "elicitation/create" => {
-                let handler = if method == "sampling/createMessage" {
-                    &self.options.sampling
-                } else {
-                    &self.options.elicitation
-                };
-                match handler.clone() {
-                    Some(h) => {
-                        let fut = h(params.unwrap_or(Value::Null));
-                        tokio::spawn(async move { answer(fut.await) });
-                    }
-                    None => answer(Err(not_found(&method))),
-                }
+        if method == "ping" {
+            return answer(Ok(json!({})));
+        }
+        match self.answerer.answer(&method, params.unwrap_or(Value::Null)) {
+            Ok(fut) => {
+                tokio::spawn(async move { answer(fut.await) });
             }
-            _ => answer(Err(not_found(&method))),
+            Err(refusal) => answer(Err(refusal.to_rpc(&method))),
+        }
+    }
+
+    /// Tell the `on_list_changed` callback, if there is one.
+    fn list_changed(&self, which: ListChanged) {
+        if let Some(cb) = &self.options.on_list_changed {
+            cb(which);
         }
     }
 }
@@ -488,6 +515,32 @@ mod tests {
         // The late answer finds no one waiting.
         conn.on_text(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert!(!conn.is_pending(1));
+    }
+
+    #[tokio::test]
+    async fn a_legacy_request_for_an_undeclared_capability_is_refused_without_a_handler() {
+        let (conn, mut rx) = Conn::new(ClientOptions::new("t"));
+        conn.on_text(r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(
+            sent,
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601,
+                "message": "method 'sampling/createMessage' not found: this client did not declare the 'sampling' capability"}})
+        );
+        // A handler's failure is its own code and words; bad params never reach it.
+        let options = ClientOptions::new("t").on_elicit(|_| async {
+            Err::<crate::client::Elicited, _>(HandlerError::new(-1, "the user is away"))
+        });
+        let (conn, mut rx) = Conn::new(options);
+        conn.on_text(r#"{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{"message":"m"}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(sent["error"], json!({"code": -1, "message": "the user is away"}));
+        conn.on_text(r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#);
+        let sent: Value = serde_json::from_str(&rx.recv().await.unwrap().json).unwrap();
+        assert_eq!(
+            sent["error"],
+            json!({"code": -32602, "message": "invalid elicitation/create params: `message` is not a string"})
+        );
     }
 
     #[tokio::test]

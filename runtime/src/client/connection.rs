@@ -15,6 +15,7 @@ use super::http::HttpLink;
 use super::normalise::call_result;
 use super::options::Delivery;
 use super::options::{ClientOptions, EraMode, ServerTransport};
+use super::rounds::{self, RoundFailure};
 use super::stdio::StdioLink;
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
@@ -237,6 +238,29 @@ impl Client {
         result.map_err(|f| self.client_error(method, timeout, f))
     }
 
+    /// A `prompts/get` or `resources/read` (`name` is the prompt's name or the URI), with
+    /// the client's request timeout and its `input_required` rounds answered.
+    pub(crate) async fn request_rounds(
+        &self,
+        method: &str,
+        name: &str,
+        params: serde_json::Map<String, Value>,
+    ) -> Result<Value, ClientError> {
+        let timeout = self.inner.options.request_timeout;
+        let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
+        let max_rounds = self.inner.options.max_input_rounds;
+        match rounds::request(&self.inner.conn, method, params, opts, max_rounds).await {
+            Ok(result) => Ok(result),
+            Err(RoundFailure::Request(f)) => Err(self.client_error(method, timeout, f)),
+            Err(RoundFailure::Input(problem)) => Err(ClientError::Input {
+                server: self.name().to_owned(),
+                method: method.to_owned(),
+                name: name.to_owned(),
+                problem,
+            }),
+        }
+    }
+
     pub(crate) fn client_error(&self, method: &str, timeout: Duration, f: Failure) -> ClientError {
         failure_to_client_error(&self.inner.conn, method, timeout, f)
     }
@@ -351,9 +375,14 @@ impl Client {
     /// [`delivery`](CallOptions::delivery) (the default) and `Unavailable` under
     /// at-least-once; refused credentials (HTTP 401, 403) [`RemoteError::Unauthorized`];
     /// another HTTP status trying again will not change [`RemoteError::HttpStatus`]; a
-    /// JSON-RPC error answer [`RemoteError::Refused`] (each in [`ToolError::Remote`]); and the
-    /// caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
+    /// JSON-RPC error answer [`RemoteError::Refused`]; input a 2026-07-28 server asked for
+    /// and the client could not give [`RemoteError::Input`] (each in [`ToolError::Remote`]);
+    /// and the caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
     /// [`ToolError::CancelledWhileRunning`].
+    ///
+    /// A 2026-07-28 `input_required` result is answered through the client's handlers and
+    /// the call retried, round after round, up to
+    /// [`ClientOptions::max_input_rounds`]; the result returned is the final one.
     pub async fn call_tool(
         &self,
         name: &str,
@@ -365,12 +394,19 @@ impl Client {
         // The precedence in the module docs of `client`: this call's own, else the client's.
         let timeout = Some(options.timeout.unwrap_or(self.inner.options.request_timeout));
         let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress };
-        let mut params = json!({"name": name, "arguments": arguments});
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("arguments".into(), arguments);
         if let Some(meta) = options.meta {
-            params["_meta"] = Value::Object(meta);
+            params.insert("_meta".into(), Value::Object(meta));
         }
-        let result =
-            self.inner.conn.request("tools/call", Some(params), opts).await.map_err(|f| match f {
+        let max_rounds = self.inner.options.max_input_rounds;
+        let result = rounds::request(&self.inner.conn, "tools/call", params, opts, max_rounds).await;
+        let result = result.map_err(|f| match f {
+            RoundFailure::Input(problem) => {
+                RemoteError::Input { tool: name.to_owned(), server: server.clone(), problem }.into()
+            }
+            RoundFailure::Request(f) => match f {
                 Failure::Timeout(timeout) => {
                     RemoteError::TimedOut { tool: name.to_owned(), server: server.clone(), timeout }.into()
                 }
@@ -398,15 +434,8 @@ impl Client {
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
-            })?;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return Err(ToolError::failed(
-                name,
-                format_args!(
-                    "server '{server}' asked for more input (input_required), which this client does not supply"
-                ),
-            ));
-        }
+            },
+        })?;
         parse_call_result(result).ok_or_else(|| {
             ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
         })
@@ -477,7 +506,19 @@ async fn discover(
 ) -> Result<Result<ServerInfo, Failure>, ClientError> {
     conn.set_modern(MODERN.as_str());
     let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
-    let result = match conn.request("server/discover", None, opts).await {
+    let mut reply = conn.request("server/discover", None, opts.clone()).await;
+    // A server that refuses the version yet lists it among those it supports: ask once more
+    // (the 2026-07-28 rule for a rejected first choice).
+    if let Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) = &reply
+        && data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(|v| v == MODERN.as_str()))
+    {
+        reply = conn.request("server/discover", None, opts).await;
+    }
+    let result = match reply {
         Ok(r) => r,
         Err(f) => {
             conn.clear_modern();

@@ -90,6 +90,20 @@ pub enum ClientError {
         /// What was wrong, in our words.
         detail: String,
     },
+    /// A 2026-07-28 `prompts/get` or `resources/read` whose server asked for more input
+    /// (`input_required`) that the client could not give (see
+    /// [`RemoteError::Input`](crate::tool::RemoteError::Input), the same for a tool call).
+    #[error("server '{server}' did not complete '{method}' of '{name}': {problem}")]
+    Input {
+        /// The server's configured name.
+        server: String,
+        /// The request's method.
+        method: String,
+        /// The prompt's name or the resource's URI.
+        name: String,
+        /// What the server asked and why it went unanswered, in our words.
+        problem: String,
+    },
     /// The server offered only protocol versions this client does not speak.
     #[error("server '{server}' offered protocol version {offered}, which this client does not speak")]
     UnsupportedVersion {
@@ -171,6 +185,10 @@ impl PartialEq for ClientError {
                 server == server2 && method == method2
             }
             (E::Closed { server }, E::Closed { server: server2 }) => server == server2,
+            (
+                E::Input { server, method, name, problem },
+                E::Input { server: server2, method: method2, name: name2, problem: problem2 },
+            ) => server == server2 && method == method2 && name == name2 && problem == problem2,
             (E::UnsupportedScheme { server, url }, E::UnsupportedScheme { server: server2, url: url2 }) => {
                 server == server2 && url == url2
             }

@@ -26,6 +26,12 @@
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`], and a whole
 //!   server as a Rust trait with [`#[toolwire::remote]`](crate::remote) ([`BindError`]).
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
+//! - Talking back, both eras: [`ClientOptions::on_elicit`], [`ClientOptions::on_sample`]
+//!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
+//!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
+//!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
+//!   [`ClientOptions::on_list_changed`]; URL elicitation with
+//!   [`ClientOptions::elicitation_url`] and [`ClientOptions::on_elicitation_complete`].
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
 //!
@@ -58,11 +64,13 @@
 //! bounded by the call's timeout). When it fires first the server counts as unreachable.
 
 mod adopt;
+mod answer;
 mod completion;
 mod config;
 mod conn;
 mod connection;
 mod error;
+mod handlers;
 mod http;
 mod normalise;
 mod options;
@@ -70,8 +78,10 @@ mod prompts;
 pub(crate) mod remote;
 mod remote_tool;
 mod resources;
+mod rounds;
 mod schema;
 mod stdio;
+mod talk;
 mod typed;
 mod wire;
 
@@ -105,11 +115,16 @@ pub use config::{
 pub use conn::{ProgressFn, UpdateFn};
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
+pub use handlers::{
+    CreateMessageResult, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited, HandlerError,
+    HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
+    SamplingTurn,
+};
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
-    ClientOptions, EraMode, HandlerError, HandlerFuture, HttpServer, RequestHandler, Root, SAFE_ENV_VARS,
-    ServerTransport, ShutdownGrace, StdioServer,
+    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, Root, SAFE_ENV_VARS, ServerTransport,
+    ShutdownGrace, StdioServer,
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
 pub use remote::BindError;

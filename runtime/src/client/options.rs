@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +13,10 @@ use rustls::pki_types::pem::PemObject;
 use serde_json::Value;
 
 use super::error::RootCertificateError;
+use super::handlers::{
+    self, CreateMessageResult, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
+    ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
+};
 
 /// The environment variables a stdio child inherits by default: enough to find programs and
 /// a home directory, and nothing that usually holds a credential. Put secrets in
@@ -375,30 +378,6 @@ impl Root {
     }
 }
 
-/// Why a handler declined a server's request: sent back as a JSON-RPC error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct HandlerError {
-    /// The JSON-RPC code.
-    pub code: i64,
-    /// The message.
-    pub message: String,
-}
-
-impl HandlerError {
-    /// Decline with JSON-RPC error `code` and `message`.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        HandlerError { code, message: message.into() }
-    }
-}
-
-/// The future a [`RequestHandler`] returns.
-pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Value, HandlerError>> + Send>>;
-
-/// Answers a server-initiated request (`sampling/createMessage`, `elicitation/create`): given
-/// its `params`, returns its `result`.
-pub type RequestHandler = Arc<dyn Fn(Value) -> HandlerFuture + Send + Sync>;
-
 /// How a [`Client`](super::Client) presents itself and behaves, set with consuming setters:
 /// `ClientOptions::new("fs").era(EraMode::Auto).request_timeout(d)`.
 #[derive(Clone)]
@@ -413,8 +392,16 @@ pub struct ClientOptions {
     pub(crate) roots: Option<Vec<Root>>,
     pub(crate) sampling: Option<RequestHandler>,
     pub(crate) elicitation: Option<RequestHandler>,
+    pub(crate) elicitation_url: bool,
     pub(crate) cache_ttl: Duration,
+    pub(crate) max_input_rounds: u32,
+    pub(crate) on_log: Option<LogFn>,
+    pub(crate) on_list_changed: Option<ListChangedFn>,
+    pub(crate) on_elicitation_complete: Option<ElicitationCompleteFn>,
 }
+
+/// How many `input_required` rounds one request may take by default.
+pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -425,7 +412,11 @@ impl fmt::Debug for ClientOptions {
             .field("roots", &self.roots)
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("elicitation_url", &self.elicitation_url)
             .field("cache_ttl", &self.cache_ttl)
+            .field("max_input_rounds", &self.max_input_rounds)
+            .field("on_log", &self.on_log.is_some())
+            .field("on_list_changed", &self.on_list_changed.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -448,7 +439,12 @@ impl ClientOptions {
             roots: None,
             sampling: None,
             elicitation: None,
+            elicitation_url: false,
             cache_ttl: Duration::from_secs(30),
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            on_log: None,
+            on_list_changed: None,
+            on_elicitation_complete: None,
         }
     }
 
@@ -485,8 +481,9 @@ impl ClientOptions {
         self
     }
 
-    /// Set the roots answered to `roots/list`; the `roots` capability is declared only when
-    /// set.
+    /// Set the roots answered to `roots/list` (and to a 2026-07-28 `roots/list` input
+    /// request); the `roots` capability is declared, with `listChanged`, only when set.
+    /// [`Client::set_roots`](super::Client::set_roots) changes them later.
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(roots);
         self
@@ -501,16 +498,92 @@ impl ClientOptions {
         self
     }
 
-    /// Answer `sampling/createMessage` with `handler`; the capability is declared only when
-    /// set.
+    /// Answer `sampling/createMessage` with `handler`, raw JSON in and out; the capability
+    /// is declared only when set. [`on_sample`](Self::on_sample) is the typed form.
     pub fn sampling(mut self, handler: RequestHandler) -> Self {
         self.sampling = Some(handler);
         self
     }
 
-    /// Answer `elicitation/create` with `handler`; the capability is declared only when set.
+    /// Answer `elicitation/create` with `handler`, raw JSON in and out; the capability is
+    /// declared only when set. [`on_elicit`](Self::on_elicit) is the typed form.
     pub fn elicitation(mut self, handler: RequestHandler) -> Self {
         self.elicitation = Some(handler);
+        self
+    }
+
+    /// Answer the server's questions to the user (`elicitation/create`, or a 2026-07-28
+    /// elicitation input request) with `handler`: it sees the message and the form's schema
+    /// (or the URL) and answers [`Elicited::accept`], [`decline`](Elicited::decline) or
+    /// [`cancel`](Elicited::cancel). Declares `elicitation` (form mode; add
+    /// [`elicitation_url`](Self::elicitation_url) for URL mode). Params that are not an
+    /// elicitation are refused with -32602 before `handler` runs; an `Err` is sent back
+    /// as a JSON-RPC error (legacy) or fails the call (2026-07-28).
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Elicited, HandlerError>> + Send + 'static,
+    {
+        self.elicitation =
+            Some(handlers::typed("elicitation/create", ElicitationRequest::from_params, handler));
+        self
+    }
+
+    /// Also declare URL-mode elicitation (`elicitation: {"form": {}, "url": {}}`,
+    /// 2025-11-25): the elicitation handler is then also given
+    /// [`ElicitationMode::Url`](super::ElicitationMode::Url) requests. Without it a URL
+    /// request is refused with -32602 and the handler never sees one. Needs an
+    /// elicitation handler to take effect.
+    pub fn elicitation_url(mut self, yes: bool) -> Self {
+        self.elicitation_url = yes;
+        self
+    }
+
+    /// Answer the server's requests for the client's model (`sampling/createMessage`, or a
+    /// 2026-07-28 sampling input request) with `handler`: it gets the conversation and
+    /// answers a [`CreateMessageResult`]. Declares `sampling`. Params that are not a
+    /// sampling request are refused with -32602 before `handler` runs.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, HandlerError>> + Send + 'static,
+    {
+        self.sampling =
+            Some(handlers::typed("sampling/createMessage", SamplingRequest::from_params, handler));
+        self
+    }
+
+    /// How many `input_required` rounds (2026-07-28) one `tools/call`, `prompts/get` or
+    /// `resources/read` may take before the client gives up ([`DEFAULT_MAX_INPUT_ROUNDS`],
+    /// 8): each round answers every input request through the handlers, concurrently, and
+    /// retries with the answers and the server's `requestState`. Past the limit the call
+    /// fails naming the server, the tool and the limit.
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds;
+        self
+    }
+
+    /// Receive every `notifications/message` the server sends, with its level, logger and
+    /// data. Set the least severe level wanted with
+    /// [`Client::set_level`](super::Client::set_level) (a legacy server's default is its
+    /// own; a 2026-07-28 server logs nothing for a request without a level).
+    pub fn on_log(mut self, handler: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.on_log = Some(Arc::new(handler));
+        self
+    }
+
+    /// Be told when the server's tools, resources or prompts change
+    /// (`notifications/*/list_changed`); the client's cache of that list is dropped first.
+    pub fn on_list_changed(mut self, handler: impl Fn(ListChanged) + Send + Sync + 'static) -> Self {
+        self.on_list_changed = Some(Arc::new(handler));
+        self
+    }
+
+    /// Be told when a URL elicitation this client accepted is finished
+    /// (`notifications/elicitation/complete`), with its `elicitationId`. A notification
+    /// for an id this client never accepted, or one already completed, is ignored.
+    pub fn on_elicitation_complete(mut self, handler: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_elicitation_complete = Some(Arc::new(handler));
         self
     }
 
@@ -518,13 +591,18 @@ impl ClientOptions {
     pub(crate) fn capabilities(&self) -> Value {
         let mut caps = serde_json::Map::new();
         if self.roots.is_some() {
-            caps.insert("roots".into(), serde_json::json!({"listChanged": false}));
+            caps.insert("roots".into(), serde_json::json!({"listChanged": true}));
         }
         if self.sampling.is_some() {
             caps.insert("sampling".into(), serde_json::json!({}));
         }
         if self.elicitation.is_some() {
-            caps.insert("elicitation".into(), serde_json::json!({}));
+            let modes = if self.elicitation_url {
+                serde_json::json!({"form": {}, "url": {}})
+            } else {
+                serde_json::json!({})
+            };
+            caps.insert("elicitation".into(), modes);
         }
         Value::Object(caps)
     }

@@ -117,13 +117,18 @@ impl Client {
             .collect())
     }
 
-    /// Render prompt `name` with `arguments`.
+    /// Render prompt `name` with `arguments`. A 2026-07-28 server's `input_required`
+    /// rounds are answered through the client's handlers, as for a tool call; what the
+    /// client cannot give is [`ClientError::Input`].
     pub async fn get_prompt(
         &self,
         name: &str,
         arguments: &BTreeMap<String, String>,
     ) -> Result<RenderedPrompt, ClientError> {
-        let result = self.request("prompts/get", Some(json!({"name": name, "arguments": arguments}))).await?;
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), name.into());
+        params.insert("arguments".into(), json!(arguments));
+        let result = self.request_rounds("prompts/get", name, params).await?;
         let Ok(rendered) = serde_json::from_value::<wire::GetPromptResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),

@@ -220,6 +220,9 @@ fn renamed(e: ToolError, name: &str) -> ToolError {
         ToolError::Remote(RemoteError::OutcomeUnknown { server, reason, .. }) => {
             RemoteError::OutcomeUnknown { tool, server, reason }.into()
         }
+        ToolError::Remote(RemoteError::Input { server, problem, .. }) => {
+            RemoteError::Input { tool, server, problem }.into()
+        }
         ToolError::CancelledBeforeDispatch { .. } => ToolError::CancelledBeforeDispatch { tool },
         ToolError::CancelledWhileRunning { .. } => ToolError::CancelledWhileRunning { tool },
         ToolError::Failed { message, .. } => ToolError::Failed { tool, message },

@@ -62,9 +62,13 @@ impl Client {
     }
 
     /// Read a resource: its items, text or blob, each with its URI and MIME type, as the
-    /// server sent them (untrusted).
+    /// server sent them (untrusted). A 2026-07-28 server's `input_required` rounds are
+    /// answered through the client's handlers; what the client cannot give is
+    /// [`ClientError::Input`].
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, ClientError> {
-        let result = self.request("resources/read", Some(json!({ "uri": uri }))).await?;
+        let mut params = serde_json::Map::new();
+        params.insert("uri".into(), uri.into());
+        let result = self.request_rounds("resources/read", uri, params).await?;
         let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),

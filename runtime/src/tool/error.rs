@@ -157,6 +157,18 @@ pub enum RemoteError {
         /// What went wrong, in our words (never the server's).
         reason: String,
     },
+    /// A 2026-07-28 call whose server asked for more input (`input_required`) that the
+    /// client could not give: a capability it did not declare, a request it does not know,
+    /// a handler that failed, or more rounds than its limit. Not retryable as is.
+    #[error("tool '{tool}' on server '{server}' did not complete: {problem}")]
+    Input {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What the server asked and why it went unanswered, in our words.
+        problem: String,
+    },
 }
 
 impl RemoteError {
@@ -176,7 +188,8 @@ impl RemoteError {
             | RemoteError::Refused { tool, .. }
             | RemoteError::Unauthorized { tool, .. }
             | RemoteError::HttpStatus { tool, .. }
-            | RemoteError::OutcomeUnknown { tool, .. } => tool,
+            | RemoteError::OutcomeUnknown { tool, .. }
+            | RemoteError::Input { tool, .. } => tool,
         }
     }
 }

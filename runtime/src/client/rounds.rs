@@ -1,0 +1,119 @@
+//! Multi round-trip requests, the client's half (2026-07-28 `basic/patterns/mrtr`): a
+//! `tools/call`, `prompts/get` or `resources/read` answered `input_required` is answered
+//! and sent again, until the server completes it or the round limit is reached.
+//!
+//! Each round answers every entry of `inputRequests` through the client's handlers
+//! ([`Answerer`](super::answer::Answerer)), all at once, then sends the original request again,
+//! as a new JSON-RPC request (a new id), with `inputResponses` holding the answers under the
+//! server's keys and `requestState` exactly as the server sent it (left out when it sent
+//! none). The answers and the state belong to that retry only; no other request sees them.
+//!
+//! A round the client cannot answer ends the call before anything more is sent: a request
+//! for a capability it did not declare, a method it does not know, a handler that failed,
+//! or more rounds than [`ClientOptions::max_input_rounds`](super::ClientOptions::max_input_rounds).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::conn::{Conn, Failure, RequestOpts};
+use crate::protocol::wire::{INPUT_REQUIRED, InputRequests, InputRequired, InputResponses, InputRound};
+
+/// Why a request with rounds did not complete.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RoundFailure {
+    /// One of its requests failed (timeout, transport, a JSON-RPC error).
+    Request(Failure),
+    /// The server asked for input the client could not give: why, in our words.
+    Input(String),
+}
+
+impl From<Failure> for RoundFailure {
+    fn from(f: Failure) -> Self {
+        RoundFailure::Request(f)
+    }
+}
+
+/// Send `method` with `params` (an object), answering `input_required` rounds, at most
+/// `max_rounds` of them; the final result, which is never an `input_required` one.
+pub(crate) async fn request(
+    conn: &Arc<Conn>,
+    method: &str,
+    params: Map<String, Value>,
+    opts: RequestOpts,
+    max_rounds: u32,
+) -> Result<Value, RoundFailure> {
+    let mut retry: Option<InputRound> = None;
+    let mut rounds = 0u32;
+    loop {
+        let mut sent = params.clone();
+        if let Some(round) = &retry
+            && let Ok(Value::Object(members)) = serde_json::to_value(round)
+        {
+            sent.extend(members);
+        }
+        let result = conn.request(method, Some(Value::Object(sent)), opts.clone()).await?;
+        if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
+            return Ok(result);
+        }
+        if rounds == max_rounds {
+            let rounds = if max_rounds == 1 { "1 round".to_owned() } else { format!("{max_rounds} rounds") };
+            return Err(RoundFailure::Input(format!(
+                "it still asked for more input after {rounds}, this client's limit (ClientOptions::max_input_rounds)"
+            )));
+        }
+        rounds += 1;
+        let asked: InputRequired = serde_json::from_value(result)
+            .map_err(|e| RoundFailure::Input(format!("its input_required result is malformed: {e}")))?;
+        let responses =
+            answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref()).await?;
+        retry = Some(InputRound::new(responses, asked.request_state));
+    }
+}
+
+/// Answer every input request at once; the first that cannot be answered ends the round.
+async fn answer_all(
+    conn: &Arc<Conn>,
+    requests: InputRequests,
+    cancel: Option<&CancellationToken>,
+) -> Result<InputResponses, RoundFailure> {
+    let mut running = JoinSet::new();
+    for (key, request) in requests {
+        let params = match &request.params {
+            Some(raw) => serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null),
+            None => Value::Object(Map::new()),
+        };
+        let method = request.method;
+        let answer =
+            conn.answerer.answer(&method, params).map_err(|r| RoundFailure::Input(r.problem(&method)))?;
+        running.spawn(async move { (key, method, answer.await) });
+    }
+    let mut responses = InputResponses::new();
+    let cancelled = async {
+        match cancel {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(cancelled);
+    loop {
+        let next = tokio::select! {
+            next = running.join_next() => next,
+            () = &mut cancelled => return Err(RoundFailure::Request(Failure::Cancelled)),
+        };
+        let Some(joined) = next else { return Ok(responses) };
+        let (key, method, answer) =
+            joined.map_err(|_| RoundFailure::Input("an input request's handler panicked".to_owned()))?;
+        let answer = answer.map_err(|e| {
+            RoundFailure::Input(format!(
+                "this client's handler for its {method} input request failed: {}",
+                e.message
+            ))
+        })?;
+        let raw = serde_json::value::to_raw_value(&answer)
+            .map_err(|e| RoundFailure::Input(format!("an answer to {method} did not serialise: {e}")))?;
+        responses.insert(key, raw);
+    }
+}
