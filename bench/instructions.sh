@@ -35,6 +35,7 @@ cg() {
 cg echo -- "$BIN/toolwire-echo"
 cg echo-sync -- "$BIN/toolwire-echo-sync"
 cg echo-log -- "$BIN/toolwire-echo-log"
+cg elicit --method elicit -- "$BIN/toolwire-elicit"
 cg fifty --tool tool_7 -- "$BIN/toolwire-50"
 cg list50 --method list -- "$BIN/toolwire-50"
 cg read --method read -- "$BIN/toolwire-resources"

@@ -210,6 +210,11 @@ for round in $(seq 1 "$ROUNDS"); do
     drive "rlist1000.w1:$impl" --calls "$LIST" --window 1 --method resources-list \
       -- "$BIN/$impl-resources" --resources 1000
   done
+  # Talking back (issue 12): a tools/call that asks the client one question (elicitation)
+  # and answers with what it said.
+  for impl in toolwire rmcp; do
+    drive "elicit.w1:$impl" --calls "$RES" --window 1 --method elicit -- "$BIN/$impl-elicit"
+  done
   # Clients: each SDK's client drives the floor server, then end to end against its own server.
   for impl in toolwire rmcp; do
     client "client.w1:$impl" --client "$impl" --calls "$CLIENT" --concurrency 1 -- "${FLOOR[@]}"
@@ -328,6 +333,9 @@ if [[ $MODE == full ]]; then
   cg prompt:toolwire --method prompt -- "$BIN/toolwire-resources"
   cg prompt:rmcp --method prompt -- "$BIN/rmcp-resources"
   cg rlist1000:toolwire --method resources-list -- "$BIN/toolwire-resources" --resources 1000
+  cg echo-log:toolwire -- "$BIN/toolwire-echo-log"
+  cg elicit:toolwire --method elicit -- "$BIN/toolwire-elicit"
+  cg elicit:rmcp --method elicit -- "$BIN/rmcp-elicit"
 
   keep_awake_stop
   echo "== compile cost: two generated 50-tool crates"

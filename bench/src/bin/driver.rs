@@ -5,7 +5,10 @@
 //! (1 = sequential). It prints one [`Record`] line. The request is `tools/call` of `--tool`
 //! by default; `--method list` is `tools/list`, `resources-list` is `resources/list` (the
 //! first page), `read` is `resources/read` of `bench://small`, and `prompt` is `prompts/get`
-//! of the `echo` prompt (see `toolwire-resources` and `rmcp-resources`).
+//! of the `echo` prompt (see `toolwire-resources` and `rmcp-resources`), and `elicit` is
+//! `tools/call` of `ask`, which asks the driver a question (`elicitation/create`) before it
+//! answers: the driver declares the elicitation capability and accepts with the echoed
+//! text (see `toolwire-elicit` and `rmcp-elicit`).
 //!
 //! - `init_us`: spawn to the `initialize` reply;
 //! - `rps`, `p50_us`, `p99_us`, `max_us`: over the measured calls (after `--warmup` calls);
@@ -20,7 +23,7 @@
 //!
 //! ```text
 //! driver --case rmcp_echo --calls 20000 --window 16 [--tool echo] [--method list]
-//!        [--method list|resources-list|read|prompt]
+//!        [--method list|resources-list|read|prompt|elicit]
 //!        [--warmup 1000] [--rss-at 10000] [--timeout-s 300] -- SERVER [ARGS...]
 //! ```
 
@@ -52,6 +55,8 @@ enum Method {
     Read,
     /// `prompts/get` of `echo` with `{"text": ECHO_TEXT}`.
     Prompt,
+    /// `tools/call` of `ask` with `{"text": ECHO_TEXT}`, which elicits the text back.
+    Elicit,
 }
 
 impl Method {
@@ -62,8 +67,11 @@ impl Method {
             "resources-list" => Method::ResourcesList,
             "read" => Method::Read,
             "prompt" => Method::Prompt,
+            "elicit" => Method::Elicit,
             other => {
-                return Err(format!("--method {other}: expected call, list, resources-list, read or prompt"));
+                return Err(format!(
+                    "--method {other}: expected call, list, resources-list, read, prompt or elicit"
+                ));
             }
         })
     }
@@ -71,7 +79,7 @@ impl Method {
     /// The JSON-RPC method name, as recorded.
     fn wire(self) -> &'static str {
         match self {
-            Method::Call => "tools/call",
+            Method::Call | Method::Elicit => "tools/call",
             Method::ToolsList => "tools/list",
             Method::ResourcesList => "resources/list",
             Method::Read => "resources/read",
@@ -173,6 +181,9 @@ fn request(id: u64, args: &Args) -> String {
         Method::Prompt => format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"prompts/get","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
         ),
+        Method::Elicit => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"ask","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
+        ),
     }
 }
 
@@ -214,9 +225,12 @@ fn run(args: &Args) -> Result<Record, String> {
             .map_err(|e| format!("write: {e}"))
     };
 
+    let capabilities = if args.method == Method::Elicit { r#"{"elicitation":{}}"# } else { "{}" };
     send(
         &mut input,
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"toolwire-bench-driver","version":"0.1.0"}}}"#,
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{capabilities},"clientInfo":{{"name":"toolwire-bench-driver","version":"0.1.0"}}}}}}"#
+        ),
     )?;
     read_reply(&mut output, &mut line, &mut input)?;
     let init_us = spawn_at.elapsed().as_micros() as u64;
@@ -311,8 +325,9 @@ fn run(args: &Args) -> Result<Record, String> {
     Ok(r)
 }
 
-/// Read the next line meant for us. Server-to-client requests (e.g. `ping`) are answered
-/// with an empty result; notifications are skipped.
+/// Read the next line meant for us. Server-to-client requests are answered: `elicitation/create`
+/// by accepting with `{"text": ECHO_TEXT}`, anything else (e.g. `ping`) with an empty result;
+/// notifications are skipped.
 fn read_reply<R: BufRead, W: Write>(output: &mut R, line: &mut Vec<u8>, input: &mut W) -> Result<(), String> {
     loop {
         line.clear();
@@ -328,8 +343,14 @@ fn read_reply<R: BufRead, W: Write>(output: &mut R, line: &mut Vec<u8>, input: &
         }
         if json::top_level(line, "method").is_some() {
             if let Some(id) = json::top_level(line, "id") {
+                let result = if json::top_level(line, "method") == Some(br#""elicitation/create""#.as_slice())
+                {
+                    format!(r#"{{"action":"accept","content":{{"text":"{ECHO_TEXT}"}}}}"#)
+                } else {
+                    "{}".to_owned()
+                };
                 let answer =
-                    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, String::from_utf8_lossy(id));
+                    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, String::from_utf8_lossy(id));
                 input
                     .write_all(answer.as_bytes())
                     .and_then(|()| input.write_all(b"\n"))
@@ -348,7 +369,7 @@ fn check_reply(line: &[u8], args: &Args) -> Result<(), String> {
     let member = match args.method {
         Method::ToolsList => return json::top_level(result, "tools").map(|_| ()).ok_or_else(bad),
         Method::ResourcesList => return json::top_level(result, "resources").map(|_| ()).ok_or_else(bad),
-        Method::Call => "content",
+        Method::Call | Method::Elicit => "content",
         Method::Read => "contents",
         Method::Prompt => "messages",
     };

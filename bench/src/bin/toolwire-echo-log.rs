@@ -1,19 +1,22 @@
-//! `toolwire-echo` with one filtered log line per call: `echo(text)` also calls
-//! `ctx.log(Debug, text)`, below the session's default level (`info`), so nothing is sent.
-//! bench/instructions.sh compares it with `toolwire-echo`: the difference is what a filtered
-//! log costs (the brief: within 10% of a call that does not log).
+//! `toolwire-echo` with ten filtered log lines per call: `echo(text)` also calls
+//! `ctx.log(Debug, text)` ten times, below the session's default level (`info`), so nothing is
+//! sent. bench/instructions.sh compares it with `toolwire-echo`: the difference is what ten
+//! filtered logs cost (issue 12: within 10% of a call that does not log, because filtering
+//! happens before anything is serialised).
 
 use toolwire::Context;
 use toolwire::protocol::LoggingLevel;
 
-/// Echo the text back, logging it at debug.
+/// Echo the text back, logging it ten times at debug.
 #[toolwire::tool(read_only)]
 async fn echo(
     ctx: &Context,
     /// The text to send back.
     text: String,
 ) -> String {
-    ctx.log(LoggingLevel::Debug, &text);
+    for _ in 0..10 {
+        ctx.log(LoggingLevel::Debug, &text);
+    }
     text
 }
 

@@ -146,11 +146,11 @@ impl SessionInner {
             self.shared.options.cancellation.as_ref().map(CancellationToken::child_token).unwrap_or_default();
         // A legacy call can talk back to its client on the call's own stream; a modern one
         // cannot (its asks fail at once, naming the era: see `crate::context`).
-        let talk = match self.legacy_state() {
-            Some(state) if !modern => Some(Arc::new(CallTalk {
+        let talk = match self.legacy_capabilities() {
+            Some(capabilities) if !modern => Some(Arc::new(CallTalk {
                 asking: self.asking.clone(),
                 sink: reply.route().sink().clone(),
-                capabilities: state.capabilities,
+                capabilities,
                 timeout: self.shared.options.client_request_timeout,
             }) as Arc<dyn Talkback>),
             _ => None,

@@ -213,6 +213,13 @@ impl SessionInner {
         lock(&self.legacy).clone()
     }
 
+    /// What the client of a settled legacy handshake declared it can be asked for: the one
+    /// part of [`LegacyState`] a call's talk-back needs, read without cloning the rest (the
+    /// client's name and version are three allocations a `tools/call` would pay each time).
+    pub(crate) fn legacy_capabilities(&self) -> Option<ClientCapabilities> {
+        lock(&self.legacy).as_ref().map(|s| s.capabilities)
+    }
+
     fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>) {
         let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
         match self.legacy_state().map(|s| s.version) {

@@ -24,6 +24,7 @@ mod http;
 mod report_svg;
 mod resources;
 mod sync;
+mod talk;
 
 const IMPLS: [&str; 3] = ["toolwire", "rmcp", "floor"];
 
@@ -339,6 +340,7 @@ fn goals(d: &Data) -> Vec<Goal> {
     g.extend(http::goals(d));
     g.extend(sync::goals(d));
     g.extend(resources::goals(d));
+    g.extend(talk::goals(d));
     g.push(versus(
         "idle stdio server RSS",
         "≤ 0.8× rmcp",
@@ -706,6 +708,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     );
     sync::markdown(d, &mut s);
     resources::markdown(d, &mut s);
+    talk::markdown(d, &mut s);
 
     if d.recs.iter().any(|r| r.get("kind") == Some("callgrind")) {
         let _ = writeln!(s, "## Instructions per request (callgrind, difference method)\n");
