@@ -143,6 +143,33 @@ async fn a_failing_handler_and_the_round_limit_end_a_modern_call_with_our_words(
     client.close().await;
 }
 
+#[tokio::test]
+async fn the_calls_timeout_and_cancellation_bound_its_rounds_too() {
+    // A user who never answers.
+    let away = ClientOptions::new("talkback")
+        .era(EraMode::Modern)
+        .on_elicit(|_| async { std::future::pending::<Result<Elicited, HandlerError>>().await });
+    let client = Client::connect(py2("client_talkback.py"), away).await.unwrap();
+    let options = CallOptions::new().timeout(Duration::from_secs(1));
+    let err = client.call_tool("greet", json!({"city": "Rome"}), options).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'greet' on server 'talkback' did not answer within 1s; it may have run"
+    );
+    let token = toolwire::context::CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let err = client
+        .call_tool("greet", json!({"city": "Rome"}), CallOptions::new().cancel(token))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "the run was cancelled while 'greet' was running");
+    client.close().await;
+}
+
 /// Collect what a channel holds now.
 fn drain<T>(rx: &mut mpsc::UnboundedReceiver<T>) -> Vec<T> {
     let mut out = Vec::new();

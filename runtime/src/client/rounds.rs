@@ -8,11 +8,16 @@
 //! server's keys and `requestState` exactly as the server sent it (left out when it sent
 //! none). The answers and the state belong to that retry only; no other request sees them.
 //!
+//! The request's timeout bounds the whole exchange (every round, and the handlers' time
+//! between them), and its cancellation ends it wherever it is.
+//!
 //! A round the client cannot answer ends the call before anything more is sent: a request
 //! for a capability it did not declare, a method it does not know, a handler that failed,
 //! or more rounds than [`ClientOptions::max_input_rounds`](super::ClientOptions::max_input_rounds).
 
 use std::sync::Arc;
+
+use tokio::time::Instant;
 
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
@@ -47,6 +52,16 @@ pub(crate) async fn request(
 ) -> Result<Value, RoundFailure> {
     let mut retry: Option<InputRound> = None;
     let mut rounds = 0u32;
+    // The timeout bounds the whole call, every round and every answer, as it bounds a legacy
+    // call whose server asks mid-call.
+    let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
+    let left = || match deadline {
+        None => Ok(None),
+        Some((at, total)) => match at.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Ok(Some(left)),
+            _ => Err(RoundFailure::Request(Failure::Timeout(total))),
+        },
+    };
     loop {
         let mut sent = params.clone();
         if let Some(round) = &retry
@@ -54,7 +69,8 @@ pub(crate) async fn request(
         {
             sent.extend(members);
         }
-        let result = conn.request(method, Some(Value::Object(sent)), opts.clone()).await?;
+        let this = RequestOpts { timeout: left()?, ..opts.clone() };
+        let result = conn.request(method, Some(Value::Object(sent)), this).await?;
         if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
             return Ok(result);
         }
@@ -67,8 +83,13 @@ pub(crate) async fn request(
         rounds += 1;
         let asked: InputRequired = serde_json::from_value(result)
             .map_err(|e| RoundFailure::Input(format!("its input_required result is malformed: {e}")))?;
-        let responses =
-            answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref()).await?;
+        let answering = answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref());
+        let responses = match (left()?, deadline) {
+            (Some(left), Some((_, total))) => tokio::time::timeout(left, answering)
+                .await
+                .map_err(|_| RoundFailure::Request(Failure::Timeout(total)))??,
+            _ => answering.await?,
+        };
         retry = Some(InputRound::new(responses, asked.request_state));
     }
 }
