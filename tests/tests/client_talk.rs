@@ -113,6 +113,18 @@ async fn a_python_sdk_server_is_answered_by_the_same_handlers_in_both_eras() {
 }
 
 #[tokio::test]
+async fn a_python_sdk_prompt_asking_for_input_is_rendered_after_its_round() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let options = talking("talkback", &seen).era(EraMode::Modern);
+    let client = Client::connect(py2("client_talkback.py"), options).await.unwrap();
+    // The server seals its requestState: it renders only if the state came back untouched.
+    let rendered = client.get_prompt("briefing", &Default::default()).await.unwrap();
+    assert_eq!(rendered.text(), "Brief Ada on the weather (state brief-1).");
+    assert_eq!(seen.lock().unwrap().elicited, ["Who is the briefing for?"]);
+    client.close().await;
+}
+
+#[tokio::test]
 async fn a_failing_handler_and_the_round_limit_end_a_modern_call_with_our_words() {
     let offline = ClientOptions::new("talkback")
         .era(EraMode::Modern)
