@@ -356,12 +356,22 @@ async fn everything_talks(
     assert!(out.contains("- Favorite Integer: 42\n"), "{out}");
     let out = call(client, "trigger-url-elicitation", json!({"url": "https://example.com/sign-in"})).await;
     assert!(out.starts_with("✅ User completed the URL elicitation flow.\n"), "{out}");
+    // The error path: -32042 names a prerequisite URL; the user accepts it and the call is
+    // sent again, once, which server-everything then lets through to its own URL request.
+    let args = json!({"url": "https://example.com/pay", "errorPath": true});
+    let out = call(client, "trigger-url-elicitation", args).await;
+    assert!(out.starts_with("✅ User completed the URL elicitation flow.\n"), "{out}");
     {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.sampled, ["Resource trigger-sampling-request context: rain?"]);
         assert_eq!(
             seen.elicited,
-            ["Please provide inputs for the following fields:", "url:https://example.com/sign-in"]
+            [
+                "Please provide inputs for the following fields:",
+                "url:https://example.com/sign-in",
+                "url:https://modelcontextprotocol.io",
+                "url:https://example.com/pay"
+            ]
         );
     }
 

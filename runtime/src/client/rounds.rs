@@ -8,6 +8,11 @@
 //! server's keys and `requestState` exactly as the server sent it (left out when it sent
 //! none). The answers and the state belong to that retry only; no other request sees them.
 //!
+//! A 2025-11-25 server may instead refuse a request with -32042 (`URLElicitationRequiredError`)
+//! listing URL elicitations to finish first: with URL mode declared, each goes to the
+//! elicitation handler, and when the user accepted all of them the request is sent again,
+//! once.
+//!
 //! The request's timeout bounds the whole exchange (every round, and the handlers' time
 //! between them), and its cancellation ends it wherever it is.
 //!
@@ -25,6 +30,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, RequestOpts};
 use crate::protocol::wire::{INPUT_REQUIRED, InputRequests, InputRequired, InputResponses, InputRound};
+
+/// `URLElicitationRequiredError` (2025-11-25).
+const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// Why a request with rounds did not complete.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +60,7 @@ pub(crate) async fn request(
 ) -> Result<Value, RoundFailure> {
     let mut retry: Option<InputRound> = None;
     let mut rounds = 0u32;
+    let mut url_retried = false;
     // The timeout bounds the whole call, every round and every answer, as it bounds a legacy
     // call whose server asks mid-call.
     let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
@@ -70,7 +79,20 @@ pub(crate) async fn request(
             sent.extend(members);
         }
         let this = RequestOpts { timeout: left()?, ..opts.clone() };
-        let result = conn.request(method, Some(Value::Object(sent)), this).await?;
+        let result = match conn.request(method, Some(Value::Object(sent)), this).await {
+            Ok(result) => result,
+            // 2025-11-25: the server needs URL elicitations done first. Each goes to the
+            // handler (URL mode declared); when the user accepted them all, retry, once.
+            Err(Failure::Rpc { code: URL_ELICITATION_REQUIRED, data, message }) if !url_retried => {
+                url_retried = true;
+                let failure = Failure::Rpc { code: URL_ELICITATION_REQUIRED, data: data.clone(), message };
+                if !accepted_urls(conn, data.as_ref()).await {
+                    return Err(failure.into());
+                }
+                continue;
+            }
+            Err(f) => return Err(f.into()),
+        };
         if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
             return Ok(result);
         }
@@ -92,6 +114,27 @@ pub(crate) async fn request(
         };
         retry = Some(InputRound::new(responses, asked.request_state));
     }
+}
+
+/// Whether the user accepted every URL elicitation of a -32042 error's `data.elicitations`
+/// (none, or any refused or declined, is `false`).
+async fn accepted_urls(conn: &Arc<Conn>, data: Option<&Value>) -> bool {
+    let Some(list) = data.and_then(|d| d.get("elicitations")).and_then(Value::as_array) else {
+        return false;
+    };
+    if list.is_empty() {
+        return false;
+    }
+    for elicitation in list {
+        let Ok(answer) = conn.answerer.answer("elicitation/create", elicitation.clone()) else {
+            return false;
+        };
+        match answer.await {
+            Ok(a) if a.get("action").and_then(Value::as_str) == Some("accept") => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Answer every input request at once; the first that cannot be answered ends the round.
