@@ -113,6 +113,18 @@ async fn a_python_sdk_server_is_answered_by_the_same_handlers_in_both_eras() {
 }
 
 #[tokio::test]
+async fn a_python_sdk_prompt_asking_for_input_is_rendered_after_its_round() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let options = talking("talkback", &seen).era(EraMode::Modern);
+    let client = Client::connect(py2("client_talkback.py"), options).await.unwrap();
+    // The server seals its requestState: it renders only if the state came back untouched.
+    let rendered = client.get_prompt("briefing", &Default::default()).await.unwrap();
+    assert_eq!(rendered.text(), "Brief Ada on the weather (state brief-1).");
+    assert_eq!(seen.lock().unwrap().elicited, ["Who is the briefing for?"]);
+    client.close().await;
+}
+
+#[tokio::test]
 async fn a_failing_handler_and_the_round_limit_end_a_modern_call_with_our_words() {
     let offline = ClientOptions::new("talkback")
         .era(EraMode::Modern)
@@ -140,6 +152,33 @@ async fn a_failing_handler_and_the_round_limit_end_a_modern_call_with_our_words(
     );
     // One round is enough for a tool that asks once.
     assert_eq!(call(&client, "greet", json!({"city": "Oslo"})).await, "hello Ada from Oslo");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn the_calls_timeout_and_cancellation_bound_its_rounds_too() {
+    // A user who never answers.
+    let away = ClientOptions::new("talkback")
+        .era(EraMode::Modern)
+        .on_elicit(|_| async { std::future::pending::<Result<Elicited, HandlerError>>().await });
+    let client = Client::connect(py2("client_talkback.py"), away).await.unwrap();
+    let options = CallOptions::new().timeout(Duration::from_secs(1));
+    let err = client.call_tool("greet", json!({"city": "Rome"}), options).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'greet' on server 'talkback' did not answer within 1s; it may have run"
+    );
+    let token = toolwire::context::CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let err = client
+        .call_tool("greet", json!({"city": "Rome"}), CallOptions::new().cancel(token))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "the run was cancelled while 'greet' was running");
     client.close().await;
 }
 
@@ -317,12 +356,22 @@ async fn everything_talks(
     assert!(out.contains("- Favorite Integer: 42\n"), "{out}");
     let out = call(client, "trigger-url-elicitation", json!({"url": "https://example.com/sign-in"})).await;
     assert!(out.starts_with("✅ User completed the URL elicitation flow.\n"), "{out}");
+    // The error path: -32042 names a prerequisite URL; the user accepts it and the call is
+    // sent again, once, which server-everything then lets through to its own URL request.
+    let args = json!({"url": "https://example.com/pay", "errorPath": true});
+    let out = call(client, "trigger-url-elicitation", args).await;
+    assert!(out.starts_with("✅ User completed the URL elicitation flow.\n"), "{out}");
     {
         let seen = seen.lock().unwrap();
         assert_eq!(seen.sampled, ["Resource trigger-sampling-request context: rain?"]);
         assert_eq!(
             seen.elicited,
-            ["Please provide inputs for the following fields:", "url:https://example.com/sign-in"]
+            [
+                "Please provide inputs for the following fields:",
+                "url:https://example.com/sign-in",
+                "url:https://modelcontextprotocol.io",
+                "url:https://example.com/pay"
+            ]
         );
     }
 

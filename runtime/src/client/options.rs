@@ -532,7 +532,9 @@ impl ClientOptions {
     /// Also declare URL-mode elicitation (`elicitation: {"form": {}, "url": {}}`,
     /// 2025-11-25): the elicitation handler is then also given
     /// [`ElicitationMode::Url`](super::ElicitationMode::Url) requests. Without it a URL
-    /// request is refused with -32602 and the handler never sees one. Needs an
+    /// request is refused with -32602 and the handler never sees one. With it, a request
+    /// refused with -32042 (`URLElicitationRequiredError`) has its URL elicitations given to
+    /// the handler, and is sent again, once, when the user accepted them all. Needs an
     /// elicitation handler to take effect.
     pub fn elicitation_url(mut self, yes: bool) -> Self {
         self.elicitation_url = yes;

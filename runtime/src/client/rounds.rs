@@ -8,11 +8,21 @@
 //! server's keys and `requestState` exactly as the server sent it (left out when it sent
 //! none). The answers and the state belong to that retry only; no other request sees them.
 //!
+//! A 2025-11-25 server may instead refuse a request with -32042 (`URLElicitationRequiredError`)
+//! listing URL elicitations to finish first: with URL mode declared, each goes to the
+//! elicitation handler, and when the user accepted all of them the request is sent again,
+//! once.
+//!
+//! The request's timeout bounds the whole exchange (every round, and the handlers' time
+//! between them), and its cancellation ends it wherever it is.
+//!
 //! A round the client cannot answer ends the call before anything more is sent: a request
 //! for a capability it did not declare, a method it does not know, a handler that failed,
 //! or more rounds than [`ClientOptions::max_input_rounds`](super::ClientOptions::max_input_rounds).
 
 use std::sync::Arc;
+
+use tokio::time::Instant;
 
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
@@ -20,6 +30,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, RequestOpts};
 use crate::protocol::wire::{INPUT_REQUIRED, InputRequests, InputRequired, InputResponses, InputRound};
+
+/// `URLElicitationRequiredError` (2025-11-25).
+const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// Why a request with rounds did not complete.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +60,17 @@ pub(crate) async fn request(
 ) -> Result<Value, RoundFailure> {
     let mut retry: Option<InputRound> = None;
     let mut rounds = 0u32;
+    let mut url_retried = false;
+    // The timeout bounds the whole call, every round and every answer, as it bounds a legacy
+    // call whose server asks mid-call.
+    let deadline = opts.timeout.map(|t| (Instant::now() + t, t));
+    let left = || match deadline {
+        None => Ok(None),
+        Some((at, total)) => match at.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Ok(Some(left)),
+            _ => Err(RoundFailure::Request(Failure::Timeout(total))),
+        },
+    };
     loop {
         let mut sent = params.clone();
         if let Some(round) = &retry
@@ -54,7 +78,21 @@ pub(crate) async fn request(
         {
             sent.extend(members);
         }
-        let result = conn.request(method, Some(Value::Object(sent)), opts.clone()).await?;
+        let this = RequestOpts { timeout: left()?, ..opts.clone() };
+        let result = match conn.request(method, Some(Value::Object(sent)), this).await {
+            Ok(result) => result,
+            // 2025-11-25: the server needs URL elicitations done first. Each goes to the
+            // handler (URL mode declared); when the user accepted them all, retry, once.
+            Err(Failure::Rpc { code: URL_ELICITATION_REQUIRED, data, message }) if !url_retried => {
+                url_retried = true;
+                let failure = Failure::Rpc { code: URL_ELICITATION_REQUIRED, data: data.clone(), message };
+                if !accepted_urls(conn, data.as_ref()).await {
+                    return Err(failure.into());
+                }
+                continue;
+            }
+            Err(f) => return Err(f.into()),
+        };
         if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
             return Ok(result);
         }
@@ -67,10 +105,36 @@ pub(crate) async fn request(
         rounds += 1;
         let asked: InputRequired = serde_json::from_value(result)
             .map_err(|e| RoundFailure::Input(format!("its input_required result is malformed: {e}")))?;
-        let responses =
-            answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref()).await?;
+        let answering = answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref());
+        let responses = match (left()?, deadline) {
+            (Some(left), Some((_, total))) => tokio::time::timeout(left, answering)
+                .await
+                .map_err(|_| RoundFailure::Request(Failure::Timeout(total)))??,
+            _ => answering.await?,
+        };
         retry = Some(InputRound::new(responses, asked.request_state));
     }
+}
+
+/// Whether the user accepted every URL elicitation of a -32042 error's `data.elicitations`
+/// (none, or any refused or declined, is `false`).
+async fn accepted_urls(conn: &Arc<Conn>, data: Option<&Value>) -> bool {
+    let Some(list) = data.and_then(|d| d.get("elicitations")).and_then(Value::as_array) else {
+        return false;
+    };
+    if list.is_empty() {
+        return false;
+    }
+    for elicitation in list {
+        let Ok(answer) = conn.answerer.answer("elicitation/create", elicitation.clone()) else {
+            return false;
+        };
+        match answer.await {
+            Ok(a) if a.get("action").and_then(Value::as_str) == Some("accept") => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Answer every input request at once; the first that cannot be answered ends the round.
