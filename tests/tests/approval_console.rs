@@ -463,6 +463,33 @@ async fn stopping_the_console_denies_what_is_pending_and_what_comes_later() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn when_the_servers_timeout_fires_first_the_page_lists_the_prompt_as_withdrawn() {
+    let console = ApprovalConsole::builder().timeout(None).start().unwrap();
+    let approvals =
+        ApprovalServer::builder(console.clone()).timeout(Some(Duration::from_millis(200))).build();
+    let answer = ask(&approvals, "Write", json!({"file_path": "x"}), "toolu_gone").await.unwrap();
+    assert_eq!(
+        answer,
+        r#"{"behavior":"deny","message":"nobody answered the approval prompt for 'Write' within 0.2s, so it was denied (timed out, not refused)"}"#
+    );
+    assert_eq!(
+        approvals.decisions()[0].source,
+        DecisionSource::Timeout,
+        "the server's timeout, not a person"
+    );
+    let token = console.url().split_once("?token=").unwrap().1.to_owned();
+    let cookie = format!("toolwire_console_{}={token}", console.addr().port());
+    let listed = send(&console, "GET", "/api/prompts", &[("Cookie", &cookie)], "").await.json();
+    assert_eq!(
+        listed,
+        json!({"pending": [], "settled": [{
+            "id": 1, "tool_name": "Write", "tool_use_id": "toolu_gone", "outcome": "withdrawn",
+            "outcome_text": "withdrawn: the agent stopped waiting for an answer"
+        }]})
+    );
+}
+
 // ------------------------------------------------------------------ the real Claude Code CLI
 
 static RECEIVED: Mutex<Vec<String>> = Mutex::new(Vec::new());
