@@ -17,7 +17,8 @@
 //!
 //! Needs `bash tests/peers/browser/setup.sh` (Chromium, chromedriver) and, for the Claude
 //! test, `bash tests/peers/agent-clis/setup.sh`; fails (never skips) without them. With
-//! `TOOLWIRE_WRITE_SCREENSHOT=1` the first test also writes docs/approval-console.png.
+//! `TOOLWIRE_WRITE_SCREENSHOT=1` the Claude test also writes docs/approval-console.png (the
+//! console with Claude Code's prompt pending).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -54,6 +55,17 @@ fn ask(
     })
 }
 
+/// A PNG of the page through WebDriver, into the target dir; with
+/// `TOOLWIRE_WRITE_SCREENSHOT=1`, `approval-console.png` also into docs/ (the README's).
+fn screenshot(browser: &Browser, name: &str) {
+    let png = browser.screenshot();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "WebDriver's screenshot is a PNG");
+    std::fs::write(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name), &png).unwrap();
+    if name == "approval-console.png" && std::env::var_os("TOOLWIRE_WRITE_SCREENSHOT").is_some() {
+        std::fs::write(toolwire_tests::tests_dir().join("../docs/approval-console.png"), &png).unwrap();
+    }
+}
+
 fn card(id: u64, part: &str) -> String {
     format!("article.prompt[data-id='{id}'] {part}")
 }
@@ -62,7 +74,7 @@ fn card(id: u64, part: &str) -> String {
 fn wait_text(browser: &Browser, css: &str, want: &str) {
     let mut last = String::new();
     browser.wait_until(&format!("`{css}` to read {want:?}"), || {
-        last = browser.find_all(css).first().map(|e| browser.text(e)).unwrap_or_default();
+        last = browser.find_all(css).first().and_then(|e| browser.try_text(e)).unwrap_or_default();
         (last == want).then_some(())
     });
 }
@@ -100,6 +112,7 @@ async fn a_person_approves_denies_and_edits_in_a_real_browser() {
 
     wait_text(&browser, &card(1, ".tool"), "Write");
     wait_text(&browser, &card(1, ".tool-use-id"), "toolu_write");
+    wait_text(&browser, &card(1, ".client"), "(the client did not name itself)");
     wait_text(&browser, &card(1, "pre.input"), &serde_json::to_string_pretty(&hostile).unwrap());
     assert!(
         browser.find_all("#pending img, #pending script").is_empty(),
@@ -107,13 +120,7 @@ async fn a_person_approves_denies_and_edits_in_a_real_browser() {
     );
     assert_eq!(browser.title(), "toolwire approvals", "no script in the arguments ran");
 
-    let png = browser.screenshot();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "WebDriver's screenshot is a PNG");
-    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("approval-console.png");
-    std::fs::write(&tmp, &png).unwrap();
-    if std::env::var_os("TOOLWIRE_WRITE_SCREENSHOT").is_some() {
-        std::fs::write(toolwire_tests::tests_dir().join("../docs/approval-console.png"), &png).unwrap();
-    }
+    screenshot(&browser, "approval-console-two.png");
 
     // Approve the write as asked: the original arguments run.
     browser.click(&browser.wait_for(&card(1, "button.approve")));
@@ -146,7 +153,10 @@ async fn a_person_approves_denies_and_edits_in_a_real_browser() {
     // The settled list, newest first, and the record: every one from the asker.
     let settled = browser.wait_until("three settled prompts", || {
         let items = browser.find_all("#settled li");
-        (items.len() == 3).then(|| items.iter().map(|i| browser.text(i)).collect::<Vec<_>>())
+        if items.len() != 3 {
+            return None;
+        }
+        items.iter().map(|i| browser.try_text(i)).collect::<Option<Vec<_>>>()
     });
     assert_eq!(
         settled,
@@ -535,7 +545,9 @@ async fn claude_code_asks_the_console_and_the_browser_edits_and_approves() {
     browser.goto(&console.url());
     wait_text(&browser, &card(1, ".tool"), "mcp__engine__echo");
     wait_text(&browser, &card(1, ".tool-use-id"), "toolu_0");
+    wait_text(&browser, &card(1, ".client"), "claude-code 2.1.332");
     wait_text(&browser, &card(1, "pre.input"), "{\n  \"text\": \"hi from claude\"\n}");
+    screenshot(&browser, "approval-console.png");
     browser.click(&browser.wait_for(&card(1, "button.edit-toggle")));
     browser
         .replace_text(&browser.wait_for(&card(1, "textarea.edit")), r#"{"text": "edited in the browser"}"#);

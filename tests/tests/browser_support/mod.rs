@@ -92,6 +92,14 @@ impl Browser {
 
     /// One WebDriver command; its `value`. A WebDriver error fails the test with its message.
     pub fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        match self.try_call(method, path, body) {
+            Ok(value) => value,
+            Err(error) => panic!("WebDriver {method} {path} failed: {error}"),
+        }
+    }
+
+    /// One WebDriver command: its `value`, or the error WebDriver answered.
+    pub fn try_call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, Value> {
         let mut headers = vec![host(self.addr)];
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         if method == "POST" {
@@ -99,8 +107,7 @@ impl Browser {
         }
         let response = request(self.addr, method, path, &headers, &body);
         let value = response.json();
-        assert_eq!(response.status, 200, "WebDriver {method} {path} failed: {value}");
-        value["value"].clone()
+        if response.status == 200 { Ok(value["value"].clone()) } else { Err(value) }
     }
 
     fn session_call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
@@ -149,6 +156,13 @@ impl Browser {
     /// An element's DOM property (`textContent`, `value`, `hidden`).
     pub fn property(&self, element: &str, name: &str) -> Value {
         self.session_call("GET", &format!("/element/{element}/property/{name}"), None)
+    }
+
+    /// An element's `textContent`, or `None` if it left the page meanwhile (a stale
+    /// reference: the page re-rendered between finding it and reading it).
+    pub fn try_text(&self, element: &str) -> Option<String> {
+        let path = format!("/session/{}/element/{element}/property/textContent", self.session);
+        self.try_call("GET", &path, None).ok().map(|v| v.as_str().unwrap_or_default().to_owned())
     }
 
     /// An element's `textContent`.

@@ -97,6 +97,8 @@ pub(super) struct PendingView {
     id: u64,
     tool_name: String,
     tool_use_id: Option<String>,
+    /// The MCP client that asked, as it named itself.
+    client: Option<String>,
     /// The arguments, pretty-printed here (the page shows this text, never parses it).
     input_text: String,
     asked_at_ms: u128,
@@ -203,6 +205,7 @@ impl Board {
                 id: *id,
                 tool_name: p.request.tool_name.clone(),
                 tool_use_id: p.request.tool_use_id.clone(),
+                client: p.request.client.clone(),
                 input_text: serde_json::to_string_pretty(&p.request.input)
                     .unwrap_or_else(|_| p.request.input.to_string()),
                 asked_at_ms: p.asked_at.duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0),
@@ -239,7 +242,12 @@ mod tests {
     use super::*;
 
     fn request(tool: &str) -> ApprovalRequest {
-        ApprovalRequest { tool_name: tool.to_owned(), input: json!({"a": 1}), tool_use_id: Some("t".into()) }
+        ApprovalRequest {
+            tool_name: tool.to_owned(),
+            input: json!({"a": 1}),
+            tool_use_id: Some("t".into()),
+            client: None,
+        }
     }
 
     #[test]

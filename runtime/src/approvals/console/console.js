@@ -13,6 +13,7 @@
   // id -> {card, expires}; a card with a notice stays a few seconds after its prompt left.
   const cards = new Map();
   const KEEP_MS = 5000;
+  let lastSettled = "";
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -77,6 +78,8 @@
     const who = el("dl", "who");
     who.appendChild(el("dt", null, "tool use"));
     who.appendChild(el("dd", "tool-use-id", prompt.tool_use_id || "(the agent sent no id)"));
+    who.appendChild(el("dt", null, "asked by"));
+    who.appendChild(el("dd", "client", prompt.client || "(the client did not name itself)"));
     who.appendChild(el("dt", null, "asked at"));
     who.appendChild(el("dd", "asked-at", new Date(prompt.asked_at_ms).toLocaleTimeString()));
     who.appendChild(el("dt", null, "denied if unanswered"));
@@ -148,6 +151,10 @@
       }
     }
     empty.hidden = cards.size > 0;
+    // Re-render the settled list only when it changed (a person may be selecting its text).
+    const settledKey = JSON.stringify(body.settled.map((s) => [s.id, s.outcome_text]));
+    if (settledKey === lastSettled) return;
+    lastSettled = settledKey;
     settledList.replaceChildren(...body.settled.map((s) => {
       const item = el("li", "outcome-" + s.outcome);
       item.dataset.id = String(s.id);
