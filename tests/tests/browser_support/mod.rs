@@ -45,6 +45,10 @@ impl Browser {
             );
         }
         let port = free_port();
+        let profile = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("chromium-profile-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        std::fs::create_dir_all(&profile).unwrap();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
@@ -52,6 +56,8 @@ impl Browser {
             .spawn()
             .expect("start chromedriver");
         let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+        // Owned at once, so a failure below still kills chromedriver (and its browser).
+        let mut browser = Browser { driver, addr, session: String::new(), profile };
         let deadline = Instant::now() + WAIT;
         loop {
             let up = std::net::TcpStream::connect(addr).is_ok()
@@ -62,10 +68,6 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver did not become ready within {WAIT:?}");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("chromium-profile-{}-{port}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&profile);
-        std::fs::create_dir_all(&profile).unwrap();
         // The flags this machine needs (no sandbox as root, no network but loopback).
         let args = vec![
             "--headless".to_owned(),
@@ -77,14 +79,13 @@ impl Browser {
             "--disable-component-update".to_owned(),
             "--disable-sync".to_owned(),
             "--disable-dev-shm-usage".to_owned(),
-            format!("--user-data-dir={}", profile.display()),
+            format!("--user-data-dir={}", browser.profile.display()),
             format!("--window-size={width},{height}"),
         ];
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
         }}});
-        let mut browser = Browser { driver, addr, session: String::new(), profile };
         let created = browser.call("POST", "/session", Some(caps));
         browser.session = created["sessionId"].as_str().expect("a session id").to_owned();
         browser
