@@ -124,14 +124,15 @@ async fn a_person_approves_denies_and_edits_in_a_real_browser() {
 
     // Approve the write as asked: the original arguments run.
     browser.click(&browser.wait_for(&card(1, "button.approve")));
-    assert_eq!(write.await.unwrap(), format!(r#"{{"behavior":"allow","updatedInput":{hostile}}}"#));
+    // The notice first: a decided card leaves the page 10 s later.
     wait_text(&browser, &card(1, ".notice"), "approved");
+    assert_eq!(write.await.unwrap(), format!(r#"{{"behavior":"allow","updatedInput":{hostile}}}"#));
 
     // Deny the rm with a message: the model reads it.
     browser.replace_text(&browser.wait_for(&card(2, "input.message")), "not before the release");
     browser.click(&browser.wait_for(&card(2, "button.deny")));
-    assert_eq!(bash.await.unwrap(), r#"{"behavior":"deny","message":"not before the release"}"#);
     wait_text(&browser, &card(2, ".notice"), "denied: not before the release");
+    assert_eq!(bash.await.unwrap(), r#"{"behavior":"deny","message":"not before the release"}"#);
 
     // Edit a deploy: a bad edit is refused on the page and decides nothing; a good one runs.
     let deploy = ask(&approvals, "mcp__engine__deploy", json!({"target": "prod"}), "toolu_deploy");

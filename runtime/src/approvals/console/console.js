@@ -10,9 +10,9 @@
   const settledList = document.getElementById("settled");
   const empty = document.getElementById("empty");
   const status = document.getElementById("status");
-  // id -> {card, expires}; a card with a notice stays a few seconds after its prompt left.
+  // id -> entry; a card with a notice stays 10 s after its prompt left, so the person reads it.
   const cards = new Map();
-  const KEEP_MS = 5000;
+  const KEEP_MS = 10000;
   let lastSettled = "";
 
   function el(tag, className, text) {
