@@ -17,6 +17,10 @@ pub struct ApprovalRequest {
     pub input: Value,
     /// The CLI's id for this tool use, when it sent one.
     pub tool_use_id: Option<String>,
+    /// The MCP client that sent the prompt, as it named itself (`clientInfo`'s name and
+    /// version, `claude-code 2.1.332`), when the transport learned it. Self-reported: it
+    /// tells a person which agent asked, not who may be trusted.
+    pub client: Option<String>,
 }
 
 /// What an [`Asker`] answers.

@@ -7,15 +7,23 @@
 //! - `server`: [`ApprovalServer`], a permission-prompt tool (Claude Code's
 //!   `--permission-prompt-tool`) that asks an [`Asker`], enforces its own timeout and never
 //!   fails open.
+//! - `console` (feature `http`): [`ApprovalConsole`], an [`Asker`] that is a person at a
+//!   web page on loopback, behind its own token and safe from CSRF.
 //! - `policy`: [`RunPolicy`], which refuses a tool set combining private data, untrusted
 //!   content and egress (the lethal trifecta) unless a human gate is present.
 
 mod asker;
+#[cfg(feature = "http")]
+mod console;
 mod decision;
 mod policy;
 mod server;
 
 pub use asker::{Answer, ApprovalRequest, AskError, AskFuture, Asker, FnAsker, asker_fn};
+#[cfg(feature = "http")]
+pub use console::{
+    ApprovalConsole, ApprovalConsoleBuilder, DEFAULT_CONSOLE_POLL_INTERVAL, DEFAULT_CONSOLE_TIMEOUT,
+};
 pub use decision::{ApprovalDecision, DecisionSink, DecisionSource};
 pub use policy::{
     CAP_EGRESS, CAP_PRIVATE_DATA, CAP_UNTRUSTED_CONTENT, LETHAL_TRIFECTA_REASON, PolicyVerdict, RunPolicy,

@@ -387,11 +387,11 @@ impl ApprovalServer {
     }
 
     /// Settle one prompt (never fails), record it, and return the text the CLI reads.
-    async fn answer(&self, arguments: &RawValue) -> String {
+    async fn answer(&self, arguments: &RawValue, ctx: &Context) -> String {
         let (verdict, tool_name, tool_use_id, input) = match serde_json::from_str::<Prompt>(arguments.get()) {
             Ok(prompt) => {
                 let input: Value = serde_json::from_str(prompt.input.get()).unwrap_or(Value::Null);
-                let verdict = self.decide(&prompt, &input).await;
+                let verdict = self.decide(&prompt, &input, ctx).await;
                 (verdict, prompt.tool_name, prompt.tool_use_id, input)
             }
             Err(e) => {
@@ -418,7 +418,7 @@ impl ApprovalServer {
         text
     }
 
-    async fn decide(&self, prompt: &Prompt, input: &Value) -> Verdict {
+    async fn decide(&self, prompt: &Prompt, input: &Value, ctx: &Context) -> Verdict {
         let inner = &self.inner;
         let tool = prompt.tool_name.as_str();
         let original = || prompt.input.get().to_owned();
@@ -448,6 +448,10 @@ impl ApprovalServer {
             tool_name: tool.to_owned(),
             input: input.clone(),
             tool_use_id: prompt.tool_use_id.clone(),
+            client: ctx.peer().name.as_ref().map(|name| match &ctx.peer().version {
+                Some(version) => format!("{name} {version}"),
+                None => name.clone(),
+            }),
         };
         let asker = Arc::clone(&inner.asker);
         let mut task = tokio::spawn(async move { asker.ask(request).await });
@@ -515,8 +519,8 @@ impl Tool for ApprovalServer {
         &self.inner.info
     }
 
-    fn call<'a>(&'a self, arguments: &'a RawValue, _ctx: &'a Context) -> ToolFuture<'a> {
-        Box::pin(async move { Ok(ToolOutput::text(self.answer(arguments).await)) })
+    fn call<'a>(&'a self, arguments: &'a RawValue, ctx: &'a Context) -> ToolFuture<'a> {
+        Box::pin(async move { Ok(ToolOutput::text(self.answer(arguments, ctx).await)) })
     }
 }
 
