@@ -47,9 +47,11 @@ use crate::tool::{
     Annotations, Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
 };
 
+use super::caller;
 use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
+use super::policy::{Views, mask};
 use super::request::{Handler, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -73,6 +75,8 @@ pub(crate) struct ToolSet {
     listing: Listing,
     /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
     output_checks: BTreeMap<String, Arc<OutputCheck>>,
+    /// The listings of the subsets some principals may see (module `policy`).
+    views: Views<Listing>,
 }
 
 impl Tools {
@@ -132,7 +136,7 @@ impl ToolSet {
                 (name.to_owned(), kept.unwrap_or_default())
             })
             .collect();
-        ToolSet { registry: Arc::new(registry), names, listing, output_checks }
+        ToolSet { registry: Arc::new(registry), names, listing, output_checks, views: Views::default() }
     }
 }
 
@@ -145,8 +149,8 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "tools/list" => match list(session, &tools.set.load(), params) {
-            Ok(page) => reply.result(page),
+        "tools/list" => match list(session, tools, &tools.set.load(), params) {
+            Ok(page) => reply.result(&page),
             Err(error) => reply.error(error),
         },
         "tools/call" => call(session, tools, reply, params),
@@ -154,15 +158,27 @@ pub(crate) fn request(
     }
 }
 
-/// The pre-serialised page, borrowed: it is copied once, into the response envelope.
+/// The pre-serialised page, borrowed: it is copied once, into the response envelope. A
+/// caller some tools are hidden from gets its subset's page (module `policy`).
 fn list<'t>(
     session: &SessionInner,
+    tools: &Tools,
     set: &'t ToolSet,
     params: Option<&RawValue>,
-) -> Result<&'t str, RpcError> {
+) -> Result<Cow<'t, str>, RpcError> {
     let p: ListParams<'_> = decode_params("tools/list", params)?;
     let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
-    set.listing.page(p.cursor.as_deref(), modern)
+    let gate = caller::gate(&session.shared);
+    if !gate.open()
+        && let Some(mask) = mask(set.registry.iter(), |t| gate.tool(t.info()))
+    {
+        let view = set.views.get(mask, || {
+            let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
+            Listing::build(visible, tools.page_size, &tools.modern_meta, tools.ttl)
+        });
+        return view.page(p.cursor.as_deref(), modern).map(|page| Cow::Owned(page.to_owned()));
+    }
+    set.listing.page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
@@ -177,11 +193,23 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     };
     // The call holds an `Arc` of its tool: it finishes on it whatever is swapped in later.
     let set = tools.set.load();
-    let Some(tool) = set.registry.get(&p.name).cloned() else {
+    // A tool the caller may not use is answered as one that does not exist (module `policy`).
+    let gate = caller::gate(&session.shared);
+    let Some(tool) = set.registry.get(&p.name).filter(|t| gate.open() || gate.tool(t.info())).cloned() else {
+        let visible: Cow<'_, [String]> = match gate.open() {
+            true => Cow::Borrowed(&set.names),
+            false => set
+                .registry
+                .iter()
+                .map(|t| t.info())
+                .filter(|i| gate.tool(i))
+                .map(|i| i.name().to_owned())
+                .collect(),
+        };
         return reply.error(RpcError::invalid_params(format!(
             "unknown tool {}; available tools: {}",
             PyStr(&p.name),
-            PyList(&set.names)
+            PyList(&visible)
         )));
     };
     let args = match p.arguments {

@@ -5,13 +5,16 @@
 //! | any path but `/mcp` | 404 |
 //! | a repeated `Host` or `Origin` | 400, before anything else |
 //! | a bad `Host`, a foreign `Origin` | 403, before anything else |
-//! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` |
+//! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` (under a [`ResourceServer`]: naming its metadata and scopes; an invalid token says `error="invalid_token"`) |
+//! | a resource server's token without a required scope | 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` |
+//! | GET `/.well-known/oauth-protected-resource` (and `…/mcp`), under a [`ResourceServer`] | 200, its RFC 9728 metadata |
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413 |
 //! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
 //! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
+//! | a request over its principal's rate limit ([`RateLimit`](crate::server::RateLimit)) | 429 with `Retry-After`, -32029 |
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
@@ -33,7 +36,9 @@
 //! The router is axum's: `post`, `delete` and a fallback for the 405 on `/mcp`, with the
 //! guard (`guard`) as middleware on that route. The files:
 //!
-//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin, token;
+//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin; `authn`: who is
+//!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
+//!   the engine hands each tool;
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
@@ -48,8 +53,11 @@
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
 mod auth;
+mod authn;
 mod config;
 mod guard;
+#[cfg(feature = "oauth")]
+mod jwks;
 mod listen;
 mod outbox;
 mod params;
@@ -75,10 +83,13 @@ use crate::server::{Server, Session};
 
 pub use auth::BearerToken;
 pub(crate) use auth::random_id;
+pub use authn::{Authenticate, BoxFuture, Refusal, ResourceServer, VerifyToken};
 pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
+#[cfg(feature = "oauth")]
+pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
 use params::ParamHeaders;
 use peek::{Shape, peek};
@@ -139,12 +150,24 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
             }
         });
     }
+    let auth = endpoint.config.auth.clone();
     let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
-    Router::new()
-        .route("/mcp", mcp)
-        // On the route and its method fallback, not on the 404: Host, Origin and token come
-        // before anything else `/mcp` answers.
-        .route_layer(axum::middleware::from_fn_with_state(guard, guard::layer))
+    let mut router = Router::new().route("/mcp", mcp);
+    // On the route and its method fallback, not on the 404: Host, Origin and token come
+    // before anything else `/mcp` answers (the layer added last runs first).
+    if let Some(auth) = &auth {
+        router = router.route_layer(axum::middleware::from_fn_with_state(Arc::clone(auth), authn::layer));
+    }
+    router = router.route_layer(axum::middleware::from_fn_with_state(guard, guard::layer));
+    if let Some(rs) = auth.as_ref().and_then(|a| a.resource_server()) {
+        let json: Arc<str> = rs.metadata_json().into();
+        for path in rs.metadata_paths() {
+            let json = Arc::clone(&json);
+            router = router
+                .route(&path, axum::routing::get(move || async move { authn::metadata_response(&json) }));
+        }
+    }
+    router
         .fallback(|| async {
             error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp")
         })
@@ -236,6 +259,7 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Re
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
     let headers = parts.headers;
     if let Err(refusal) = check_media(&headers) {
         return refusal;
@@ -272,6 +296,13 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         },
     };
     let modern = is_modern(&shape, header_version);
+    // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
+    let principal = principal.unwrap_or_else(|| endpoint.server.host_principal());
+    if !matches!(shape, Shape::NoReply)
+        && let Err(wait) = endpoint.server.admit(&principal)
+    {
+        return rate_limited(&principal, wait, id);
+    }
     let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
     let (session, new_session_id) = match choose_session(&endpoint, &request) {
         Ok(chosen) => chosen,
@@ -294,7 +325,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle(text, &sink);
+    session.handle_admitted(principal, text, &sink);
     drop(sink);
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
@@ -307,6 +338,21 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
     respond(rx, new_session_id, answering, cancel_on_drop, &endpoint).await
+}
+
+/// 429 with `Retry-After` (whole seconds, rounded up) for a request over its principal's
+/// rate limit.
+fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Option<&str>) -> Response {
+    let message = crate::server::rate_refusal_message(principal, wait);
+    let mut response = error_response_with_id(
+        StatusCode::TOO_MANY_REQUESTS,
+        Some(crate::server::RATE_LIMITED),
+        id,
+        &message,
+    );
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+    response
 }
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
