@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use toolwire::http::{Auth, HttpConfig, JwksVerifier, Refusal, ResourceServer, mcp_router};
 use toolwire::principal::Principal;
-use toolwire::server::{Access, Require};
+use toolwire::server::{Access, Exposure, Require, Untrusted};
 use toolwire::{Context, Server, ServerOptions, tool, tools};
 use toolwire_tests::authz::{Alg, AuthServer, Claims};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
@@ -85,7 +85,7 @@ async fn jwt_endpoint(auth: &AuthServer) -> SocketAddr {
     let addr = free_addr();
     let server = Server::new(tools![whoami].unwrap(), ServerOptions::new("rs", "1.0.0"));
     let config = HttpConfig::new(Auth::resource_server(jwt_server(addr, auth))).stateless(true);
-    serve_at(addr, mcp_router(server, config)).await;
+    serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
     addr
 }
 
@@ -200,7 +200,12 @@ async fn valid_rs256_and_es256_tokens_reach_the_tool_as_their_principal_and_the_
 async fn the_generated_token_s_holder_is_the_host_and_stdio_s_is_the_program_s() {
     let token = toolwire::http::BearerToken::generate();
     let server = Server::new(tools![whoami].unwrap(), ServerOptions::new("t", "1"));
-    let addr = serve(mcp_router(server, HttpConfig::new(Auth::Bearer(token.clone())).stateless(true))).await;
+    let addr = serve(mcp_router(
+        server,
+        Exposure::UntrustedCallers(Untrusted::new()),
+        HttpConfig::new(Auth::Bearer(token.clone())).stateless(true),
+    ))
+    .await;
     let r = send(addr, "POST", "/mcp", Some(token.expose()), &call("whoami", "{}")).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "host scopes=[] tenant=None host=true");
 
@@ -258,10 +263,26 @@ async fn a_tool_a_principal_may_not_call_is_hidden_and_answered_byte_for_byte_li
         .tools(tools![whoami, read_file, write_file].unwrap())
         .authorize(file_rules())
         .build();
-    serve_at(a, mcp_router(server, HttpConfig::new(fixed_tokens(a)).stateless(true))).await;
+    serve_at(
+        a,
+        mcp_router(
+            server,
+            Exposure::UntrustedCallers(Untrusted::new()),
+            HttpConfig::new(fixed_tokens(a)).stateless(true),
+        ),
+    )
+    .await;
     let b = free_addr();
     let server = Server::new(tools![whoami, read_file].unwrap(), ServerOptions::new("files", "1.0.0"));
-    serve_at(b, mcp_router(server, HttpConfig::new(fixed_tokens(b)).stateless(true))).await;
+    serve_at(
+        b,
+        mcp_router(
+            server,
+            Exposure::UntrustedCallers(Untrusted::new()),
+            HttpConfig::new(fixed_tokens(b)).stateless(true),
+        ),
+    )
+    .await;
 
     let hidden = send(a, "POST", "/mcp", Some("alice-token"), &call("write_file", r#"{"path":"x"}"#)).await;
     let absent = send(b, "POST", "/mcp", Some("alice-token"), &call("write_file", r#"{"path":"x"}"#)).await;

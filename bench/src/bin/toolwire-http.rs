@@ -84,7 +84,7 @@ async fn serve_with_ttl(
     let auth = format!("Bearer {}", token.expose());
     let config = HttpConfig::new(Auth::Bearer(token)).session_idle_ttl(ttl);
     let server = Server::new(registry, ServerOptions::new("toolwire-bench-http", "0.1.0"));
-    let router = toolwire::http::mcp_router(server, config);
+    let router = toolwire::http::mcp_router(server, toolwire::server::Exposure::TrustedHost, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     http_args::announce(&url, Some(&auth));

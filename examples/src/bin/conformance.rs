@@ -435,7 +435,7 @@ fn main() {
 async fn serve_http(server: Server, port: u16) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("http://{}/mcp", listener.local_addr()?);
-    let router = mcp_router(server, HttpConfig::new(Auth::None));
+    let router = mcp_router(server, toolwire::server::Exposure::TrustedHost, HttpConfig::new(Auth::None));
     let stdin_closed = async {
         let _ =
             tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))

@@ -20,6 +20,8 @@ pub(crate) struct Caller {
     pub(crate) principal: Arc<Principal>,
     /// The transport already took this message's rate-limit cell (HTTP answers 429 itself).
     pub(crate) admitted: bool,
+    /// Who the callers are, when the transport says (a mounted router does).
+    pub(crate) exposure: Option<Arc<super::Exposure>>,
 }
 
 thread_local! {
@@ -46,9 +48,17 @@ pub(crate) fn principal(shared: &Shared) -> Arc<Principal> {
         .unwrap_or_else(|| Arc::clone(&shared.host_principal))
 }
 
+/// Who the callers of the request being dispatched are.
+pub(crate) fn exposure(shared: &Shared) -> Arc<super::Exposure> {
+    CALLER
+        .with(|c| c.borrow().as_ref().and_then(|c| c.exposure.clone()))
+        .unwrap_or_else(|| Arc::clone(&shared.exposure))
+}
+
 /// What the request being dispatched may see ([`policy`](super::policy)).
 pub(crate) fn gate(shared: &Shared) -> super::policy::Gate {
-    super::policy::Gate::new(principal(shared), shared.access.clone())
+    let hide_approval = exposure(shared).untrusted().is_some_and(|u| u.approver.is_none());
+    super::policy::Gate::new(principal(shared), shared.access.clone(), hide_approval)
 }
 
 /// Take the rate-limit cell of the request being dispatched, unless its transport did

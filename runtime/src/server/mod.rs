@@ -29,6 +29,8 @@
 //! - `options`: [`ServerOptions`].
 //! - `policy`: [`Access`] and [`Require`], who may see and call what; enforced by `tools`,
 //!   `prompts` and `resources` at list time and at call time.
+//! - `exposure`: [`Exposure`], the two profiles (trusted host, untrusted callers) and the
+//!   approval callback that fails closed.
 //! - `rate`: [`RateLimit`], a token bucket per principal, checked before each request.
 //! - `session`: [`Session`], the per-connection entry point; `caller`: who the request
 //!   being dispatched is served for (its [`Principal`]).
@@ -84,6 +86,7 @@
 mod caller;
 mod completion;
 mod era;
+mod exposure;
 mod forward;
 mod listing;
 mod live;
@@ -120,6 +123,9 @@ use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
+pub use exposure::{
+    ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
+};
 pub use live::LiveError;
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
@@ -218,6 +224,8 @@ pub(crate) struct Shared {
     pub(crate) access: Option<Arc<Access>>,
     /// Requests per principal ([`ServerBuilder::rate_limit`]).
     pub(crate) limiter: Option<rate::Limiter>,
+    /// Who the callers are when the transport does not say ([`ServerBuilder::exposure`]).
+    pub(crate) exposure: Arc<Exposure>,
 }
 
 /// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
@@ -249,6 +257,7 @@ pub struct ServerBuilder {
     host_principal: Option<Arc<Principal>>,
     access: Option<Arc<Access>>,
     rate_limit: Option<RateLimit>,
+    exposure: Option<Exposure>,
 }
 
 impl ServerBuilder {
@@ -315,11 +324,28 @@ impl ServerBuilder {
         self
     }
 
+    /// Who the callers of a session are when its transport does not say (stdio, and
+    /// [`Session::handle`]): [`Exposure::TrustedHost`] unless set. A router a user mounts
+    /// names its own ([`mcp_router`](crate::http::mcp_router)).
+    pub fn exposure(mut self, exposure: Exposure) -> ServerBuilder {
+        self.exposure = Some(exposure);
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools, resources, prompts, live, host_principal, access, rate_limit } =
-            self;
+        let ServerBuilder {
+            options,
+            tools,
+            resources,
+            prompts,
+            live,
+            host_principal,
+            access,
+            rate_limit,
+            exposure,
+        } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
@@ -380,6 +406,7 @@ impl ServerBuilder {
                 host_principal: host_principal.unwrap_or_else(Principal::shared_host),
                 access,
                 limiter: rate_limit.map(rate::Limiter::new),
+                exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
             }),
         }
     }
@@ -409,6 +436,7 @@ impl Server {
             host_principal: None,
             access: None,
             rate_limit: None,
+            exposure: None,
         }
     }
 

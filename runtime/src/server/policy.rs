@@ -146,21 +146,25 @@ impl Access {
 pub(crate) struct Gate {
     pub(crate) principal: Arc<Principal>,
     access: Option<Arc<Access>>,
+    /// Untrusted callers with no approval callback: `requires_approval` tools are hidden
+    /// (module `exposure`), from the host principal too.
+    hide_approval: bool,
 }
 
 impl Gate {
-    pub(crate) fn new(principal: Arc<Principal>, access: Option<Arc<Access>>) -> Gate {
-        Gate { principal, access }
+    pub(crate) fn new(principal: Arc<Principal>, access: Option<Arc<Access>>, hide_approval: bool) -> Gate {
+        Gate { principal, access, hide_approval }
     }
 
-    /// Whether nothing is hidden from this caller (no rules, or the host): the full listings
-    /// serve it as they are.
+    /// Whether nothing is hidden from this caller (no rules, or the host, and no gated tool
+    /// hidden): the full listings serve it as they are.
     pub(crate) fn open(&self) -> bool {
-        self.access.is_none() || self.principal.is_host()
+        (self.access.is_none() || self.principal.is_host()) && !self.hide_approval
     }
 
     pub(crate) fn tool(&self, info: &crate::tool::ToolInfo) -> bool {
-        self.access.as_ref().is_none_or(|a| a.tool_allowed(info.name(), &self.principal))
+        !(self.hide_approval && info.declarations().requires_approval)
+            && self.access.as_ref().is_none_or(|a| a.tool_allowed(info.name(), &self.principal))
     }
 
     pub(crate) fn prompt(&self, name: &str) -> bool {

@@ -111,15 +111,22 @@ impl Session {
     /// and authorization rules judge it). A transport that authenticates its callers (HTTP)
     /// calls this; [`handle`](Self::handle) serves the server's host principal.
     pub fn handle_as(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
-        let caller = super::caller::Caller { principal, admitted: false };
+        let caller = super::caller::Caller { principal, admitted: false, exposure: None };
         super::caller::scoped(caller, || self.handle(message, sink));
     }
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
-    /// taken already ([`Server::admit`](super::Server::admit)).
+    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says.
     #[cfg(feature = "http")]
-    pub(crate) fn handle_admitted(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
-        let caller = super::caller::Caller { principal, admitted: true };
+    pub(crate) fn handle_admitted(
+        &self,
+        principal: Arc<Principal>,
+        exposure: &Arc<super::Exposure>,
+        message: &str,
+        sink: &Arc<dyn Sink>,
+    ) {
+        let caller =
+            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
         super::caller::scoped(caller, || self.handle(message, sink));
     }
 

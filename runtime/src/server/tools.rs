@@ -15,7 +15,10 @@
 //! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
 //!
-//! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch.)
+//! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch; so is a
+//! tool the caller may not use, with the same bytes: module `policy`.) Untrusted callers
+//! (module `exposure`) read `tool 'x' failed` for a failure or a panic, `tool 'x' was not
+//! approved` for a refused approval, and a tool error for a result over the cap.
 //!
 //! The deadline clock starts when the call is dispatched, after it got its in-flight slot.
 //!
@@ -26,7 +29,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -49,6 +52,7 @@ use crate::tool::{
 
 use super::caller;
 use super::era::{decode_params, method_not_found};
+use super::exposure::{ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
@@ -222,7 +226,10 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
     let check = if tool.info().output_checked() { set.output_checks.get(&*p.name).cloned() } else { None };
     drop(set);
-    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check });
+    let exposure = caller::exposure(&session.shared);
+    let untrusted = exposure.untrusted().is_some().then_some(exposure);
+    let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false) };
+    session.run(reply, p.meta.as_ref(), peer, modern, call);
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
@@ -231,13 +238,33 @@ struct ToolCall {
     args: Box<RawValue>,
     states: Option<Arc<StateMap>>,
     check: Option<Arc<OutputCheck>>,
+    /// Set when the callers are untrusted (module `exposure`).
+    untrusted: Option<Arc<Exposure>>,
+    /// The approval callback refused the call.
+    refused: AtomicBool,
 }
 
 impl Handler for ToolCall {
     type Output = Result<ToolOutput, ToolError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
-        self.tool.call(&self.args, ctx)
+        let untrusted = self.untrusted.as_deref().and_then(Exposure::untrusted);
+        match untrusted {
+            // A gated tool reaches an untrusted caller only with an approval callback.
+            Some(u) if self.tool.info().declarations().requires_approval => Box::pin(async move {
+                let request = ApprovalRequest {
+                    tool: self.tool.info().name().to_owned(),
+                    arguments: self.args.get().to_owned(),
+                    principal: Arc::new(ctx.principal().clone()),
+                };
+                if !approved(u, request).await {
+                    self.refused.store(true, Ordering::Relaxed);
+                    return Ok(ToolOutput::default());
+                }
+                self.tool.call(&self.args, ctx).await
+            }),
+            _ => self.tool.call(&self.args, ctx),
+        }
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
@@ -256,12 +283,46 @@ impl Handler for ToolCall {
         {
             outcome = Err(e);
         }
-        call_result_json(&outcome, modern).map_err(|e| {
+        let serialised = |e: serde_json::Error| {
             RpcError::new(
                 code::INTERNAL_ERROR,
                 format!("internal error: the result of tool '{name}' could not be serialised: {e}"),
             )
-        })
+        };
+        let Some(untrusted) = self.untrusted.as_deref().and_then(Exposure::untrusted) else {
+            return call_result_json(&outcome, modern).map_err(serialised);
+        };
+        // Untrusted callers (module `exposure`): a refusal, a failure's detail kept in the
+        // log, a result within the cap.
+        if self.refused.load(Ordering::Relaxed) {
+            return error_json(&format!("tool '{name}' was not approved"), modern).map_err(serialised);
+        }
+        if let Err(e @ (ToolError::Failed { .. } | ToolError::Panicked { .. })) = &outcome {
+            tracing::warn!(tool = name, detail = %e, "tool failed; the detail is logged, not sent to an untrusted caller");
+            return error_json(&format!("tool '{name}' failed"), modern).map_err(serialised);
+        }
+        let body = call_result_json(&outcome, modern).map_err(serialised)?;
+        if body.len() > untrusted.max_result_bytes {
+            tracing::warn!(
+                tool = name,
+                bytes = body.len(),
+                "result over the cap for untrusted callers; not sent"
+            );
+            let text =
+                format!("tool '{name}' returned a result over the {}-byte limit", untrusted.max_result_bytes);
+            return error_json(&text, modern).map_err(serialised);
+        }
+        Ok(body)
+    }
+}
+
+/// A tool-error result body with one text block, `text`.
+fn error_json(text: &str, modern: Option<&RawValue>) -> Result<String, serde_json::Error> {
+    let content = [Content::text(text)];
+    let body = CallToolResult { content: &content, structured: None, is_error: true };
+    match modern {
+        None => serde_json::to_string(&body),
+        Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
     }
 }
 

@@ -79,7 +79,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
-use crate::server::{Server, Session};
+use crate::server::{Exposure, Server, Session};
 
 pub use auth::BearerToken;
 pub(crate) use auth::random_id;
@@ -106,17 +106,26 @@ pub const HEADER_MISMATCH: i64 = -32020;
 
 struct Endpoint {
     server: Server,
+    /// Who the callers are: the host named it when mounting.
+    exposure: Arc<Exposure>,
     config: HttpConfig,
     sessions: Sessions,
     /// The tools whose parameters are mirrored into `Mcp-Param-*` headers.
     params: ParamHeaders,
 }
 
-/// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else. Mount it into an
-/// existing app with `Router::merge`, or serve it on its own.
+/// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
+/// [`ResourceServer`], its metadata). Mount it into an existing app with `Router::merge`, or
+/// serve it on its own.
+///
+/// `exposure` says who the callers are, and there is no default: [`Exposure::TrustedHost`]
+/// for the program's own agent (every tool, error texts verbatim), or
+/// [`Exposure::UntrustedCallers`] for anyone else (approval-gated tools hidden, failures
+/// sanitised, results capped). See [`Exposure`].
 ///
 /// ```
 /// use toolwire::http::{Auth, HttpConfig, mcp_router};
+/// use toolwire::server::Exposure;
 /// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
@@ -128,14 +137,14 @@ struct Endpoint {
 /// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
 /// let app = axum::Router::new()
 ///     .route("/healthz", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp_router(server, HttpConfig::new(Auth::None).stateless(true)));
+///     .merge(mcp_router(server, Exposure::TrustedHost, HttpConfig::new(Auth::None).stateless(true)));
 /// # let _ = app;
 /// ```
-pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
+pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Router {
     let sessions = Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog);
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
-    let endpoint = Arc::new(Endpoint { server, config, sessions, params });
+    let endpoint = Arc::new(Endpoint { server, exposure: Arc::new(exposure), config, sessions, params });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -325,7 +334,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle_admitted(principal, text, &sink);
+    session.handle_admitted(principal, &endpoint.exposure, text, &sink);
     drop(sink);
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
