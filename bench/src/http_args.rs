@@ -31,12 +31,17 @@ pub(crate) struct ServerArgs {
     pub(crate) nodelay: bool,
     /// End sessions idle this long (the SDK's default when `None`).
     pub(crate) session_ttl: Option<Duration>,
+    /// toolwire only (`--router bare|guarded`): serve `mcp_router` on `axum::serve`, bare
+    /// (no auth, trusted host) or guarded (authenticator, authorization rule, rate limit,
+    /// untrusted-callers profile), for the auth overhead ratio.
+    #[allow(dead_code)]
+    pub(crate) router: Option<bool>,
 }
 
 impl ServerArgs {
     /// Read the process's arguments; exits with a usage line on a bad one.
     pub(crate) fn from_env() -> ServerArgs {
-        let mut a = ServerArgs { mode: Mode::Session, nodelay: false, session_ttl: None };
+        let mut a = ServerArgs { mode: Mode::Session, nodelay: false, session_ttl: None, router: None };
         let mut it = std::env::args().skip(1);
         while let Some(flag) = it.next() {
             match flag.as_str() {
@@ -54,6 +59,13 @@ impl ServerArgs {
                     a.session_ttl =
                         Some(Duration::from_secs(secs.unwrap_or_else(|| usage("--session-ttl-s"))));
                 }
+                "--router" => {
+                    a.router = match it.next().as_deref() {
+                        Some("bare") => Some(false),
+                        Some("guarded") => Some(true),
+                        other => usage(&format!("--router {other:?}")),
+                    }
+                }
                 other => usage(other),
             }
         }
@@ -62,7 +74,9 @@ impl ServerArgs {
 }
 
 fn usage(bad: &str) -> ! {
-    eprintln!("bad flag {bad}; usage: [--mode json|sse|session] [--nodelay] [--session-ttl-s N]");
+    eprintln!(
+        "bad flag {bad}; usage: [--mode json|sse|session] [--nodelay] [--session-ttl-s N] [--router bare|guarded]"
+    );
     std::process::exit(2)
 }
 

@@ -78,6 +78,7 @@
 //! | [`inject`] | [`FromContext`](inject::FromContext): parameters a `#[tool]` fn is handed, not sent |
 //! | [`registry`] | [`ToolRegistry`], qualified names, the tool-name grammar |
 //! | [`protocol`] | the MCP wire: versions and eras, JSON-RPC ids and errors, the `wire` data shapes |
+//! | [`principal`] | [`Principal`](principal::Principal): who is calling, as the host or the authenticator says, read through `Context::principal` |
 //! | [`server`] | the engine: [`Server`], [`ServerOptions`], sessions and their sinks |
 //! | [`stdio`] | the stdio transport: [`serve_stdio`], [`stdio::serve`], [`stdio::serve_lines`] |
 //! | `http` (feature `http`) | the loopback streamable-HTTP endpoint: `mcp_router`, `HttpConfig`, the bearer token |
@@ -97,6 +98,7 @@ pub mod context;
 pub mod inject;
 mod json;
 pub mod paths;
+pub mod principal;
 pub mod prompt;
 pub mod protocol;
 pub mod registry;

@@ -1,5 +1,6 @@
 //! Shared support for toolwire's end-to-end and interop tests.
 
+pub mod authz;
 pub mod example_server;
 pub mod http;
 pub mod remote_math;

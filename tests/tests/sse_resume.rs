@@ -24,6 +24,7 @@ use tokio::net::TcpStream;
 use toolwire::http::{Auth, HttpConfig, MemoryEventStore, mcp_router};
 use toolwire::protocol::LoggingLevel;
 use toolwire::{Context, Server, ServerOptions, tool, tools};
+use toolwire::server::Exposure;
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Log `count` steps, waiting `gap_ms` before each, then answer.
@@ -57,7 +58,7 @@ fn server() -> Server {
 async fn serve(config: HttpConfig) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = mcp_router(server(), config);
+    let app = mcp_router(server(), Exposure::TrustedHost, config);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }

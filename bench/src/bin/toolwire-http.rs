@@ -60,6 +60,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(ttl) = args.session_ttl {
         return serve_with_ttl(registry, ttl).await;
     }
+    if let Some(guarded) = args.router {
+        return serve_router(registry, guarded).await;
+    }
     let options = SpecOptions::http(ServerOptions::new("toolwire-bench-http", env!("CARGO_PKG_VERSION")))
         .http_config(HttpConfig::new(Auth::None).stateless(stateless));
     let mut spec = toolwire::serve_registry(registry, options)?;
@@ -68,6 +71,62 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     http_args::announce(spec.url().unwrap_or_default(), auth.as_deref());
     http_args::stdin_closed().await;
     spec.stop();
+    Ok(())
+}
+
+/// `mcp_router` (stateless, JSON answers) on `axum::serve`: bare (no auth, trusted host), or
+/// guarded by everything a server for untrusted callers runs per `tools/call`: a
+/// `ResourceServer` whose verifier looks the bearer token up (a token table, no JWT
+/// signature), a scope required of every request, an `Access` rule on each tool, a rate
+/// limit per principal (high enough never to refuse), and `Exposure::untrusted_callers()`.
+async fn serve_router(
+    registry: toolwire::ToolRegistry,
+    guarded: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use std::num::NonZeroU32;
+    use toolwire::http::{Refusal, ResourceServer};
+    use toolwire::principal::Principal;
+    use toolwire::server::{Access, Exposure, RateLimit, Require};
+    use toolwire::{Server, ServerOptions};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/mcp", listener.local_addr()?);
+    let options = ServerOptions::new("toolwire-bench-http", "0.1.0");
+    let (router, auth) = if guarded {
+        let token = toolwire::spec::BearerToken::generate().expose().to_owned();
+        let expected = token.clone();
+        let rs = ResourceServer::new(url.clone(), move |t: &str| {
+            if t == expected {
+                Ok(Principal::new("bench").with_scopes(["mcp", "echo"]))
+            } else {
+                Err(Refusal::InvalidToken("unknown token".into()))
+            }
+        })
+        .required_scopes(["mcp"]);
+        let mut access = Access::new();
+        for name in ["echo", "echo_progress", "echo_sync", "echo_inline"] {
+            access = access.tool(name, Require::scopes(["echo"]));
+        }
+        let server = Server::builder(options)
+            .tools(registry)
+            .authorize(access)
+            .rate_limit(RateLimit::per_second(NonZeroU32::MAX))
+            .build();
+        let config = HttpConfig::new(Auth::resource_server(rs)).stateless(true);
+        (
+            toolwire::http::mcp_router(server, Exposure::untrusted_callers(), config),
+            Some(format!("Bearer {token}")),
+        )
+    } else {
+        let server = Server::new(registry, options);
+        let config = HttpConfig::new(Auth::None).stateless(true);
+        (toolwire::http::mcp_router(server, toolwire::server::Exposure::TrustedHost, config), None)
+    };
+    http_args::announce(&url, auth.as_deref());
+    use axum::serve::ListenerExt as _;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).with_graceful_shutdown(http_args::stdin_closed()).await?;
     Ok(())
 }
 
@@ -84,7 +143,7 @@ async fn serve_with_ttl(
     let auth = format!("Bearer {}", token.expose());
     let config = HttpConfig::new(Auth::Bearer(token)).session_idle_ttl(ttl);
     let server = Server::new(registry, ServerOptions::new("toolwire-bench-http", "0.1.0"));
-    let router = toolwire::http::mcp_router(server, config);
+    let router = toolwire::http::mcp_router(server, toolwire::server::Exposure::TrustedHost, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     http_args::announce(&url, Some(&auth));

@@ -448,7 +448,7 @@ async fn serve_http(server: Server, port: u16) -> std::io::Result<()> {
     // An answer silent for 300 ms is polled (only `test_reconnection` is that slow).
     let config =
         HttpConfig::new(Auth::None).sse_polling(Duration::from_millis(300), Duration::from_millis(500));
-    let router = mcp_router(server, config);
+    let router = mcp_router(server, toolwire::server::Exposure::TrustedHost, config);
     let stdin_closed = async {
         let _ =
             tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))

@@ -49,6 +49,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::principal::Principal;
 use crate::state::{State, StateMap};
 
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
@@ -97,6 +98,7 @@ struct Inner {
     progress: Option<ProgressSink>,
     last_progress: Mutex<Option<f64>>,
     peer: PeerInfo,
+    principal: Option<Arc<Principal>>,
     states: Option<Arc<StateMap>>,
     talk: Option<Arc<dyn Talkback>>,
 }
@@ -108,6 +110,7 @@ impl fmt::Debug for Context {
             .field("deadline", &self.inner.deadline)
             .field("reports_progress", &self.inner.progress.is_some())
             .field("peer", &self.inner.peer)
+            .field("principal", &self.principal().subject())
             .field("talks_back", &self.inner.talk.is_some())
             .finish()
     }
@@ -148,6 +151,17 @@ impl Context {
     /// Who is calling.
     pub fn peer(&self) -> &PeerInfo {
         &self.inner.peer
+    }
+
+    /// Who is calling: the principal the host fixed (stdio) or the authenticator set (HTTP),
+    /// read-only. A context made with [`Context::new`] (a direct call from the program) is
+    /// the host's, [`Principal::host`].
+    pub fn principal(&self) -> &Principal {
+        static HOST: std::sync::OnceLock<Principal> = std::sync::OnceLock::new();
+        match &self.inner.principal {
+            Some(p) => p,
+            None => HOST.get_or_init(Principal::host),
+        }
     }
 
     /// The registry's state value of type `T`, if it holds one (see [`State`]).
@@ -253,6 +267,12 @@ impl ContextBuilder {
     /// Who is calling.
     pub fn peer(mut self, peer: PeerInfo) -> Self {
         self.inner.peer = peer;
+        self
+    }
+
+    /// Who is calling (a server sets the principal of the request; a tool cannot).
+    pub fn principal(mut self, principal: Arc<Principal>) -> Self {
+        self.inner.principal = Some(principal);
         self
     }
 

@@ -40,6 +40,10 @@ use super::{completion, live, prompts, tools};
 
 impl SessionInner {
     pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
+        // Each request takes a cell of its principal's rate limit first (module `rate`).
+        if let Err(refused) = super::caller::admit(&self.shared) {
+            return reply.error(refused);
+        }
         let outcome = match method {
             "initialize" => self.initialize(params).map(Cow::Owned),
             "ping" => self.ping(params),

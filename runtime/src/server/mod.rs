@@ -27,7 +27,13 @@
 //! `subscriptions/listen` that asked (module `live`).
 //!
 //! - `options`: [`ServerOptions`].
-//! - `session`: [`Session`], the per-connection entry point.
+//! - `policy`: [`Access`] and [`Require`], who may see and call what; enforced by `tools`,
+//!   `prompts` and `resources` at list time and at call time.
+//! - `exposure`: [`Exposure`], the two profiles (trusted host, untrusted callers) and the
+//!   approval callback that fails closed.
+//! - `rate`: [`RateLimit`], a token bucket per principal, checked before each request.
+//! - `session`: [`Session`], the per-connection entry point; `caller`: who the request
+//!   being dispatched is served for (its [`Principal`]).
 //! - `methods`: the method table: the lifecycle methods, and one arm per capability.
 //! - `era`: which era a request is served in; the params and errors every method shares.
 //! - `tools`: the tools capability (`tools/list`, `tools/call` and its error contract).
@@ -77,8 +83,10 @@
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 
+mod caller;
 mod completion;
 mod era;
+mod exposure;
 mod forward;
 mod listing;
 mod live;
@@ -86,7 +94,9 @@ mod logging;
 mod methods;
 mod options;
 mod output_check;
+mod policy;
 mod prompts;
+mod rate;
 mod request;
 mod resources;
 mod running;
@@ -106,17 +116,25 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 
+use crate::principal::Principal;
 use crate::prompt::PromptRegistry;
 use crate::protocol::lifecycle::{EmptyCapability, ServerCapabilities, discover_result};
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
+pub use exposure::{
+    ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
+};
 pub use live::LiveError;
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
     DEFAULT_PAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, ServerOptions,
 };
+pub use policy::{Access, Require};
+#[cfg(feature = "http")]
+pub(crate) use rate::refusal_message as rate_refusal_message;
+pub use rate::{RATE_LIMITED, RateLimit};
 pub(crate) use request::polling_inline;
 pub use session::Session;
 pub use sink::Sink;
@@ -200,6 +218,14 @@ pub(crate) struct Shared {
     /// The dispatcher calls are polled under when `forward_tracing` is on (made at the first
     /// forwarded call; see `forward`).
     pub(crate) forward: OnceLock<tracing::Dispatch>,
+    /// Who a request is served for when the transport names no one (stdio): the host.
+    pub(crate) host_principal: Arc<Principal>,
+    /// Who may see and call what ([`ServerBuilder::authorize`]).
+    pub(crate) access: Option<Arc<Access>>,
+    /// Requests per principal ([`ServerBuilder::rate_limit`]).
+    pub(crate) limiter: Option<rate::Limiter>,
+    /// Who the callers are when the transport does not say ([`ServerBuilder::exposure`]).
+    pub(crate) exposure: Arc<Exposure>,
 }
 
 /// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
@@ -228,6 +254,10 @@ pub struct ServerBuilder {
     resources: Option<ResourceRegistry>,
     prompts: Option<PromptRegistry>,
     live: bool,
+    host_principal: Option<Arc<Principal>>,
+    access: Option<Arc<Access>>,
+    rate_limit: Option<RateLimit>,
+    exposure: Option<Exposure>,
 }
 
 impl ServerBuilder {
@@ -269,10 +299,53 @@ impl ServerBuilder {
         self
     }
 
+    /// Who calls when the transport does not say (stdio, and [`Session::handle`]): the
+    /// principal every tool then reads from [`Context::principal`](crate::Context::principal).
+    /// The host fixes it; a client never can. Without this it is [`Principal::host`], which
+    /// no authorization rule refuses. An HTTP endpoint sets each request's own, from its
+    /// authenticator.
+    pub fn host_principal(mut self, principal: Principal) -> ServerBuilder {
+        self.host_principal = Some(Arc::new(principal));
+        self
+    }
+
+    /// Enforce `access`: each tool, prompt and resource is listed to, and callable by, only
+    /// the principals its rule allows; to every other it does not exist (module `policy`).
+    pub fn authorize(mut self, access: Access) -> ServerBuilder {
+        self.access = Some(Arc::new(access));
+        self
+    }
+
+    /// Limit each principal (by subject) to `limit`: a request over it is refused before it
+    /// runs, with the delay until the next is allowed (HTTP: 429 and `Retry-After`; stdio:
+    /// the JSON-RPC error [`RATE_LIMITED`] with `data.retryAfterMs`). See module `rate`.
+    pub fn rate_limit(mut self, limit: RateLimit) -> ServerBuilder {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// Who the callers of a session are when its transport does not say (stdio, and
+    /// [`Session::handle`]): [`Exposure::TrustedHost`] unless set. A router a user mounts
+    /// names its own ([`mcp_router`](crate::http::mcp_router)).
+    pub fn exposure(mut self, exposure: Exposure) -> ServerBuilder {
+        self.exposure = Some(exposure);
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
-        let ServerBuilder { options, tools, resources, prompts, live } = self;
+        let ServerBuilder {
+            options,
+            tools,
+            resources,
+            prompts,
+            live,
+            host_principal,
+            access,
+            rate_limit,
+            exposure,
+        } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
@@ -330,6 +403,10 @@ impl ServerBuilder {
                 subscriptions: Subscriptions::default(),
                 permits,
                 forward: OnceLock::new(),
+                host_principal: host_principal.unwrap_or_else(Principal::shared_host),
+                access,
+                limiter: rate_limit.map(rate::Limiter::new),
+                exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
             }),
         }
     }
@@ -350,7 +427,17 @@ impl Server {
     /// Start building a server that runs under `options`; say what it serves with the
     /// builder's setters.
     pub fn builder(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder { options, tools: None, resources: None, prompts: None, live: false }
+        ServerBuilder {
+            options,
+            tools: None,
+            resources: None,
+            prompts: None,
+            live: false,
+            host_principal: None,
+            access: None,
+            rate_limit: None,
+            exposure: None,
+        }
     }
 
     /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
@@ -388,6 +475,22 @@ impl Server {
             return 0;
         }
         self.shared.subscriptions.updated(uri)
+    }
+
+    /// Take a cell of `principal`'s rate limit, or say how long until one is free (a
+    /// transport that answers the refusal itself, as HTTP's 429 does).
+    #[cfg(feature = "http")]
+    pub(crate) fn admit(&self, principal: &Principal) -> Result<(), Duration> {
+        match &self.shared.limiter {
+            Some(limiter) => limiter.check(principal),
+            None => Ok(()),
+        }
+    }
+
+    /// The principal a request is served for when its transport names none.
+    #[cfg(feature = "http")]
+    pub(crate) fn host_principal(&self) -> Arc<Principal> {
+        Arc::clone(&self.shared.host_principal)
     }
 
     /// The options the server runs under.

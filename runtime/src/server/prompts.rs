@@ -27,8 +27,10 @@ use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
 
+use super::caller;
 use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
+use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -48,6 +50,8 @@ pub(crate) struct PromptSet {
     pub(crate) registry: PromptRegistry,
     names: Vec<String>,
     listing: Listing,
+    /// The listings of the subsets some principals may see (module `policy`).
+    views: Views<Listing>,
 }
 
 impl Prompts {
@@ -90,15 +94,20 @@ impl PromptSet {
             listing = listing.replacing(&old.listing);
         }
         let names = registry.names().map(str::to_owned).collect();
-        PromptSet { registry, names, listing }
+        PromptSet { registry, names, listing, views: Views::default() }
     }
 
-    /// -32602 for a prompt this server does not have.
-    pub(crate) fn unknown(&self, name: &str, doing: &str) -> RpcError {
+    /// -32602 for a prompt this server does not have, or that `gate` hides (the same bytes:
+    /// the available prompts are the ones the caller may see).
+    pub(crate) fn unknown(&self, name: &str, doing: &str, gate: &Gate) -> RpcError {
+        let visible: std::borrow::Cow<'_, [String]> = match gate.open() {
+            true => std::borrow::Cow::Borrowed(&self.names),
+            false => self.names.iter().filter(|n| gate.prompt(n)).cloned().collect(),
+        };
         RpcError::invalid_params(format!(
             "{doing}unknown prompt {}; available prompts: {}",
             PyStr(name),
-            PyList(&self.names)
+            PyList(&visible)
         ))
     }
 }
@@ -112,8 +121,8 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "prompts/list" => match list(session, &prompts.set.load(), params) {
-            Ok(page) => reply.result(page),
+        "prompts/list" => match list(session, prompts, &prompts.set.load(), params) {
+            Ok(page) => reply.result(&page),
             Err(error) => reply.error(error),
         },
         "prompts/get" => get(session, &prompts.set.load(), reply, params),
@@ -123,12 +132,23 @@ pub(crate) fn request(
 
 fn list<'p>(
     session: &SessionInner,
+    served: &Prompts,
     prompts: &'p PromptSet,
     params: Option<&RawValue>,
-) -> Result<&'p str, RpcError> {
+) -> Result<std::borrow::Cow<'p, str>, RpcError> {
     let p: ListParams<'_> = decode_params("prompts/list", params)?;
     let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
-    prompts.listing.page(p.cursor.as_deref(), modern)
+    let gate = caller::gate(&session.shared);
+    if !gate.open()
+        && let Some(mask) = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))
+    {
+        let view = prompts.views.get(mask, || {
+            let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));
+            Listing::build(visible, served.page_size, &served.modern_meta, served.ttl)
+        });
+        return view.page(p.cursor.as_deref(), modern).map(|page| std::borrow::Cow::Owned(page.to_owned()));
+    }
+    prompts.listing.page(p.cursor.as_deref(), modern).map(std::borrow::Cow::Borrowed)
 }
 
 fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {
@@ -140,8 +160,10 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
-    let Some(prompt) = prompts.registry.get(&p.name).cloned() else {
-        return reply.error(prompts.unknown(&p.name, ""));
+    let gate = caller::gate(&session.shared);
+    let Some(prompt) = prompts.registry.get(&p.name).filter(|_| gate.open() || gate.prompt(&p.name)).cloned()
+    else {
+        return reply.error(prompts.unknown(&p.name, "", &gate));
     };
     let args = match prompt.info().check(p.arguments.as_ref()) {
         Ok(args) => args,

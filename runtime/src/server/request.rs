@@ -167,6 +167,7 @@ impl SessionInner {
             )));
         }
         let job = Job {
+            principal: super::caller::principal(&self.shared),
             shared: self.shared.clone(),
             handler,
             peer,
@@ -211,6 +212,8 @@ impl SessionInner {
 
 /// Everything a request's task owns.
 struct Job<H> {
+    /// Who the request is served for.
+    principal: Arc<crate::principal::Principal>,
     shared: Arc<Shared>,
     handler: H,
     peer: PeerInfo,
@@ -225,9 +228,9 @@ struct Job<H> {
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { shared, handler, peer, cancel, progress, talk, modern, reply } = self;
+        let Job { principal, shared, handler, peer, cancel, progress, talk, modern, reply } = self;
         let options = &shared.options;
-        let mut ctx = Context::builder().cancellation(cancel).peer(peer);
+        let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
         if let Some(channel) = progress.clone() {
             ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
         }

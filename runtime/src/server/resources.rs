@@ -28,8 +28,10 @@ use crate::resource::{
     TemplateInfo,
 };
 
+use super::caller;
 use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
+use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -49,6 +51,9 @@ pub(crate) struct ResourceSet {
     pub(crate) registry: ResourceRegistry,
     resources: Listing,
     templates: Listing,
+    /// The listings of the subsets some principals may see (module `policy`).
+    resource_views: Views<Listing>,
+    template_views: Views<Listing>,
 }
 
 impl Resources {
@@ -95,7 +100,13 @@ impl ResourceSet {
             resources = resources.replacing(&old.resources);
             templates = templates.replacing(&old.templates);
         }
-        ResourceSet { registry, resources, templates }
+        ResourceSet {
+            registry,
+            resources,
+            templates,
+            resource_views: Views::default(),
+            template_views: Views::default(),
+        }
     }
 }
 
@@ -132,10 +143,44 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     let set = resources.set.load();
+    let gate = caller::gate(&session.shared);
+    let view = |kind: bool| -> Option<Arc<Listing>> {
+        if gate.open() {
+            return None;
+        }
+        let (page_size, meta, ttl) = (resources.page_size, &resources.modern_meta, resources.ttl);
+        if kind {
+            let m = mask(set.registry.resources(), |r| gate.resource(r.info().uri()))?;
+            Some(set.resource_views.get(m, || {
+                let visible = set.registry.resources().map(|r| r.info()).filter(|i| gate.resource(i.uri()));
+                Listing::build(visible, page_size, meta, ttl)
+            }))
+        } else {
+            let m = mask(set.registry.templates(), |t| gate.resource(t.info().template().as_str()))?;
+            Some(set.template_views.get(m, || {
+                let visible = set
+                    .registry
+                    .templates()
+                    .map(|t| t.info())
+                    .filter(|i| gate.resource(i.template().as_str()));
+                Listing::build(visible, page_size, meta, ttl)
+            }))
+        }
+    };
     let outcome = match method {
-        "resources/list" => list(session, &set.resources, method, params),
-        "resources/templates/list" => list(session, &set.templates, method, params),
-        "resources/read" => return read(session, &set, reply, params),
+        "resources/list" | "resources/templates/list" => {
+            let kind = method == "resources/list";
+            let listing = if kind { &set.resources } else { &set.templates };
+            let outcome = match view(kind) {
+                Some(v) => list(session, &v, method, params).map(str::to_owned),
+                None => list(session, listing, method, params).map(str::to_owned),
+            };
+            return match outcome {
+                Ok(page) => reply.result(&page),
+                Err(error) => reply.error(error),
+            };
+        }
+        "resources/read" => return read(session, &set, reply, params, &gate),
         "resources/subscribe" | "resources/unsubscribe" => {
             return match subscribe(session, &set, method, params) {
                 Ok(()) => reply.result("{}"),
@@ -168,7 +213,13 @@ fn not_found(uri: &str, modern: bool) -> RpcError {
         .with_data(format!("{{\"uri\":{}}}", json_string(uri)))
 }
 
-fn read(session: &SessionInner, resources: &ResourceSet, reply: Reply, params: Option<&RawValue>) {
+fn read(
+    session: &SessionInner,
+    resources: &ResourceSet,
+    reply: Reply,
+    params: Option<&RawValue>,
+    gate: &Gate,
+) {
     let p: UriParams<'_> = match decode_params("resources/read", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
@@ -177,10 +228,13 @@ fn read(session: &SessionInner, resources: &ResourceSet, reply: Reply, params: O
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
+    // A resource the caller may not read is answered as one that does not exist.
     let target = match resources.registry.resolve(&p.uri) {
-        Some(Resolved::Fixed(r)) => Target::Fixed(r.clone()),
-        Some(Resolved::Template(t, vars)) => Target::Template(t.clone(), vars),
-        None => return reply.error(not_found(&p.uri, modern)),
+        Some(Resolved::Fixed(r)) if gate.open() || gate.resource(r.info().uri()) => Target::Fixed(r.clone()),
+        Some(Resolved::Template(t, vars)) if gate.open() || gate.resource(t.info().template().as_str()) => {
+            Target::Template(t.clone(), vars)
+        }
+        _ => return reply.error(not_found(&p.uri, modern)),
     };
     session.run(reply, p.meta.as_ref(), peer, modern, ReadCall { uri: p.uri.into_owned(), target });
 }

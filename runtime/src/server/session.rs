@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
+use crate::principal::Principal;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
@@ -103,6 +104,30 @@ impl Session {
             Ok(Frame::Single(raw)) => self.inner.dispatch(raw, Route::Direct(sink.clone()), false),
             Ok(Frame::Batch(items)) => self.inner.batch(items, sink),
         }
+    }
+
+    /// [`handle`](Self::handle) on behalf of `principal`: every request in `message` is
+    /// served for it (each tool reads it from [`Context::principal`](crate::Context::principal),
+    /// and authorization rules judge it). A transport that authenticates its callers (HTTP)
+    /// calls this; [`handle`](Self::handle) serves the server's host principal.
+    pub fn handle_as(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
+        let caller = super::caller::Caller { principal, admitted: false, exposure: None };
+        super::caller::scoped(caller, || self.handle(message, sink));
+    }
+
+    /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
+    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says.
+    #[cfg(feature = "http")]
+    pub(crate) fn handle_admitted(
+        &self,
+        principal: Arc<Principal>,
+        exposure: &Arc<super::Exposure>,
+        message: &str,
+        sink: &Arc<dyn Sink>,
+    ) {
+        let caller =
+            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
+        super::caller::scoped(caller, || self.handle(message, sink));
     }
 
     /// [`handle`](Self::handle) for bytes: text that is not UTF-8 is a parse error.

@@ -15,7 +15,10 @@
 //! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
 //!
-//! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch.)
+//! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch; so is a
+//! tool the caller may not use, with the same bytes: module `policy`.) Untrusted callers
+//! (module `exposure`) read `tool 'x' failed` for a failure or a panic, `tool 'x' was not
+//! approved` for a refused approval, and a tool error for a result over the cap.
 //!
 //! The deadline clock starts when the call is dispatched, after it got its in-flight slot.
 //!
@@ -26,7 +29,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -47,9 +50,12 @@ use crate::tool::{
     Annotations, Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
 };
 
+use super::caller;
 use super::era::{decode_params, method_not_found};
+use super::exposure::{ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
+use super::policy::{Views, mask};
 use super::request::{Handler, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -73,6 +79,8 @@ pub(crate) struct ToolSet {
     listing: Listing,
     /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
     output_checks: BTreeMap<String, Arc<OutputCheck>>,
+    /// The listings of the subsets some principals may see (module `policy`).
+    views: Views<Listing>,
 }
 
 impl Tools {
@@ -132,7 +140,7 @@ impl ToolSet {
                 (name.to_owned(), kept.unwrap_or_default())
             })
             .collect();
-        ToolSet { registry: Arc::new(registry), names, listing, output_checks }
+        ToolSet { registry: Arc::new(registry), names, listing, output_checks, views: Views::default() }
     }
 }
 
@@ -145,8 +153,8 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "tools/list" => match list(session, &tools.set.load(), params) {
-            Ok(page) => reply.result(page),
+        "tools/list" => match list(session, tools, &tools.set.load(), params) {
+            Ok(page) => reply.result(&page),
             Err(error) => reply.error(error),
         },
         "tools/call" => call(session, tools, reply, params),
@@ -154,15 +162,27 @@ pub(crate) fn request(
     }
 }
 
-/// The pre-serialised page, borrowed: it is copied once, into the response envelope.
+/// The pre-serialised page, borrowed: it is copied once, into the response envelope. A
+/// caller some tools are hidden from gets its subset's page (module `policy`).
 fn list<'t>(
     session: &SessionInner,
+    tools: &Tools,
     set: &'t ToolSet,
     params: Option<&RawValue>,
-) -> Result<&'t str, RpcError> {
+) -> Result<Cow<'t, str>, RpcError> {
     let p: ListParams<'_> = decode_params("tools/list", params)?;
     let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
-    set.listing.page(p.cursor.as_deref(), modern)
+    let gate = caller::gate(&session.shared);
+    if !gate.open()
+        && let Some(mask) = mask(set.registry.iter(), |t| gate.tool(t.info()))
+    {
+        let view = set.views.get(mask, || {
+            let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
+            Listing::build(visible, tools.page_size, &tools.modern_meta, tools.ttl)
+        });
+        return view.page(p.cursor.as_deref(), modern).map(|page| Cow::Owned(page.to_owned()));
+    }
+    set.listing.page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
@@ -177,11 +197,23 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     };
     // The call holds an `Arc` of its tool: it finishes on it whatever is swapped in later.
     let set = tools.set.load();
-    let Some(tool) = set.registry.get(&p.name).cloned() else {
+    // A tool the caller may not use is answered as one that does not exist (module `policy`).
+    let gate = caller::gate(&session.shared);
+    let Some(tool) = set.registry.get(&p.name).filter(|t| gate.open() || gate.tool(t.info())).cloned() else {
+        let visible: Cow<'_, [String]> = match gate.open() {
+            true => Cow::Borrowed(&set.names),
+            false => set
+                .registry
+                .iter()
+                .map(|t| t.info())
+                .filter(|i| gate.tool(i))
+                .map(|i| i.name().to_owned())
+                .collect(),
+        };
         return reply.error(RpcError::invalid_params(format!(
             "unknown tool {}; available tools: {}",
             PyStr(&p.name),
-            PyList(&set.names)
+            PyList(&visible)
         )));
     };
     let args = match p.arguments {
@@ -194,7 +226,10 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
     let check = if tool.info().output_checked() { set.output_checks.get(&*p.name).cloned() } else { None };
     drop(set);
-    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check });
+    let exposure = caller::exposure(&session.shared);
+    let untrusted = exposure.untrusted().is_some().then_some(exposure);
+    let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false) };
+    session.run(reply, p.meta.as_ref(), peer, modern, call);
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
@@ -203,13 +238,33 @@ struct ToolCall {
     args: Box<RawValue>,
     states: Option<Arc<StateMap>>,
     check: Option<Arc<OutputCheck>>,
+    /// Set when the callers are untrusted (module `exposure`).
+    untrusted: Option<Arc<Exposure>>,
+    /// The approval callback refused the call.
+    refused: AtomicBool,
 }
 
 impl Handler for ToolCall {
     type Output = Result<ToolOutput, ToolError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
-        self.tool.call(&self.args, ctx)
+        let untrusted = self.untrusted.as_deref().and_then(Exposure::untrusted);
+        match untrusted {
+            // A gated tool reaches an untrusted caller only with an approval callback.
+            Some(u) if self.tool.info().declarations().requires_approval => Box::pin(async move {
+                let request = ApprovalRequest {
+                    tool: self.tool.info().name().to_owned(),
+                    arguments: self.args.get().to_owned(),
+                    principal: Arc::new(ctx.principal().clone()),
+                };
+                if !approved(u, request).await {
+                    self.refused.store(true, Ordering::Relaxed);
+                    return Ok(ToolOutput::default());
+                }
+                self.tool.call(&self.args, ctx).await
+            }),
+            _ => self.tool.call(&self.args, ctx),
+        }
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
@@ -228,12 +283,46 @@ impl Handler for ToolCall {
         {
             outcome = Err(e);
         }
-        call_result_json(&outcome, modern).map_err(|e| {
+        let serialised = |e: serde_json::Error| {
             RpcError::new(
                 code::INTERNAL_ERROR,
                 format!("internal error: the result of tool '{name}' could not be serialised: {e}"),
             )
-        })
+        };
+        let Some(untrusted) = self.untrusted.as_deref().and_then(Exposure::untrusted) else {
+            return call_result_json(&outcome, modern).map_err(serialised);
+        };
+        // Untrusted callers (module `exposure`): a refusal, a failure's detail kept in the
+        // log, a result within the cap.
+        if self.refused.load(Ordering::Relaxed) {
+            return error_json(&format!("tool '{name}' was not approved"), modern).map_err(serialised);
+        }
+        if let Err(e @ (ToolError::Failed { .. } | ToolError::Panicked { .. })) = &outcome {
+            tracing::warn!(tool = name, detail = %e, "tool failed; the detail is logged, not sent to an untrusted caller");
+            return error_json(&format!("tool '{name}' failed"), modern).map_err(serialised);
+        }
+        let body = call_result_json(&outcome, modern).map_err(serialised)?;
+        if body.len() > untrusted.max_result_bytes {
+            tracing::warn!(
+                tool = name,
+                bytes = body.len(),
+                "result over the cap for untrusted callers; not sent"
+            );
+            let text =
+                format!("tool '{name}' returned a result over the {}-byte limit", untrusted.max_result_bytes);
+            return error_json(&text, modern).map_err(serialised);
+        }
+        Ok(body)
+    }
+}
+
+/// A tool-error result body with one text block, `text`.
+fn error_json(text: &str, modern: Option<&RawValue>) -> Result<String, serde_json::Error> {
+    let content = [Content::text(text)];
+    let body = CallToolResult { content: &content, structured: None, is_error: true };
+    match modern {
+        None => serde_json::to_string(&body),
+        Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
     }
 }
 

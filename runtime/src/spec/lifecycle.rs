@@ -333,7 +333,8 @@ impl McpServerSpec {
             let io_err = |source| SpecError::Bind { addr: http.addr, source };
             let std_listener = http.listener.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
-            let router = mcp_router(self.server.clone(), http.config.clone());
+            let router =
+                mcp_router(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
             let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;

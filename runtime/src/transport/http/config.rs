@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::BearerToken;
+use super::authn::{Authenticate, ResourceServer};
 use super::event_store::EventStore;
 use super::guard::Guard;
 
@@ -27,14 +28,45 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 pub const DEFAULT_MAX_SSE_BACKLOG: usize = 1024 * 1024;
 
 /// Who may call the endpoint.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub enum Auth {
-    /// A bearer token the caller must present.
+    /// A bearer token the caller must present; its holder is the host
+    /// ([`Principal::host`](crate::principal::Principal::host)).
     Bearer(BearerToken),
     /// No authentication: only for a server that something else already fences off. Asked
-    /// for by name, never a default.
+    /// for by name, never a default. Every caller is the server's host principal.
     None,
+    /// An authenticator of the program's ([`Auth::with`]), or a resource server's
+    /// ([`Auth::resource_server`]): it says who each request's principal is.
+    Authenticator(Arc<dyn Authenticate>),
+}
+
+impl Auth {
+    /// Authenticate with `authenticator`.
+    pub fn with(authenticator: impl Authenticate) -> Auth {
+        Auth::Authenticator(Arc::new(authenticator))
+    }
+
+    /// The MCP authorization spec's resource-server role: bearer tokens checked by
+    /// `server`'s verifier, and its RFC 9728 metadata served at
+    /// `/.well-known/oauth-protected-resource`.
+    pub fn resource_server(server: ResourceServer) -> Auth {
+        Auth::with(server)
+    }
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::Bearer(token) => f.debug_tuple("Bearer").field(token).finish(),
+            Auth::None => f.write_str("None"),
+            Auth::Authenticator(a) => match a.resource_server() {
+                Some(rs) => f.debug_tuple("Authenticator").field(rs).finish(),
+                None => f.write_str("Authenticator(..)"),
+            },
+        }
+    }
 }
 
 /// How the HTTP endpoint behaves: [`HttpConfig::new`] with the [`Auth`], then a setter per
@@ -47,10 +79,12 @@ pub enum Auth {
 /// let config = HttpConfig::new(Auth::None).stateless(true).idle_timeout(Duration::from_secs(5));
 /// # let _ = config;
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpConfig {
     pub(crate) guard: Guard,
+    /// `None` only when auth was turned off by name.
+    pub(crate) auth: Option<Arc<dyn Authenticate>>,
     pub(crate) stateless: bool,
     pub(crate) max_body: usize,
     pub(crate) session_idle_ttl: Duration,
@@ -89,11 +123,27 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
 }
 
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("guard", &self.guard)
+            .field("authenticated", &self.auth.is_some())
+            .field("stateless", &self.stateless)
+            .field("max_body", &self.max_body)
+            .field("session_idle_ttl", &self.session_idle_ttl)
+            .field("max_sessions", &self.max_sessions)
+            .field("limits", &self.limits)
+            .field("max_sse_backlog", &self.max_sse_backlog)
+            .finish()
+    }
+}
+
 impl HttpConfig {
     /// Start with `auth` (there is no default: say which) and the default limits.
     pub fn new(auth: Auth) -> HttpConfig {
         HttpConfig {
             guard: Guard::default(),
+            auth: None,
             stateless: false,
             max_body: DEFAULT_MAX_BODY,
             session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
@@ -112,9 +162,10 @@ impl HttpConfig {
 
     /// The same options with another `auth` (the agent-CLI spec puts its generated token in).
     pub(crate) fn with_auth(mut self, auth: Auth) -> HttpConfig {
-        self.guard.token = match auth {
-            Auth::Bearer(t) => Some(t),
+        self.auth = match auth {
+            Auth::Bearer(t) => Some(Arc::new(t)),
             Auth::None => None,
+            Auth::Authenticator(a) => Some(a),
         };
         self
     }

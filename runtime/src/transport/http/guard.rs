@@ -8,22 +8,19 @@
 //!    (`127.0.0.1`, `localhost`, `[::1]`, any port) or one the caller allowed.
 //! 2. **Origin.** A present `Origin` that is not loopback or explicitly allowed is 403, as
 //!    the spec requires. Agent CLIs send none.
-//! 3. **Bearer token.** Compared in constant time; a missing or wrong one is 401 with
-//!    `WWW-Authenticate: Bearer`.
 //!
 //! [`layer`] runs the checks as axum middleware on the `/mcp` route, so a refusal comes
-//! before method routing, body reading and everything else.
+//! before method routing, body reading and everything else. Then comes the authenticator
+//! (module `authn`: the bearer token, or a resource server's verifier).
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
 use super::response::error_response;
-
-use super::auth::BearerToken;
 
 /// What the guard lets through.
 #[derive(Debug, Clone, Default)]
@@ -32,16 +29,13 @@ pub(crate) struct Guard {
     pub(crate) allowed_hosts: Vec<String>,
     /// Extra `Origin` values accepted (exact, case-insensitive).
     pub(crate) allowed_origins: Vec<String>,
-    /// `None` only when auth was turned off by name.
-    pub(crate) token: Option<BearerToken>,
 }
 
-/// A refusal: status, an extra header, and the JSON-RPC error text.
+/// A refusal: status and the JSON-RPC error text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Refusal {
     pub(crate) status: StatusCode,
     pub(crate) message: &'static str,
-    pub(crate) www_authenticate: bool,
 }
 
 impl Guard {
@@ -51,7 +45,7 @@ impl Guard {
             (header::ORIGIN, "bad request: more than one Origin header"),
         ] {
             if headers.get_all(name).iter().nth(1).is_some() {
-                return Err(Refusal { status: StatusCode::BAD_REQUEST, message, www_authenticate: false });
+                return Err(Refusal { status: StatusCode::BAD_REQUEST, message });
             }
         }
         let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
@@ -66,7 +60,6 @@ impl Guard {
             return Err(Refusal {
                 status: StatusCode::FORBIDDEN,
                 message: "forbidden: the Host header is not a loopback name or an allowed host",
-                www_authenticate: false,
             });
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
@@ -77,17 +70,6 @@ impl Guard {
                 return Err(Refusal {
                     status: StatusCode::FORBIDDEN,
                     message: "forbidden: the Origin header is not allowed",
-                    www_authenticate: false,
-                });
-            }
-        }
-        if let Some(token) = &self.token {
-            let ok = headers.get(header::AUTHORIZATION).is_some_and(|v| token.matches_header(v.as_bytes()));
-            if !ok {
-                return Err(Refusal {
-                    status: StatusCode::UNAUTHORIZED,
-                    message: "unauthorized: a valid bearer token is required",
-                    www_authenticate: true,
                 });
             }
         }
@@ -99,11 +81,7 @@ impl Guard {
 /// goes on to the route.
 pub(super) async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     if let Err(refusal) = guard.check(request.headers()) {
-        let mut response = error_response(refusal.status, None, refusal.message);
-        if refusal.www_authenticate {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        return response;
+        return error_response(refusal.status, None, refusal.message);
     }
     next.run(request).await
 }
@@ -140,6 +118,7 @@ fn is_loopback_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::HeaderValue;
 
     // Found by the `http_request` fuzz target: an unclosed `[` sliced past the end.
     #[test]
@@ -173,16 +152,14 @@ mod tests {
     }
 
     #[test]
-    fn order_is_host_then_origin_then_token() {
-        let token = BearerToken::generate();
-        let g = Guard { token: Some(token.clone()), ..Guard::default() };
-        let bearer = format!("Bearer {}", token.expose());
+    fn order_is_host_then_origin() {
+        let g = Guard::default();
+        let bearer = "Bearer x".to_owned();
         assert_eq!(g.check(&headers(&[(header::HOST, "evil:1")])).unwrap_err().status, StatusCode::FORBIDDEN);
         let r =
             g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::ORIGIN, "http://evil")])).unwrap_err();
         assert_eq!(r.message, "forbidden: the Origin header is not allowed");
-        let r = g.check(&headers(&[(header::HOST, "127.0.0.1:1")])).unwrap_err();
-        assert_eq!((r.status, r.www_authenticate), (StatusCode::UNAUTHORIZED, true));
+        assert!(g.check(&headers(&[(header::HOST, "127.0.0.1:1")])).is_ok());
         assert!(
             g.check(&headers(&[(header::HOST, "127.0.0.1:1"), (header::AUTHORIZATION, &bearer)])).is_ok()
         );

@@ -5,13 +5,16 @@
 //! | any path but `/mcp` | 404 |
 //! | a repeated `Host` or `Origin` | 400, before anything else |
 //! | a bad `Host`, a foreign `Origin` | 403, before anything else |
-//! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` |
+//! | no or a wrong bearer token | 401 with `WWW-Authenticate: Bearer` (under a [`ResourceServer`]: naming its metadata and scopes; an invalid token says `error="invalid_token"`) |
+//! | a resource server's token without a required scope | 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` |
+//! | GET `/.well-known/oauth-protected-resource` (and `…/mcp`), under a [`ResourceServer`] | 200, its RFC 9728 metadata |
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413 |
 //! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
 //! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
+//! | a request over its principal's rate limit ([`RateLimit`](crate::server::RateLimit)) | 429 with `Retry-After`, -32029 |
 //! | POST of a notification or a response | 202, no body |
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
@@ -37,7 +40,9 @@
 //! The router is axum's: `post`, `delete` and a fallback for the 405 on `/mcp`, with the
 //! guard (`guard`) as middleware on that route. The files:
 //!
-//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin, token;
+//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin; `authn`: who is
+//!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
+//!   the engine hands each tool;
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
@@ -53,10 +58,13 @@
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
 mod auth;
+mod authn;
 mod channel;
 mod config;
 mod event_store;
 mod guard;
+#[cfg(feature = "oauth")]
+mod jwks;
 mod listen;
 mod outbox;
 mod params;
@@ -78,10 +86,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
-use crate::server::{Server, Session};
+use crate::server::{Exposure, Server, Session};
 
 pub use auth::BearerToken;
 pub(crate) use auth::random_id;
+pub use authn::{Authenticate, BoxFuture, Refusal, ResourceServer, VerifyToken};
 pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
@@ -90,6 +99,8 @@ pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
+#[cfg(feature = "oauth")]
+pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
 use params::ParamHeaders;
 use peek::{Shape, peek};
@@ -106,6 +117,8 @@ pub const HEADER_MISMATCH: i64 = -32020;
 
 struct Endpoint {
     server: Server,
+    /// Who the callers are: the host named it when mounting.
+    exposure: Arc<Exposure>,
     config: HttpConfig,
     sessions: Sessions,
     /// Where legacy sessions' SSE events are kept for `Last-Event-ID`.
@@ -116,11 +129,18 @@ struct Endpoint {
     params: ParamHeaders,
 }
 
-/// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else. Mount it into an
-/// existing app with `Router::merge`, or serve it on its own.
+/// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
+/// [`ResourceServer`], its metadata). Mount it into an existing app with `Router::merge`, or
+/// serve it on its own.
+///
+/// `exposure` says who the callers are, and there is no default: [`Exposure::TrustedHost`]
+/// for the program's own agent (every tool, error texts verbatim), or
+/// [`Exposure::UntrustedCallers`] for anyone else (approval-gated tools hidden, failures
+/// sanitised, results capped). See [`Exposure`].
 ///
 /// ```
 /// use toolwire::http::{Auth, HttpConfig, mcp_router};
+/// use toolwire::server::Exposure;
 /// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
@@ -132,10 +152,10 @@ struct Endpoint {
 /// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
 /// let app = axum::Router::new()
 ///     .route("/healthz", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp_router(server, HttpConfig::new(Auth::None).stateless(true)));
+///     .merge(mcp_router(server, Exposure::TrustedHost, HttpConfig::new(Auth::None).stateless(true)));
 /// # let _ = app;
 /// ```
-pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
+pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Router {
     let store: Arc<dyn EventStore> = match &config.event_store {
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
@@ -145,7 +165,8 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
     let live = Arc::default();
-    let endpoint = Arc::new(Endpoint { server, config, sessions, store, live, params });
+    let endpoint =
+        Arc::new(Endpoint { server, exposure: Arc::new(exposure), config, sessions, store, live, params });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -160,12 +181,24 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
             }
         });
     }
+    let auth = endpoint.config.auth.clone();
     let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
-    Router::new()
-        .route("/mcp", mcp)
-        // On the route and its method fallback, not on the 404: Host, Origin and token come
-        // before anything else `/mcp` answers.
-        .route_layer(axum::middleware::from_fn_with_state(guard, guard::layer))
+    let mut router = Router::new().route("/mcp", mcp);
+    // On the route and its method fallback, not on the 404: Host, Origin and token come
+    // before anything else `/mcp` answers (the layer added last runs first).
+    if let Some(auth) = &auth {
+        router = router.route_layer(axum::middleware::from_fn_with_state(Arc::clone(auth), authn::layer));
+    }
+    router = router.route_layer(axum::middleware::from_fn_with_state(guard, guard::layer));
+    if let Some(rs) = auth.as_ref().and_then(|a| a.resource_server()) {
+        let json: Arc<str> = rs.metadata_json().into();
+        for path in rs.metadata_paths() {
+            let json = Arc::clone(&json);
+            router = router
+                .route(&path, axum::routing::get(move || async move { authn::metadata_response(&json) }));
+        }
+    }
+    router
         .fallback(|| async {
             error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp")
         })
@@ -332,6 +365,7 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Re
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
     let headers = parts.headers;
     if let Err(refusal) = check_media(&headers) {
         return refusal;
@@ -368,6 +402,13 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         },
     };
     let modern = is_modern(&shape, header_version);
+    // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
+    let principal = principal.unwrap_or_else(|| endpoint.server.host_principal());
+    if !matches!(shape, Shape::NoReply)
+        && let Err(wait) = endpoint.server.admit(&principal)
+    {
+        return rate_limited(&principal, wait, id);
+    }
     let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
     let (session, new_session_id, legacy) = match choose_session(&endpoint, &request) {
         Ok(chosen) => chosen,
@@ -404,7 +445,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle(text, &sink);
+    session.handle_admitted(principal, &endpoint.exposure, text, &sink);
     drop(sink);
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
@@ -417,6 +458,21 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
     respond(rx, new_session_id, answering, cancel_on_drop, channel, &endpoint).await
+}
+
+/// 429 with `Retry-After` (whole seconds, rounded up) for a request over its principal's
+/// rate limit.
+fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Option<&str>) -> Response {
+    let message = crate::server::rate_refusal_message(principal, wait);
+    let mut response = error_response_with_id(
+        StatusCode::TOO_MANY_REQUESTS,
+        Some(crate::server::RATE_LIMITED),
+        id,
+        &message,
+    );
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+    response
 }
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless

@@ -1,0 +1,75 @@
+//! Who the messages a transport hands a session are served for: the [`Caller`] set around
+//! [`Session::handle_as`](super::Session::handle_as) (HTTP sets the authenticated principal
+//! for each request), or the host's principal fixed by the program
+//! ([`ServerBuilder::host_principal`](super::ServerBuilder::host_principal), stdio).
+//!
+//! Dispatch is synchronous up to the point a call is spawned, so the caller is held in a
+//! thread-local for the length of one `handle`, and each request takes its own `Arc` of it
+//! before it leaves the thread: a tool's `Context` carries the principal it was called by.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::principal::Principal;
+
+use super::Shared;
+
+/// Who one inbound message is served for.
+#[derive(Clone)]
+pub(crate) struct Caller {
+    pub(crate) principal: Arc<Principal>,
+    /// The transport already took this message's rate-limit cell (HTTP answers 429 itself).
+    pub(crate) admitted: bool,
+    /// Who the callers are, when the transport says (a mounted router does).
+    pub(crate) exposure: Option<Arc<super::Exposure>>,
+}
+
+thread_local! {
+    static CALLER: RefCell<Option<Caller>> = const { RefCell::new(None) };
+}
+
+/// Run `f` with `caller` as the caller of every request it dispatches on this thread.
+pub(crate) fn scoped<R>(caller: Caller, f: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Caller>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            CALLER.with(|c| *c.borrow_mut() = previous);
+        }
+    }
+    let _reset = Reset(CALLER.with(|c| c.borrow_mut().replace(caller)));
+    f()
+}
+
+/// The principal the request being dispatched is served for.
+pub(crate) fn principal(shared: &Shared) -> Arc<Principal> {
+    CALLER
+        .with(|c| c.borrow().as_ref().map(|c| Arc::clone(&c.principal)))
+        .unwrap_or_else(|| Arc::clone(&shared.host_principal))
+}
+
+/// Who the callers of the request being dispatched are.
+pub(crate) fn exposure(shared: &Shared) -> Arc<super::Exposure> {
+    CALLER
+        .with(|c| c.borrow().as_ref().and_then(|c| c.exposure.clone()))
+        .unwrap_or_else(|| Arc::clone(&shared.exposure))
+}
+
+/// What the request being dispatched may see ([`policy`](super::policy)).
+pub(crate) fn gate(shared: &Shared) -> super::policy::Gate {
+    let hide_approval = exposure(shared).untrusted().is_some_and(|u| u.approver.is_none());
+    super::policy::Gate::new(principal(shared), shared.access.clone(), hide_approval)
+}
+
+/// Take the rate-limit cell of the request being dispatched, unless its transport did
+/// (module `rate`); the refusal names the delay.
+pub(crate) fn admit(shared: &Shared) -> Result<(), crate::protocol::RpcError> {
+    let Some(limiter) = &shared.limiter else { return Ok(()) };
+    let (principal, admitted) = CALLER
+        .with(|c| c.borrow().as_ref().map(|c| (Arc::clone(&c.principal), c.admitted)))
+        .unwrap_or_else(|| (Arc::clone(&shared.host_principal), false));
+    if admitted {
+        return Ok(());
+    }
+    limiter.check(&principal).map_err(|wait| super::rate::refused(&principal, wait))
+}

@@ -1,0 +1,178 @@
+//! [`Exposure`]: who the server's callers are, named by the host, and what follows.
+//!
+//! | | [`Exposure::TrustedHost`] | [`Exposure::UntrustedCallers`] |
+//! | --- | --- | --- |
+//! | who | the program's own agent CLI on the same machine (stdio; the generated loopback token) | someone else: any caller of a router mounted on a network |
+//! | `requires_approval` tools | listed and callable (the agent CLI asks its human) | hidden, and answered exactly like unknown ones, unless an approval callback is given ([`Untrusted::approve_with`]); it fails closed: an error or a timeout is a refusal |
+//! | a tool's failure (`Err(e)` of any error type, a panic) | `tool 'x' failed: <e>` verbatim | `tool 'x' failed`; the detail is logged, never sent |
+//! | argument errors, cancellation, deadlines | the texts of `tools` | the same (they are toolwire's words, not the tool's internals) |
+//! | result size | unbounded | capped ([`Untrusted::max_result_bytes`]): a bigger result is the tool error `tool 'x' returned a result over the N-byte limit` |
+//!
+//! Stdio serves [`ServerBuilder::exposure`](super::ServerBuilder::exposure) (trusted host
+//! unless the program says otherwise); a router a user mounts
+//! ([`mcp_router`](crate::http::mcp_router)) is told which, with no default.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::principal::Principal;
+
+/// Default cap on a result sent to untrusted callers: 256 KiB of JSON.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+/// Default time an approval callback has to decide: 30 seconds; then the call is refused.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Who the callers are. See the module table.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Exposure {
+    /// The host's own agent: every tool listed, every error text verbatim (seed 000).
+    TrustedHost,
+    /// Callers the host does not trust (seed 001's defaults).
+    UntrustedCallers(Untrusted),
+}
+
+impl Exposure {
+    /// [`Exposure::UntrustedCallers`] with the defaults: approval-gated tools hidden,
+    /// failures sanitised, results capped at [`DEFAULT_MAX_RESULT_BYTES`].
+    pub fn untrusted_callers() -> Exposure {
+        Exposure::UntrustedCallers(Untrusted::new())
+    }
+
+    pub(crate) fn untrusted(&self) -> Option<&Untrusted> {
+        match self {
+            Exposure::TrustedHost => None,
+            Exposure::UntrustedCallers(u) => Some(u),
+        }
+    }
+}
+
+/// What serving untrusted callers does: see [`Exposure::UntrustedCallers`].
+///
+/// ```
+/// use std::time::Duration;
+/// use toolwire::server::{ApprovalRequest, Exposure, Untrusted};
+///
+/// let exposure = Exposure::UntrustedCallers(
+///     Untrusted::new()
+///         .approve_with(|request: ApprovalRequest| async move {
+///             // Ask someone; an `Err` or no answer in time is a refusal.
+///             Ok::<bool, String>(request.principal.has_role("admin"))
+///         })
+///         .approval_timeout(Duration::from_secs(5))
+///         .max_result_bytes(64 * 1024),
+/// );
+/// # let _ = exposure;
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Untrusted {
+    pub(crate) approver: Option<Arc<dyn Approve>>,
+    pub(crate) approval_timeout: Duration,
+    pub(crate) max_result_bytes: usize,
+}
+
+impl std::fmt::Debug for Untrusted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Untrusted")
+            .field("approves", &self.approver.is_some())
+            .field("approval_timeout", &self.approval_timeout)
+            .field("max_result_bytes", &self.max_result_bytes)
+            .finish()
+    }
+}
+
+impl Default for Untrusted {
+    fn default() -> Self {
+        Untrusted::new()
+    }
+}
+
+impl Untrusted {
+    /// The defaults: no approval callback, [`DEFAULT_APPROVAL_TIMEOUT`],
+    /// [`DEFAULT_MAX_RESULT_BYTES`].
+    pub fn new() -> Untrusted {
+        Untrusted {
+            approver: None,
+            approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+        }
+    }
+
+    /// List `requires_approval` tools, and run each call of one only if `approver` says
+    /// yes within the [`approval_timeout`](Self::approval_timeout). It fails closed: `Ok(false)`,
+    /// `Err(_)` and no answer in time all refuse the call, which reads
+    /// `tool 'x' was not approved`.
+    pub fn approve_with(mut self, approver: impl Approve) -> Untrusted {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// How long the approval callback has (default [`DEFAULT_APPROVAL_TIMEOUT`]).
+    pub fn approval_timeout(mut self, timeout: Duration) -> Untrusted {
+        self.approval_timeout = timeout;
+        self
+    }
+
+    /// Cap each result at `bytes` of JSON (default [`DEFAULT_MAX_RESULT_BYTES`]).
+    pub fn max_result_bytes(mut self, bytes: usize) -> Untrusted {
+        self.max_result_bytes = bytes;
+        self
+    }
+}
+
+/// A call of an approval-gated tool, put to the approval callback.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ApprovalRequest {
+    /// The tool's name.
+    pub tool: String,
+    /// Its arguments as received, JSON text (untrusted: the tool checks them against its
+    /// schema after approval).
+    pub arguments: String,
+    /// Who is calling.
+    pub principal: Arc<Principal>,
+}
+
+/// Decides whether an approval-gated call may run: `Ok(true)` runs it; anything else,
+/// or no answer within the timeout, refuses it. Implemented for every
+/// `Fn(ApprovalRequest) -> impl Future<Output = Result<bool, E>>`.
+pub trait Approve: Send + Sync + 'static {
+    /// Decide on `request`.
+    fn approve(&self, request: ApprovalRequest)
+    -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>>;
+}
+
+impl<F, Fut, E> Approve for F
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<bool, E>> + Send + 'static,
+    E: std::fmt::Display,
+{
+    fn approve(
+        &self,
+        request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>> {
+        let decided = self(request);
+        Box::pin(async move { decided.await.map_err(|e| e.to_string()) })
+    }
+}
+
+/// Ask `untrusted`'s approver about `request`, failing closed; `true` only for a yes in time.
+pub(crate) async fn approved(untrusted: &Untrusted, request: ApprovalRequest) -> bool {
+    let Some(approver) = &untrusted.approver else { return false };
+    let tool = request.tool.clone();
+    match tokio::time::timeout(untrusted.approval_timeout, approver.approve(request)).await {
+        Ok(Ok(yes)) => yes,
+        Ok(Err(e)) => {
+            tracing::warn!(tool, error = %e, "the approval callback failed; the call is refused");
+            false
+        }
+        Err(_) => {
+            tracing::warn!(tool, timeout = ?untrusted.approval_timeout, "the approval callback did not answer in time; the call is refused");
+            false
+        }
+    }
+}

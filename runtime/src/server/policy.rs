@@ -1,0 +1,250 @@
+//! Who may see and call what: [`Access`], rules on the caller's [`Principal`] per tool,
+//! resource and prompt, given to [`ServerBuilder::authorize`](super::ServerBuilder::authorize).
+//!
+//! A rule is enforced twice, at list time and at call time, and the two agree:
+//!
+//! - `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` show a
+//!   principal only what it may use. Each distinct set of visible items gets its own
+//!   pre-serialised pages, built on first use and cached beside the full listing, so a list
+//!   stays one copy for every principal with the same permissions.
+//! - A call (`tools/call`, `prompts/get`, `resources/read`) of something the principal may
+//!   not use is answered exactly as one of something that does not exist, byte for byte,
+//!   with the same "available" list: the surface it may not use is not disclosed.
+//!
+//! The host ([`Principal::host`]) passes every rule. Names without a rule are open to every
+//! principal, unless [`Access::deny_unlisted`] closes them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use crate::principal::Principal;
+
+/// What a principal needs to use one item: every one of [`scopes`](Require::scopes), and at
+/// least one of [`roles`](Require::roles) when any are named.
+///
+/// ```
+/// use toolwire::principal::Principal;
+/// use toolwire::server::Require;
+///
+/// let rule = Require::scopes(["files:write"]).or_roles(["admin", "ops"]);
+/// let alice = Principal::new("alice").with_scopes(["files:write"]).with_roles(["ops"]);
+/// assert!(rule.allows(&alice));
+/// assert!(!rule.allows(&Principal::new("bob").with_scopes(["files:write"])));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Require {
+    scopes: Vec<String>,
+    roles: Vec<String>,
+}
+
+impl Require {
+    /// Every one of `scopes`.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(scopes: I) -> Require {
+        Require { scopes: scopes.into_iter().map(Into::into).collect(), roles: Vec::new() }
+    }
+
+    /// At least one of `roles`.
+    pub fn roles<I: IntoIterator<Item = S>, S: Into<String>>(roles: I) -> Require {
+        Require { scopes: Vec::new(), roles: roles.into_iter().map(Into::into).collect() }
+    }
+
+    /// The same rule, also needing at least one of `roles`.
+    pub fn or_roles<I: IntoIterator<Item = S>, S: Into<String>>(mut self, roles: I) -> Require {
+        self.roles.extend(roles.into_iter().map(Into::into));
+        self
+    }
+
+    /// Only the host ([`Principal::host`]): hidden from every authenticated caller.
+    pub fn host_only() -> Require {
+        Require { scopes: Vec::new(), roles: vec![String::new()] }
+    }
+
+    /// Whether `principal` meets the rule (the host always does).
+    pub fn allows(&self, principal: &Principal) -> bool {
+        principal.is_host()
+            || (self.scopes.iter().all(|s| principal.has_scope(s))
+                && (self.roles.is_empty()
+                    || self.roles.iter().any(|r| !r.is_empty() && principal.has_role(r))))
+    }
+}
+
+/// The rules of a server: a [`Require`] per tool, prompt and resource (by URI, or a
+/// template's URI template).
+///
+/// ```
+/// use toolwire::server::{Access, Require};
+///
+/// let access = Access::new()
+///     .tool("read_file", Require::scopes(["files:read"]))
+///     .tool("write_file", Require::scopes(["files:write"]))
+///     .prompt("triage", Require::roles(["oncall"]))
+///     .resource("file:///etc/motd", Require::scopes(["files:read"]));
+/// # let _ = access;
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Access {
+    tools: BTreeMap<String, Require>,
+    prompts: BTreeMap<String, Require>,
+    resources: BTreeMap<String, Require>,
+    deny_unlisted: bool,
+}
+
+impl Access {
+    /// No rules: everything open to every principal.
+    pub fn new() -> Access {
+        Access::default()
+    }
+
+    /// The tool called `name` needs `rule`.
+    pub fn tool(mut self, name: impl Into<String>, rule: Require) -> Access {
+        self.tools.insert(name.into(), rule);
+        self
+    }
+
+    /// The prompt called `name` needs `rule`.
+    pub fn prompt(mut self, name: impl Into<String>, rule: Require) -> Access {
+        self.prompts.insert(name.into(), rule);
+        self
+    }
+
+    /// The resource at `uri` (or the template whose URI template is `uri`, and every
+    /// resource read through it) needs `rule`.
+    pub fn resource(mut self, uri: impl Into<String>, rule: Require) -> Access {
+        self.resources.insert(uri.into(), rule);
+        self
+    }
+
+    /// Close every tool, prompt and resource without a rule to everyone but the host.
+    pub fn deny_unlisted(mut self) -> Access {
+        self.deny_unlisted = true;
+        self
+    }
+
+    fn judge(&self, rules: &BTreeMap<String, Require>, name: &str, principal: &Principal) -> bool {
+        match rules.get(name) {
+            Some(rule) => rule.allows(principal),
+            None => !self.deny_unlisted || principal.is_host(),
+        }
+    }
+
+    pub(crate) fn tool_allowed(&self, name: &str, principal: &Principal) -> bool {
+        self.judge(&self.tools, name, principal)
+    }
+
+    pub(crate) fn prompt_allowed(&self, name: &str, principal: &Principal) -> bool {
+        self.judge(&self.prompts, name, principal)
+    }
+
+    pub(crate) fn resource_allowed(&self, uri: &str, principal: &Principal) -> bool {
+        self.judge(&self.resources, uri, principal)
+    }
+}
+
+/// What the request being dispatched may see: its principal, judged by the server's rules.
+pub(crate) struct Gate {
+    pub(crate) principal: Arc<Principal>,
+    access: Option<Arc<Access>>,
+    /// Untrusted callers with no approval callback: `requires_approval` tools are hidden
+    /// (module `exposure`), from the host principal too.
+    hide_approval: bool,
+}
+
+impl Gate {
+    pub(crate) fn new(principal: Arc<Principal>, access: Option<Arc<Access>>, hide_approval: bool) -> Gate {
+        Gate { principal, access, hide_approval }
+    }
+
+    /// Whether nothing is hidden from this caller (no rules, or the host, and no gated tool
+    /// hidden): the full listings serve it as they are.
+    pub(crate) fn open(&self) -> bool {
+        (self.access.is_none() || self.principal.is_host()) && !self.hide_approval
+    }
+
+    pub(crate) fn tool(&self, info: &crate::tool::ToolInfo) -> bool {
+        !(self.hide_approval && info.declarations().requires_approval)
+            && self.access.as_ref().is_none_or(|a| a.tool_allowed(info.name(), &self.principal))
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> bool {
+        self.access.as_ref().is_none_or(|a| a.prompt_allowed(name, &self.principal))
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> bool {
+        self.access.as_ref().is_none_or(|a| a.resource_allowed(uri, &self.principal))
+    }
+}
+
+/// The listings built for each distinct visible subset of one listing, keyed by which of its
+/// items are visible (a bit per item, in listing order). Bounded: past [`MAX_VIEWS`] distinct
+/// subsets the cache is cleared and refills with the ones in use.
+pub(crate) struct Views<T> {
+    views: Mutex<HashMap<Vec<u64>, Arc<T>>>,
+}
+
+/// The most distinct visible subsets one listing caches.
+const MAX_VIEWS: usize = 256;
+
+impl<T> Default for Views<T> {
+    fn default() -> Self {
+        Views { views: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl<T> Views<T> {
+    /// The view for `mask`, built with `build` the first time.
+    pub(crate) fn get(&self, mask: Vec<u64>, build: impl FnOnce() -> T) -> Arc<T> {
+        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = views.get(&mask) {
+            return Arc::clone(v);
+        }
+        if views.len() >= MAX_VIEWS {
+            views.clear();
+        }
+        let view = Arc::new(build());
+        views.insert(mask, Arc::clone(&view));
+        view
+    }
+}
+
+/// The visibility mask of `items`: a bit per item, set when `visible` says so; `None` when
+/// every item is visible.
+pub(crate) fn mask<I>(items: I, mut visible: impl FnMut(I::Item) -> bool) -> Option<Vec<u64>>
+where
+    I: IntoIterator,
+{
+    let mut bits = Vec::new();
+    let mut all = true;
+    for (i, item) in items.into_iter().enumerate() {
+        if i % 64 == 0 {
+            bits.push(0u64);
+        }
+        if visible(item) {
+            bits[i / 64] |= 1 << (i % 64);
+        } else {
+            all = false;
+        }
+    }
+    (!all).then_some(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_scopes_roles_and_the_host() {
+        let a = Access::new().tool("w", Require::scopes(["w"])).tool("h", Require::host_only());
+        let alice = Principal::new("alice").with_scopes(["w"]);
+        let bob = Principal::new("bob").with_roles([""]);
+        assert!(a.tool_allowed("w", &alice) && !a.tool_allowed("w", &bob));
+        assert!(!a.tool_allowed("h", &alice) && !a.tool_allowed("h", &bob));
+        assert!(a.tool_allowed("h", &Principal::host()) && a.tool_allowed("other", &bob));
+        let closed = a.deny_unlisted();
+        assert!(!closed.tool_allowed("other", &alice) && closed.tool_allowed("other", &Principal::host()));
+        assert_eq!(mask(0..3, |i| i != 1), Some(vec![0b101]));
+        assert_eq!(mask(0..70, |_| true), None);
+        assert_eq!(mask(0..70, |i| i != 69), Some(vec![u64::MAX, 0b1_1111]));
+    }
+}

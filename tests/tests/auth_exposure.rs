@@ -1,0 +1,164 @@
+//! The two exposure profiles on real loopback sockets: a trusted host reads every text
+//! verbatim; untrusted callers do not see approval-gated tools (answered byte for byte like
+//! unknown ones) unless an approval callback is given, which fails closed; they read
+//! `tool 'x' failed` for a failure or a panic, never its detail; and results are capped.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use toolwire::http::{Auth, HttpConfig, mcp_router};
+use toolwire::server::{ApprovalRequest, Exposure, Untrusted};
+use toolwire::{Server, ServerOptions, tool, tools};
+use toolwire_tests::http::{RawResponse, mcp_headers, request};
+
+/// Add two integers.
+#[tool(read_only)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Look something up (always fails, with an internal detail).
+#[tool(read_only)]
+fn lookup(key: String) -> Result<String, std::io::Error> {
+    let _ = key;
+    Err(std::io::Error::other("could not reach postgres://admin:hunter2@db"))
+}
+
+/// Always panics.
+#[tool(read_only)]
+fn boom() -> String {
+    panic!("secret at /srv/keys/prod.pem")
+}
+
+/// A big answer.
+#[tool(read_only)]
+fn big() -> String {
+    "x".repeat(4096)
+}
+
+/// Send money.
+#[tool(side_effecting, requires_approval)]
+fn wire_money(amount: i64) -> String {
+    format!("sent {amount}")
+}
+
+fn server(with_wire: bool) -> Server {
+    let registry =
+        if with_wire { tools![add, lookup, boom, big, wire_money] } else { tools![add, lookup, boom, big] };
+    Server::new(registry.unwrap(), ServerOptions::new("mcp-tool-server", "1.0.0"))
+}
+
+async fn serve(server: Server, exposure: Exposure) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = mcp_router(server, exposure, HttpConfig::new(Auth::None).stateless(true));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+async fn post(addr: SocketAddr, body: String) -> RawResponse {
+    let mut h = mcp_headers(addr);
+    h.push(("MCP-Protocol-Version".into(), "2025-11-25".into()));
+    tokio::task::spawn_blocking(move || request(addr, "POST", "/mcp", &h, &body)).await.unwrap()
+}
+
+async fn call(addr: SocketAddr, name: &str, args: &str) -> RawResponse {
+    post(
+        addr,
+        format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#),
+    )
+    .await
+}
+
+fn text(r: &RawResponse) -> String {
+    r.json()["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{}", r.body)).to_owned()
+}
+
+async fn names(addr: SocketAddr) -> Vec<String> {
+    let r = post(addr, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned()).await;
+    r.json()["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_trusted_host_sees_every_tool_and_every_text_verbatim() {
+    let addr = serve(server(true), Exposure::TrustedHost).await;
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money"]);
+    assert_eq!(
+        text(&call(addr, "lookup", r#"{"key":"k"}"#).await),
+        "tool 'lookup' failed: could not reach postgres://admin:hunter2@db"
+    );
+    assert_eq!(
+        text(&call(addr, "boom", "{}").await),
+        "tool 'boom' failed: panicked: secret at /srv/keys/prod.pem"
+    );
+    assert_eq!(text(&call(addr, "wire_money", r#"{"amount":5}"#).await), "sent 5");
+    assert_eq!(text(&call(addr, "big", "{}").await).len(), 4096);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results_capped() {
+    let exposure = Exposure::UntrustedCallers(Untrusted::new().max_result_bytes(1024));
+    let addr = serve(server(true), exposure.clone()).await;
+    let without = serve(server(false), exposure).await;
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup"]);
+
+    let hidden = call(addr, "wire_money", r#"{"amount":1000}"#).await;
+    let unknown = call(without, "wire_money", r#"{"amount":1000}"#).await;
+    assert_eq!(
+        (hidden.status, &hidden.body),
+        (unknown.status, &unknown.body),
+        "hidden == unknown, byte for byte"
+    );
+    assert_eq!(
+        hidden.body,
+        r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"unknown tool 'wire_money'; available tools: ['add', 'big', 'boom', 'lookup']"}}"#
+    );
+
+    let failed = call(addr, "lookup", r#"{"key":"k"}"#).await;
+    assert_eq!(
+        failed.body,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"tool 'lookup' failed"}],"isError":true}}"#
+    );
+    assert_eq!(text(&call(addr, "boom", "{}").await), "tool 'boom' failed");
+    assert_eq!(text(&call(addr, "big", "{}").await), "tool 'big' returned a result over the 1024-byte limit");
+    // toolwire's own words are not internals: argument errors stay as they are.
+    assert_eq!(
+        text(&call(addr, "add", r#"{"a":"x","b":3}"#).await),
+        "tool 'add' call rejected: argument 'a' must be an integer between -9223372036854775808 and 9223372036854775807, got a string"
+    );
+    assert_eq!(text(&call(addr, "add", r#"{"a":2,"b":3}"#).await), r#"{"result":5}"#);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approval_callback_lists_the_gated_tool_and_fails_closed() {
+    let untrusted = Untrusted::new()
+        .approve_with(|request: ApprovalRequest| async move {
+            let amount: serde_json::Value = serde_json::from_str(&request.arguments).unwrap();
+            match amount["amount"].as_i64() {
+                Some(666) => Err("the approver is down".to_owned()),
+                Some(777) => {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    Ok(true)
+                }
+                Some(n) => Ok(n <= 100 && request.principal.is_host()),
+                None => Ok(false),
+            }
+        })
+        .approval_timeout(Duration::from_millis(200));
+    let addr = serve(server(true), Exposure::UntrustedCallers(untrusted)).await;
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money"]);
+    assert_eq!(text(&call(addr, "wire_money", r#"{"amount":50}"#).await), "sent 50");
+    for amount in [5000, 666, 777] {
+        let r = call(addr, "wire_money", &format!(r#"{{"amount":{amount}}}"#)).await;
+        assert_eq!(
+            r.body,
+            r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"tool 'wire_money' was not approved"}],"isError":true}}"#,
+            "amount {amount}"
+        );
+    }
+}
