@@ -35,12 +35,12 @@ use serde_json::value::RawValue;
 use crate::args::{PyList, PyStr};
 use crate::context::Context;
 use crate::json::canonical_json;
-use crate::protocol::RpcError;
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::wire::Icon;
+use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
 use crate::registry::ToolRegistry;
 use crate::state::StateMap;
 use crate::tool::{
@@ -51,6 +51,7 @@ use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::request::{Handler, Stop};
+use super::rounds::{Retry, Round, RoundCall, drive};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -184,6 +185,16 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
             PyList(&set.names)
         )));
     };
+    if !tool.info().required_client().is_empty() {
+        let declared = match modern {
+            true => ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
+            false => session.legacy_state().map(|s| s.capabilities).unwrap_or_default(),
+        };
+        if let Err(e) = required_client(tool.info(), declared) {
+            drop(set);
+            return reply.error(e);
+        }
+    }
     let args = match p.arguments {
         Some(a) => a.to_owned(),
         None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
@@ -194,7 +205,59 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
     let check = if tool.info().output_checked() { set.output_checks.get(&*p.name).cloned() } else { None };
     drop(set);
-    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check });
+    // A modern call runs in `input_required` rounds (module `rounds`).
+    let round = match modern {
+        true => match begin_round(session, &p, &args, reply.route().sink()) {
+            Ok(round) => Some(round),
+            Err(e) => return reply.error(e),
+        },
+        false => None,
+    };
+    session.run(reply, p.meta.as_ref(), peer, modern, ToolCall { tool, args, states, check, round });
+}
+
+/// -32021 when the client did not declare a capability the tool requires
+/// ([`ToolInfo::requires_client`]).
+fn required_client(info: &ToolInfo, declared: ClientCapabilities) -> Result<(), RpcError> {
+    let missing: Vec<ClientCapability> =
+        info.required_client().iter().copied().filter(|c| !declared.has(*c)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = missing.iter().map(|c| format!("`{}`", c.name())).collect();
+    let (noun, verb) = if missing.len() == 1 { ("capability", "it") } else { ("capabilities", "them") };
+    let message = format!(
+        "tool {} needs the client's {} {noun}, and this client did not declare {verb}; the tool was not run",
+        PyStr(info.name()),
+        names.join(" and "),
+    );
+    // `elicitation` and `elicitation.url` are one member: both missing is both modes.
+    let both = [ClientCapability::Elicitation, ClientCapability::ElicitationUrl];
+    let mut members: Vec<&str> = Vec::new();
+    for c in &missing {
+        match c {
+            ClientCapability::ElicitationUrl if both.iter().all(|b| missing.contains(b)) => {}
+            ClientCapability::Elicitation if both.iter().all(|b| missing.contains(b)) => {
+                members.push(r#""elicitation":{"form":{},"url":{}}"#);
+            }
+            other => members.push(other.member_json()),
+        }
+    }
+    let data = format!(r#"{{"requiredCapabilities":{{{}}}}}"#, members.join(","));
+    Err(RpcError::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message).with_data(data))
+}
+
+/// The round a modern `tools/call` runs in, from its retry members.
+fn begin_round(
+    session: &SessionInner,
+    p: &CallToolParams<'_>,
+    args: &RawValue,
+    sink: &Arc<dyn super::sink::Sink>,
+) -> Result<RoundCall, RpcError> {
+    let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
+    let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
+    let round = Round::for_request(p.meta.as_ref(), sink);
+    RoundCall::begin(&session.shared.options, "tools/call", &p.name, arguments, retry, round)
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
@@ -203,17 +266,32 @@ struct ToolCall {
     args: Box<RawValue>,
     states: Option<Arc<StateMap>>,
     check: Option<Arc<OutputCheck>>,
+    /// A modern call's round.
+    round: Option<RoundCall>,
 }
 
 impl Handler for ToolCall {
     type Output = Result<ToolOutput, ToolError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
-        self.tool.call(&self.args, ctx)
+        let call = self.tool.call(&self.args, ctx);
+        match &self.round {
+            None => call,
+            // Stopped for input, the body's outcome is never read (see `finish`).
+            Some(round) => Box::pin(async move {
+                drive(&round.round, call)
+                    .await
+                    .unwrap_or_else(|| Err(ToolError::failed("", "input required")))
+            }),
+        }
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
         self.states.as_ref()
+    }
+
+    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
+        self.round.as_ref().map(RoundCall::talkback)
     }
 
     fn finish(
@@ -222,6 +300,19 @@ impl Handler for ToolCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = self.tool.info().name();
+        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
+            && round.stopped()
+        {
+            match round.input_required(meta) {
+                Ok(body) => return Ok(body),
+                Err(Err(error)) => return Err(error),
+                Err(Ok(limit)) => {
+                    let outcome = Err(ToolError::failed(name, limit));
+                    return call_result_json(&outcome, modern)
+                        .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")));
+                }
+            }
+        }
         let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
         if let (Some(check), Ok(output)) = (&self.check, &outcome)
             && let Err(e) = check.check(self.tool.info(), output)
