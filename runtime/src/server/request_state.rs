@@ -40,7 +40,7 @@ fn process_key() -> &'static [u8] {
 }
 
 /// The key to seal and open states with: the configured one, else the process's own.
-pub(crate) fn key<'a>(configured: Option<&'a [u8]>) -> &'a [u8] {
+pub(crate) fn key(configured: Option<&[u8]>) -> &[u8] {
     match configured {
         Some(key) => key,
         None => process_key(),
