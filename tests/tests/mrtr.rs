@@ -7,6 +7,8 @@
 //!   `talk-back` example server as a stdio child and over loopback streamable HTTP: the same
 //!   tool bodies `talk_back.rs` proves in a legacy session give the same answers, and
 //!   `log_level` gets their logs;
+//! - `resources/read` asks in rounds as `tools/call` and `prompts/get` do (the conformance
+//!   suite covers `prompts/get`), its state bound to the URI;
 //! - the TypeScript SDK v2 client (`tests/peers/clients/ts_v2_mrtr.mjs`) over HTTP: its
 //!   `callTool` follows the rounds with its elicitation and sampling handlers;
 //! - bad retries, on the wire of an in-process session, each with its exact text: a forged,
@@ -552,6 +554,40 @@ async fn the_body_runs_again_from_the_start_each_round() {
         .await;
     assert_eq!(done["result"]["content"][0]["text"], format!("Ada on run {}", before + 2));
     assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), before + 2);
+}
+
+/// A resource that asks who is reading before it answers.
+#[toolwire::resource(uri = "test://greeting", name = "greeting", mime_type = "text/plain")]
+async fn greeting(ctx: &Context) -> Result<String, AskError> {
+    let a: Answer = ctx.elicit_as("reader", "Who is reading?").await?;
+    Ok(format!("hello, {}", a.name))
+}
+
+#[tokio::test]
+async fn a_resource_read_asks_in_rounds_too_and_its_state_is_bound_to_the_uri() {
+    let registry = toolwire::resources![greeting].expect("one resource");
+    let server =
+        Server::builder(options()).tools(tools![counted].expect("one tool")).resources(registry).build();
+    let wire = Wire::new(&server);
+    let first = wire.call(1, "resources/read", json!({"uri": "test://greeting"}), elicits()).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    assert_eq!(first["result"]["inputRequests"]["reader"]["params"]["message"], "Who is reading?");
+    let state = first["result"]["requestState"].clone();
+    let retry =
+        json!({"uri": "test://greeting", "inputResponses": {"reader": accept("Ada")}, "requestState": state});
+    let done = wire.call(2, "resources/read", retry, elicits()).await;
+    assert_eq!(done["result"]["contents"][0]["text"], "hello, Ada", "{done}");
+    assert_eq!(done["result"]["resultType"], "complete");
+    // The same state on a tool call is refused, naming the resource it was issued for.
+    let replay = json!({"name": "counted", "arguments": {"question": "Who?"}, "inputResponses": {"who": accept("Ada")}, "requestState": state});
+    assert_eq!(
+        error(&wire.call(3, "tools/call", replay, elicits()).await),
+        (
+            -32602,
+            "invalid params: requestState was issued for resource 'test://greeting', not for tool 'counted'"
+                .to_owned()
+        )
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -51,7 +51,9 @@
 //! is stopped with an error.
 //!
 //! Logging ([`Context::log`]) sends `notifications/message` in legacy sessions, filtered by
-//! the level the client set with `logging/setLevel` (`info` until it sets one).
+//! the level the client set with `logging/setLevel` (`info` until it sets one); in a
+//! 2026-07-28 call, on the call's own stream, only when the request's `_meta` carries
+//! `io.modelcontextprotocol/logLevel`, and at that level.
 
 mod elicit;
 mod error;

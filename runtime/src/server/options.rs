@@ -200,8 +200,8 @@ impl ServerOptions {
     /// Forward the `tracing` events a tool emits during a call (`tracing::info!` and the
     /// rest, in the call's own future) to the client that made it, as
     /// `notifications/message` at the client's level, besides handing them to your own
-    /// subscriber as before. Off by default; legacy sessions only (a modern call has no
-    /// way to send them yet).
+    /// subscriber as before. Off by default. A 2026-07-28 call forwards them only when its
+    /// request's `_meta` carries `io.modelcontextprotocol/logLevel`, at that level.
     pub fn forward_tracing(mut self, on: bool) -> Self {
         self.forward_tracing = on;
         self

@@ -10,6 +10,7 @@
 //! | the host cancelled | -32603 `the run was cancelled; prompt 'x' was not run` (or `while prompt 'x' was running`) |
 //! | the server's deadline fired | -32603 `prompt 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | no response at all |
+//! | a 2026-07-28 get asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602; past `max_input_rounds`, -32603 `prompt 'x' failed: still asked the client for input after 8 rounds …` |
 
 use std::sync::Arc;
 

@@ -50,9 +50,9 @@ pub(crate) fn key(configured: Option<&[u8]>) -> &[u8] {
 /// What a state is bound to: one method on one tool or prompt, with one set of arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Binding {
-    /// `tools/call`, `prompts/get`.
+    /// `tools/call`, `prompts/get`, `resources/read`.
     pub(crate) method: &'static str,
-    /// The tool's or prompt's name.
+    /// The tool's or prompt's name, or the resource's URI.
     pub(crate) name: String,
     /// Hex SHA-256 of the arguments in canonical form.
     pub(crate) args: String,
@@ -73,7 +73,11 @@ impl Binding {
 
     /// What the binding names, as a refusal says it: `tool 'x'`, `prompt 'x'`.
     fn thing(method: &str, name: &str) -> String {
-        let kind = if method == "prompts/get" { "prompt" } else { "tool" };
+        let kind = match method {
+            "prompts/get" => "prompt",
+            "resources/read" => "resource",
+            _ => "tool",
+        };
         format!("{kind} {}", crate::args::PyStr(name))
     }
 }

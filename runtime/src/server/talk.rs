@@ -82,6 +82,7 @@ impl Asking {
     }
 
     /// This session serves one request only (stateless HTTP): its calls cannot ask.
+    #[cfg(feature = "http")]
     pub(crate) fn set_one_shot(&self) {
         self.one_shot.store(true, Ordering::Relaxed);
     }

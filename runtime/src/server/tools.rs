@@ -14,6 +14,12 @@
 //! | a hand-written tool's structured output fails its `outputSchema` | `tool 'x' returned output that does not match its outputSchema: at /count: "3" is not of type "integer"` |
 //! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
+//! | a 2026-07-28 call asks the client something it has no answer for | not an error: `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`) |
+//! | past `max_input_rounds` rounds of that | `tool 'x' failed: still asked the client for input after 8 rounds of input_required, …` |
+//!
+//! Before the tool runs, a bad `requestState` or `inputResponses` is JSON-RPC -32602 (module
+//! `request_state` has the texts), and a client without a capability the tool requires
+//! ([`ToolInfo::requires_client`]) is -32021 with `data.requiredCapabilities`.
 //!
 //! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch.)
 //!
