@@ -328,17 +328,35 @@ fn set_level_filters_and_refuses_an_unknown_level_with_the_accepted_names() {
     assert_eq!(parse(&child.recv())["id"], 3);
 }
 
+/// The same tool body as the legacy cases above, in a 2026-07-28 call: its ask becomes an
+/// `input_required` round (key `ask-1`, the first ask without a key of its own), and the
+/// retry with the answer and the sealed state runs the body again to the same result.
 #[test]
-fn a_modern_call_cannot_ask_and_says_why() {
+fn a_modern_call_asks_in_an_input_required_round_and_finishes_on_the_retry() {
     let mut child = StdioChild::spawn(&mut Command::new(talk_back()));
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
-    let result = parse(&child.ask(&format!(
+    let first = parse(&child.ask(&format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"ask_contact","arguments":{{"question":"Who?"}},{meta}}}}}"#
     )));
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required");
     assert_eq!(
-        result["result"]["content"][0]["text"],
-        "tool 'ask_contact' failed: cannot ask the client for elicitation/create: this call is served in MCP 2026-07-28, where a server asks through `input_required` rounds, and toolwire does not run those yet"
+        result["inputRequests"],
+        json!({"ask-1": {"method": "elicitation/create", "params": {"message": "Who?", "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "Your name."},
+                "age": {"type": "integer", "description": "Your age, if you want to say.", "minimum": 0, "maximum": 4294967295u64}
+            },
+            "required": ["name"]
+        }}}})
     );
+    let state = result["requestState"].as_str().expect("a requestState");
+    let retry = parse(&child.ask(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"ask_contact","arguments":{{"question":"Who?"}},"inputResponses":{{"ask-1":{{"action":"accept","content":{{"name":"Ada"}}}}}},"requestState":"{state}",{meta}}}}}"#
+    )));
+    assert_eq!(retry["result"]["resultType"], "complete");
+    assert_eq!(retry["result"]["content"][0]["text"], "contact Ada (age not given)");
 }
 
 #[test]

@@ -15,8 +15,9 @@
 //! over both transports.
 //!
 //! Each tool is what the suite's scenario text asks for, word for word where it gives the
-//! words. The logging, sampling and elicitation tools talk back through [`Context`] (legacy
-//! sessions; see `toolwire::context`).
+//! words. The logging, sampling and elicitation tools talk back through [`Context`]: in a
+//! legacy session by requests to the client, in a 2026-07-28 call by `input_required`
+//! rounds (the `test_input_required_result_*` tools and prompt; see `toolwire::context`).
 
 use std::time::Duration;
 
@@ -191,6 +192,160 @@ async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<String, AskErro
     });
     let answer = ctx.elicit_with_schema("Please select options from the enum fields", schema).await;
     elicitation_text(answer, "Elicitation completed: ")
+}
+
+/// A name, as the input-required scenarios ask for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Ask the user's name (`user_name`), then greet them (SEP-2322).
+#[tool(read_only)]
+async fn test_input_required_result_elicitation(ctx: &Context) -> Result<String, AskError> {
+    let who: Name = ctx.elicit_as("user_name", "What is your name?").await?;
+    Ok(format!("Hello, {}!", who.name))
+}
+
+/// Ask the client's model the capital of France (`capital_question`).
+#[tool(read_only)]
+async fn test_input_required_result_sampling(ctx: &Context) -> Result<String, AskError> {
+    let asked = SamplingRequest::new(100).user("What is the capital of France?");
+    let sampled = ctx.sample_as("capital_question", asked).await?;
+    Ok(format!("The model said: {}", sampled.text().unwrap_or_default()))
+}
+
+/// Ask for the client's roots (`client_roots`) and name them.
+#[tool(read_only)]
+async fn test_input_required_result_list_roots(ctx: &Context) -> Result<String, AskError> {
+    let roots = ctx.roots_as("client_roots").await?;
+    let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("The client has {} roots: {}", uris.len(), uris.join(", ")))
+}
+
+/// A confirmation, as the request-state scenario asks for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+/// Ask for a confirmation (`confirm`); the answer comes back with the sealed state, which
+/// the engine checked before this body ran again.
+#[tool(read_only)]
+async fn test_input_required_result_request_state(ctx: &Context) -> Result<String, AskError> {
+    let confirm: Confirm = ctx.elicit_as("confirm", "Please confirm").await?;
+    Ok(format!("state-ok: confirmed={}", confirm.ok))
+}
+
+/// Ask for a name, a greeting and the roots at once: one round with three input requests.
+#[tool(read_only)]
+async fn test_input_required_result_multiple_inputs(ctx: &Context) -> Result<String, AskError> {
+    let (who, greeting, roots) = tokio::join!(
+        ctx.elicit_as::<Name>("user_name", "What is your name?"),
+        ctx.sample_as("greeting", SamplingRequest::new(50).user("Generate a greeting")),
+        ctx.roots_as("client_roots"),
+    );
+    let (who, greeting, roots) = (who?, greeting?, roots?);
+    Ok(format!("{} {} ({} roots)", greeting.text().unwrap_or_default(), who.name, roots.roots.len()))
+}
+
+/// A favourite colour, as the multi-round scenario asks for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Colour {
+    color: String,
+}
+
+/// Ask a name (`step1`), then, in a second round, a colour (`step2`).
+#[tool(read_only)]
+async fn test_input_required_result_multi_round(ctx: &Context) -> Result<String, AskError> {
+    let who: Name = ctx.elicit_as("step1", "Step 1: What is your name?").await?;
+    let colour: Colour = ctx.elicit_as("step2", "Step 2: What is your favorite color?").await?;
+    Ok(format!("{} likes {}", who.name, colour.color))
+}
+
+/// Ask for a confirmation; a retry with an altered state is refused by the engine.
+#[tool(read_only)]
+async fn test_input_required_result_tampered_state(ctx: &Context) -> Result<String, AskError> {
+    let confirm: Confirm = ctx.elicit_as("confirm", "Please confirm").await?;
+    Ok(format!("confirmed={}", confirm.ok))
+}
+
+/// Ask for what the client can answer: a summary from its model if it samples, the user's
+/// name if it elicits. An ask the client did not declare is refused at once (nothing is
+/// sent), so only the others go into the round.
+#[tool(read_only)]
+async fn test_input_required_result_capabilities(ctx: &Context) -> Result<String, AskError> {
+    let (summary, who) = tokio::join!(
+        ctx.sample_as("summary", SamplingRequest::new(50).user("Summarise the day")),
+        ctx.elicit_as::<Name>("user_name", "What is your name?"),
+    );
+    let summary = summary.map(|s| s.text().unwrap_or_default().to_owned());
+    let who = who.map(|w| w.name);
+    Ok(format!(
+        "summary: {}; name: {}",
+        summary.unwrap_or_else(|e| e.to_string()),
+        who.unwrap_or_else(|e| e.to_string())
+    ))
+}
+
+/// Ask the client's model something: only a client that samples may call it (the engine
+/// answers -32021 to one that does not declare `sampling`).
+struct MissingCapability {
+    info: ToolInfo,
+}
+
+impl Tool for MissingCapability {
+    fn info(&self) -> &ToolInfo {
+        &self.info
+    }
+
+    fn call<'a>(&'a self, _arguments: &'a RawValue, ctx: &'a Context) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let sampled = ctx
+                .sample_as("answer", SamplingRequest::new(50).user("Say hello"))
+                .await
+                .map_err(|e| toolwire::ToolError::failed("test_missing_capability", e))?;
+            Ok(ToolOutput::text(sampled.text().unwrap_or_default()))
+        })
+    }
+}
+
+fn test_missing_capability() -> MissingCapability {
+    let info = ToolInfo::new(
+        "test_missing_capability",
+        "Ask the client's model; needs sampling.",
+        Schema::empty_object(),
+    )
+    .with_declarations(Declarations::read_only())
+    .requires_client(toolwire::protocol::ClientCapability::Sampling);
+    MissingCapability { info }
+}
+
+/// Report progress, then ask the user a question: in 2026-07-28 the question is the
+/// `input_required` result at the end of the call's stream, never a request of its own.
+#[tool(read_only)]
+async fn test_streaming_elicitation(ctx: &Context) -> Result<String, AskError> {
+    ctx.report_progress(1.0, Some(2.0), Some("about to ask"));
+    let who: Name = ctx.elicit_as("user_name", "What is your name?").await?;
+    Ok(format!("Hello, {}!", who.name))
+}
+
+/// Log at info: sent only when the request asked for logs (`logLevel` in its `_meta`).
+#[tool(read_only)]
+async fn test_logging_tool(ctx: &Context) -> String {
+    ctx.log(LoggingLevel::Info, "test_logging_tool ran");
+    "Logged".to_owned()
+}
+
+/// A prompt that needs context from the user first (SEP-2322, on `prompts/get`).
+#[prompt]
+async fn test_input_required_result_prompt(ctx: &Context) -> Result<String, AskError> {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct UserContext {
+        context: String,
+    }
+    let answer: UserContext = ctx.elicit_as("user_context", "What context should the prompt use?").await?;
+    Ok(format!("Use this context: {}", answer.context))
 }
 
 /// The suite's result text for an elicitation: the action, and the content on accept.
@@ -408,8 +563,19 @@ fn main() {
         test_elicitation_sep1034_defaults,
         test_elicitation_sep1330_enums,
         test_reconnection,
+        test_input_required_result_elicitation,
+        test_input_required_result_sampling,
+        test_input_required_result_list_roots,
+        test_input_required_result_request_state,
+        test_input_required_result_multiple_inputs,
+        test_input_required_result_multi_round,
+        test_input_required_result_tampered_state,
+        test_input_required_result_capabilities,
+        test_streaming_elicitation,
+        test_logging_tool,
     ]
     .expect("fixture tool names are unique");
+    registry.register(test_missing_capability()).expect("fixture tool names are unique");
     registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");
     registry.register(test_header_param()).expect("fixture tool names are unique");
 
@@ -417,7 +583,8 @@ fn main() {
         test_simple_prompt,
         test_prompt_with_arguments,
         test_prompt_with_embedded_resource,
-        test_prompt_with_image
+        test_prompt_with_image,
+        test_input_required_result_prompt
     ]
     .expect("fixture prompt names are unique");
     let resources = resources![static_text, static_binary, watched_resource, template_data]

@@ -53,6 +53,26 @@ impl Context {
     /// }
     /// ```
     pub async fn elicit<T: JsonSchema + DeserializeOwned>(&self, message: &str) -> Result<T, AskError> {
+        self.elicit_keyed(None, message).await
+    }
+
+    /// [`elicit`](Self::elicit) under `key`: in a 2026-07-28 call, the key of this ask in
+    /// the `input_required` result's `inputRequests` (instead of `ask-1`, `ask-2`, … in
+    /// asking order; see [the module docs](super#talking-back-in-both-eras)). A legacy
+    /// session ignores it. Keys must be unique within the call.
+    pub async fn elicit_as<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: &str,
+        message: &str,
+    ) -> Result<T, AskError> {
+        self.elicit_keyed(Some(key), message).await
+    }
+
+    async fn elicit_keyed<T: JsonSchema + DeserializeOwned>(
+        &self,
+        key: Option<&str>,
+        message: &str,
+    ) -> Result<T, AskError> {
         let schema = form_schema::<T>()?;
         let talk = self.talkback(ELICIT)?;
         if !talk.capabilities().elicitation_form {
@@ -60,7 +80,7 @@ impl Context {
         }
         // `mode` is left out: form is the default, and clients before 2025-11-25 know no modes.
         let params = serde_json::json!({ "message": message, "requestedSchema": schema });
-        let answer = self.ask(talk, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
         match answer_of(&answer, message)? {
             Some(content) => serde_json::from_value::<T>(content)
                 .map_err(|e| AskError::BadAnswer { what: ELICIT, reason: e.to_string() }),
@@ -78,13 +98,33 @@ impl Context {
         message: &str,
         requested_schema: Value,
     ) -> Result<Map<String, Value>, AskError> {
+        self.elicit_with_schema_keyed(None, message, requested_schema).await
+    }
+
+    /// [`elicit_with_schema`](Self::elicit_with_schema) under `key` (see
+    /// [`elicit_as`](Self::elicit_as)).
+    pub async fn elicit_with_schema_as(
+        &self,
+        key: &str,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<Map<String, Value>, AskError> {
+        self.elicit_with_schema_keyed(Some(key), message, requested_schema).await
+    }
+
+    async fn elicit_with_schema_keyed(
+        &self,
+        key: Option<&str>,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<Map<String, Value>, AskError> {
         check_form(&requested_schema)?;
         let talk = self.talkback(ELICIT)?;
         if !talk.capabilities().elicitation_form {
             return Err(AskError::NotDeclared { capability: "elicitation", what: ELICIT });
         }
         let params = serde_json::json!({ "message": message, "requestedSchema": requested_schema });
-        let answer = self.ask(talk, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
         match answer_of(&answer, message)? {
             Some(Value::Object(content)) => Ok(content),
             Some(other) => Err(AskError::BadAnswer {
@@ -100,6 +140,15 @@ impl Context {
     /// interaction itself happens out of band. Needs the client's `elicitation.url`
     /// capability (2025-11-25).
     pub async fn elicit_url(&self, message: &str, url: &str) -> Result<(), AskError> {
+        self.elicit_url_keyed(None, message, url).await
+    }
+
+    /// [`elicit_url`](Self::elicit_url) under `key` (see [`elicit_as`](Self::elicit_as)).
+    pub async fn elicit_url_as(&self, key: &str, message: &str, url: &str) -> Result<(), AskError> {
+        self.elicit_url_keyed(Some(key), message, url).await
+    }
+
+    async fn elicit_url_keyed(&self, key: Option<&str>, message: &str, url: &str) -> Result<(), AskError> {
         let talk = self.talkback(ELICIT)?;
         if !talk.capabilities().elicitation_url {
             return Err(AskError::NotDeclared { capability: "elicitation.url", what: ELICIT });
@@ -107,7 +156,7 @@ impl Context {
         let id = elicitation_id();
         let params =
             serde_json::json!({ "mode": "url", "message": message, "url": url, "elicitationId": id });
-        let answer = self.ask(talk, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
         answer_of(&answer, message).map(|_| ())
     }
 }

@@ -19,19 +19,41 @@
 //!   call), and the body awaits its answer, correlated by id, under the server's
 //!   [`client_request_timeout`](crate::ServerOptions::client_request_timeout). If the call is
 //!   cancelled, the request is withdrawn with `notifications/cancelled`. A client that did
-//!   not declare the capability is never asked: [`AskError::NotDeclared`].
-//! - **Modern calls (2026-07-28)** have no server-to-client requests: the spec's way is an
-//!   `input_required` result, after which the client calls again with the answers. toolwire
-//!   does not run those rounds yet (the next piece of work); until it does, every ask in a
-//!   modern call fails at once with [`AskError::Unavailable`], naming the era, and nothing
-//!   is sent. The design that will come keeps the tool body as it is: the ask suspends the
-//!   call into an `input_required` round and the body runs again with the answer, so a
-//!   body should do its asking before it acts on the world.
+//!   not declare the capability is never asked: [`AskError::NotDeclared`]. A server serving
+//!   HTTP statelessly (each request on a fresh session) refuses every ask up front with
+//!   [`AskError::Unavailable`]: the client's answer would reach another session.
+//! - **Modern calls (2026-07-28)** have no server-to-client requests: they run in
+//!   *rounds*. An ask the call has no answer for stops the body (its future is dropped at
+//!   that `.await`), and the call answers `resultType: "input_required"` with what the body
+//!   asked (every ask it was waiting on, so asks made together with `tokio::join!` go in
+//!   one round) and a sealed `requestState`. The client gathers the answers and calls
+//!   again; the body runs again **from the start**, and this time the ask returns the
+//!   answer at once. The answers of earlier rounds travel in the `requestState`, so the
+//!   server keeps nothing between rounds, and any replica sharing the
+//!   [`request_state_key`](crate::ServerOptions::request_state_key) can take the retry.
+//!   Each ask has a key in the result's `inputRequests`: the one the tool gives with the
+//!   `_as` asks ([`elicit_as`](Context::elicit_as), [`sample_as`](Context::sample_as),
+//!   [`roots_as`](Context::roots_as), …), else `ask-1`, `ask-2`, … in the order the body
+//!   asks, which is the same in every run as long as the body asks the same things in the
+//!   same order given the same answers. Name the keys when the order may vary.
 //! - **A direct call** ([`Context::new`]): every ask is [`AskError::Unavailable`] and
 //!   logging goes nowhere.
 //!
+//! So that one body behaves the same in both eras, **ask before you act**: do everything
+//! that changes the world (writes, payments, messages) after the last ask, because in a
+//! modern call everything before an unanswered ask runs once per round. Reads before an
+//! ask are fine; they are repeated. The answers and errors are the same in both eras: a
+//! declined form is [`AskError::Declined`], an answer that does not fit is
+//! [`AskError::BadAnswer`], a capability the client did not declare is
+//! [`AskError::NotDeclared`] and nothing is asked. In a modern call the ask returns
+//! nothing else: timeouts and cancellation are the client's, between rounds, and a body
+//! still asking after [`max_input_rounds`](crate::ServerOptions::max_input_rounds) rounds
+//! is stopped with an error.
+//!
 //! Logging ([`Context::log`]) sends `notifications/message` in legacy sessions, filtered by
-//! the level the client set with `logging/setLevel` (`info` until it sets one).
+//! the level the client set with `logging/setLevel` (`info` until it sets one); in a
+//! 2026-07-28 call, on the call's own stream, only when the request's `_meta` carries
+//! `io.modelcontextprotocol/logLevel`, and at that level.
 
 mod elicit;
 mod error;
@@ -101,6 +123,8 @@ struct Inner {
     principal: Option<Arc<Principal>>,
     states: Option<Arc<StateMap>>,
     talk: Option<Arc<dyn Talkback>>,
+    /// Why this call can never ask the client anything, when the server knows it up front.
+    cannot_ask: Option<String>,
 }
 
 impl fmt::Debug for Context {
@@ -192,8 +216,18 @@ impl Context {
         sink(Progress { progress, total, message: message.map(str::to_owned) });
     }
 
+    /// What the client declared it can be asked for; `None` when there is no client to ask
+    /// (a direct call). Asking for what it did not declare is [`AskError::NotDeclared`]
+    /// and sends nothing, so a tool can check first and do without.
+    pub fn client_capabilities(&self) -> Option<crate::protocol::ClientCapabilities> {
+        self.inner.talk.as_ref().map(|t| t.capabilities())
+    }
+
     /// The way back to the client, for asking `what`; or why there is none.
     fn talkback(&self, what: &'static str) -> Result<&Arc<dyn Talkback>, AskError> {
+        if let Some(why) = &self.inner.cannot_ask {
+            return Err(AskError::Unavailable { what, why: why.clone() });
+        }
         if let Some(talk) = &self.inner.talk {
             return Ok(talk);
         }
@@ -201,21 +235,23 @@ impl Context {
             self.inner.peer.protocol_version.as_deref().and_then(crate::protocol::ProtocolVersion::parse);
         let why = match modern {
             Some(v) if v.era() == crate::protocol::Era::Modern => format!(
-                "this call is served in MCP {v}, where a server asks through `input_required` rounds, and toolwire does not run those yet"
+                "this request is served in MCP {v}, where only tools/call, prompts/get and resources/read can ask the client (in input_required rounds), and this one runs outside them"
             ),
             _ => "this call has no client to ask (it was not made through a server session)".to_owned(),
         };
         Err(AskError::Unavailable { what, why })
     }
 
-    /// Send `what` and wait for the answer, giving up when the call is cancelled.
+    /// Send `what` under `key` and wait for the answer, giving up when the call is
+    /// cancelled.
     async fn ask(
         &self,
         talk: &Arc<dyn Talkback>,
+        key: Option<&str>,
         what: &'static str,
         params: String,
     ) -> Result<Box<serde_json::value::RawValue>, AskError> {
-        let asked = talk.request(what, params);
+        let asked = talk.request_as(key, what, params);
         tokio::select! {
             biased;
             _ = self.inner.cancel.cancelled() => Err(AskError::CallCancelled { what }),
@@ -285,6 +321,14 @@ impl ContextBuilder {
     /// The way back to the client (a server installs one per call in a legacy session).
     pub fn talkback(mut self, talk: Arc<dyn Talkback>) -> Self {
         self.inner.talk = Some(talk);
+        self
+    }
+
+    /// Refuse every ask of the call up front with [`AskError::Unavailable`], saying `why`
+    /// (a server that knows no answer could reach the call: stateless HTTP). Logging still
+    /// goes through the talkback.
+    pub fn cannot_ask(mut self, why: impl Into<String>) -> Self {
+        self.inner.cannot_ask = Some(why.into());
         self
     }
 

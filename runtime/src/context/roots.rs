@@ -118,6 +118,16 @@ impl Context {
     /// Needs the client's `roots` capability ([`AskError::NotDeclared`] otherwise, and
     /// nothing is sent).
     pub async fn roots(&self) -> Result<Arc<Roots>, AskError> {
+        self.roots_keyed(None).await
+    }
+
+    /// [`roots`](Self::roots) under `key` (see [`elicit_as`](Self::elicit_as)). A 2026-07-28
+    /// call has no session to cache in: it asks in every call.
+    pub async fn roots_as(&self, key: &str) -> Result<Arc<Roots>, AskError> {
+        self.roots_keyed(Some(key)).await
+    }
+
+    async fn roots_keyed(&self, key: Option<&str>) -> Result<Arc<Roots>, AskError> {
         let talk = self.talkback(ROOTS)?;
         if !talk.capabilities().roots {
             return Err(AskError::NotDeclared { capability: "roots", what: ROOTS });
@@ -126,7 +136,7 @@ impl Context {
             return Ok(roots);
         }
         let generation = talk.roots_generation();
-        let answer = self.ask(talk, ROOTS, "{}".to_owned()).await?;
+        let answer = self.ask(talk, key, ROOTS, "{}".to_owned()).await?;
         let roots: Roots = serde_json::from_str(answer.get())
             .map_err(|e| AskError::BadAnswer { what: ROOTS, reason: super::trim_serde(e) })?;
         let roots = Arc::new(roots);

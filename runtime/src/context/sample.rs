@@ -122,6 +122,15 @@ impl Context {
     /// capability ([`AskError::NotDeclared`] otherwise, and nothing is sent); an answer
     /// without `role`, `content` and `model` is [`AskError::BadAnswer`].
     pub async fn sample(&self, request: SamplingRequest) -> Result<Sampled, AskError> {
+        self.sample_keyed(None, request).await
+    }
+
+    /// [`sample`](Self::sample) under `key` (see [`elicit_as`](Self::elicit_as)).
+    pub async fn sample_as(&self, key: &str, request: SamplingRequest) -> Result<Sampled, AskError> {
+        self.sample_keyed(Some(key), request).await
+    }
+
+    async fn sample_keyed(&self, key: Option<&str>, request: SamplingRequest) -> Result<Sampled, AskError> {
         let talk = self.talkback(SAMPLE)?;
         if !talk.capabilities().sampling {
             return Err(AskError::NotDeclared { capability: "sampling", what: SAMPLE });
@@ -130,7 +139,7 @@ impl Context {
             what: SAMPLE,
             why: format!("the request did not serialise: {e}"),
         })?;
-        let answer = self.ask(talk, SAMPLE, params).await?;
+        let answer = self.ask(talk, key, SAMPLE, params).await?;
         serde_json::from_str::<Sampled>(answer.get())
             .map_err(|e| AskError::BadAnswer { what: SAMPLE, reason: super::trim_serde(e) })
     }

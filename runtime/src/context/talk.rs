@@ -36,6 +36,15 @@ pub trait Talkback: Send + Sync + 'static {
     /// Send a request and wait for its answer (`params` is a JSON object, already text).
     fn request(&self, method: &'static str, params: String) -> Asked;
 
+    /// [`request`](Self::request) under `key`, the name the tool gave the ask
+    /// ([`Context::elicit_as`](super::Context::elicit_as) and the other `_as` asks). A
+    /// 2026-07-28 round uses it as the ask's `inputRequests` key; a legacy session, which
+    /// correlates by JSON-RPC id, ignores it (the default).
+    fn request_as(&self, key: Option<&str>, method: &'static str, params: String) -> Asked {
+        let _ = key;
+        self.request(method, params)
+    }
+
     /// The roots cached for this session, if they are still fresh.
     fn cached_roots(&self) -> Option<std::sync::Arc<super::roots::Roots>> {
         None

@@ -24,6 +24,58 @@ pub struct ClientCapabilities {
     pub roots_list_changed: bool,
 }
 
+/// One client capability a request may need: what a tool declares with
+/// [`ToolInfo::requires_client`](crate::tool::ToolInfo::requires_client), so that a client
+/// without it is refused up front (-32021) instead of being asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ClientCapability {
+    /// `elicitation` (form mode).
+    Elicitation,
+    /// `elicitation.url` (2025-11-25).
+    ElicitationUrl,
+    /// `sampling`.
+    Sampling,
+    /// `roots`.
+    Roots,
+}
+
+impl ClientCapability {
+    /// The capability as the spec names it: `elicitation`, `elicitation.url`, `sampling`,
+    /// `roots`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientCapability::Elicitation => "elicitation",
+            ClientCapability::ElicitationUrl => "elicitation.url",
+            ClientCapability::Sampling => "sampling",
+            ClientCapability::Roots => "roots",
+        }
+    }
+
+    /// The capability as a `ClientCapabilities` object member, as JSON text:
+    /// `"sampling":{}`, `"elicitation":{"url":{}}`.
+    pub(crate) fn member_json(self) -> &'static str {
+        match self {
+            ClientCapability::Elicitation => r#""elicitation":{}"#,
+            ClientCapability::ElicitationUrl => r#""elicitation":{"url":{}}"#,
+            ClientCapability::Sampling => r#""sampling":{}"#,
+            ClientCapability::Roots => r#""roots":{}"#,
+        }
+    }
+}
+
+impl ClientCapabilities {
+    /// Whether the client declared `capability`.
+    pub fn has(&self, capability: ClientCapability) -> bool {
+        match capability {
+            ClientCapability::Elicitation => self.elicitation_form,
+            ClientCapability::ElicitationUrl => self.elicitation_url,
+            ClientCapability::Sampling => self.sampling,
+            ClientCapability::Roots => self.roots,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct Wire<'a> {
     #[serde(default, borrow)]

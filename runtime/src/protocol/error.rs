@@ -24,6 +24,9 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// 2026-07-28: the request's `_meta` protocol version is not one the server supports.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// 2026-07-28: the request needs a client capability the client did not declare
+    /// (`data.requiredCapabilities` names it).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// Up to 2025-11-25: `resources/read` of a URI nothing serves (2026-07-28 uses
     /// [`INVALID_PARAMS`] instead).
     pub const RESOURCE_NOT_FOUND: i64 = -32002;

@@ -42,11 +42,15 @@ pub(crate) struct RequestMeta<'a> {
     /// The modern era's per-request client identity.
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow, deserialize_with = "present")]
     pub(crate) client_info: Option<&'a RawValue>,
+    /// The modern era's per-request log level: absent, the request gets no
+    /// `notifications/message`.
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow, deserialize_with = "present")]
+    pub(crate) log_level: Option<&'a RawValue>,
 }
 
 /// Keep a member that is present even when its value is `null`, so "present but wrong" and
 /// "absent" stay apart.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&'de RawValue>::deserialize(d).map(Some)
 }
 

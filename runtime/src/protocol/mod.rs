@@ -60,7 +60,7 @@ pub(crate) mod tools;
 pub(crate) mod version;
 pub mod wire;
 
-pub use client_capabilities::ClientCapabilities;
+pub use client_capabilities::{ClientCapabilities, ClientCapability};
 pub use error::{RpcError, code};
 pub use id::RequestId;
 pub use lifecycle::negotiate_legacy;

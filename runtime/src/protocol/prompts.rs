@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::meta::RequestMeta;
 
@@ -20,4 +21,11 @@ pub(crate) struct GetPromptParams<'a> {
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
     pub(crate) meta: Option<RequestMeta<'a>>,
+    /// 2026-07-28: the client's answers to the previous round's `inputRequests`, raw
+    /// (present-but-null kept, so it can be refused).
+    #[serde(rename = "inputResponses", default, borrow, deserialize_with = "super::meta::present")]
+    pub(crate) input_responses: Option<&'a RawValue>,
+    /// 2026-07-28: the previous round's `requestState`, raw.
+    #[serde(rename = "requestState", default, borrow, deserialize_with = "super::meta::present")]
+    pub(crate) request_state: Option<&'a RawValue>,
 }

@@ -19,6 +19,13 @@ pub(crate) struct UriParams<'a> {
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
     pub(crate) meta: Option<RequestMeta<'a>>,
+    /// 2026-07-28 (`resources/read`): the client's answers to the previous round's
+    /// `inputRequests`, raw.
+    #[serde(rename = "inputResponses", default, borrow, deserialize_with = "super::meta::present")]
+    pub(crate) input_responses: Option<&'a serde_json::value::RawValue>,
+    /// 2026-07-28 (`resources/read`): the previous round's `requestState`, raw.
+    #[serde(rename = "requestState", default, borrow, deserialize_with = "super::meta::present")]
+    pub(crate) request_state: Option<&'a serde_json::value::RawValue>,
 }
 
 /// `subscriptions/listen` params (2026-07-28).

@@ -52,6 +52,8 @@
 //! - `sink`: [`Sink`], replies and batches.
 //! - `talk`: what a legacy call sends the client and awaits (elicitation, sampling, roots,
 //!   pings), the session's log level and roots cache; `logging`: `logging/setLevel`;
+//! - `rounds`: a 2026-07-28 call's asks as `input_required` rounds, the body run again
+//!   with the answers; `request_state`: the sealed `requestState` those rounds carry;
 //!   `forward`: `tracing` events of a call forwarded to its client (opt-in).
 //!
 //! Imports between these run one way, `methods → live → tools → request → era → session →
@@ -98,7 +100,9 @@ mod policy;
 mod prompts;
 mod rate;
 mod request;
+mod request_state;
 mod resources;
+mod rounds;
 mod running;
 mod session;
 mod sink;
@@ -128,8 +132,9 @@ pub use exposure::{
 };
 pub use live::LiveError;
 pub use options::{
-    DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE,
-    DEFAULT_PAGE_SIZE, DEFAULT_SHUTDOWN_GRACE, ServerOptions,
+    DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_INPUT_ROUNDS,
+    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL, DEFAULT_SHUTDOWN_GRACE,
+    ServerOptions,
 };
 pub use policy::{Access, Require};
 #[cfg(feature = "http")]

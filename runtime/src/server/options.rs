@@ -19,6 +19,11 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 /// Default time a call waits for the client to answer a request it sent (an elicitation,
 /// which waits on a person, a sampling, a roots list): five minutes.
 pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
+/// Default life of a 2026-07-28 `requestState`: how long a client may take between an
+/// `input_required` result and its retry (a person answering a form): ten minutes.
+pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
+/// Default most `input_required` rounds one 2026-07-28 call may take.
+pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 /// How a [`Server`](crate::Server) presents itself and the limits it serves under.
 ///
@@ -32,7 +37,7 @@ pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 ///     .max_in_flight(8);
 /// assert_eq!(options.name(), "engine");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[non_exhaustive]
 #[must_use]
 pub struct ServerOptions {
@@ -48,6 +53,33 @@ pub struct ServerOptions {
     pub(crate) ping_interval: Option<Duration>,
     pub(crate) client_request_timeout: Duration,
     pub(crate) forward_tracing: bool,
+    /// The key `requestState` is sealed with; `None`: one made at random per process.
+    pub(crate) request_state_key: Option<std::sync::Arc<[u8]>>,
+    pub(crate) request_state_ttl: Duration,
+    pub(crate) max_input_rounds: u32,
+}
+
+impl std::fmt::Debug for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Every field but the state key, which is a secret.
+        f.debug_struct("ServerOptions")
+            .field("info", &self.info)
+            .field("instructions", &self.instructions)
+            .field("deadline", &self.deadline)
+            .field("max_in_flight", &self.max_in_flight)
+            .field("max_message_size", &self.max_message_size)
+            .field("cancellation", &self.cancellation)
+            .field("page_size", &self.page_size)
+            .field("list_ttl", &self.list_ttl)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("ping_interval", &self.ping_interval)
+            .field("client_request_timeout", &self.client_request_timeout)
+            .field("forward_tracing", &self.forward_tracing)
+            .field("request_state_key", &self.request_state_key.as_ref().map(|_| "(set)"))
+            .field("request_state_ttl", &self.request_state_ttl)
+            .field("max_input_rounds", &self.max_input_rounds)
+            .finish()
+    }
 }
 
 impl ServerOptions {
@@ -68,6 +100,9 @@ impl ServerOptions {
             ping_interval: None,
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             forward_tracing: false,
+            request_state_key: None,
+            request_state_ttl: DEFAULT_REQUEST_STATE_TTL,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
         }
     }
 
@@ -165,10 +200,35 @@ impl ServerOptions {
     /// Forward the `tracing` events a tool emits during a call (`tracing::info!` and the
     /// rest, in the call's own future) to the client that made it, as
     /// `notifications/message` at the client's level, besides handing them to your own
-    /// subscriber as before. Off by default; legacy sessions only (a modern call has no
-    /// way to send them yet).
+    /// subscriber as before. Off by default. A 2026-07-28 call forwards them only when its
+    /// request's `_meta` carries `io.modelcontextprotocol/logLevel`, at that level.
     pub fn forward_tracing(mut self, on: bool) -> Self {
         self.forward_tracing = on;
+        self
+    }
+
+    /// The key a 2026-07-28 `requestState` is sealed with (HMAC-SHA-256; use 32 random
+    /// bytes or more). By default each process makes its own at random, so only the process
+    /// that issued a state accepts it back: give every replica behind a load balancer the
+    /// same key, and any of them can take a client's retry.
+    pub fn request_state_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.request_state_key = Some(key.as_ref().into());
+        self
+    }
+
+    /// How long a `requestState` stays good (default [`DEFAULT_REQUEST_STATE_TTL`]): a
+    /// retry after that is refused (-32602, saying how long ago it expired), and the client
+    /// starts over.
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.request_state_ttl = ttl;
+        self
+    }
+
+    /// The most `input_required` rounds one 2026-07-28 call may take (at least 1; default
+    /// [`DEFAULT_MAX_INPUT_ROUNDS`]). A body that still asks after that is stopped, and the
+    /// call fails saying so.
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds.max(1);
         self
     }
 }

@@ -10,6 +10,7 @@
 //! | the host cancelled | -32603 `the run was cancelled; prompt 'x' was not run` (or `while prompt 'x' was running`) |
 //! | the server's deadline fired | -32603 `prompt 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | no response at all |
+//! | a 2026-07-28 get asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602; past `max_input_rounds`, -32603 `prompt 'x' failed: still asked the client for input after 8 rounds …` |
 
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
+use super::rounds::{Retry, Round, RoundCall, drive};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -169,20 +171,49 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         Ok(args) => args,
         Err(e) => return reply.error(RpcError::invalid_params(e.to_string())),
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args });
+    // A modern get runs in `input_required` rounds (module `rounds`).
+    let round = match modern {
+        true => {
+            let arguments =
+                p.arguments.clone().unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+            let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
+            let round = Round::for_request(p.meta.as_ref(), reply.route().sink());
+            match RoundCall::begin(&session.shared.options, "prompts/get", &p.name, arguments, retry, round) {
+                Ok(round) => Some(round),
+                Err(e) => return reply.error(e),
+            }
+        }
+        false => None,
+    };
+    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args, round });
 }
 
 /// One `prompts/get`: the prompt and its checked arguments.
 struct PromptGet {
     prompt: Arc<dyn Prompt>,
     args: PromptArguments,
+    /// A modern get's round.
+    round: Option<RoundCall>,
 }
 
 impl Handler for PromptGet {
     type Output = Result<GetPromptResult, PromptError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        self.prompt.get(&self.args, ctx)
+        let get = self.prompt.get(&self.args, ctx);
+        match &self.round {
+            None => get,
+            // Stopped for input, the body's outcome is never read (see `finish`).
+            Some(round) => Box::pin(async move {
+                drive(&round.round, get)
+                    .await
+                    .unwrap_or_else(|| Err(PromptError::failed("", "input required")))
+            }),
+        }
+    }
+
+    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
+        self.round.as_ref().map(RoundCall::talkback)
     }
 
     fn finish(
@@ -191,6 +222,14 @@ impl Handler for PromptGet {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = PyStr(&self.prompt.info().name);
+        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
+            && round.stopped()
+        {
+            return round.input_required(meta).map_err(|e| match e {
+                Ok(limit) => RpcError::new(code::INTERNAL_ERROR, format!("prompt {name} failed: {limit}")),
+                Err(error) => error,
+            });
+        }
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(PromptError::Arguments(e))) => return Err(RpcError::invalid_params(e.to_string())),

@@ -96,6 +96,13 @@ pub(crate) trait Handler: Send + Sync + 'static {
         true
     }
 
+    /// The way back to the client for a modern request, when the capability runs it in
+    /// `input_required` rounds (module `rounds`); `None` by default. A legacy request
+    /// always talks back on its session.
+    fn talkback(&self) -> Option<Arc<dyn Talkback>> {
+        None
+    }
+
     /// The result body for how it went: the user code's output, or why it did not finish.
     /// `modern` is the `_meta` to complete a modern result with (see
     /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
@@ -145,7 +152,7 @@ impl SessionInner {
         let cancel =
             self.shared.options.cancellation.as_ref().map(CancellationToken::child_token).unwrap_or_default();
         // A legacy call can talk back to its client on the call's own stream; a modern one
-        // cannot (its asks fail at once, naming the era: see `crate::context`).
+        // through the rounds its capability runs it in, if it does (see `crate::context`).
         let talk = match self.legacy_capabilities() {
             Some(capabilities) if !modern => Some(Arc::new(CallTalk {
                 asking: self.asking.clone(),
@@ -153,8 +160,12 @@ impl SessionInner {
                 capabilities,
                 timeout: self.shared.options.client_request_timeout,
             }) as Arc<dyn Talkback>),
+            _ if modern => handler.talkback(),
             _ => None,
         };
+        // A legacy session made for this one request (stateless HTTP) can never be
+        // answered: the client's answer would arrive on a fresh session.
+        let cannot_ask = (!modern && self.asking.is_one_shot()).then_some(super::talk::ONE_SHOT);
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -174,6 +185,7 @@ impl SessionInner {
             cancel: cancel.clone(),
             progress,
             talk,
+            cannot_ask,
             modern,
             reply: reply.tracked(self.running.clone()),
         };
@@ -221,6 +233,8 @@ struct Job<H> {
     cancel: CancellationToken,
     progress: Option<Arc<ProgressChannel>>,
     talk: Option<Arc<dyn Talkback>>,
+    /// Why no ask of this call can be answered, when that is known up front.
+    cannot_ask: Option<&'static str>,
     modern: bool,
     reply: Reply,
 }
@@ -228,7 +242,7 @@ struct Job<H> {
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { principal, shared, handler, peer, cancel, progress, talk, modern, reply } = self;
+        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } = self;
         let options = &shared.options;
         let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
         if let Some(channel) = progress.clone() {
@@ -237,6 +251,9 @@ impl<H: Handler> Job<H> {
         let forward_to = talk.clone().filter(|_| options.forward_tracing);
         if let Some(talk) = talk {
             ctx = ctx.talkback(talk);
+        }
+        if let Some(why) = cannot_ask {
+            ctx = ctx.cannot_ask(why);
         }
         let (deadline, permits) =
             if handler.bounded() { (options.deadline, Some(&shared.permits)) } else { (None, None) };

@@ -10,6 +10,7 @@
 //! | the read returned `Err(e)` | -32603 `resource 'x' could not be read: <e>` |
 //! | the read panicked, was cancelled by the host, or hit the deadline | -32603 naming the URI and what happened |
 //! | `resources/subscribe` of a URI nothing serves | -32002, as for a read |
+//! | a 2026-07-28 read asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602 |
 
 use std::sync::Arc;
 
@@ -33,6 +34,7 @@ use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
+use super::rounds::{Retry, Round, RoundCall, drive};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -236,7 +238,27 @@ fn read(
         }
         _ => return reply.error(not_found(&p.uri, modern)),
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, ReadCall { uri: p.uri.into_owned(), target });
+    // A modern read runs in `input_required` rounds (module `rounds`), bound to its URI.
+    let round = match modern {
+        true => {
+            let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
+            let round = Round::for_request(p.meta.as_ref(), reply.route().sink());
+            let no_arguments = serde_json::Value::Object(Default::default());
+            match RoundCall::begin(
+                &session.shared.options,
+                "resources/read",
+                &p.uri,
+                no_arguments,
+                retry,
+                round,
+            ) {
+                Ok(round) => Some(round),
+                Err(e) => return reply.error(e),
+            }
+        }
+        false => None,
+    };
+    session.run(reply, p.meta.as_ref(), peer, modern, ReadCall { uri: p.uri.into_owned(), target, round });
 }
 
 /// What serves one read.
@@ -249,6 +271,8 @@ enum Target {
 struct ReadCall {
     uri: String,
     target: Target,
+    /// A modern read's round.
+    round: Option<RoundCall>,
 }
 
 /// A `resources/read` result body. A modern one must carry caching hints: a read runs user
@@ -267,10 +291,23 @@ impl Handler for ReadCall {
     type Output = Result<Vec<ResourceContents>, ResourceError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        match &self.target {
+        let read = match &self.target {
             Target::Fixed(r) => r.read(ctx),
             Target::Template(t, vars) => t.read(&self.uri, vars, ctx),
+        };
+        match &self.round {
+            None => read,
+            // Stopped for input, the body's outcome is never read (see `finish`).
+            Some(round) => Box::pin(async move {
+                drive(&round.round, read)
+                    .await
+                    .unwrap_or_else(|| Err(ResourceError::failed("", "input required")))
+            }),
         }
+    }
+
+    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
+        self.round.as_ref().map(RoundCall::talkback)
     }
 
     fn finish(
@@ -279,6 +316,16 @@ impl Handler for ReadCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let uri = PyStr(&self.uri);
+        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
+            && round.stopped()
+        {
+            return round.input_required(meta).map_err(|e| match e {
+                Ok(limit) => {
+                    RpcError::new(code::INTERNAL_ERROR, format!("resource {uri} could not be read: {limit}"))
+                }
+                Err(error) => error,
+            });
+        }
         let contents = match outcome {
             Ok(Ok(contents)) => contents,
             Ok(Err(e @ ResourceError::NotFound { .. })) => {

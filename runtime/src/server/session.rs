@@ -81,6 +81,7 @@ impl Session {
         let client = PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() };
         let capabilities = ClientCapabilities::default();
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
+        session.inner.asking.set_one_shot();
         session
     }
 

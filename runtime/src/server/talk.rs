@@ -35,7 +35,12 @@ pub(crate) struct Asking {
     level: AtomicU8,
     roots: Mutex<Option<Arc<Roots>>>,
     roots_generation: AtomicU64,
+    /// The session serves one request and is gone (stateless HTTP): nothing can answer it.
+    one_shot: std::sync::atomic::AtomicBool,
 }
+
+/// Why a call in a one-shot session cannot ask the client anything.
+pub(crate) const ONE_SHOT: &str = "this server serves HTTP statelessly (each request on a fresh session), so the client's answer would reach another session; nothing was sent";
 
 impl Default for Asking {
     fn default() -> Self {
@@ -45,6 +50,7 @@ impl Default for Asking {
             level: AtomicU8::new(DEFAULT_LOG_LEVEL.index()),
             roots: Mutex::new(None),
             roots_generation: AtomicU64::new(0),
+            one_shot: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -73,6 +79,17 @@ impl Asking {
             }
             None => false,
         }
+    }
+
+    /// This session serves one request only (stateless HTTP): its calls cannot ask.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_one_shot(&self) {
+        self.one_shot.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether this session serves one request only.
+    pub(crate) fn is_one_shot(&self) -> bool {
+        self.one_shot.load(Ordering::Relaxed)
     }
 
     /// `logging/setLevel`.

@@ -14,6 +14,12 @@
 //! | a hand-written tool's structured output fails its `outputSchema` | `tool 'x' returned output that does not match its outputSchema: at /count: "3" is not of type "integer"` |
 //! | the server's deadline fired | `tool 'x' did not return within 0.05s and was abandoned` |
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
+//! | a 2026-07-28 call asks the client something it has no answer for | not an error: `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`) |
+//! | past `max_input_rounds` rounds of that | `tool 'x' failed: still asked the client for input after 8 rounds of input_required, …` |
+//!
+//! Before the tool runs, a bad `requestState` or `inputResponses` is JSON-RPC -32602 (module
+//! `request_state` has the texts), and a client without a capability the tool requires
+//! ([`ToolInfo::requires_client`]) is -32021 with `data.requiredCapabilities`.
 //!
 //! (An unknown tool never gets here: it is JSON-RPC -32602, answered before dispatch; so is a
 //! tool the caller may not use, with the same bytes: module `policy`.) Untrusted callers
@@ -38,12 +44,12 @@ use serde_json::value::RawValue;
 use crate::args::{PyList, PyStr};
 use crate::context::Context;
 use crate::json::canonical_json;
-use crate::protocol::RpcError;
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::wire::Icon;
+use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
 use crate::registry::ToolRegistry;
 use crate::state::StateMap;
 use crate::tool::{
@@ -57,6 +63,7 @@ use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
 use super::request::{Handler, Stop};
+use super::rounds::{Retry, Round, RoundCall, drive};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -216,6 +223,16 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
             PyList(&visible)
         )));
     };
+    if !tool.info().required_client().is_empty() {
+        let declared = match modern {
+            true => ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
+            false => session.legacy_state().map(|s| s.capabilities).unwrap_or_default(),
+        };
+        if let Err(e) = required_client(tool.info(), declared) {
+            drop(set);
+            return reply.error(e);
+        }
+    }
     let args = match p.arguments {
         Some(a) => a.to_owned(),
         None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
@@ -228,8 +245,60 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
     drop(set);
     let exposure = caller::exposure(&session.shared);
     let untrusted = exposure.untrusted().is_some().then_some(exposure);
-    let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false) };
+    // A modern call runs in `input_required` rounds (module `rounds`).
+    let round = match modern {
+        true => match begin_round(session, &p, &args, reply.route().sink()) {
+            Ok(round) => Some(round),
+            Err(e) => return reply.error(e),
+        },
+        false => None,
+    };
+    let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false), round };
     session.run(reply, p.meta.as_ref(), peer, modern, call);
+}
+
+/// -32021 when the client did not declare a capability the tool requires
+/// ([`ToolInfo::requires_client`]).
+fn required_client(info: &ToolInfo, declared: ClientCapabilities) -> Result<(), RpcError> {
+    let missing: Vec<ClientCapability> =
+        info.required_client().iter().copied().filter(|c| !declared.has(*c)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = missing.iter().map(|c| format!("`{}`", c.name())).collect();
+    let (noun, verb) = if missing.len() == 1 { ("capability", "it") } else { ("capabilities", "them") };
+    let message = format!(
+        "tool {} needs the client's {} {noun}, and this client did not declare {verb}; the tool was not run",
+        PyStr(info.name()),
+        names.join(" and "),
+    );
+    // `elicitation` and `elicitation.url` are one member: both missing is both modes.
+    let both = [ClientCapability::Elicitation, ClientCapability::ElicitationUrl];
+    let mut members: Vec<&str> = Vec::new();
+    for c in &missing {
+        match c {
+            ClientCapability::ElicitationUrl if both.iter().all(|b| missing.contains(b)) => {}
+            ClientCapability::Elicitation if both.iter().all(|b| missing.contains(b)) => {
+                members.push(r#""elicitation":{"form":{},"url":{}}"#);
+            }
+            other => members.push(other.member_json()),
+        }
+    }
+    let data = format!(r#"{{"requiredCapabilities":{{{}}}}}"#, members.join(","));
+    Err(RpcError::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message).with_data(data))
+}
+
+/// The round a modern `tools/call` runs in, from its retry members.
+fn begin_round(
+    session: &SessionInner,
+    p: &CallToolParams<'_>,
+    args: &RawValue,
+    sink: &Arc<dyn super::sink::Sink>,
+) -> Result<RoundCall, RpcError> {
+    let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
+    let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
+    let round = Round::for_request(p.meta.as_ref(), sink);
+    RoundCall::begin(&session.shared.options, "tools/call", &p.name, arguments, retry, round)
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
@@ -242,6 +311,8 @@ struct ToolCall {
     untrusted: Option<Arc<Exposure>>,
     /// The approval callback refused the call.
     refused: AtomicBool,
+    /// A modern call's round.
+    round: Option<RoundCall>,
 }
 
 impl Handler for ToolCall {
@@ -249,7 +320,7 @@ impl Handler for ToolCall {
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
         let untrusted = self.untrusted.as_deref().and_then(Exposure::untrusted);
-        match untrusted {
+        let call: ToolFuture<'a> = match untrusted {
             // A gated tool reaches an untrusted caller only with an approval callback.
             Some(u) if self.tool.info().declarations().requires_approval => Box::pin(async move {
                 let request = ApprovalRequest {
@@ -264,11 +335,24 @@ impl Handler for ToolCall {
                 self.tool.call(&self.args, ctx).await
             }),
             _ => self.tool.call(&self.args, ctx),
+        };
+        match &self.round {
+            None => call,
+            // Stopped for input, the body's outcome is never read (see `finish`).
+            Some(round) => Box::pin(async move {
+                drive(&round.round, call)
+                    .await
+                    .unwrap_or_else(|| Err(ToolError::failed("", "input required")))
+            }),
         }
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
         self.states.as_ref()
+    }
+
+    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
+        self.round.as_ref().map(RoundCall::talkback)
     }
 
     fn finish(
@@ -277,6 +361,19 @@ impl Handler for ToolCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = self.tool.info().name();
+        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
+            && round.stopped()
+        {
+            match round.input_required(meta) {
+                Ok(body) => return Ok(body),
+                Err(Err(error)) => return Err(error),
+                Err(Ok(limit)) => {
+                    let outcome = Err(ToolError::failed(name, limit));
+                    return call_result_json(&outcome, modern)
+                        .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")));
+                }
+            }
+        }
         let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
         if let (Some(check), Ok(output)) = (&self.check, &outcome)
             && let Err(e) = check.check(self.tool.info(), output)

@@ -31,6 +31,8 @@ pub struct ToolInfo {
     /// Whether `#[tool]` built this, so the structured output matches the output schema by
     /// construction and the engine need not check it.
     output_by_construction: bool,
+    /// The client capabilities a call needs (see [`ToolInfo::requires_client`]).
+    required_client: Vec<crate::protocol::ClientCapability>,
 }
 
 /// A custom `_meta` key that cannot be used.
@@ -81,7 +83,34 @@ impl ToolInfo {
             icons: Vec::new(),
             meta: Vec::new(),
             output_by_construction: false,
+            required_client: Vec::new(),
         }
+    }
+
+    /// Declare that every call of this tool needs the client's `capability` (say, a tool
+    /// that cannot do its job without sampling). A call from a client that did not declare
+    /// it is refused before the tool runs, with JSON-RPC -32021
+    /// (`MissingRequiredClientCapability`, `data.requiredCapabilities` naming what is
+    /// missing), in both eras; nothing is asked. Call once per capability.
+    ///
+    /// ```
+    /// use toolwire::protocol::ClientCapability;
+    /// use toolwire::{Schema, ToolInfo};
+    ///
+    /// let info = ToolInfo::new("summarise", "Summarise with the client's model.", Schema::empty_object())
+    ///     .requires_client(ClientCapability::Sampling);
+    /// assert_eq!(info.required_client(), [ClientCapability::Sampling]);
+    /// ```
+    pub fn requires_client(mut self, capability: crate::protocol::ClientCapability) -> Self {
+        if !self.required_client.contains(&capability) {
+            self.required_client.push(capability);
+        }
+        self
+    }
+
+    /// The client capabilities a call needs ([`requires_client`](Self::requires_client)).
+    pub fn required_client(&self) -> &[crate::protocol::ClientCapability] {
+        &self.required_client
     }
 
     /// Mark the output as matching the output schema by construction (`#[tool]` only).

@@ -1,5 +1,7 @@
 """Talk-back driver: the Python SDK 2.x client (`mcp==2.3.0`) with sampling, elicitation, roots
-and logging callbacks, against the `talk-back` example server (legacy era: `mode="legacy"`).
+and logging callbacks, against the `talk-back` example server (legacy era: `mode="legacy"`;
+`--mode 2026-07-28`: the same tools, asked in `input_required` rounds, which the SDK's client
+drives itself, with logs opted into by `log_level="info"`).
 
     py_talk_client.py --stdio -- SERVER...      # a stdio child
     py_talk_client.py --url URL --token-env VAR # streamable HTTP with a bearer token
@@ -8,7 +10,9 @@ Each scenario calls one tool and prints one JSON line `{"case": ..., ...}` with 
 tool returned (its text and isError) and what the callbacks saw; the Rust test
 (tests/tests/talk_back.rs) asserts on them. `--answers` picks what the elicitation callback
 does: accept, decline, cancel, bad (content of the wrong type), error (a JSON-RPC error),
-hang (never answers). `--bare` declares no capabilities at all (no callbacks).
+hang (never answers). `--bare` declares no capabilities at all (no callbacks). In 2026-07-28
+there is no `logging/setLevel` and no roots cache: `logs.warning` is not run, and every
+`show_roots` call asks again.
 """
 
 from __future__ import annotations
@@ -91,9 +95,10 @@ async def run(opts) -> None:
             await anyio.sleep(0.2)
             default_logs = list(logs)
             logs.clear()
-            await client.set_logging_level("warning")
-            await call("log_warning", "chatty", {})
-            await anyio.sleep(0.2)
+            if opts.mode == "legacy":
+                await client.set_logging_level("warning")
+                await call("log_warning", "chatty", {})
+                await anyio.sleep(0.2)
             emit("logs", default=default_logs, warning=list(logs))
         if opts.only in (None, "elicit"):
             await call("elicit", "ask_contact", {"question": "Who should we contact?"})
@@ -108,22 +113,24 @@ async def run(opts) -> None:
             await call("roots", "show_roots", args)
             await call("roots_cached", "show_roots", {"path": "/etc/passwd", "relative": "../x"})
             emit("roots_asked", count=seen["roots"])
-            if not opts.bare:
+            if not opts.bare and opts.mode == "legacy":
                 await client.send_roots_list_changed()
                 await anyio.sleep(0.2)
                 await call("roots_after_change", "show_roots", args)
                 emit("roots_asked_after_change", count=seen["roots"])
 
     timeout = opts.call_timeout + 5
+    if opts.mode != "legacy" and not opts.bare:
+        callbacks["log_level"] = "info"
     if opts.stdio:
         params = StdioServerParameters(command=opts.server[0], args=opts.server[1:], env=dict(os.environ))
-        async with Client(params, mode="legacy", read_timeout_seconds=timeout, **callbacks) as client:
+        async with Client(params, mode=opts.mode, read_timeout_seconds=timeout, **callbacks) as client:
             await drive(client)
     else:
         token = os.environ[opts.token_env]
         async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as hc:
             transport = streamable_http_client(opts.url, http_client=hc)
-            async with Client(transport, mode="legacy", read_timeout_seconds=timeout, **callbacks) as client:
+            async with Client(transport, mode=opts.mode, read_timeout_seconds=timeout, **callbacks) as client:
                 await drive(client)
 
 
@@ -135,6 +142,7 @@ def main() -> int:
     p.add_argument("--answers", default="accept", choices=["accept", "decline", "cancel", "bad", "error", "hang"])
     p.add_argument("--only", choices=["log", "elicit", "sample", "roots"])
     p.add_argument("--bare", action="store_true")
+    p.add_argument("--mode", default="legacy", choices=["legacy", "2026-07-28"])
     p.add_argument("--call-timeout", type=float, default=20.0)
     p.add_argument("server", nargs="*")
     opts = p.parse_args()

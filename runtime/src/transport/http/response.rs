@@ -21,8 +21,8 @@ pub(super) struct Answering {
 
 /// The HTTP status for a JSON-RPC response whose error code (for a single error response)
 /// is `code`: 400 for a parse error; in the modern era, 404 for an unknown method and 400
-/// for an unsupported version or a `_meta` missing its required keys (-32602); 200
-/// otherwise.
+/// for an unsupported version, a missing required client capability (-32021) or a `_meta`
+/// missing its required keys (-32602); 200 otherwise.
 pub(super) fn status_for(code: Option<i64>, answering: Answering) -> StatusCode {
     let Some(c) = code else { return StatusCode::OK };
     let modern = answering.modern;
@@ -32,6 +32,7 @@ pub(super) fn status_for(code: Option<i64>, answering: Answering) -> StatusCode 
         StatusCode::NOT_FOUND
     } else if modern
         && (c == code::UNSUPPORTED_PROTOCOL_VERSION
+            || c == code::MISSING_REQUIRED_CLIENT_CAPABILITY
             || (c == code::INVALID_PARAMS && answering.meta_incomplete))
     {
         StatusCode::BAD_REQUEST
