@@ -23,8 +23,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use toolwire::http::{Auth, HttpConfig, MemoryEventStore, mcp_router};
 use toolwire::protocol::LoggingLevel;
-use toolwire::{Context, Server, ServerOptions, tool, tools};
 use toolwire::server::Exposure;
+use toolwire::{Context, Server, ServerOptions, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Log `count` steps, waiting `gap_ms` before each, then answer.

@@ -242,7 +242,8 @@ struct Job<H> {
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } = self;
+        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } =
+            self;
         let options = &shared.options;
         let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
         if let Some(channel) = progress.clone() {
