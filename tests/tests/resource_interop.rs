@@ -153,6 +153,7 @@ fn assert_ts_report(r: &Value, version: &str, what: &str) {
     assert_eq!(
         names,
         [
+            "test_input_required_result_prompt",
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
             "test_prompt_with_image",
@@ -192,7 +193,7 @@ fn assert_ts_report(r: &Value, version: &str, what: &str) {
     );
     assert_eq!(
         r["completeUnknown"],
-        json!({"error": {"code": -32602, "message": "completion for unknown prompt 'no_such_prompt'; available prompts: ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']"}}),
+        json!({"error": {"code": -32602, "message": "completion for unknown prompt 'no_such_prompt'; available prompts: ['test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']"}}),
         "{what}"
     );
 }

@@ -91,6 +91,11 @@ pub(crate) async fn request(
                 }
                 continue;
             }
+            // The request was given what was left of the call's timeout; the call's own
+            // timeout is what ran out.
+            Err(Failure::Timeout(_)) if let Some((_, total)) = deadline => {
+                return Err(RoundFailure::Request(Failure::Timeout(total)));
+            }
             Err(f) => return Err(f.into()),
         };
         if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
