@@ -2,7 +2,7 @@
 //! ([`AllowedRoots`]), and nothing outside them.
 //!
 //! A model writes the path, so the path is untrusted input. `SafePath` is a
-//! [`FromArgument`](crate::inject::FromArgument): the call's argument is a string, advertised
+//! [`FromArgument`]: the call's argument is a string, advertised
 //! with a schema that says what it accepts, and settled against the registry's
 //! [`AllowedRoots`] state before the body runs. A refusal is an argument error naming the
 //! argument, the same kind of message a wrongly typed argument gets:
