@@ -44,6 +44,7 @@ use std::path::{Component, Path, PathBuf};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
+use toolwire_grammar::percent::percent_decode_lossy;
 
 use crate::args::PyStr;
 use crate::context::Context;
@@ -166,7 +167,7 @@ fn check_text(text: &str) -> Result<(), PathRefusal> {
     }
     let mut form: Cow<'_, str> = Cow::Borrowed(text);
     for _ in 0..4 {
-        let decoded = decode_lossy(&form);
+        let decoded = percent_decode_lossy(&form);
         if decoded == form {
             break;
         }
@@ -176,31 +177,6 @@ fn check_text(text: &str) -> Result<(), PathRefusal> {
         form = Cow::Owned(decoded.into_owned());
     }
     Ok(())
-}
-
-/// `text` with every valid `%XX` decoded and anything else kept as it is (an invalid escape
-/// must not shield the rest from the check), invalid UTF-8 replaced.
-fn decode_lossy(text: &str) -> Cow<'_, str> {
-    if !text.contains('%') {
-        return Cow::Borrowed(text);
-    }
-    let bytes = text.as_bytes();
-    let hex = |b: Option<&u8>| b.and_then(|b| (*b as char).to_digit(16));
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], hex(bytes.get(i + 1)), hex(bytes.get(i + 2))) {
-            (b'%', Some(hi), Some(lo)) => {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn has_parent_segment(text: &str) -> bool {
