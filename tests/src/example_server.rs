@@ -171,3 +171,55 @@ impl Drop for StdioChild {
         let _ = self.child.wait();
     }
 }
+
+/// An example binary serving loopback HTTP as a child process: it prints its endpoint URL
+/// as its first line of stdout, and stops when its stdin closes (as `serve_registry!`'s
+/// `--http` main and the `conformance` example do).
+pub struct HttpChild {
+    child: Child,
+    /// The endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+}
+
+impl HttpChild {
+    /// Start the example binary `name` with `args`, and wait (up to 30 s) for its URL line.
+    pub fn example(name: &str, args: &[&str]) -> HttpChild {
+        let mut child = Command::new(example_binary(name))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn the example binary {name}: {e}"));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let url =
+            rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its URL").trim().to_owned();
+        assert!(
+            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+            "unexpected URL line: {url:?}"
+        );
+        HttpChild { child, url }
+    }
+}
+
+impl Drop for HttpChild {
+    /// Close stdin (the server's cue to stop), give it 5 s, then kill it.
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

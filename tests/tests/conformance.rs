@@ -14,66 +14,16 @@
 mod peer_support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use peer_support::{TempDir, peer_command};
 use serde_json::Value;
-use toolwire_tests::example_server::example_binary;
+use toolwire_tests::example_server::HttpChild;
 
 /// How long one suite run may take (they take a few seconds).
 const RUN_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// The conformance example server, serving on an ephemeral port; killed on drop.
-struct ConformanceServer {
-    child: Child,
-    url: String,
-}
-
-impl ConformanceServer {
-    fn start() -> ConformanceServer {
-        let mut child = Command::new(example_binary("conformance"))
-            .args(["--port", "0"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn the conformance example server");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let url =
-            rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its URL").trim().to_owned();
-        assert!(
-            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-            "unexpected URL line: {url:?}"
-        );
-        ConformanceServer { child, url }
-    }
-}
-
-impl Drop for ConformanceServer {
-    fn drop(&mut self) {
-        // Closing stdin is the server's cue to stop; kill it if it has not.
-        drop(self.child.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// What the baseline file excuses: whole scenarios, and single checks of a scenario.
 #[derive(Debug, Default)]
@@ -169,7 +119,7 @@ fn unscored(suite_var: &str, args: &[&str]) -> BTreeMap<String, String> {
 
 /// Run one suite configuration, print its table and check it.
 fn run(suite_var: &str, args: &[&str], baseline_file: &str, must_pass: &[&str]) {
-    let server = ConformanceServer::start();
+    let server = HttpChild::example("conformance", &["--port", "0"]);
     let out = TempDir::new("conformance");
     let results = out.0.join("results");
     let log = out.0.join("suite.log");

@@ -15,14 +15,11 @@
 
 mod peer_support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use peer_support::{TempDir, peer, peer_command};
 use serde_json::{Value, json};
-use toolwire_tests::example_server::example_binary;
+use toolwire_tests::example_server::{HttpChild, example_binary};
 
 /// The 1x1 red PNG the fixtures serve (`test://static-binary`).
 const RED_PIXEL_PNG: &str =
@@ -37,44 +34,6 @@ fn conformance_bin() -> String {
 }
 
 /// The conformance example over loopback HTTP, on an ephemeral port; stopped on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start() -> HttpServer {
-        let mut child = Command::new(conformance_bin())
-            .args(["--port", "0"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn the conformance example");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let url =
-            rx.recv_timeout(Duration::from_secs(30)).expect("the server prints its URL").trim().to_owned();
-        assert!(
-            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-            "unexpected URL line: {url:?}"
-        );
-        HttpServer { child, url }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// How the client reaches the server.
 enum Via<'a> {
     Stdio,
@@ -210,7 +169,7 @@ fn typescript_v2_client_over_stdio_in_both_eras() {
 #[test]
 fn typescript_v2_client_over_http_in_both_eras() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let server = HttpServer::start();
+    let server = HttpChild::example("conformance", &["--port", "0"]);
     for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
         let report = ts_v2(mode, Via::Http(&server.url));
         assert_ts_report(&report, version, &format!("http {mode}"));
@@ -226,7 +185,7 @@ mod rmcp_client {
     use rmcp::{ClientLifecycleMode, ClientServiceExt, ServiceExt};
     use serde_json::{Value, json};
 
-    use super::{HttpServer, ONE_AT_A_TIME, RED_PIXEL_PNG, conformance_bin};
+    use super::{HttpChild, ONE_AT_A_TIME, RED_PIXEL_PNG, conformance_bin};
 
     type Client = RunningService<RoleClient, ()>;
 
@@ -328,7 +287,7 @@ mod rmcp_client {
     #[test]
     fn rmcp_client_lists_and_reads_over_http_in_both_eras() {
         in_turn(async {
-            let server = HttpServer::start();
+            let server = HttpChild::example("conformance", &["--port", "0"]);
             for era in ["legacy", "modern"] {
                 let config = StreamableHttpClientTransportConfig::with_uri(server.url.clone());
                 let client = connect(StreamableHttpClientTransport::from_config(config), era).await;
@@ -367,7 +326,7 @@ fn inspector_http(url: &str, era: &str, args: &[&str]) -> Value {
 #[test]
 fn inspector_cli_over_http_lists_reads_and_gets_in_both_eras() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let server = HttpServer::start();
+    let server = HttpChild::example("conformance", &["--port", "0"]);
     for era in ["legacy", "modern"] {
         let listed = inspector_http(&server.url, era, &["--method", "resources/list"]);
         let uris: Vec<&str> =
