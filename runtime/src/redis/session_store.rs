@@ -1,6 +1,6 @@
 //! [`RedisSessionStore`]: legacy sessions' [`SessionState`]s in Redis, one string key per
 //! session (`<prefix>:session:<id>`, the state's JSON) expiring its idle TTL after the last
-//! save or touch (`SET … PX`, `PEXPIRE`).
+//! save or touch (`SET … PX`; `GETEX … PX`, Redis 6.2 or later).
 
 use std::time::Duration;
 
@@ -77,11 +77,11 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, bool> {
+    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, Option<SessionState>> {
         Box::pin(async move {
-            let cmd = ::redis::cmd("PEXPIRE").arg(self.key(id)).arg(millis(idle_ttl)).clone();
-            let set: i64 = self.redis.run(&cmd).await.map_err(SessionStoreError::Unavailable)?;
-            Ok(set == 1)
+            let cmd = ::redis::cmd("GETEX").arg(self.key(id)).arg("PX").arg(millis(idle_ttl)).clone();
+            let text: Option<String> = self.redis.run(&cmd).await.map_err(SessionStoreError::Unavailable)?;
+            text.map(|t| SessionState::from_json(&t)).transpose()
         })
     }
 

@@ -101,10 +101,20 @@ impl Session {
     #[cfg(feature = "http")]
     pub(crate) fn restored(shared: Arc<Shared>, settled: Settled) -> Session {
         let session = Session::new(shared);
-        let Settled { version, client, capabilities, level, initialized } = settled;
-        *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized });
-        session.inner.asking.set_level(level);
+        session.apply_settled(&settled);
         session
+    }
+
+    /// Take `settled` as this session's handshake and log level (another replica changed
+    /// them); a session now initialized starts taking list changes.
+    #[cfg(feature = "http")]
+    pub(crate) fn apply_settled(&self, settled: &Settled) {
+        let Settled { version, client, capabilities, level, initialized } = settled.clone();
+        *lock(&self.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized });
+        self.inner.asking.set_level(level);
+        if initialized && let Some(s) = self.inner.subscriber.get() {
+            s.ready();
+        }
     }
 
     /// What this session's legacy handshake settled, and its log level: what a shared

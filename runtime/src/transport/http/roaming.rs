@@ -76,12 +76,17 @@ impl Roaming {
         subject: &str,
     ) -> Result<Option<(Session, Arc<StreamSlot>)>, Refused> {
         if let Some(found) = sessions.get(id, subject) {
-            if bounded("touch a session", self.store.touch(id, self.idle_ttl)).await? {
-                return Ok(Some(found));
+            let state = bounded("touch a session", self.store.touch(id, self.idle_ttl)).await?;
+            match state.filter(|s| s.subject == subject).as_ref().and_then(settled_of) {
+                // Another replica may have changed it (a `logging/setLevel` that landed there).
+                Some(settled) => sessions.refresh(id, settled),
+                // Ended elsewhere (DELETE on another replica), or expired in the store.
+                None => {
+                    sessions.forget(id);
+                    return Ok(None);
+                }
             }
-            // Ended elsewhere (DELETE on another replica), or expired in the store.
-            sessions.forget(id);
-            return Ok(None);
+            return Ok(Some(found));
         }
         if sessions.holds(id) {
             // Another principal's session: as if it did not exist, and no store call.

@@ -16,9 +16,10 @@
 //!   that changes it (`notifications/initialized`, `logging/setLevel`) saves it again before
 //!   it is answered;
 //! - every other request on a session this replica holds pays one [`touch`](SessionStore::touch),
-//!   which restarts the idle TTL in the store and says whether the session still exists
-//!   there (a `DELETE` on another replica ended it: this replica drops it too, and answers
-//!   404);
+//!   which restarts the idle TTL in the store and reads the state back: a session a
+//!   `DELETE` on another replica ended is dropped here too (404), and one whose state
+//!   another replica changed (a `logging/setLevel` that landed there) is brought up to
+//!   date before the request is served;
 //! - a session id this replica does not hold is [`load`](SessionStore::load)ed, checked
 //!   against the request's principal, and re-made;
 //! - `DELETE` [`remove`](SessionStore::remove)s it.
@@ -129,9 +130,9 @@ impl SessionState {
 /// let ttl = Duration::from_secs(60);
 /// store.save("s1", &state, ttl).await.unwrap();
 /// assert_eq!(store.load("s1").await.unwrap(), Some(state));
-/// assert!(store.touch("s1", ttl).await.unwrap());
+/// assert!(store.touch("s1", ttl).await.unwrap().is_some());
 /// assert!(store.remove("s1").await.unwrap());
-/// assert!(!store.touch("s1", ttl).await.unwrap());
+/// assert_eq!(store.touch("s1", ttl).await.unwrap(), None);
 /// assert_eq!(store.load("s1").await.unwrap(), None);
 /// # });
 /// ```
@@ -143,8 +144,9 @@ pub trait SessionStore: Send + Sync + 'static {
     /// Keep `state` as session `id`'s, replacing what was there, for `idle_ttl`.
     fn save<'a>(&'a self, id: &'a str, state: &'a SessionState, idle_ttl: Duration) -> StoreFuture<'a, ()>;
 
-    /// Restart session `id`'s idle TTL at `idle_ttl`; whether the store still holds it.
-    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, bool>;
+    /// Restart session `id`'s idle TTL at `idle_ttl`, and read its state: `None` when the
+    /// store no longer holds it. (One round trip for a networked store: Redis's `GETEX`.)
+    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, Option<SessionState>>;
 
     /// Forget session `id`; whether the store held it.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, bool>;
@@ -206,19 +208,19 @@ impl SessionStore for MemorySessionStore {
         ready(())
     }
 
-    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, bool> {
+    fn touch<'a>(&'a self, id: &'a str, idle_ttl: Duration) -> StoreFuture<'a, Option<SessionState>> {
         let now = Instant::now();
         let mut table = self.lock();
         let held = match table.get_mut(id) {
-            Some((_, expires)) if *expires > now => {
+            Some((state, expires)) if *expires > now => {
                 *expires = now + idle_ttl;
-                true
+                Some(state.clone())
             }
             Some(_) => {
                 table.remove(id);
-                false
+                None
             }
-            None => false,
+            None => None,
         };
         ready(held)
     }
@@ -256,12 +258,12 @@ mod tests {
         let ttl = Duration::from_millis(60);
         block(store.save("a", &state("x"), ttl)).unwrap();
         std::thread::sleep(Duration::from_millis(40));
-        assert!(block(store.touch("a", ttl)).unwrap());
+        assert_eq!(block(store.touch("a", ttl)).unwrap(), Some(state("x")));
         std::thread::sleep(Duration::from_millis(40));
         assert_eq!(block(store.load("a")).unwrap(), Some(state("x")), "the touch restarted its TTL");
         std::thread::sleep(Duration::from_millis(70));
         assert_eq!(block(store.load("a")).unwrap(), None);
-        assert!(!block(store.touch("a", ttl)).unwrap());
+        assert_eq!(block(store.touch("a", ttl)).unwrap(), None);
         assert!(!block(store.remove("a")).unwrap());
         assert!(store.is_empty());
     }

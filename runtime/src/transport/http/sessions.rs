@@ -165,6 +165,17 @@ impl Sessions {
         (entry.saved.as_ref() != Some(&now)).then_some(now)
     }
 
+    /// Bring session `id` up to `settled`, what the shared store holds now, when that is not
+    /// what this replica last saved or read (another replica changed it).
+    pub(crate) fn refresh(&self, id: &str, settled: Settled) {
+        let mut table = self.lock();
+        let Some(entry) = table.get_mut(id) else { return };
+        if entry.saved.as_ref() != Some(&settled) {
+            entry.session.apply_settled(&settled);
+            entry.saved = Some(settled);
+        }
+    }
+
     /// Record that `settled` is what the shared store holds for session `id`.
     pub(crate) fn mark_saved(&self, id: &str, settled: Settled) {
         if let Some(entry) = self.lock().get_mut(id) {
