@@ -19,6 +19,8 @@
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
 //! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 (a modern request's is ignored) |
+//! | legacy: the `Mcp-Session-Id` of another principal's session | 404, the same body as for an unknown one |
+//! | legacy, with a shared [`SessionStore`] that cannot be reached | 503, [`STORE_UNAVAILABLE`] |
 //! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` missing or not matching the body | 400, -32020 |
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
@@ -44,10 +46,13 @@
 //!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
 //!   the engine hands each tool;
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
-//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
+//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
+//!   what a POST must be before it is routed (media types, the body, the era's headers);
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
 //!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
+//!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
+//!   table in front of it (a session this replica does not hold is re-made from the store);
 //! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -63,6 +68,7 @@ mod channel;
 mod config;
 mod event_store;
 mod guard;
+mod inbound;
 #[cfg(feature = "oauth")]
 mod jwks;
 mod listen;
@@ -80,7 +86,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -101,6 +106,7 @@ pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
+use inbound::{check_media, check_modern_headers, is_modern, read_body};
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
@@ -511,13 +517,13 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.
-    if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid)) {
-        if let Err(refused) = r.save_changes(&endpoint.sessions, sid, subject).await {
-            if new_session_id.is_some() {
-                endpoint.sessions.forget(sid);
-            }
-            return refused.response(id);
+    if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
+        && let Err(refused) = r.save_changes(&endpoint.sessions, sid, subject).await
+    {
+        if new_session_id.is_some() {
+            endpoint.sessions.forget(sid);
         }
+        return refused.response(id);
     }
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
@@ -545,87 +551,6 @@ fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Opt
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
     response
-}
-
-/// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
-/// the body is `application/json`.
-// A refusal is the answer itself, once per request at most: boxing it buys nothing.
-#[allow(clippy::result_large_err)]
-fn check_media(headers: &HeaderMap) -> Result<(), Response> {
-    if !accepts_both(headers) {
-        return Err(error_response(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            "not acceptable: the Accept header must name both application/json and text/event-stream",
-        ));
-    }
-    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    });
-    if !is_json {
-        return Err(error_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            None,
-            "unsupported media type: POST a JSON body (application/json)",
-        ));
-    }
-    Ok(())
-}
-
-/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
-/// (cut short, or chunked wrongly).
-async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
-    use futures_util::StreamExt as _;
-    let too_large = || {
-        error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            &format!("payload too large: the body is over the {limit}-byte limit"),
-        )
-    };
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    let mut stream = body.into_data_stream();
-    let mut chunks: Vec<Bytes> = Vec::new();
-    let mut total = 0usize;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
-        total += chunk.len();
-        if total > limit {
-            return Err(too_large());
-        }
-        chunks.push(chunk);
-    }
-    Ok(match chunks.len() {
-        0 => Bytes::new(),
-        1 => chunks.pop().unwrap_or_default(),
-        _ => Bytes::from(chunks.concat()),
-    })
-}
-
-/// 400 for a body that failed to arrive, naming why (from hyper's I/O error).
-fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    let io = std::iter::from_fn(|| {
-        let current = source?;
-        source = current.source();
-        Some(current)
-    })
-    .find_map(|e| e.downcast_ref::<std::io::Error>());
-    let framing = match declared {
-        Some(n) => format!("Content-Length: {n}"),
-        None => "chunked".to_owned(),
-    };
-    let message = match io {
-        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && declared.is_some() => {
-            format!("bad request: the body was cut short: the connection closed before its end ({framing})")
-        }
-        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            format!("bad request: the body was cut short: the connection closed before its last chunk ({e})")
-        }
-        Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
-        None => format!("bad request: the body could not be read: {error}"),
-    };
-    error_response(StatusCode::BAD_REQUEST, None, &message)
 }
 
 /// A POST body read and peeked at, with what its headers say.
@@ -827,83 +752,6 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A request in the modern era: its `_meta` or its header says 2026-07-28.
-fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool {
-    let meta_modern = match shape {
-        Shape::Request { meta_version: Some(v), .. } => {
-            ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Modern)
-        }
-        _ => false,
-    };
-    meta_modern || header_version.is_some_and(|v| v.era() == Era::Modern)
-}
-
-/// The modern era routes on headers, so they must say what the body says.
-fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), String> {
-    let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
-    // The version header must say what `_meta` says (a missing `_meta` version is the
-    // engine's -32602, not a mismatch).
-    if let Some(body_version) = meta_version {
-        match headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
-            None => {
-                return Err(format!(
-                    "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
-                ));
-            }
-            Some(h) if h != body_version.as_ref() => {
-                return Err(format!(
-                    "header mismatch: MCP-Protocol-Version is '{h}' but the body's _meta says '{body_version}'"
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    let header_method = headers.get("mcp-method").and_then(|v| v.to_str().ok());
-    if header_method != Some(method.as_ref()) {
-        let what = match header_method {
-            None => {
-                format!("header mismatch: the Mcp-Method header is missing; the body's method is '{method}'")
-            }
-            Some(h) => format!("header mismatch: Mcp-Method is '{h}' but the body's method is '{method}'"),
-        };
-        return Err(what);
-    }
-    let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
-    if names_something {
-        // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
-        let decoded = headers.get("mcp-name").map(|v| params::decode(v.as_bytes()));
-        let header_name = match &decoded {
-            None => None,
-            Some(Ok(n)) => Some(n.as_str()),
-            Some(Err(why)) => return Err(format!("header mismatch: Mcp-Name {why}")),
-        };
-        if header_name != name.as_deref() {
-            let what = format!(
-                "header mismatch: Mcp-Name is {} but the body names {}",
-                header_name.map_or("missing".to_owned(), |h| format!("'{h}'")),
-                name.as_deref().map_or("nothing".to_owned(), |n| format!("'{n}'")),
-            );
-            return Err(what);
-        }
-    }
-    Ok(())
-}
-
 fn session_id(headers: &HeaderMap) -> Option<&str> {
     headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
-}
-
-/// Whether `Accept` names both media types a streamable-HTTP client must take.
-fn accepts_both(headers: &HeaderMap) -> bool {
-    let mut json = false;
-    let mut sse = false;
-    for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else { continue };
-        for item in value.split(',') {
-            let media = item.split(';').next().unwrap_or("").trim();
-            json |= media.eq_ignore_ascii_case("application/json");
-            sse |= media.eq_ignore_ascii_case("text/event-stream");
-        }
-    }
-    json && sse
 }

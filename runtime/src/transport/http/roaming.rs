@@ -141,7 +141,7 @@ impl Roaming {
             return Ok(false);
         }
         let state = bounded("load a session", self.store.load(id)).await?;
-        if !state.is_some_and(|s| s.subject == subject) {
+        if state.is_none_or(|s| s.subject != subject) {
             return Ok(false);
         }
         bounded("remove a session", self.store.remove(id)).await

@@ -186,7 +186,7 @@ impl Sessions {
     /// End the session under `id` if it is `subject`'s; whether there was one.
     pub(crate) fn remove(&self, id: &str, subject: &str) -> bool {
         let mut table = self.lock();
-        if !table.get(id).is_some_and(|e| &*e.subject == subject) {
+        if table.get(id).is_none_or(|e| &*e.subject != subject) {
             return false;
         }
         let removed = table.remove(id);
