@@ -3,6 +3,7 @@
 pub mod authz;
 pub mod example_server;
 pub mod http;
+pub mod redis;
 pub mod remote_math;
 
 use std::path::{Path, PathBuf};

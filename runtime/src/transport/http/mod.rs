@@ -19,6 +19,8 @@
 //! | POST of a request | 200: JSON, or SSE when progress must stream before the result |
 //! | legacy: `initialize` | a new session, its id in `Mcp-Session-Id` |
 //! | legacy: no `Mcp-Session-Id` | 400; an unknown or ended one: 404 (a modern request's is ignored) |
+//! | legacy: the `Mcp-Session-Id` of another principal's session | 404, the same body as for an unknown one |
+//! | legacy, with a shared [`SessionStore`] that cannot be reached | 503, [`STORE_UNAVAILABLE`] |
 //! | modern (2026-07-28): `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name`/`Mcp-Param-*` missing or not matching the body | 400, -32020 |
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
@@ -44,10 +46,13 @@
 //!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
 //!   the engine hands each tool;
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
-//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers;
+//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
+//!   what a POST must be before it is routed (media types, the body, the era's headers);
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
 //!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
+//!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
+//!   table in front of it (a session this replica does not hold is re-made from the store);
 //! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -63,6 +68,7 @@ mod channel;
 mod config;
 mod event_store;
 mod guard;
+mod inbound;
 #[cfg(feature = "oauth")]
 mod jwks;
 mod listen;
@@ -70,6 +76,8 @@ mod outbox;
 mod params;
 mod peek;
 mod response;
+mod roaming;
+mod session_store;
 mod sessions;
 mod sse;
 mod stream;
@@ -78,7 +86,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -99,6 +106,7 @@ pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
+use inbound::{check_media, check_modern_headers, is_modern, read_body};
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
@@ -106,6 +114,9 @@ use params::ParamHeaders;
 use peek::{Shape, peek};
 use response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
+};
+pub use session_store::{
+    MemorySessionStore, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
 };
 use sessions::Sessions;
 
@@ -127,6 +138,8 @@ struct Endpoint {
     live: Arc<channel::LiveStreams>,
     /// The tools whose parameters are mirrored into `Mcp-Param-*` headers.
     params: ParamHeaders,
+    /// The shared session store, when sessions roam between replicas.
+    roaming: Option<roaming::Roaming>,
 }
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
@@ -160,13 +173,25 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
     };
-    let sessions =
-        Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog, store.clone());
+    let roaming = config
+        .session_store
+        .as_ref()
+        .map(|h| roaming::Roaming { store: h.0.clone(), idle_ttl: config.session_idle_ttl });
+    let (ttl, shared) = (config.session_idle_ttl, roaming.is_some());
+    let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
     let live = Arc::default();
-    let endpoint =
-        Arc::new(Endpoint { server, exposure: Arc::new(exposure), config, sessions, store, live, params });
+    let endpoint = Arc::new(Endpoint {
+        server,
+        exposure: Arc::new(exposure),
+        config,
+        sessions,
+        store,
+        live,
+        params,
+        roaming,
+    });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -216,8 +241,30 @@ async fn method_not_allowed() -> Response {
     response
 }
 
+/// Session `sid` of `subject`'s: from this endpoint's table, or (sessions roaming) re-made
+/// from the shared store.
+async fn find_session(
+    endpoint: &Endpoint,
+    sid: &str,
+    subject: &str,
+) -> Result<Option<(Session, Arc<stream::StreamSlot>)>, roaming::Refused> {
+    match &endpoint.roaming {
+        None => Ok(endpoint.sessions.get(sid, subject)),
+        Some(r) => r.find(&endpoint.sessions, &endpoint.server, sid, subject).await,
+    }
+}
+
+/// Who a request is from: its authenticator's principal, else the server's host.
+fn principal_of(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Arc<crate::principal::Principal> {
+    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
+    principal.unwrap_or_else(|| endpoint.server.host_principal())
+}
+
 /// GET: open a legacy session's stream (module `stream`).
-async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let principal = principal_of(&endpoint, &parts);
+    let headers = parts.headers;
     let modern = headers
         .get("mcp-protocol-version")
         .and_then(|v| ProtocolVersion::parse(v.to_str().ok()?))
@@ -253,7 +300,11 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Respo
             "bad request: missing Mcp-Session-Id header; send initialize first",
         );
     };
-    let Some(slot) = endpoint.sessions.stream(sid) else {
+    let found = match find_session(&endpoint, sid, principal.subject()).await {
+        Ok(found) => found.map(|(_, slot)| slot),
+        Err(refused) => return refused.response(None),
+    };
+    let Some(slot) = found else {
         return error_response(
             StatusCode::NOT_FOUND,
             None,
@@ -345,15 +396,25 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
     }
 }
 
-async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    match session_id(&headers) {
+async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let principal = principal_of(&endpoint, &parts);
+    let ended = match (session_id(&parts.headers), &endpoint.roaming) {
+        (None, _) => None,
+        (Some(id), None) => Some(endpoint.sessions.remove(id, principal.subject())),
+        (Some(id), Some(r)) => match r.end(&endpoint.sessions, id, principal.subject()).await {
+            Ok(ended) => Some(ended),
+            Err(refused) => return refused.response(None),
+        },
+    };
+    match ended {
         None => error_response(
             StatusCode::BAD_REQUEST,
             None,
             "bad request: DELETE needs an Mcp-Session-Id header",
         ),
-        Some(id) if endpoint.sessions.remove(id) => StatusCode::NO_CONTENT.into_response(),
-        Some(_) => error_response(
+        Some(true) => StatusCode::NO_CONTENT.into_response(),
+        Some(false) => error_response(
             StatusCode::NOT_FOUND,
             None,
             "not found: no such session (it ended or never existed)",
@@ -365,7 +426,7 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Re
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
+    let principal = principal_of(&endpoint, &parts);
     let headers = parts.headers;
     if let Err(refusal) = check_media(&headers) {
         return refusal;
@@ -403,14 +464,21 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     let modern = is_modern(&shape, header_version);
     // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
-    let principal = principal.unwrap_or_else(|| endpoint.server.host_principal());
     if !matches!(shape, Shape::NoReply)
         && let Err(wait) = endpoint.server.admit(&principal)
     {
         return rate_limited(&principal, wait, id);
     }
-    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
-    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request) {
+    let subject = principal.subject();
+    let found = match session_id(&headers) {
+        Some(sid) if !modern => match find_session(&endpoint, sid, subject).await {
+            Ok(found) => found,
+            Err(refused) => return refused.response(id),
+        },
+        _ => None,
+    };
+    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern, subject };
+    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request, found) {
         Ok(chosen) => chosen,
         Err(refusal) => return refusal,
     };
@@ -422,6 +490,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     // A legacy session's answer is resumable: its events carry ids and are stored, and what
     // the call sends after its response goes to the session's GET stream.
+    let legacy_sid = legacy.as_ref().map(|l| l.0);
     let (sink, rx, channel) = match legacy {
         Some((sid, slot)) => {
             let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
@@ -445,8 +514,17 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle_admitted(principal, &endpoint.exposure, text, &sink);
+    session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
     drop(sink);
+    // Sessions roaming: what this message settled is in the store before it is answered.
+    if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
+        && let Err(refused) = r.save_changes(&endpoint.sessions, sid, subject).await
+    {
+        if new_session_id.is_some() {
+            endpoint.sessions.forget(sid);
+        }
+        return refused.response(id);
+    }
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
     }
@@ -475,87 +553,6 @@ fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Opt
     response
 }
 
-/// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
-/// the body is `application/json`.
-// A refusal is the answer itself, once per request at most: boxing it buys nothing.
-#[allow(clippy::result_large_err)]
-fn check_media(headers: &HeaderMap) -> Result<(), Response> {
-    if !accepts_both(headers) {
-        return Err(error_response(
-            StatusCode::NOT_ACCEPTABLE,
-            None,
-            "not acceptable: the Accept header must name both application/json and text/event-stream",
-        ));
-    }
-    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
-    });
-    if !is_json {
-        return Err(error_response(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            None,
-            "unsupported media type: POST a JSON body (application/json)",
-        ));
-    }
-    Ok(())
-}
-
-/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
-/// (cut short, or chunked wrongly).
-async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
-    use futures_util::StreamExt as _;
-    let too_large = || {
-        error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            &format!("payload too large: the body is over the {limit}-byte limit"),
-        )
-    };
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-    let mut stream = body.into_data_stream();
-    let mut chunks: Vec<Bytes> = Vec::new();
-    let mut total = 0usize;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
-        total += chunk.len();
-        if total > limit {
-            return Err(too_large());
-        }
-        chunks.push(chunk);
-    }
-    Ok(match chunks.len() {
-        0 => Bytes::new(),
-        1 => chunks.pop().unwrap_or_default(),
-        _ => Bytes::from(chunks.concat()),
-    })
-}
-
-/// 400 for a body that failed to arrive, naming why (from hyper's I/O error).
-fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    let io = std::iter::from_fn(|| {
-        let current = source?;
-        source = current.source();
-        Some(current)
-    })
-    .find_map(|e| e.downcast_ref::<std::io::Error>());
-    let framing = match declared {
-        Some(n) => format!("Content-Length: {n}"),
-        None => "chunked".to_owned(),
-    };
-    let message = match io {
-        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && declared.is_some() => {
-            format!("bad request: the body was cut short: the connection closed before its end ({framing})")
-        }
-        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            format!("bad request: the body was cut short: the connection closed before its last chunk ({e})")
-        }
-        Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
-        None => format!("bad request: the body could not be read: {error}"),
-    };
-    error_response(StatusCode::BAD_REQUEST, None, &message)
-}
-
 /// A POST body read and peeked at, with what its headers say.
 #[derive(Clone, Copy)]
 struct Incoming<'a> {
@@ -566,6 +563,8 @@ struct Incoming<'a> {
     id: Option<&'a str>,
     header_version: Option<ProtocolVersion>,
     modern: bool,
+    /// The subject of the request's principal: whose legacy session it may use.
+    subject: &'a str,
 }
 
 /// A legacy session's id and its GET stream's slot.
@@ -578,8 +577,9 @@ type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
 fn choose_session<'a>(
     endpoint: &Endpoint,
     request: &Incoming<'a>,
+    found: Option<(Session, Arc<stream::StreamSlot>)>,
 ) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
-    let Incoming { headers, text, shape, id, header_version, modern } = *request;
+    let Incoming { headers, text, shape, id, header_version, modern, subject } = *request;
     // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
     // ignored (2026-07-28, backward compatibility), not looked up.
     if modern {
@@ -631,7 +631,7 @@ fn choose_session<'a>(
         return Ok((endpoint.server.session(), None, None));
     }
     if let Some(sid) = session_id(headers) {
-        return match endpoint.sessions.get(sid) {
+        return match found {
             Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
             None => Err(error_response_with_id(
                 StatusCode::NOT_FOUND,
@@ -645,7 +645,7 @@ fn choose_session<'a>(
         if endpoint.config.stateless {
             return Ok((endpoint.server.session(), None, None));
         }
-        return match endpoint.sessions.create(&endpoint.server) {
+        return match endpoint.sessions.create(&endpoint.server, subject) {
             Ok((sid, s)) => Ok((s, Some(sid), None)),
             Err(full) => Err(error_response_with_id(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -720,7 +720,7 @@ async fn respond(
     match new_session_id {
         // A failed initialize leaves no session behind, and names none.
         Some(id) if failed => {
-            endpoint.sessions.remove(&id);
+            endpoint.sessions.forget(&id);
             response
         }
         id => with_session_id(response, id.as_deref()),
@@ -752,83 +752,6 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// A request in the modern era: its `_meta` or its header says 2026-07-28.
-fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool {
-    let meta_modern = match shape {
-        Shape::Request { meta_version: Some(v), .. } => {
-            ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Modern)
-        }
-        _ => false,
-    };
-    meta_modern || header_version.is_some_and(|v| v.era() == Era::Modern)
-}
-
-/// The modern era routes on headers, so they must say what the body says.
-fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), String> {
-    let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
-    // The version header must say what `_meta` says (a missing `_meta` version is the
-    // engine's -32602, not a mismatch).
-    if let Some(body_version) = meta_version {
-        match headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
-            None => {
-                return Err(format!(
-                    "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
-                ));
-            }
-            Some(h) if h != body_version.as_ref() => {
-                return Err(format!(
-                    "header mismatch: MCP-Protocol-Version is '{h}' but the body's _meta says '{body_version}'"
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    let header_method = headers.get("mcp-method").and_then(|v| v.to_str().ok());
-    if header_method != Some(method.as_ref()) {
-        let what = match header_method {
-            None => {
-                format!("header mismatch: the Mcp-Method header is missing; the body's method is '{method}'")
-            }
-            Some(h) => format!("header mismatch: Mcp-Method is '{h}' but the body's method is '{method}'"),
-        };
-        return Err(what);
-    }
-    let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
-    if names_something {
-        // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
-        let decoded = headers.get("mcp-name").map(|v| params::decode(v.as_bytes()));
-        let header_name = match &decoded {
-            None => None,
-            Some(Ok(n)) => Some(n.as_str()),
-            Some(Err(why)) => return Err(format!("header mismatch: Mcp-Name {why}")),
-        };
-        if header_name != name.as_deref() {
-            let what = format!(
-                "header mismatch: Mcp-Name is {} but the body names {}",
-                header_name.map_or("missing".to_owned(), |h| format!("'{h}'")),
-                name.as_deref().map_or("nothing".to_owned(), |n| format!("'{n}'")),
-            );
-            return Err(what);
-        }
-    }
-    Ok(())
-}
-
 fn session_id(headers: &HeaderMap) -> Option<&str> {
     headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
-}
-
-/// Whether `Accept` names both media types a streamable-HTTP client must take.
-fn accepts_both(headers: &HeaderMap) -> bool {
-    let mut json = false;
-    let mut sse = false;
-    for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else { continue };
-        for item in value.split(',') {
-            let media = item.split(';').next().unwrap_or("").trim();
-            json |= media.eq_ignore_ascii_case("application/json");
-            sse |= media.eq_ignore_ascii_case("text/event-stream");
-        }
-    }
-    json && sse
 }

@@ -1,0 +1,170 @@
+//! What a POST must be before it is routed: media types (`Accept`, `Content-Type`), a body
+//! that arrives whole and within the limit, the era it speaks, and in the modern era headers
+//! that say what the body says.
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+
+use super::params;
+use super::peek::Shape;
+use super::response::error_response;
+use crate::protocol::{Era, ProtocolVersion};
+
+/// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
+/// the body is `application/json`.
+// A refusal is the answer itself, once per request at most: boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+pub(super) fn check_media(headers: &HeaderMap) -> Result<(), Response> {
+    if !accepts_both(headers) {
+        return Err(error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            "not acceptable: the Accept header must name both application/json and text/event-stream",
+        ));
+    }
+    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !is_json {
+        return Err(error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            "unsupported media type: POST a JSON body (application/json)",
+        ));
+    }
+    Ok(())
+}
+
+/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
+/// (cut short, or chunked wrongly).
+pub(super) async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
+    use futures_util::StreamExt as _;
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            &format!("payload too large: the body is over the {limit}-byte limit"),
+        )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let mut stream = body.into_data_stream();
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
+        total += chunk.len();
+        if total > limit {
+            return Err(too_large());
+        }
+        chunks.push(chunk);
+    }
+    Ok(match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.pop().unwrap_or_default(),
+        _ => Bytes::from(chunks.concat()),
+    })
+}
+
+/// 400 for a body that failed to arrive, naming why (from hyper's I/O error).
+fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let io = std::iter::from_fn(|| {
+        let current = source?;
+        source = current.source();
+        Some(current)
+    })
+    .find_map(|e| e.downcast_ref::<std::io::Error>());
+    let framing = match declared {
+        Some(n) => format!("Content-Length: {n}"),
+        None => "chunked".to_owned(),
+    };
+    let message = match io {
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof && declared.is_some() => {
+            format!("bad request: the body was cut short: the connection closed before its end ({framing})")
+        }
+        Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("bad request: the body was cut short: the connection closed before its last chunk ({e})")
+        }
+        Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
+        None => format!("bad request: the body could not be read: {error}"),
+    };
+    error_response(StatusCode::BAD_REQUEST, None, &message)
+}
+
+/// A request in the modern era: its `_meta` or its header says 2026-07-28.
+pub(super) fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool {
+    let meta_modern = match shape {
+        Shape::Request { meta_version: Some(v), .. } => {
+            ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Modern)
+        }
+        _ => false,
+    };
+    meta_modern || header_version.is_some_and(|v| v.era() == Era::Modern)
+}
+
+/// The modern era routes on headers, so they must say what the body says.
+pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), String> {
+    let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
+    // The version header must say what `_meta` says (a missing `_meta` version is the
+    // engine's -32602, not a mismatch).
+    if let Some(body_version) = meta_version {
+        match headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
+            None => {
+                return Err(format!(
+                    "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
+                ));
+            }
+            Some(h) if h != body_version.as_ref() => {
+                return Err(format!(
+                    "header mismatch: MCP-Protocol-Version is '{h}' but the body's _meta says '{body_version}'"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let header_method = headers.get("mcp-method").and_then(|v| v.to_str().ok());
+    if header_method != Some(method.as_ref()) {
+        let what = match header_method {
+            None => {
+                format!("header mismatch: the Mcp-Method header is missing; the body's method is '{method}'")
+            }
+            Some(h) => format!("header mismatch: Mcp-Method is '{h}' but the body's method is '{method}'"),
+        };
+        return Err(what);
+    }
+    let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
+    if names_something {
+        // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
+        let decoded = headers.get("mcp-name").map(|v| params::decode(v.as_bytes()));
+        let header_name = match &decoded {
+            None => None,
+            Some(Ok(n)) => Some(n.as_str()),
+            Some(Err(why)) => return Err(format!("header mismatch: Mcp-Name {why}")),
+        };
+        if header_name != name.as_deref() {
+            let what = format!(
+                "header mismatch: Mcp-Name is {} but the body names {}",
+                header_name.map_or("missing".to_owned(), |h| format!("'{h}'")),
+                name.as_deref().map_or("nothing".to_owned(), |n| format!("'{n}'")),
+            );
+            return Err(what);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `Accept` names both media types a streamable-HTTP client must take.
+fn accepts_both(headers: &HeaderMap) -> bool {
+    let mut json = false;
+    let mut sse = false;
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let media = item.split(';').next().unwrap_or("").trim();
+            json |= media.eq_ignore_ascii_case("application/json");
+            sse |= media.eq_ignore_ascii_case("text/event-stream");
+        }
+    }
+    json && sse
+}
