@@ -339,11 +339,26 @@ impl McpServerSpec {
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;
             let limits = http.config.limits;
+            // A drain that begins stops the accept loop too: new connections are refused.
+            let drain = http.config.drain.clone();
+            let counted = drain.clone();
             // Our own accept loop rather than `axum::serve`: header-read and idle timeouts,
             // and a connection cap (see `transport::http::listen`).
-            handle.spawn(crate::transport::http::serve(listener, router, limits, async move {
-                shutdown.cancelled().await
-            }));
+            handle.spawn(crate::transport::http::serve(
+                listener,
+                router,
+                limits,
+                async move {
+                    match drain {
+                        Some(drain) => tokio::select! {
+                            () = shutdown.cancelled() => {}
+                            () = drain.begun() => {}
+                        },
+                        None => shutdown.cancelled().await,
+                    }
+                },
+                counted,
+            ));
         }
         self.running = Some(stop);
         Ok(())

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::auth::BearerToken;
 use super::authn::{Authenticate, ResourceServer};
+use super::drain::Drain;
 use super::event_store::EventStore;
 use super::guard::Guard;
 
@@ -93,6 +94,7 @@ pub struct HttpConfig {
     pub(crate) max_sse_backlog: usize,
     pub(crate) event_store: Option<StoreHandle>,
     pub(crate) sse_polling: Option<SsePolling>,
+    pub(crate) drain: Option<Drain>,
 }
 
 /// The [`EventStore`] an endpoint was given (its `Debug` names no contents).
@@ -134,6 +136,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_sessions", &self.max_sessions)
             .field("limits", &self.limits)
             .field("max_sse_backlog", &self.max_sse_backlog)
+            .field("drain", &self.drain)
             .finish()
     }
 }
@@ -156,6 +159,7 @@ impl HttpConfig {
             max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
             event_store: None,
             sse_polling: None,
+            drain: None,
         }
         .with_auth(auth)
     }
@@ -265,6 +269,14 @@ impl HttpConfig {
     /// answer's connection stays open until its response.
     pub fn sse_polling(mut self, after: Duration, retry: Duration) -> Self {
         self.sse_polling = Some(SsePolling { after, retry });
+        self
+    }
+
+    /// Answer `/healthz` and `/readyz`, count the requests in flight and refuse new ones
+    /// once `drain` began (see [`Drain`]); where toolwire serves the listener, it also stops
+    /// accepting then. Without it the endpoint answers `/mcp` only.
+    pub fn drain(mut self, drain: Drain) -> Self {
+        self.drain = Some(drain);
         self
     }
 }
