@@ -4,7 +4,7 @@
 //! mounts the router itself uses.
 //!
 //! ```text
-//! cargo run -p toolwire-examples --bin replica -- --name a --port 0 \
+//! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
 //!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS]
 //! ```
 //!
