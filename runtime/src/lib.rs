@@ -118,6 +118,8 @@ pub mod approvals;
 mod cli;
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "redis")]
+pub mod redis;
 #[cfg(feature = "http")]
 pub mod spec;
 

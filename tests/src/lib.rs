@@ -4,6 +4,7 @@ pub mod authz;
 pub mod cluster;
 pub mod example_server;
 pub mod http;
+pub mod redis;
 pub mod remote_math;
 
 use std::path::{Path, PathBuf};

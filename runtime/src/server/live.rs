@@ -86,7 +86,10 @@ macro_rules! change {
             Some(Err(e)) => Err(e),
             Some(Ok(changed)) => {
                 if changed {
-                    let sent = shared.subscriptions.list_changed($kind);
+                    let sent = super::fanout::raise(
+                        shared,
+                        super::Notice::ListChanged(super::ChangedList::of($kind)),
+                    );
                     tracing::debug!(capability = $capability, sessions = sent, "list changed; notified");
                 }
                 Ok(changed)

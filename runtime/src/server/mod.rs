@@ -89,6 +89,7 @@ mod caller;
 mod completion;
 mod era;
 mod exposure;
+mod fanout;
 mod forward;
 mod listing;
 mod live;
@@ -130,6 +131,7 @@ use crate::resource::ResourceRegistry;
 pub use exposure::{
     ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
 };
+pub use fanout::{ChangedList, Delivery, Fanout, Notice};
 pub use live::LiveError;
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_INPUT_ROUNDS,
@@ -142,6 +144,8 @@ pub(crate) use rate::refusal_message as rate_refusal_message;
 pub use rate::{RATE_LIMITED, RateLimit};
 pub(crate) use request::polling_inline;
 pub use session::Session;
+#[cfg(feature = "http")]
+pub(crate) use session::Settled;
 pub use sink::Sink;
 
 use completion::CompletionTable;
@@ -231,6 +235,8 @@ pub(crate) struct Shared {
     pub(crate) limiter: Option<rate::Limiter>,
     /// Who the callers are when the transport does not say ([`ServerBuilder::exposure`]).
     pub(crate) exposure: Arc<Exposure>,
+    /// Where notices go besides this process's subscribers ([`ServerBuilder::fanout`]).
+    pub(crate) fanout: Option<Arc<dyn Fanout>>,
 }
 
 /// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
@@ -263,6 +269,17 @@ pub struct ServerBuilder {
     access: Option<Arc<Access>>,
     rate_limit: Option<RateLimit>,
     exposure: Option<Exposure>,
+    fanout: Option<FanoutHandle>,
+}
+
+/// The [`Fanout`] a builder was given (its `Debug` names no contents).
+#[derive(Clone)]
+struct FanoutHandle(Arc<dyn Fanout>);
+
+impl std::fmt::Debug for FanoutHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Fanout")
+    }
 }
 
 impl ServerBuilder {
@@ -337,6 +354,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Publish the notifications sent outside any call (`notifications/resources/updated`
+    /// from [`Server::notify_resource_updated`], and a live server's
+    /// `notifications/*/list_changed`) on `fanout` too, and deliver what other replicas
+    /// publish on it to this server's subscribers (module `fanout`). Without it they reach
+    /// this process's subscribers only.
+    pub fn fanout(mut self, fanout: Arc<dyn Fanout>) -> ServerBuilder {
+        self.fanout = Some(FanoutHandle(fanout));
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
@@ -350,6 +377,7 @@ impl ServerBuilder {
             access,
             rate_limit,
             exposure,
+            fanout,
         } = self;
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
@@ -393,7 +421,8 @@ impl ServerBuilder {
         let discover_body = text(&ModernResult::complete(&modern_meta, &discover));
         let modern_empty = text(&ModernResult::complete(&modern_meta, &EmptyResult {}));
         let permits = Semaphore::new(options.max_in_flight.min(Semaphore::MAX_PERMITS));
-        Server {
+        let fanout = fanout.map(|f| f.0);
+        let server = Server {
             shared: Arc::new(Shared {
                 options,
                 capabilities,
@@ -412,8 +441,13 @@ impl ServerBuilder {
                 access,
                 limiter: rate_limit.map(rate::Limiter::new),
                 exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
+                fanout,
             }),
+        };
+        if let Some(fanout) = &server.shared.fanout {
+            fanout.attach(Delivery::new(&server.shared));
         }
+        server
     }
 }
 
@@ -442,6 +476,7 @@ impl Server {
             access: None,
             rate_limit: None,
             exposure: None,
+            fanout: None,
         }
     }
 
@@ -464,6 +499,12 @@ impl Server {
         Session::already_initialized(self.shared.clone(), version)
     }
 
+    /// A legacy session re-made from the state a shared session store kept for it.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore_session(&self, settled: Settled) -> Session {
+        Session::restored(self.shared.clone(), settled)
+    }
+
     /// How many `tools/call` requests this server has seen, whatever became of them. A
     /// count of zero means no call ever reached the server, which is a different bug from
     /// calls that failed.
@@ -473,13 +514,15 @@ impl Server {
 
     /// Tell every subscriber of `uri` that it changed: `notifications/resources/updated` to
     /// each legacy session that sent `resources/subscribe` for it, and on each open
-    /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent (0 when
-    /// the server serves no resources).
+    /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent from this
+    /// process (0 when the server serves no resources). A server given a
+    /// [`fanout`](ServerBuilder::fanout) publishes the update on it too, for the other
+    /// replicas' subscribers.
     pub fn notify_resource_updated(&self, uri: &str) -> usize {
         if self.shared.resources.is_none() {
             return 0;
         }
-        self.shared.subscriptions.updated(uri)
+        fanout::raise(&self.shared, Notice::ResourceUpdated { uri: uri.to_owned() })
     }
 
     /// Take a cell of `principal`'s rate limit, or say how long until one is free (a

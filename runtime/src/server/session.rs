@@ -61,6 +61,17 @@ pub(crate) struct LegacyState {
     pub(crate) initialized: bool,
 }
 
+/// A legacy session's handshake and log level, as a shared session store keeps them.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Settled {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: PeerInfo,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) level: crate::protocol::LoggingLevel,
+    pub(crate) initialized: bool,
+}
+
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>) -> Session {
         Session {
@@ -83,6 +94,42 @@ impl Session {
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
         session.inner.asking.set_one_shot();
         session
+    }
+
+    /// A legacy session re-made from what its handshake settled on another replica (a
+    /// shared session store's state): not one-shot, it talks back as the original did.
+    #[cfg(feature = "http")]
+    pub(crate) fn restored(shared: Arc<Shared>, settled: Settled) -> Session {
+        let session = Session::new(shared);
+        session.apply_settled(&settled);
+        session
+    }
+
+    /// Take `settled` as this session's handshake and log level (another replica changed
+    /// them); a session now initialized starts taking list changes.
+    #[cfg(feature = "http")]
+    pub(crate) fn apply_settled(&self, settled: &Settled) {
+        let Settled { version, client, capabilities, level, initialized } = settled.clone();
+        *lock(&self.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized });
+        self.inner.asking.set_level(level);
+        if initialized && let Some(s) = self.inner.subscriber.get() {
+            s.ready();
+        }
+    }
+
+    /// What this session's legacy handshake settled, and its log level: what a shared
+    /// session store keeps. `None` before `initialize`.
+    #[cfg(feature = "http")]
+    pub(crate) fn settled(&self) -> Option<Settled> {
+        let state = self.inner.legacy_state()?;
+        let level = self.inner.asking.level().unwrap_or(super::talk::DEFAULT_LOG_LEVEL);
+        Some(Settled {
+            version: state.version,
+            client: state.client,
+            capabilities: state.capabilities,
+            level,
+            initialized: state.initialized,
+        })
     }
 
     /// Handle one inbound message (a line on stdio, a body on HTTP). Answers go to `sink`,

@@ -8,6 +8,7 @@ use super::authn::{Authenticate, ResourceServer};
 use super::drain::Drain;
 use super::event_store::EventStore;
 use super::guard::Guard;
+use super::session_store::SessionStore;
 
 /// Default cap on a POST body: 4 MiB.
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
@@ -93,6 +94,7 @@ pub struct HttpConfig {
     pub(crate) limits: Limits,
     pub(crate) max_sse_backlog: usize,
     pub(crate) event_store: Option<StoreHandle>,
+    pub(crate) session_store: Option<SessionStoreHandle>,
     pub(crate) sse_polling: Option<SsePolling>,
     pub(crate) drain: Option<Drain>,
 }
@@ -104,6 +106,16 @@ pub(crate) struct StoreHandle(pub(crate) Arc<dyn EventStore>);
 impl std::fmt::Debug for StoreHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EventStore")
+    }
+}
+
+/// The [`SessionStore`] an endpoint was given (its `Debug` names no contents).
+#[derive(Clone)]
+pub(crate) struct SessionStoreHandle(pub(crate) Arc<dyn SessionStore>);
+
+impl std::fmt::Debug for SessionStoreHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionStore")
     }
 }
 
@@ -136,6 +148,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_sessions", &self.max_sessions)
             .field("limits", &self.limits)
             .field("max_sse_backlog", &self.max_sse_backlog)
+            .field("shared_sessions", &self.session_store.is_some())
             .field("drain", &self.drain)
             .finish()
     }
@@ -158,6 +171,7 @@ impl HttpConfig {
             },
             max_sse_backlog: DEFAULT_MAX_SSE_BACKLOG,
             event_store: None,
+            session_store: None,
             sse_polling: None,
             drain: None,
         }
@@ -258,6 +272,26 @@ impl HttpConfig {
     /// ```
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = Some(StoreHandle(store));
+        self
+    }
+
+    /// Keep legacy sessions in `store` too, so that any replica given the same store serves
+    /// any session (module `session_store`: what is kept, when it is read and written, and
+    /// the 503 a request gets while the store is down). Default: none; sessions live in this
+    /// endpoint alone, and no request pays for a store call. Use it with a shared
+    /// [`event_store`](Self::event_store), so that streams resume on any replica too.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolwire::http::{Auth, HttpConfig, MemoryEventStore, MemorySessionStore};
+    ///
+    /// // Two routers of one process sharing their sessions and events.
+    /// let (sessions, events) = (Arc::new(MemorySessionStore::new()), Arc::new(MemoryEventStore::new()));
+    /// let config = HttpConfig::new(Auth::None).session_store(sessions).event_store(events);
+    /// # let _ = config;
+    /// ```
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(SessionStoreHandle(store));
         self
     }
 

@@ -72,6 +72,8 @@ mod outbox;
 mod params;
 mod peek;
 mod response;
+mod roaming;
+mod session_store;
 mod sessions;
 mod sse;
 mod stream;
@@ -110,6 +112,9 @@ use peek::{Shape, peek};
 use response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
 };
+pub use session_store::{
+    MemorySessionStore, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
+};
 use sessions::Sessions;
 
 /// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
@@ -130,6 +135,8 @@ struct Endpoint {
     live: Arc<channel::LiveStreams>,
     /// The tools whose parameters are mirrored into `Mcp-Param-*` headers.
     params: ParamHeaders,
+    /// The shared session store, when sessions roam between replicas.
+    roaming: Option<roaming::Roaming>,
 }
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
@@ -163,13 +170,25 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
     };
-    let sessions =
-        Sessions::new(config.session_idle_ttl, config.max_sessions, config.max_sse_backlog, store.clone());
+    let roaming = config
+        .session_store
+        .as_ref()
+        .map(|h| roaming::Roaming { store: h.0.clone(), idle_ttl: config.session_idle_ttl });
+    let (ttl, shared) = (config.session_idle_ttl, roaming.is_some());
+    let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());
     let live = Arc::default();
-    let endpoint =
-        Arc::new(Endpoint { server, exposure: Arc::new(exposure), config, sessions, store, live, params });
+    let endpoint = Arc::new(Endpoint {
+        server,
+        exposure: Arc::new(exposure),
+        config,
+        sessions,
+        store,
+        live,
+        params,
+        roaming,
+    });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -224,8 +243,30 @@ async fn method_not_allowed() -> Response {
     response
 }
 
+/// Session `sid` of `subject`'s: from this endpoint's table, or (sessions roaming) re-made
+/// from the shared store.
+async fn find_session(
+    endpoint: &Endpoint,
+    sid: &str,
+    subject: &str,
+) -> Result<Option<(Session, Arc<stream::StreamSlot>)>, roaming::Refused> {
+    match &endpoint.roaming {
+        None => Ok(endpoint.sessions.get(sid, subject)),
+        Some(r) => r.find(&endpoint.sessions, &endpoint.server, sid, subject).await,
+    }
+}
+
+/// Who a request is from: its authenticator's principal, else the server's host.
+fn principal_of(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Arc<crate::principal::Principal> {
+    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
+    principal.unwrap_or_else(|| endpoint.server.host_principal())
+}
+
 /// GET: open a legacy session's stream (module `stream`).
-async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
+async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let principal = principal_of(&endpoint, &parts);
+    let headers = parts.headers;
     let modern = headers
         .get("mcp-protocol-version")
         .and_then(|v| ProtocolVersion::parse(v.to_str().ok()?))
@@ -261,7 +302,11 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Respo
             "bad request: missing Mcp-Session-Id header; send initialize first",
         );
     };
-    let Some(slot) = endpoint.sessions.stream(sid) else {
+    let found = match find_session(&endpoint, sid, principal.subject()).await {
+        Ok(found) => found.map(|(_, slot)| slot),
+        Err(refused) => return refused.response(None),
+    };
+    let Some(slot) = found else {
         return error_response(
             StatusCode::NOT_FOUND,
             None,
@@ -353,15 +398,25 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
     }
 }
 
-async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Response {
-    match session_id(&headers) {
+async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, _) = request.into_parts();
+    let principal = principal_of(&endpoint, &parts);
+    let ended = match (session_id(&parts.headers), &endpoint.roaming) {
+        (None, _) => None,
+        (Some(id), None) => Some(endpoint.sessions.remove(id, principal.subject())),
+        (Some(id), Some(r)) => match r.end(&endpoint.sessions, id, principal.subject()).await {
+            Ok(ended) => Some(ended),
+            Err(refused) => return refused.response(None),
+        },
+    };
+    match ended {
         None => error_response(
             StatusCode::BAD_REQUEST,
             None,
             "bad request: DELETE needs an Mcp-Session-Id header",
         ),
-        Some(id) if endpoint.sessions.remove(id) => StatusCode::NO_CONTENT.into_response(),
-        Some(_) => error_response(
+        Some(true) => StatusCode::NO_CONTENT.into_response(),
+        Some(false) => error_response(
             StatusCode::NOT_FOUND,
             None,
             "not found: no such session (it ended or never existed)",
@@ -373,7 +428,7 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> Re
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
+    let principal = principal_of(&endpoint, &parts);
     let headers = parts.headers;
     if let Err(refusal) = check_media(&headers) {
         return refusal;
@@ -411,14 +466,21 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     let modern = is_modern(&shape, header_version);
     // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
-    let principal = principal.unwrap_or_else(|| endpoint.server.host_principal());
     if !matches!(shape, Shape::NoReply)
         && let Err(wait) = endpoint.server.admit(&principal)
     {
         return rate_limited(&principal, wait, id);
     }
-    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern };
-    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request) {
+    let subject = principal.subject();
+    let found = match session_id(&headers) {
+        Some(sid) if !modern => match find_session(&endpoint, sid, subject).await {
+            Ok(found) => found,
+            Err(refused) => return refused.response(id),
+        },
+        _ => None,
+    };
+    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern, subject };
+    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request, found) {
         Ok(chosen) => chosen,
         Err(refusal) => return refusal,
     };
@@ -430,6 +492,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     // A legacy session's answer is resumable: its events carry ids and are stored, and what
     // the call sends after its response goes to the session's GET stream.
+    let legacy_sid = legacy.as_ref().map(|l| l.0);
     let (sink, rx, channel) = match legacy {
         Some((sid, slot)) => {
             let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
@@ -453,8 +516,17 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle_admitted(principal, &endpoint.exposure, text, &sink);
+    session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
     drop(sink);
+    // Sessions roaming: what this message settled is in the store before it is answered.
+    if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid)) {
+        if let Err(refused) = r.save_changes(&endpoint.sessions, sid, subject).await {
+            if new_session_id.is_some() {
+                endpoint.sessions.forget(sid);
+            }
+            return refused.response(id);
+        }
+    }
     if !expects_reply {
         return StatusCode::ACCEPTED.into_response();
     }
@@ -574,6 +646,8 @@ struct Incoming<'a> {
     id: Option<&'a str>,
     header_version: Option<ProtocolVersion>,
     modern: bool,
+    /// The subject of the request's principal: whose legacy session it may use.
+    subject: &'a str,
 }
 
 /// A legacy session's id and its GET stream's slot.
@@ -586,8 +660,9 @@ type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
 fn choose_session<'a>(
     endpoint: &Endpoint,
     request: &Incoming<'a>,
+    found: Option<(Session, Arc<stream::StreamSlot>)>,
 ) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
-    let Incoming { headers, text, shape, id, header_version, modern } = *request;
+    let Incoming { headers, text, shape, id, header_version, modern, subject } = *request;
     // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
     // ignored (2026-07-28, backward compatibility), not looked up.
     if modern {
@@ -639,7 +714,7 @@ fn choose_session<'a>(
         return Ok((endpoint.server.session(), None, None));
     }
     if let Some(sid) = session_id(headers) {
-        return match endpoint.sessions.get(sid) {
+        return match found {
             Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
             None => Err(error_response_with_id(
                 StatusCode::NOT_FOUND,
@@ -653,7 +728,7 @@ fn choose_session<'a>(
         if endpoint.config.stateless {
             return Ok((endpoint.server.session(), None, None));
         }
-        return match endpoint.sessions.create(&endpoint.server) {
+        return match endpoint.sessions.create(&endpoint.server, subject) {
             Ok((sid, s)) => Ok((s, Some(sid), None)),
             Err(full) => Err(error_response_with_id(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -728,7 +803,7 @@ async fn respond(
     match new_session_id {
         // A failed initialize leaves no session behind, and names none.
         Some(id) if failed => {
-            endpoint.sessions.remove(&id);
+            endpoint.sessions.forget(&id);
             response
         }
         id => with_session_id(response, id.as_deref()),

@@ -5,6 +5,11 @@
 //! sessions are swept when a new one is made and by a periodic task; a full table refuses
 //! new sessions rather than evicting a live one. A session with its GET stream open is not
 //! idle, and ending a session ends its stream and drops its events from the store.
+//!
+//! A session belongs to the principal whose `initialize` made it (its subject): a request
+//! of another principal naming its id is answered as for an id that does not exist. With a
+//! shared session store (module `session_store`), this table is a cache of the sessions
+//! this replica serves: one swept here lives on in the store, its events kept.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -13,13 +18,20 @@ use std::time::{Duration, Instant};
 use super::channel::Resumable;
 use super::event_store::EventStore;
 use super::stream::StreamSlot;
-use crate::server::{Server, Session};
+use crate::server::{Server, Session, Settled};
 
 struct Entry {
     session: Session,
     last_seen: Instant,
     /// Its GET stream, and the session's notifier.
     stream: Arc<StreamSlot>,
+    /// The subject of the principal that made it.
+    subject: Arc<str>,
+    /// What was last saved to the shared session store (`None`: nothing yet).
+    saved: Option<Settled>,
+    /// Whether dropping the entry ends the session (its events forgotten), or only lets
+    /// this replica's copy go (a shared store keeps it for the others).
+    ends_on_drop: bool,
 }
 
 impl Entry {
@@ -30,7 +42,7 @@ impl Entry {
 
 impl Drop for Entry {
     fn drop(&mut self) {
-        self.stream.close();
+        self.stream.close_with(self.ends_on_drop);
     }
 }
 
@@ -41,6 +53,8 @@ pub(crate) struct Sessions {
     cap: usize,
     max_backlog: usize,
     store: Arc<dyn EventStore>,
+    /// A shared session store keeps the sessions: a local entry is a copy.
+    shared: bool,
 }
 
 /// Why a session could not be made.
@@ -51,50 +65,77 @@ pub(crate) struct Full {
 
 impl Sessions {
     /// Sessions idle for at most `idle_ttl`, at most `cap` of them, each holding at most
-    /// `max_backlog` bytes of notifications for its GET stream, their events kept in `store`.
+    /// `max_backlog` bytes of notifications for its GET stream, their events kept in `store`;
+    /// `shared` when a shared session store keeps them too.
     pub(crate) fn new(
         idle_ttl: Duration,
         cap: usize,
         max_backlog: usize,
         store: Arc<dyn EventStore>,
+        shared: bool,
     ) -> Sessions {
-        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog, store }
+        Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog, store, shared }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new session and its id.
-    pub(crate) fn create(&self, server: &Server) -> Result<(String, Session), Full> {
+    /// A new session of `subject`'s, and its id.
+    pub(crate) fn create(&self, server: &Server, subject: &str) -> Result<(String, Session), Full> {
+        let id = super::auth::random_id(32);
+        let session = server.session();
+        self.insert(&id, session.clone(), subject, None)?;
+        Ok((id, session))
+    }
+
+    /// Hold `session` (re-made from the shared store's state, `saved`) under `id` for
+    /// `subject`; when another request re-made it first, that one is kept and returned.
+    pub(crate) fn adopt(
+        &self,
+        id: &str,
+        session: Session,
+        subject: &str,
+        saved: Settled,
+    ) -> Result<(Session, Arc<StreamSlot>), Full> {
+        self.insert(id, session, subject, Some(saved))
+    }
+
+    fn insert(
+        &self,
+        id: &str,
+        session: Session,
+        subject: &str,
+        saved: Option<Settled>,
+    ) -> Result<(Session, Arc<StreamSlot>), Full> {
         let now = Instant::now();
         let mut table = self.lock();
+        if let Some(entry) = table.get_mut(id).filter(|e| &*e.subject == subject) {
+            entry.last_seen = now;
+            return Ok((entry.session.clone(), entry.stream.clone()));
+        }
         sweep(&mut table, now, self.idle_ttl);
         if table.len() >= self.cap {
             return Err(Full { cap: self.cap });
         }
-        let id = super::auth::random_id(32);
-        let session = server.session();
-        let resumable = Resumable { store: self.store.clone(), session: id.as_str().into() };
+        let resumable = Resumable { store: self.store.clone(), session: id.into() };
         let stream = StreamSlot::new(self.max_backlog, resumable);
         session.set_notifier(stream.notifier());
-        table.insert(id.clone(), Entry { session: session.clone(), last_seen: now, stream });
-        Ok((id, session))
+        let entry = Entry {
+            session: session.clone(),
+            last_seen: now,
+            stream: stream.clone(),
+            subject: subject.into(),
+            saved,
+            ends_on_drop: !self.shared,
+        };
+        table.insert(id.to_owned(), entry);
+        Ok((session, stream))
     }
 
-    /// The session under `id` and its GET stream's slot, if it is live; touching it resets
-    /// its idle clock.
-    pub(crate) fn get(&self, id: &str) -> Option<(Session, Arc<StreamSlot>)> {
-        self.touch(id)
-    }
-
-    /// The GET stream's slot of the session under `id`, if it is live; touching it resets
-    /// its idle clock.
-    pub(crate) fn stream(&self, id: &str) -> Option<Arc<StreamSlot>> {
-        self.touch(id).map(|e| e.1)
-    }
-
-    fn touch(&self, id: &str) -> Option<(Session, Arc<StreamSlot>)> {
+    /// The session under `id` and its GET stream's slot, if it is live and `subject`'s;
+    /// touching it resets its idle clock.
+    pub(crate) fn get(&self, id: &str, subject: &str) -> Option<(Session, Arc<StreamSlot>)> {
         let now = Instant::now();
         let mut table = self.lock();
         let entry = table.get_mut(id)?;
@@ -102,13 +143,70 @@ impl Sessions {
             table.remove(id);
             return None;
         }
+        if &*entry.subject != subject {
+            return None;
+        }
         entry.last_seen = now;
         Some((entry.session.clone(), entry.stream.clone()))
     }
 
-    /// End the session under `id`; whether there was one.
-    pub(crate) fn remove(&self, id: &str) -> bool {
-        self.lock().remove(id).is_some()
+    /// Whether a session is held under `id`, whoever's it is.
+    pub(crate) fn holds(&self, id: &str) -> bool {
+        self.lock().contains_key(id)
+    }
+
+    /// What of session `id` (of `subject`'s) changed since it was last saved to the shared
+    /// store: its settled state now, or `None` when that is what was saved (or there is no
+    /// such session, or no handshake yet).
+    pub(crate) fn unsaved(&self, id: &str, subject: &str) -> Option<Settled> {
+        let table = self.lock();
+        let entry = table.get(id).filter(|e| &*e.subject == subject)?;
+        let now = entry.session.settled()?;
+        (entry.saved.as_ref() != Some(&now)).then_some(now)
+    }
+
+    /// Bring session `id` up to `settled`, what the shared store holds now, when that is not
+    /// what this replica last saved or read (another replica changed it).
+    pub(crate) fn refresh(&self, id: &str, settled: Settled) {
+        let mut table = self.lock();
+        let Some(entry) = table.get_mut(id) else { return };
+        if entry.saved.as_ref() != Some(&settled) {
+            entry.session.apply_settled(&settled);
+            entry.saved = Some(settled);
+        }
+    }
+
+    /// Record that `settled` is what the shared store holds for session `id`.
+    pub(crate) fn mark_saved(&self, id: &str, settled: Settled) {
+        if let Some(entry) = self.lock().get_mut(id) {
+            entry.saved = Some(settled);
+        }
+    }
+
+    /// End the session under `id` if it is `subject`'s; whether there was one.
+    pub(crate) fn remove(&self, id: &str, subject: &str) -> bool {
+        let mut table = self.lock();
+        if !table.get(id).is_some_and(|e| &*e.subject == subject) {
+            return false;
+        }
+        let removed = table.remove(id);
+        drop(table);
+        match removed {
+            Some(mut entry) => {
+                entry.ends_on_drop = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Let go of this replica's copy of session `id` (the shared store no longer holds it:
+    /// another replica ended it, or it expired there); its events are forgotten.
+    pub(crate) fn forget(&self, id: &str) {
+        let removed = self.lock().remove(id);
+        if let Some(mut entry) = removed {
+            entry.ends_on_drop = true;
+        }
     }
 
     /// Drop sessions idle past the TTL (a session with calls in flight is not idle).

@@ -135,8 +135,9 @@ impl StreamSlot {
     }
 
     /// End the open stream, if any, and take no more messages; the store forgets the
-    /// session's streams (the session ended).
-    pub(super) fn close(&self) {
+    /// session's streams when `forget` (the session ended), and keeps them when not (this
+    /// replica let go of a session that a shared session store keeps for the others).
+    pub(super) fn close_with(&self, forget: bool) {
         let mut state = self.lock();
         if std::mem::replace(&mut state.closed, true) {
             return;
@@ -146,7 +147,9 @@ impl StreamSlot {
         let (feed, _) = channel(0);
         self.channel.resume(feed);
         drop(state);
-        self.channel.store().forget_session(self.channel.session());
+        if forget {
+            self.channel.store().forget_session(self.channel.session());
+        }
     }
 }
 

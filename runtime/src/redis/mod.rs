@@ -1,0 +1,63 @@
+//! Redis behind toolwire's store seams (feature `redis`): what lets several replicas of one
+//! server, behind a load balancer, serve the same legacy sessions.
+//!
+//! | seam | Redis type | what it shares |
+//! | --- | --- | --- |
+//! | [`SessionStore`](crate::http::SessionStore) ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)) | [`RedisSessionStore`] | a legacy session's negotiated version, client info and capabilities, log level, `initialized`, and the principal that made it, with the idle TTL |
+//! | [`EventStore`](crate::http::EventStore) ([`HttpConfig::event_store`](crate::http::HttpConfig::event_store)) | [`RedisEventStore`] | SSE events, for `Last-Event-ID` replay on any replica |
+//! | [`Fanout`](crate::server::Fanout) ([`ServerBuilder::fanout`](crate::server::ServerBuilder::fanout)) | [`RedisFanout`] | `notifications/resources/updated` and `notifications/*/list_changed`, to every replica's subscribers (pub/sub) |
+//!
+//! Each is made from a URL and a key prefix ([`RedisSessionStore::open`]), so several
+//! deployments can share one Redis. The 2026-07-28 revision needs none of them: its
+//! requests are stateless, and an `input_required` round finishes on any replica that has
+//! the same [`ServerOptions::request_state_key`](crate::ServerOptions::request_state_key).
+//!
+//! # What is shared, and what stays on one replica
+//!
+//! Shared: what a session's handshake settled (a request for a session this replica does
+//! not hold re-makes it from the store); a `DELETE`, and the idle TTL (every request on a
+//! session restarts it in the store); the events of every resumable stream; resource
+//! updates and list changes.
+//!
+//! Per replica:
+//!
+//! - **Calls in flight**, and so their cancellation: a `notifications/cancelled` reaches
+//!   the call only on the replica running it, and a server-to-client request a call makes
+//!   (elicitation, sampling, roots) must be answered on that replica. A replica that dies
+//!   takes its calls with it; the client's retry runs elsewhere.
+//! - **A stream's live half**: a POST's answer, or the GET stream, is written by the
+//!   replica that holds its connection. On another replica, `Last-Event-ID` replays what
+//!   the store holds and then ends the stream with `retry:` (the client polls again); the
+//!   live tail follows only where the call runs.
+//! - **`resources/subscribe`**: a subscription is held by the replica the session's
+//!   subscribe landed on, and delivered on that replica's GET stream; the fan-out brings
+//!   every replica's updates to it. A session whose GET stream opens on another replica
+//!   does not carry its subscriptions there (route a session's GET to one replica, or
+//!   subscribe again after reconnecting).
+//! - **What is served**: a live server's `add_tool` changes this replica only; the fan-out
+//!   carries the `list_changed`, and each replica must make the same change itself.
+//! - **The session cap** ([`HttpConfig::max_sessions`](crate::http::HttpConfig::max_sessions))
+//!   counts the sessions this replica holds.
+//!
+//! # When Redis is down
+//!
+//! Every command is bounded ([`DEFAULT_COMMAND_TIMEOUT`]). A legacy request that needs the
+//! session store is answered 503 with the JSON-RPC error message
+//! [`STORE_UNAVAILABLE`](crate::http::STORE_UNAVAILABLE) (`service unavailable: the session
+//! store is unavailable; try again`); a `Last-Event-ID` the event store cannot read is 503
+//! `service unavailable: the event store could not be read (…); try again`; events and
+//! notices raised meanwhile are logged as not stored or not published. Modern requests,
+//! and stateless ones, do not touch Redis and are served as usual. The connection manager
+//! reconnects in the background, and service resumes when Redis is back.
+
+mod connection;
+mod event_store;
+mod fanout;
+mod session_store;
+
+pub use connection::{DEFAULT_COMMAND_TIMEOUT, RedisError};
+pub use event_store::{
+    DEFAULT_EVENT_RETENTION, DEFAULT_REDIS_EVENTS_PER_STREAM, RedisEventStore, WRITE_QUEUE,
+};
+pub use fanout::{PUBLISH_QUEUE, RedisFanout};
+pub use session_store::RedisSessionStore;
