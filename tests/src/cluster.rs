@@ -52,6 +52,8 @@ pub struct ReplicaOptions {
     pub request_state_key: Option<String>,
     /// `--drain-grace` in seconds (the binary's default, 10, when `None`).
     pub drain_grace: Option<f64>,
+    /// `--redis URL`: the shared session store, event store and fan-out.
+    pub redis: Option<String>,
 }
 
 /// One replica child process.
@@ -74,6 +76,9 @@ impl Replica {
         }
         if let Some(key) = &options.request_state_key {
             command.args(["--request-state-key", key]);
+        }
+        if let Some(url) = &options.redis {
+            command.args(["--redis", url]);
         }
         if let Some(grace) = options.drain_grace {
             command.args(["--drain-grace", &grace.to_string()]);

@@ -14,9 +14,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolwire::client::{CallOptions, CallResult, Client, ClientOptions, EraMode, HttpServer};
+use toolwire::protocol::LoggingLevel;
 use toolwire::{Content, ToolError};
 use toolwire_tests::cluster::{Cluster, Replica, ReplicaOptions};
 use toolwire_tests::http::{mcp_headers, request};
+use toolwire_tests::redis::RedisServer;
 
 /// One cluster at a time: each is four processes on a 2-core machine.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -73,10 +75,17 @@ fn python_run(url: &str, mode: &str, calls: usize) -> Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
+/// Replicas that keep legacy sessions in the shared Redis store.
+fn shared(redis: &RedisServer) -> ReplicaOptions {
+    ReplicaOptions { legacy: true, redis: Some(redis.url()), ..ReplicaOptions::default() }
+}
+
 #[test]
 fn a_thousand_calls_from_each_client_land_on_all_three_replicas() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let cluster = Cluster::start(&ReplicaOptions::default());
+    // Legacy sessions on, in Redis: a legacy client's session id is honoured by every replica.
+    let redis = RedisServer::start();
+    let cluster = Cluster::start(&shared(&redis));
     let rt = runtime();
     let started = Instant::now();
     for (era, tag) in [(EraMode::Modern, "modern"), (EraMode::Legacy, "legacy")] {
@@ -272,4 +281,73 @@ fn readyz_says_draining_and_mcp_refuses_new_requests_once_the_drain_began() {
         refused.json()["error"]["message"],
         "service unavailable: this replica is draining; send the request again (to another replica)"
     );
+}
+
+/// `level` through the cluster `n` times: the replicas that answered, each saying whether the
+/// session logs at debug.
+async fn levels(client: &Client, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let result = client.call_tool("level", json!({}), CallOptions::new()).await;
+        out.push(text(&result.unwrap_or_else(|e| panic!("level: {e}"))));
+    }
+    out
+}
+
+#[test]
+fn a_legacy_session_lives_on_with_its_state_when_its_replica_is_killed() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let redis = RedisServer::start();
+    let mut cluster = Cluster::start(&shared(&redis));
+    let rt = runtime();
+    let client = rt.block_on(connect(&cluster.url(), EraMode::Legacy));
+    rt.block_on(client.set_level(LoggingLevel::Debug)).expect("logging/setLevel");
+    // The level set on one replica is the session's on every replica.
+    let before = rt.block_on(levels(&client, 6));
+    let mut all: Vec<&str> = before.iter().map(|l| l.split(' ').next().unwrap()).collect();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all, ["a", "b", "c"], "{before:?}");
+    assert!(before.iter().all(|l| l.ends_with(" logs debug: true")), "{before:?}");
+    cluster.replica("b").signal("-KILL");
+    let _ = cluster.replica("b").wait(Duration::from_secs(5));
+    // No new handshake: the same session, its level intact, served by the two left.
+    let after = rt.block_on(levels(&client, 6));
+    let expected: Vec<bool> =
+        after.iter().map(|l| l == "a logs debug: true" || l == "c logs debug: true").collect();
+    assert_eq!(expected, vec![true; 6], "{after:?}");
+}
+
+#[test]
+fn redis_down_is_a_classified_error_no_replica_crashes_and_service_resumes() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut redis = RedisServer::start();
+    let cluster = Cluster::start(&shared(&redis));
+    let rt = runtime();
+    let legacy = rt.block_on(connect(&cluster.url(), EraMode::Legacy));
+    let modern = rt.block_on(connect(&cluster.url(), EraMode::Modern));
+    assert_eq!(rt.block_on(echo(&legacy, "before")).expect("a call with Redis up"), "before");
+    redis.stop();
+    let err = rt.block_on(echo(&legacy, "down")).expect_err("a legacy call needs the session store");
+    // The replica answered 503 with -32600 `service unavailable: the session store is
+    // unavailable; try again` (STORE_UNAVAILABLE); our client keeps the server's words out of
+    // what a model reads and reports the code.
+    assert_eq!(err.to_string(), "tool 'echo' was declined by server 'cluster' (code -32600)", "{err:?}");
+    // The modern era keeps no session: served as usual.
+    assert_eq!(rt.block_on(echo(&modern, "modern")).expect("a modern call without Redis"), "modern");
+    for r in &cluster.replicas {
+        let readyz = request(r.addr, "GET", "/readyz", &[("Host".into(), r.addr.to_string())], "");
+        assert_eq!(readyz.status, 503, "{}", readyz.body);
+        assert!(readyz.body.starts_with("not ready: session store: unavailable: "), "{}", readyz.body);
+    }
+    redis.restart();
+    // Every replica is still up, and a new session is served again.
+    let counts = rt.block_on(counts(&cluster.replicas));
+    assert_eq!(counts.len(), 3);
+    let again = rt.block_on(connect(&cluster.url(), EraMode::Legacy));
+    assert_eq!(rt.block_on(echo(&again, "after")).expect("a call with Redis back"), "after");
+    for r in &cluster.replicas {
+        let readyz = request(r.addr, "GET", "/readyz", &[("Host".into(), r.addr.to_string())], "");
+        assert_eq!((readyz.status, readyz.body.as_str()), (200, "ready"));
+    }
 }

@@ -71,6 +71,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::authn::BoxFuture;
 use super::response::error_response;
+use super::session_store::{SessionStore, SessionStoreError};
 
 /// How long a drain waits for the requests in flight by default: 30 seconds (Kubernetes'
 /// default `terminationGracePeriodSeconds`, the longest a supervisor usually waits).
@@ -87,6 +88,28 @@ pub trait ReadyCheck: Send + Sync + 'static {
     fn name(&self) -> &str;
     /// `Ok` when it is usable; else why not, in words for an operator.
     fn check(&self) -> BoxFuture<'_, Result<(), String>>;
+}
+
+/// A [`SessionStore`] as a [`ReadyCheck`]: ready while a read of an id no session has comes
+/// back (found or not), named `session store`.
+pub struct SessionStoreCheck(pub Arc<dyn SessionStore>);
+
+/// The id [`SessionStoreCheck`] reads: never a session's (ids are random hex).
+const PROBE_ID: &str = "toolwire-readyz-probe";
+
+impl ReadyCheck for SessionStoreCheck {
+    fn name(&self) -> &str {
+        "session store"
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            match self.0.load(PROBE_ID).await {
+                Ok(_) | Err(SessionStoreError::Corrupt(_)) => Ok(()),
+                Err(SessionStoreError::Unavailable(why)) => Err(format!("unavailable: {why}")),
+            }
+        })
+    }
 }
 
 /// A replica's readiness and drain: cheap to clone, every clone the same drain.
