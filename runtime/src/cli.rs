@@ -213,6 +213,7 @@ async fn serve_http(
     shutdown.recv().await;
     // Drain: refuse new connections, let the requests in flight finish (within the grace).
     drain.begin();
+    mcp.close_listener();
     let cut_off = drain.finished().await;
     if cut_off > 0 {
         tracing::warn!("drain: {cut_off} requests still in flight after {:?}; cut off", drain.grace_period());

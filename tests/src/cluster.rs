@@ -18,17 +18,21 @@ use std::time::{Duration, Instant};
 /// Where Debian's nginx is.
 pub const NGINX: &str = "/usr/sbin/nginx";
 
-/// The `replica` binary (`tests/src/bin/replica.rs`): beside the test binary that runs, as
-/// cargo builds a package's binaries before its integration tests; else `TOOLWIRE_REPLICA`.
+/// The `replica` binary (`tests/src/bin/replica.rs`): `TOOLWIRE_REPLICA` if set, else the one
+/// cargo built beside the binary that runs (it builds a package's binaries before its
+/// integration tests).
 pub fn replica_binary() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         if let Some(path) = std::env::var_os("TOOLWIRE_REPLICA") {
             return PathBuf::from(path);
         }
-        // target/<profile>/deps/<test> -> target/<profile>/replica
-        let exe = std::env::current_exe().expect("the test binary's path");
-        let path = exe.parent().and_then(Path::parent).expect("target/<profile>/deps").join("replica");
+        // Beside a binary of this package (target/<profile>/cluster-up), or beside the
+        // directory of a test binary (target/<profile>/deps/<test>).
+        let exe = std::env::current_exe().expect("the running binary's path");
+        let dir = exe.parent().expect("a binary lives in a directory");
+        let beside = dir.join("replica");
+        let path = if beside.exists() { beside } else { dir.parent().unwrap_or(dir).join("replica") };
         assert!(
             path.exists(),
             "{} is missing: build it with `cargo build -p toolwire-tests --bin replica`",

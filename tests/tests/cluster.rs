@@ -341,13 +341,73 @@ fn redis_down_is_a_classified_error_no_replica_crashes_and_service_resumes() {
         assert!(readyz.body.starts_with("not ready: session store: unavailable: "), "{}", readyz.body);
     }
     redis.restart();
+    // Each replica's connection manager reconnects on its own; /readyz says when.
+    let until = Instant::now() + Duration::from_secs(15);
+    for r in &cluster.replicas {
+        loop {
+            let readyz = request(r.addr, "GET", "/readyz", &[("Host".into(), r.addr.to_string())], "");
+            if (readyz.status, readyz.body.as_str()) == (200, "ready") {
+                break;
+            }
+            assert!(Instant::now() < until, "replica {} is not ready again: {}", r.name, readyz.body);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
     // Every replica is still up, and a new session is served again.
     let counts = rt.block_on(counts(&cluster.replicas));
     assert_eq!(counts.len(), 3);
     let again = rt.block_on(connect(&cluster.url(), EraMode::Legacy));
     assert_eq!(rt.block_on(echo(&again, "after")).expect("a call with Redis back"), "after");
-    for r in &cluster.replicas {
-        let readyz = request(r.addr, "GET", "/readyz", &[("Host".into(), r.addr.to_string())], "");
-        assert_eq!((readyz.status, readyz.body.as_str()), (200, "ready"));
+}
+
+#[test]
+fn the_http_main_drains_on_sigterm_finishing_the_call_in_flight() {
+    use std::io::BufRead;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_drain-main"))
+        .args(["--http", "--show-token", "--drain-grace", "5", "--log-level", "off"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn drain-main");
+    let mut out = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    for _ in 0..4 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        lines.push(line.trim_end().to_owned());
     }
+    let url = lines[0].rsplit(' ').next().unwrap().to_owned();
+    let addr: std::net::SocketAddr =
+        url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+    let auth = lines[3].strip_prefix("header: Authorization: ").expect("the token line").to_owned();
+    let mut headers = mcp_headers(addr);
+    headers.push(("Authorization".into(), auth));
+    headers.push(("MCP-Protocol-Version".into(), "2026-07-28".into()));
+    headers.push(("Mcp-Method".into(), "tools/call".into()));
+    headers.push(("Mcp-Name".into(), "slow".into()));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 1000},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
+    }})
+    .to_string();
+    let ready = request(addr, "GET", "/readyz", &[("Host".into(), addr.to_string())], "");
+    assert_eq!((ready.status, ready.body.as_str()), (200, "ready"));
+    let call = std::thread::spawn(move || request(addr, "POST", "/mcp", &headers, &body));
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+    std::thread::sleep(Duration::from_millis(100));
+    // Draining: the listener is closed, so a new connection is refused.
+    assert!(std::net::TcpStream::connect(addr).is_err(), "a new connection was accepted while draining");
+    let answered = call.join().expect("the call thread");
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.json()["result"]["content"], json!([{"type": "text", "text": "slept 1000 ms"}]));
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < until, "drain-main did not exit after the drain");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
 }

@@ -92,7 +92,10 @@ pub trait ReadyCheck: Send + Sync + 'static {
 
 /// A [`SessionStore`] as a [`ReadyCheck`]: ready while a read of an id no session has comes
 /// back (found or not), named `session store`.
-pub struct SessionStoreCheck(pub Arc<dyn SessionStore>);
+pub struct SessionStoreCheck(
+    /// The store the replica keeps its legacy sessions in.
+    pub Arc<dyn SessionStore>,
+);
 
 /// The id [`SessionStoreCheck`] reads: never a session's (ids are random hex).
 const PROBE_ID: &str = "toolwire-readyz-probe";
@@ -379,6 +382,18 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!finished.is_finished(), "a request is still in flight");
         drop(flight);
+        assert_eq!(finished.await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn finished_waits_for_the_last_connection_to_close() {
+        let drain = Drain::new().grace(Duration::from_secs(5));
+        let connection = drain.connection();
+        drain.begin();
+        let finished = tokio::spawn(drain.finished());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!finished.is_finished(), "its last answer may still be unwritten");
+        drop(connection);
         assert_eq!(finished.await.unwrap(), 0);
     }
 
