@@ -28,7 +28,14 @@ esac
 
 bash tests/peers/nginx/setup.sh
 bash tests/peers/redis/setup.sh
-command -v wrk >/dev/null || { echo "wrk is missing: bench/run.sh installs it" >&2; exit 1; }
+if ! command -v wrk >/dev/null; then
+  echo "== installing wrk (Debian's package) for the cluster bench"
+  SUDO=()
+  if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get install -y -q wrk >/dev/null ||
+    { "${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q wrk >/dev/null; }
+fi
 
 cargo build --release --locked -p toolwire-tests --bin replica --bin cluster-up
 cargo build --release --locked -p toolwire-bench --bin http-bench

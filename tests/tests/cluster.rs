@@ -277,6 +277,7 @@ fn readyz_says_draining_and_mcp_refuses_new_requests_once_the_drain_began() {
     let refused = request(addr, "POST", "/mcp", &mcp_headers(addr), &body);
     assert_eq!(refused.status, 503);
     assert_eq!(refused.header("connection"), Some("close"));
+    assert_eq!(refused.json()["error"]["code"], -32600);
     assert_eq!(
         refused.json()["error"]["message"],
         "service unavailable: this replica is draining; send the request again (to another replica)"

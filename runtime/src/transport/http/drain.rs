@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
 //! | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
-//! | a request to `/mcp` once the drain began | 503, JSON-RPC -32000 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
+//! | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
 //!
 //! The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
 //! the listener stops accepting (new connections are refused, which a load balancer retries on
