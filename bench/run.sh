@@ -346,6 +346,14 @@ if [[ $MODE == full ]]; then
 fi
 
 keep_awake_stop
+# The cluster bench (issue 16): nginx in front of 1 and 3 replicas, and Redis sessions; its own
+# summary in target/bench/cluster-<mode>.md (bench/cluster.sh). Smoke: one 1 s round per case.
+CLUSTER_ARGS=()
+if [[ $MODE == smoke ]]; then CLUSTER_ARGS=(--smoke); fi
+bash bench/cluster.sh "${CLUSTER_ARGS[@]}" || {
+  FAILED=$((FAILED + 1))
+  echo "  FAILED: the cluster bench (see target/bench/cluster-servers-$MODE.log)" >&2
+}
 echo "loadavg_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine-$MODE.txt"
 
 echo "== report"

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 bash tests/peers/setup.sh
 bash tests/peers/agent-clis/setup.sh
 bash tests/peers/browser/setup.sh
+bash tests/peers/nginx/setup.sh
 bash tests/peers/redis/setup.sh
 # shellcheck disable=SC1091
 source tests/peers/env.sh

@@ -1,6 +1,6 @@
 //! The `main` that `serve_registry!` expands to: flags, logging to stderr, a tokio runtime,
 //! and serving over stdio until stdin closes (or, with the `http` feature and `--http`, over
-//! loopback HTTP until SIGINT or SIGTERM).
+//! loopback HTTP until SIGINT or SIGTERM, which drain it: `--drain-grace`).
 //!
 //! Without the `http` feature, `--help` lists no HTTP flags and `--http`, `--port` and
 //! `--show-token` are usage errors that say the binary was built without it: the expansion
@@ -180,7 +180,10 @@ async fn serve_http(
     options: ServerOptions,
     flags: &Flags,
 ) -> Result<(), String> {
-    let mut serve = crate::spec::SpecOptions::http(options);
+    let drain = crate::transport::http::Drain::new().grace(flags.drain_grace);
+    let http =
+        crate::transport::http::HttpConfig::new(crate::transport::http::Auth::None).drain(drain.clone());
+    let mut serve = crate::spec::SpecOptions::http(options).http_config(http);
     if let Some(port) = flags.port {
         serve = serve.port(port);
     }
@@ -208,6 +211,13 @@ async fn serve_http(
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
     shutdown.recv().await;
+    // Drain: refuse new connections, let the requests in flight finish (within the grace).
+    drain.begin();
+    mcp.close_listener();
+    let cut_off = drain.finished().await;
+    if cut_off > 0 {
+        tracing::warn!("drain: {cut_off} requests still in flight after {:?}; cut off", drain.grace_period());
+    }
     mcp.stop();
     Ok(())
 }
@@ -275,6 +285,8 @@ pub(crate) struct Flags {
     pub(crate) worker_threads: Option<usize>,
     #[cfg(feature = "http")]
     pub(crate) show_token: bool,
+    #[cfg(feature = "http")]
+    pub(crate) drain_grace: Duration,
     pub(crate) deadline: Option<Duration>,
     pub(crate) max_in_flight: usize,
     pub(crate) max_message_bytes: usize,
@@ -293,6 +305,8 @@ impl Default for Flags {
             worker_threads: None,
             #[cfg(feature = "http")]
             show_token: false,
+            #[cfg(feature = "http")]
+            drain_grace: crate::transport::http::DEFAULT_DRAIN_GRACE,
             deadline: None,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_message_bytes: DEFAULT_MAX_MESSAGE_SIZE,
@@ -343,6 +357,12 @@ const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
         "--show-token",
         None,
         "With --http: print the Authorization header (it is always in the config file)",
+        true,
+    ),
+    (
+        "--drain-grace",
+        Some("SECONDS"),
+        "With --http: on SIGTERM/SIGINT, wait this long for requests in flight before exiting (default: 30)",
         true,
     ),
     (
@@ -459,6 +479,8 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
                     format!("invalid value '{value}' for '{name}': expected a port number from 0 to 65535")
                 })?);
             }
+            #[cfg(feature = "http")]
+            "--drain-grace" => flags.drain_grace = seconds(&name, &value)?,
             "--deadline" => flags.deadline = Some(seconds(&name, &value)?),
             "--ping-interval" => flags.ping_interval = Some(seconds(&name, &value)?),
             "--max-in-flight" => flags.max_in_flight = count(&name, &value)?,
@@ -567,6 +589,12 @@ mod tests {
         assert_eq!(f.port, Some(8080));
         let Command::Serve(f) = run(&["--http", "--stdio"]).unwrap() else { panic!() };
         assert!(!f.http);
+        let Command::Serve(f) = run(&["--http", "--drain-grace", "2.5"]).unwrap() else { panic!() };
+        assert_eq!(f.drain_grace, Duration::from_millis(2500));
+        assert_eq!(
+            run(&["--http", "--drain-grace=0"]).unwrap_err(),
+            "invalid value '0' for '--drain-grace': expected a positive number of seconds"
+        );
     }
 
     #[cfg(not(feature = "http"))]

@@ -1,6 +1,7 @@
 //! Shared support for toolwire's end-to-end and interop tests.
 
 pub mod authz;
+pub mod cluster;
 pub mod example_server;
 pub mod http;
 pub mod redis;

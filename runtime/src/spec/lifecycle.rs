@@ -86,7 +86,8 @@ pub struct McpServerSpec {
 
 #[derive(Debug)]
 struct HttpParts {
-    listener: TcpListener,
+    /// `None` once a drain closed it ([`McpServerSpec::close_listener`]).
+    listener: Option<TcpListener>,
     addr: SocketAddr,
     config: HttpConfig,
 }
@@ -173,7 +174,14 @@ pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<Mc
             };
             let url = format!("http://{}/mcp", url_host(addr));
             let endpoint = Endpoint::Http { url, token: token.map(|t| t.expose().to_owned()) };
-            (endpoint, Some(HttpParts { listener, addr, config: options.http.clone().with_auth(auth) }))
+            (
+                endpoint,
+                Some(HttpParts {
+                    listener: Some(listener),
+                    addr,
+                    config: options.http.clone().with_auth(auth),
+                }),
+            )
         }
     };
     let config = match &options.config_path {
@@ -331,7 +339,10 @@ impl McpServerSpec {
         if let Some(http) = &self.http {
             let handle = tokio::runtime::Handle::try_current().map_err(|_| SpecError::NoRuntime)?;
             let io_err = |source| SpecError::Bind { addr: http.addr, source };
-            let std_listener = http.listener.try_clone().map_err(io_err)?;
+            let held = http.listener.as_ref().ok_or_else(|| {
+                io_err(std::io::Error::other("the listener was closed when the server drained"))
+            })?;
+            let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
             let router =
                 mcp_router(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
@@ -339,14 +350,38 @@ impl McpServerSpec {
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;
             let limits = http.config.limits;
+            // A drain that begins stops the accept loop too: new connections are refused.
+            let drain = http.config.drain.clone();
+            let counted = drain.clone();
             // Our own accept loop rather than `axum::serve`: header-read and idle timeouts,
             // and a connection cap (see `transport::http::listen`).
-            handle.spawn(crate::transport::http::serve(listener, router, limits, async move {
-                shutdown.cancelled().await
-            }));
+            handle.spawn(crate::transport::http::serve(
+                listener,
+                router,
+                limits,
+                async move {
+                    match drain {
+                        Some(drain) => tokio::select! {
+                            () = shutdown.cancelled() => {}
+                            () = drain.begun() => {}
+                        },
+                        None => shutdown.cancelled().await,
+                    }
+                },
+                counted,
+            ));
         }
         self.running = Some(stop);
         Ok(())
+    }
+
+    /// Close the listening socket this spec holds (the accept loop holds a copy until it
+    /// stops), so that new connections are refused once a drain began; the spec cannot be
+    /// started again after it.
+    pub(crate) fn close_listener(&mut self) {
+        if let Some(http) = &mut self.http {
+            http.listener = None;
+        }
     }
 
     /// Stop serving, and delete the config file and the directory the spec created (a

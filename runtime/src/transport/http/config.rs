@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use super::auth::BearerToken;
 use super::authn::{Authenticate, ResourceServer};
+use super::drain::Drain;
 use super::event_store::EventStore;
 use super::guard::Guard;
 use super::session_store::SessionStore;
@@ -95,6 +96,7 @@ pub struct HttpConfig {
     pub(crate) event_store: Option<StoreHandle>,
     pub(crate) session_store: Option<SessionStoreHandle>,
     pub(crate) sse_polling: Option<SsePolling>,
+    pub(crate) drain: Option<Drain>,
 }
 
 /// The [`EventStore`] an endpoint was given (its `Debug` names no contents).
@@ -147,6 +149,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("limits", &self.limits)
             .field("max_sse_backlog", &self.max_sse_backlog)
             .field("shared_sessions", &self.session_store.is_some())
+            .field("drain", &self.drain)
             .finish()
     }
 }
@@ -170,6 +173,7 @@ impl HttpConfig {
             event_store: None,
             session_store: None,
             sse_polling: None,
+            drain: None,
         }
         .with_auth(auth)
     }
@@ -299,6 +303,14 @@ impl HttpConfig {
     /// answer's connection stays open until its response.
     pub fn sse_polling(mut self, after: Duration, retry: Duration) -> Self {
         self.sse_polling = Some(SsePolling { after, retry });
+        self
+    }
+
+    /// Answer `/healthz` and `/readyz`, count the requests in flight and refuse new ones
+    /// once `drain` began (see [`Drain`]); where toolwire serves the listener, it also stops
+    /// accepting then. Without it the endpoint answers `/mcp` only.
+    pub fn drain(mut self, drain: Drain) -> Self {
+        self.drain = Some(drain);
         self
     }
 }

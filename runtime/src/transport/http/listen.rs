@@ -13,8 +13,9 @@
 //!   accepting resumes.
 //!
 //! A request is in flight from the moment hyper hands it to the router until its response
-//! body has been written out or dropped. On shutdown the listener stops accepting, idle
-//! connections close, and answers in flight are finished.
+//! body has been written out or dropped. On shutdown (or when the endpoint's
+//! [`Drain`](super::Drain) begins) the listener stops accepting, idle connections close, and
+//! answers in flight are finished; the drain counts each connection until it has closed.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -37,6 +38,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use super::config::Limits;
+use super::drain::Drain;
 use super::response::error_response;
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
@@ -328,6 +330,7 @@ pub(crate) async fn serve(
     router: Router,
     limits: Limits,
     shutdown: impl std::future::Future<Output = ()>,
+    drain: Option<Drain>,
 ) {
     let table = Arc::new(Table::default());
     let draining = CancellationToken::new();
@@ -367,8 +370,11 @@ pub(crate) async fn serve(
         let connection =
             Connection { tcp, activity, close, draining: draining.clone(), service: service.clone(), limits };
         let table = Arc::clone(&table);
+        // Open until its last answer is written: what a drain waits for.
+        let open = drain.as_ref().map(Drain::connection);
         tokio::spawn(async move {
             connection.run().await;
+            drop(open);
             table.remove(id);
         });
     }
@@ -444,7 +450,7 @@ mod tests {
         let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
         let stop = CancellationToken::new();
         let shutdown = stop.clone();
-        tokio::spawn(serve(listener, router, limits, async move { shutdown.cancelled().await }));
+        tokio::spawn(serve(listener, router, limits, async move { shutdown.cancelled().await }, None));
         (addr, stop)
     }
 

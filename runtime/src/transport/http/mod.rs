@@ -53,7 +53,8 @@
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
 //!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
 //!   table in front of it (a session this replica does not hold is re-made from the store);
-//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec).
+//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec);
+//!   `drain`: `/healthz`, `/readyz` and stopping a replica without losing a request ([`Drain`]).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
 //! using the same request id at once never meet.
@@ -66,6 +67,7 @@ mod auth;
 mod authn;
 mod channel;
 mod config;
+mod drain;
 mod event_store;
 mod guard;
 mod inbound;
@@ -102,6 +104,7 @@ pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
+pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
 pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
@@ -223,11 +226,16 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
                 .route(&path, axum::routing::get(move || async move { authn::metadata_response(&json) }));
         }
     }
-    router
+    let drain = endpoint.config.drain.clone();
+    let router = router
         .fallback(|| async {
             error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp")
         })
-        .with_state(endpoint)
+        .with_state(endpoint);
+    match drain {
+        Some(drain) => drain::wrap(router, &drain),
+        None => router,
+    }
 }
 
 /// 405 for anything but POST, GET and DELETE.

@@ -1,0 +1,427 @@
+//! Readiness and drain, for replicas behind a load balancer: `/healthz`, `/readyz`, and
+//! stopping without losing a request.
+//!
+//! A [`Drain`] given to [`HttpConfig::drain`](super::HttpConfig::drain) makes
+//! [`mcp_router`](super::mcp_router) answer two more paths, outside the Host/Origin guard and
+//! the authenticator (a load balancer's probe carries neither):
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
+//! | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
+//! | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
+//!
+//! The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
+//! the listener stops accepting (new connections are refused, which a load balancer retries on
+//! another replica whatever the method), idle keep-alive connections close, and the requests
+//! in flight finish; [`Drain::finished`] resolves when none is left and every connection has
+//! closed, or when the grace period ([`DEFAULT_DRAIN_GRACE`] unless [`Drain::grace`] says
+//! otherwise) has passed. A request is in
+//! flight until its response body has been written out or dropped, so a call answered over SSE
+//! counts until its last event.
+//!
+//! For a router mounted in an app of one's own, the same hook serves `axum::serve`:
+//!
+//! ```no_run
+//! use toolwire::http::{Auth, Drain, HttpConfig, mcp_router};
+//! use toolwire::server::Exposure;
+//! use toolwire::{Server, ServerOptions, tool, tools};
+//!
+//! /// Say hello.
+//! #[tool(read_only)]
+//! fn hello() -> &'static str {
+//!     "hello"
+//! }
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
+//! let drain = Drain::new().grace(std::time::Duration::from_secs(20));
+//! let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
+//! let app = mcp_router(server, Exposure::TrustedHost, config);
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! // SIGTERM or SIGINT begins the drain; axum then stops accepting.
+//! tokio::spawn(drain.clone().begin_on_signal());
+//! let serving = axum::serve(listener, app).with_graceful_shutdown(drain.begun());
+//! // Done when axum has written the last answer and closed every connection, or when the
+//! // grace period is spent, whichever comes first.
+//! tokio::select! {
+//!     served = serving => served?,
+//!     () = drain.expired() => eprintln!("drained; {} requests cut off", drain.in_flight()),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fmt;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use hyper::body::{Frame, SizeHint};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::authn::BoxFuture;
+use super::response::error_response;
+use super::session_store::{SessionStore, SessionStoreError};
+
+/// How long a drain waits for the requests in flight by default: 30 seconds (Kubernetes'
+/// default `terminationGracePeriodSeconds`, the longest a supervisor usually waits).
+pub const DEFAULT_DRAIN_GRACE: Duration = Duration::from_secs(30);
+
+/// The words a request to `/mcp` is refused with once the drain began.
+const DRAINING: &str =
+    "service unavailable: this replica is draining; send the request again (to another replica)";
+
+/// Something a replica needs to take requests (a shared store it must reach): `/readyz`
+/// answers 503 naming it while [`ReadyCheck::check`] fails.
+pub trait ReadyCheck: Send + Sync + 'static {
+    /// What is checked, as `/readyz` names it (`session store`).
+    fn name(&self) -> &str;
+    /// `Ok` when it is usable; else why not, in words for an operator.
+    fn check(&self) -> BoxFuture<'_, Result<(), String>>;
+}
+
+/// A [`SessionStore`] as a [`ReadyCheck`]: ready while a read of an id no session has comes
+/// back (found or not), named `session store`.
+pub struct SessionStoreCheck(
+    /// The store the replica keeps its legacy sessions in.
+    pub Arc<dyn SessionStore>,
+);
+
+/// The id [`SessionStoreCheck`] reads: never a session's (ids are random hex).
+const PROBE_ID: &str = "toolwire-readyz-probe";
+
+impl ReadyCheck for SessionStoreCheck {
+    fn name(&self) -> &str {
+        "session store"
+    }
+
+    fn check(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            match self.0.load(PROBE_ID).await {
+                Ok(_) | Err(SessionStoreError::Corrupt(_)) => Ok(()),
+                Err(SessionStoreError::Unavailable(why)) => Err(format!("unavailable: {why}")),
+            }
+        })
+    }
+}
+
+/// A replica's readiness and drain: cheap to clone, every clone the same drain.
+///
+/// See the [module docs](self) for what it answers and when.
+#[derive(Clone)]
+pub struct Drain {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The grace period, in milliseconds.
+    grace_ms: AtomicU64,
+    begun: CancellationToken,
+    in_flight: AtomicUsize,
+    /// Connections open on a listener toolwire serves (none counted under `axum::serve`).
+    connections: AtomicUsize,
+    /// Woken when `in_flight` or `connections` drops to zero.
+    idle: Notify,
+    checks: Mutex<Vec<Arc<dyn ReadyCheck>>>,
+}
+
+impl fmt::Debug for Drain {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain")
+            .field("grace", &self.grace_period())
+            .field("draining", &self.is_draining())
+            .field("in_flight", &self.in_flight())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Drain {
+    fn default() -> Self {
+        Drain::new()
+    }
+}
+
+impl Drain {
+    /// Not draining, nothing in flight, the default grace period, no checks.
+    pub fn new() -> Drain {
+        Drain {
+            inner: Arc::new(Inner {
+                grace_ms: AtomicU64::new(DEFAULT_DRAIN_GRACE.as_secs() * 1000),
+                begun: CancellationToken::new(),
+                in_flight: AtomicUsize::new(0),
+                connections: AtomicUsize::new(0),
+                idle: Notify::new(),
+                checks: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Wait at most `grace` for the requests in flight once the drain began (default
+    /// [`DEFAULT_DRAIN_GRACE`]); every clone sees it.
+    pub fn grace(self, grace: Duration) -> Drain {
+        let ms = u64::try_from(grace.as_millis()).unwrap_or(u64::MAX);
+        self.inner.grace_ms.store(ms, Ordering::Release);
+        self
+    }
+
+    /// The grace period.
+    pub fn grace_period(&self) -> Duration {
+        Duration::from_millis(self.inner.grace_ms.load(Ordering::Acquire))
+    }
+
+    /// Answer `/readyz` with 503 while `check` fails.
+    pub fn require(&self, check: impl ReadyCheck) {
+        self.inner.checks.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::new(check));
+    }
+
+    /// Begin draining: `/readyz` answers 503, `/mcp` refuses new requests, and the listener
+    /// toolwire serves stops accepting. Idempotent; there is no way back.
+    pub fn begin(&self) {
+        self.inner.begun.cancel();
+    }
+
+    /// Whether the drain began.
+    pub fn is_draining(&self) -> bool {
+        self.inner.begun.is_cancelled()
+    }
+
+    /// Requests in flight now (counted from the router's entry until the response body is
+    /// written out or dropped).
+    pub fn in_flight(&self) -> usize {
+        self.inner.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Resolves once the drain began (for `axum::serve(..).with_graceful_shutdown`).
+    pub fn begun(&self) -> impl Future<Output = ()> + Send + 'static {
+        let begun = self.inner.begun.clone();
+        async move { begun.cancelled().await }
+    }
+
+    /// Resolves once the drain began and then nothing is in flight and no connection is open
+    /// (where toolwire serves the listener, so the last answers are written out), or when
+    /// the grace period has passed since it began; to how many requests were still in flight
+    /// (cut off) then.
+    ///
+    /// Under `axum::serve`, await the server instead (it returns once every connection
+    /// closed), bounded by [`Drain::expired`]: the count here reaches zero when the last body
+    /// is handed to hyper, a moment before hyper has written it.
+    pub fn finished(&self) -> impl Future<Output = usize> + Send + 'static {
+        let inner = Arc::clone(&self.inner);
+        let expired = self.expired();
+        async move {
+            let settled = async {
+                inner.begun.cancelled().await;
+                loop {
+                    let idle = inner.idle.notified();
+                    if inner.in_flight.load(Ordering::Acquire) == 0
+                        && inner.connections.load(Ordering::Acquire) == 0
+                    {
+                        return;
+                    }
+                    idle.await;
+                }
+            };
+            tokio::select! {
+                () = settled => {}
+                () = expired => {}
+            }
+            inner.in_flight.load(Ordering::Acquire)
+        }
+    }
+
+    /// Resolves once the grace period has passed since the drain began.
+    pub fn expired(&self) -> impl Future<Output = ()> + Send + 'static {
+        let drain = self.clone();
+        async move {
+            drain.inner.begun.cancelled().await;
+            tokio::time::sleep(drain.grace_period()).await;
+        }
+    }
+
+    /// Begin the drain on SIGTERM or SIGINT (on other platforms, Ctrl-C).
+    pub async fn begin_on_signal(self) {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut term), Ok(mut int)) =
+                (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+            else {
+                tracing::warn!("cannot listen for SIGTERM and SIGINT; the drain begins only when asked");
+                return;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        self.begin();
+    }
+
+    /// What `/readyz` answers now.
+    async fn readiness(&self) -> Result<(), String> {
+        if self.is_draining() {
+            return Err("draining".to_owned());
+        }
+        let checks = self.inner.checks.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for check in checks {
+            check.check().await.map_err(|reason| format!("{}: {reason}", check.name()))?;
+        }
+        Ok(())
+    }
+
+    fn enter(&self) -> Flight {
+        self.inner.in_flight.fetch_add(1, Ordering::AcqRel);
+        Flight(Arc::clone(&self.inner), Counter::Request)
+    }
+
+    /// Count a connection open until the guard drops (toolwire's accept loop).
+    pub(super) fn connection(&self) -> Flight {
+        self.inner.connections.fetch_add(1, Ordering::AcqRel);
+        Flight(Arc::clone(&self.inner), Counter::Connection)
+    }
+}
+
+/// `/healthz` and `/readyz`, and the in-flight count and the drain's refusal around `router`
+/// (the MCP routes).
+pub(super) fn wrap(router: Router, drain: &Drain) -> Router {
+    let probes = Router::new()
+        .route("/healthz", axum::routing::get(|| async { "ok" }))
+        .route("/readyz", axum::routing::get(readyz))
+        .with_state(drain.clone());
+    router.layer(axum::middleware::from_fn_with_state(drain.clone(), layer)).merge(probes)
+}
+
+async fn readyz(State(drain): State<Drain>) -> Response {
+    match drain.readiness().await {
+        Ok(()) => "ready".into_response(),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}")).into_response(),
+    }
+}
+
+async fn layer(State(drain): State<Drain>, request: Request, next: Next) -> Response {
+    if drain.is_draining() {
+        let mut refused = error_response(StatusCode::SERVICE_UNAVAILABLE, None, DRAINING);
+        refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return refused;
+    }
+    let flight = drain.enter();
+    let response = next.run(request).await;
+    response.map(|body| Body::new(Counted { body, _flight: flight }))
+}
+
+/// One request in flight or one connection open, for as long as it lives.
+pub(super) struct Flight(Arc<Inner>, Counter);
+
+enum Counter {
+    Request,
+    Connection,
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        let counter = match self.1 {
+            Counter::Request => &self.0.in_flight,
+            Counter::Connection => &self.0.connections,
+        };
+        if counter.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// A response body that keeps its request counted until it is written out or dropped.
+struct Counted {
+    body: Body,
+    _flight: Flight,
+}
+
+impl hyper::body::Body for Counted {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn finished_waits_for_the_last_request_in_flight() {
+        let drain = Drain::new().grace(Duration::from_secs(5));
+        let flight = drain.enter();
+        let finished = tokio::spawn(drain.finished());
+        drain.begin();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!finished.is_finished(), "a request is still in flight");
+        drop(flight);
+        assert_eq!(finished.await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn finished_waits_for_the_last_connection_to_close() {
+        let drain = Drain::new().grace(Duration::from_secs(5));
+        let connection = drain.connection();
+        drain.begin();
+        let finished = tokio::spawn(drain.finished());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!finished.is_finished(), "its last answer may still be unwritten");
+        drop(connection);
+        assert_eq!(finished.await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn finished_gives_up_after_the_grace_period() {
+        let drain = Drain::new().grace(Duration::from_millis(100));
+        let _stuck = drain.enter();
+        drain.begin();
+        assert_eq!(drain.finished().await, 1);
+    }
+
+    struct Down;
+    impl ReadyCheck for Down {
+        fn name(&self) -> &str {
+            "session store"
+        }
+        fn check(&self) -> BoxFuture<'_, Result<(), String>> {
+            Box::pin(async { Err("connection refused".to_owned()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn readiness_names_a_failing_check_then_the_drain() {
+        let drain = Drain::new();
+        assert_eq!(drain.readiness().await, Ok(()));
+        drain.require(Down);
+        assert_eq!(drain.readiness().await, Err("session store: connection refused".to_owned()));
+        drain.begin();
+        assert_eq!(drain.readiness().await, Err("draining".to_owned()));
+    }
+}

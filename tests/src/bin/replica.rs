@@ -1,0 +1,198 @@
+//! One replica of a toolwire service, for the cluster tests (`tests/tests/cluster.rs`) and
+//! the cluster bench (`bench/run.sh`): `toolwire::http::mcp_router` on a loopback port,
+//! served with `axum::serve` and drained on SIGTERM with [`Drain`], the hook a program that
+//! mounts the router itself uses.
+//!
+//! ```text
+//! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
+//!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL]
+//! ```
+//!
+//! It prints `url http://127.0.0.1:P/mcp` as its one line on stdout, then serves until
+//! SIGTERM or SIGINT, which drains it (new connections refused, requests in flight finished
+//! within the grace period) and makes it exit 0 after printing `replica <name> served <n>,
+//! cut off <m>` on stderr. Stateless (no session ids) unless `--legacy`. Auth is off: the
+//! replicas sit behind a load balancer on loopback. With `--redis URL` the replicas share
+//! legacy sessions, SSE events and notifications through that Redis (`toolwire::redis`, keys
+//! under `toolwire-cluster`), and `/readyz` answers 503 while the session store is down.
+//!
+//! Its tools (each but `whoami` counts as a call it served):
+//!
+//! - `echo(text)`: returns `text`;
+//! - `slow(ms, text)`: sleeps `ms` milliseconds, then returns `text`;
+//! - `level()`: returns `<replica> logs debug: <true|false>`, the session's log level as this
+//!   replica sees it;
+//! - `whoami()`: returns `<name> <served>`, the replica's name and how many calls it served;
+//! - `ask(question)`: asks the client for a name (one elicitation: in a 2026-07-28 call an
+//!   `input_required` round, sealed with `--request-state-key` when given, so any replica with
+//!   the same key can finish it), then returns `<name> answered on <replica>`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use toolwire::context::AskError;
+use toolwire::http::{Auth, Drain, HttpConfig, SessionStore, SessionStoreCheck, mcp_router};
+use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
+use toolwire::server::Exposure;
+use toolwire::{Context, Server, ServerOptions, tool, tools};
+
+/// The Redis key prefix every replica shares.
+const PREFIX: &str = "toolwire-cluster";
+
+static NAME: OnceLock<String> = OnceLock::new();
+static SERVED: AtomicU64 = AtomicU64::new(0);
+
+fn name() -> &'static str {
+    NAME.get().map_or("replica", String::as_str)
+}
+
+fn served() -> u64 {
+    SERVED.fetch_add(1, Ordering::AcqRel) + 1
+}
+
+/// Return the text.
+#[tool(read_only)]
+fn echo(
+    /// The text to return.
+    text: String,
+) -> String {
+    served();
+    text
+}
+
+/// Sleep, then return the text.
+#[tool(read_only)]
+async fn slow(
+    /// How long to sleep, in milliseconds.
+    ms: u64,
+    /// The text to return.
+    text: String,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    served();
+    text
+}
+
+/// This replica's name and how many calls it served.
+#[tool(read_only)]
+fn whoami() -> String {
+    format!("{} {}", name(), SERVED.load(Ordering::Acquire))
+}
+
+/// Whether this session logs at debug, as this replica sees it (the level a legacy session's
+/// `logging/setLevel` set is session state: through a shared store, every replica sees it).
+#[tool(read_only)]
+fn level(ctx: &Context) -> String {
+    served();
+    format!("{} logs debug: {}", name(), ctx.logs(toolwire::protocol::LoggingLevel::Debug))
+}
+
+/// A name the client is asked for.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Person {
+    /// The name.
+    name: String,
+}
+
+/// Ask the client for a name, then say which replica got the answer.
+#[tool(read_only)]
+async fn ask(
+    ctx: &Context,
+    /// The question.
+    question: String,
+) -> Result<String, AskError> {
+    let person: Person = ctx.elicit(&question).await?;
+    served();
+    Ok(format!("{} answered on {}", person.name, name()))
+}
+
+struct Flags {
+    port: u16,
+    legacy: bool,
+    request_state_key: Option<String>,
+    drain_grace: Duration,
+    redis: Option<String>,
+}
+
+fn parse() -> Result<Flags, String> {
+    let mut flags = Flags {
+        port: 0,
+        legacy: false,
+        request_state_key: None,
+        drain_grace: Duration::from_secs(10),
+        redis: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("flag '{arg}' needs a value"));
+        match arg.as_str() {
+            "--name" => {
+                let _ = NAME.set(value()?);
+            }
+            "--port" => {
+                flags.port = value()?.parse().map_err(|_| "--port: expected a port number".to_owned())?
+            }
+            "--legacy" => flags.legacy = true,
+            "--redis" => flags.redis = Some(value()?),
+            "--request-state-key" => flags.request_state_key = Some(value()?),
+            "--drain-grace" => {
+                let secs: f64 = value()?.parse().map_err(|_| "--drain-grace: expected seconds".to_owned())?;
+                flags.drain_grace = Duration::from_secs_f64(secs);
+            }
+            other => return Err(format!("unknown flag '{other}'")),
+        }
+    }
+    Ok(flags)
+}
+
+#[tokio::main]
+async fn main() {
+    let flags = parse().unwrap_or_else(|e| {
+        eprintln!("replica: {e}");
+        std::process::exit(2);
+    });
+    let mut options = ServerOptions::new("replica", "0.1.0");
+    if let Some(key) = &flags.request_state_key {
+        options = options.request_state_key(key);
+    }
+    let mut server =
+        Server::builder(options).tools(tools![echo, slow, level, whoami, ask].expect("distinct tools"));
+    let drain = Drain::new().grace(flags.drain_grace);
+    let mut config = HttpConfig::new(Auth::None).stateless(!flags.legacy).drain(drain.clone());
+    if let Some(url) = &flags.redis {
+        let fail = |e: toolwire::redis::RedisError| -> ! {
+            eprintln!("replica: redis {url}: {e}");
+            std::process::exit(1);
+        };
+        let sessions: Arc<dyn SessionStore> =
+            Arc::new(RedisSessionStore::open(url, PREFIX).unwrap_or_else(|e| fail(e)));
+        drain.require(SessionStoreCheck(Arc::clone(&sessions)));
+        let events = RedisEventStore::open(url, PREFIX).unwrap_or_else(|e| fail(e));
+        config = config.session_store(sessions).event_store(Arc::new(events));
+        server = server.fanout(Arc::new(RedisFanout::open(url, PREFIX).unwrap_or_else(|e| fail(e))));
+    }
+    let server = server.build();
+    let app = mcp_router(server, Exposure::TrustedHost, config);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", flags.port)).await.unwrap_or_else(|e| {
+        eprintln!("replica: cannot bind 127.0.0.1:{}: {e}", flags.port);
+        std::process::exit(1);
+    });
+    let addr = listener.local_addr().expect("the bound address");
+    println!("url http://{addr}/mcp");
+    tokio::spawn(drain.clone().begin_on_signal());
+    let serving = axum::serve(listener, app).with_graceful_shutdown(drain.begun());
+    // axum returns once every connection closed, its last answer written; the grace bounds it.
+    let cut_off = tokio::select! {
+        served = serving => {
+            if let Err(e) = served {
+                eprintln!("replica {}: {e}", name());
+                std::process::exit(1);
+            }
+            0
+        }
+        () = drain.expired() => drain.in_flight(),
+    };
+    eprintln!("replica {} served {}, cut off {cut_off}", name(), SERVED.load(Ordering::Acquire));
+    std::process::exit(0);
+}
