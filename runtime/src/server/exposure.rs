@@ -4,7 +4,8 @@
 //! | --- | --- | --- |
 //! | who | the program's own agent CLI on the same machine (stdio; the generated loopback token) | someone else: any caller of a router mounted on a network |
 //! | `requires_approval` tools | listed and callable (the agent CLI asks its human) | hidden, and answered exactly like unknown ones, unless an approval callback is given ([`Untrusted::approve_with`]); it fails closed: an error or a timeout is a refusal |
-//! | a tool's failure (`Err(e)` of any error type, a panic) | `tool 'x' failed: <e>` verbatim | `tool 'x' failed`; the detail is logged, never sent |
+//! | the tool's own message: its body returned a [`ToolError::failed`](crate::ToolError::failed) (a `Result<T, ToolError>`) | `tool 'x' failed: <message>` | the same: its author wrote it for the caller |
+//! | any other failure: `Err(e)` of another error type (an `io::Error` passed on by `?`, a `String`), a [`ToolError::internal`](crate::ToolError::internal), a panic | `tool 'x' failed: <e>` verbatim (a panic: `tool 'x' failed: panicked: <payload>`) | `tool 'x' failed`; the detail is logged, never sent |
 //! | argument errors, cancellation, deadlines | the texts of `tools` | the same (they are toolwire's words, not the tool's internals) |
 //! | result size | unbounded | capped ([`Untrusted::max_result_bytes`]): a bigger result is the tool error `tool 'x' returned a result over the N-byte limit` |
 //!

@@ -394,7 +394,9 @@ impl Handler for ToolCall {
         if self.refused.load(Ordering::Relaxed) {
             return error_json(&format!("tool '{name}' was not approved"), modern).map_err(serialised);
         }
-        if let Err(e @ (ToolError::Failed { .. } | ToolError::Panicked { .. })) = &outcome {
+        // The tool's own `ToolError::Failed` message is for the caller; any other error's
+        // text, and a panic's, are not.
+        if let Err(e @ (ToolError::Internal { .. } | ToolError::Panicked { .. })) = &outcome {
             tracing::warn!(tool = name, detail = %e, "tool failed; the detail is logged, not sent to an untrusted caller");
             return error_json(&format!("tool '{name}' failed"), modern).map_err(serialised);
         }
