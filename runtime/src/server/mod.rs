@@ -128,7 +128,7 @@ use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
 pub use exposure::{
-    ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
+    Approval, ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
 };
 pub use live::LiveError;
 pub use options::{

@@ -58,7 +58,7 @@ use crate::tool::{
 
 use super::caller;
 use super::era::{decode_params, method_not_found};
-use super::exposure::{ApprovalRequest, Exposure, approved};
+use super::exposure::{Approval, ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
@@ -328,11 +328,22 @@ impl Handler for ToolCall {
                     arguments: self.args.get().to_owned(),
                     principal: Arc::new(ctx.principal().clone()),
                 };
-                if !approved(u, request).await {
-                    self.refused.store(true, Ordering::Relaxed);
-                    return Ok(ToolOutput::default());
+                match approved(u, request).await {
+                    Approval::Allow => self.tool.call(&self.args, ctx).await,
+                    Approval::AllowWith(edited) => match RawValue::from_string(edited) {
+                        Ok(edited) => self.tool.call(&edited, ctx).await,
+                        Err(e) => {
+                            tracing::warn!(tool = self.tool.info().name(), error = %e, "the approver's edited arguments are not JSON; the call is refused");
+                            self.refused.store(true, Ordering::Relaxed);
+                            Ok(ToolOutput::default())
+                        }
+                    },
+                    // `Approval` is `#[non_exhaustive]`: what this build does not know refuses.
+                    _ => {
+                        self.refused.store(true, Ordering::Relaxed);
+                        Ok(ToolOutput::default())
+                    }
                 }
-                self.tool.call(&self.args, ctx).await
             }),
             _ => self.tool.call(&self.args, ctx),
         };
