@@ -639,7 +639,8 @@ async fn an_untrusted_callers_gated_call_is_decided_at_the_console_and_recorded(
     let console = fast_console();
     let approvals = ApprovalServer::builder(console.clone()).timeout(None).build();
     let quick = ApprovalServer::builder(console.clone()).timeout(Some(Duration::from_millis(300))).build();
-    let (addr, quick_addr) = (untrusted_endpoint(approvals.clone()).await, untrusted_endpoint(quick.clone()).await);
+    let (addr, quick_addr) =
+        (untrusted_endpoint(approvals.clone()).await, untrusted_endpoint(quick.clone()).await);
     let browser = Browser::start(1000, 820);
     browser.goto(&console.url());
     browser.wait_for("#empty:not([hidden])");

@@ -56,8 +56,11 @@ fn wire_money(amount: i64) -> String {
 }
 
 fn server(with_wire: bool) -> Server {
-    let registry =
-        if with_wire { tools![add, lookup, boom, big, withdraw, wire_money] } else { tools![add, lookup, boom, big, withdraw] };
+    let registry = if with_wire {
+        tools![add, lookup, boom, big, withdraw, wire_money]
+    } else {
+        tools![add, lookup, boom, big, withdraw]
+    };
     Server::new(registry.unwrap(), ServerOptions::new("mcp-tool-server", "1.0.0"))
 }
 

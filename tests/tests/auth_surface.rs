@@ -178,7 +178,10 @@ async fn hidden_prompts_resources_templates_completions_and_subscriptions_read_a
     let completed = post(a, "alice-token", "completion/complete", shelf_ref).await;
     assert_eq!(completed.json()["result"]["completion"]["values"], serde_json::json!(["apple", "apricot"]));
     let no_channel = r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: this session has no channel for notifications outside a call, so 'notifications/resources/updated' cannot be delivered"}}"#;
-    assert_eq!(post(a, "alice-token", "resources/subscribe", r#"{"uri":"test://public"}"#).await.body, no_channel);
+    assert_eq!(
+        post(a, "alice-token", "resources/subscribe", r#"{"uri":"test://public"}"#).await.body,
+        no_channel
+    );
 
     // Root holds the scope: everything hidden from alice is there for him.
     let listed = post(a, "root-token", "prompts/list", "{}").await;
@@ -195,5 +198,8 @@ async fn hidden_prompts_resources_templates_completions_and_subscriptions_read_a
     assert_eq!(completed.json()["result"]["completion"]["values"], serde_json::json!(["apple", "apricot"]));
     let completed = post(a, "root-token", "completion/complete", vault_ref).await;
     assert_eq!(completed.json()["result"]["completion"]["values"], serde_json::json!(["apple", "apricot"]));
-    assert_eq!(post(a, "root-token", "resources/subscribe", r#"{"uri":"test://secret"}"#).await.body, no_channel);
+    assert_eq!(
+        post(a, "root-token", "resources/subscribe", r#"{"uri":"test://secret"}"#).await.body,
+        no_channel
+    );
 }

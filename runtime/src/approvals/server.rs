@@ -392,7 +392,8 @@ impl ApprovalServer {
         let (verdict, tool_name, tool_use_id, input) = match serde_json::from_str::<Prompt>(arguments.get()) {
             Ok(prompt) => {
                 let input: Value = serde_json::from_str(prompt.input.get()).unwrap_or(Value::Null);
-                let verdict = self.verdict(&prompt, &input, client_of(ctx), Arc::new(ctx.principal().clone())).await;
+                let verdict =
+                    self.verdict(&prompt, &input, client_of(ctx), Arc::new(ctx.principal().clone())).await;
                 (verdict, prompt.tool_name, prompt.tool_use_id, input)
             }
             Err(e) => {

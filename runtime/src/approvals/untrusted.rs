@@ -33,7 +33,10 @@ impl Approve for ApprovalServer {
         Box::pin(async move { decided.await.map(|a| a == Approval::Allow) })
     }
 
-    fn decide(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
+    fn decide(
+        &self,
+        request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
         let server = self.clone();
         Box::pin(async move {
             let input = RawValue::from_string(request.arguments)

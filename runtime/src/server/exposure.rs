@@ -171,7 +171,10 @@ pub trait Approve: Send + Sync + 'static {
 
     /// Decide on `request`, possibly with edited arguments. What the server calls; by
     /// default [`approve`](Approve::approve)'s yes or no.
-    fn decide(&self, request: ApprovalRequest) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
+    fn decide(
+        &self,
+        request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
         let yes = self.approve(request);
         Box::pin(async move { yes.await.map(|yes| if yes { Approval::Allow } else { Approval::Deny }) })
     }
