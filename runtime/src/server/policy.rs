@@ -242,7 +242,7 @@ mod tests {
     use crate::schema::Schema;
     use crate::tool::{Declarations, ToolInfo};
 
-    fn info(name: &str, scopes: &[&str]) -> ToolInfo {
+    fn info(name: &'static str, scopes: &[&str]) -> ToolInfo {
         ToolInfo::new(name, "A tool.", Schema::empty_object())
             .with_declarations(Declarations::default().with_scopes(scopes.iter().copied()))
     }
