@@ -387,7 +387,7 @@ fn generate(tr: &ItemTrait, methods: &[Method]) -> TokenStream {
         });
         let tool_args = &m.tool_args;
         // Spanned at `T`, so `#[tool]`'s errors about the result point at it.
-        let shim_ret = quote_spanned!(ok.span()=> ::core::result::Result<#ok, ::std::string::String>);
+        let shim_ret = quote_spanned!(ok.span()=> ::core::result::Result<#ok, #tw::ToolError>);
         shims.push(quote! {
             #(#docs)*
             #[::toolwire::tool(#tool_args)]

@@ -107,6 +107,12 @@ impl StaticsBuilder {
         .with_caps(caps.iter().copied());
         self
     }
+
+    /// The OAuth scopes a caller needs (`#[tool(scopes = [..])]`, checked by `#[tool]`).
+    pub fn scopes(mut self, scopes: &[&str]) -> Self {
+        self.declarations = std::mem::take(&mut self.declarations).with_scopes(scopes.iter().copied());
+        self
+    }
 }
 
 /// The expansion describes each argument here, through [`ToolInput::describe`].

@@ -8,6 +8,10 @@
 //! - the page open in two tabs lists the prompt in both, and the second decision is refused as
 //!   "already decided";
 //! - a prompt nobody answers is denied by the console's own timeout, and the page says so;
+//! - an untrusted HTTP caller's call of an approval-gated tool is put to the person through
+//!   an `ApprovalServer` given to `Untrusted::approve_with`: the page shows the caller's
+//!   principal (hostile text, shown as text), the edit is what the tool runs with, a deny and
+//!   a timeout refuse the call, and every decision is recorded;
 //! - over raw HTTP: the token (401 without it or with a wrong one), the cookie it becomes,
 //!   CSRF (403 without the CSRF header, without an Origin, from a foreign Origin), a foreign
 //!   Host (403), GETs that change nothing, a bad edit (422), a second decision (409);
@@ -25,9 +29,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolwire::approvals::{ApprovalConsole, ApprovalServer, DecisionSource};
+use toolwire::http::{Auth, HttpConfig, Refusal, ResourceServer, mcp_router};
+use toolwire::principal::Principal;
+use toolwire::server::{Exposure, Untrusted};
 use toolwire::spec::SpecOptions;
-use toolwire::{Content, Context, ServerOptions, Tool, serve_registry, tool, tools};
-use toolwire_tests::http::{RawResponse, request};
+use toolwire::{Content, Context, Server, ServerOptions, Tool, serve_registry, tool, tools};
+use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 #[path = "browser_support/mod.rs"]
 mod browser_support;
@@ -113,6 +120,7 @@ async fn a_person_approves_denies_and_edits_in_a_real_browser() {
     wait_text(&browser, &card(1, ".tool"), "Write");
     wait_text(&browser, &card(1, ".tool-use-id"), "toolu_write");
     wait_text(&browser, &card(1, ".client"), "(the client did not name itself)");
+    wait_text(&browser, &card(1, ".principal"), "host");
     wait_text(&browser, &card(1, "pre.input"), &serde_json::to_string_pretty(&hostile).unwrap());
     assert!(
         browser.find_all("#pending img, #pending script").is_empty(),
@@ -583,4 +591,91 @@ async fn claude_code_asks_the_console_and_the_browser_edits_and_approves() {
     assert_eq!(d.input, json!({"text": "hi from claude"}), "the record keeps what the model asked");
     prompts.stop();
     engine.stop();
+}
+
+// ------------------------------------------------------------- untrusted callers
+
+/// Send money.
+#[tool(side_effecting, requires_approval)]
+fn wire_money(amount: i64) -> String {
+    format!("sent {amount}")
+}
+
+/// Serve `wire_money` to untrusted callers over loopback HTTP, its calls approved by
+/// `approvals`; token `mallory-token` is a principal whose subject and tenant are HTML.
+async fn untrusted_endpoint(approvals: ApprovalServer) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let verifier = |token: &str| match token {
+        "mallory-token" => Ok(Principal::new("<b>mallory</b>").with_tenant("acme <i>corp</i>")),
+        _ => Err(Refusal::InvalidToken("unknown token".into())),
+    };
+    let auth = Auth::resource_server(ResourceServer::new(format!("http://{addr}/mcp"), verifier));
+    let server = Server::new(tools![wire_money].unwrap(), ServerOptions::new("bank", "1.0.0"));
+    let exposure = Exposure::UntrustedCallers(
+        Untrusted::new().approve_with(approvals).approval_timeout(Duration::from_secs(120)),
+    );
+    let app = mcp_router(server, exposure, HttpConfig::new(auth).stateless(true));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+/// Mallory calls `wire_money` with `amount`; the text of the one block she reads.
+fn wire(addr: std::net::SocketAddr, amount: i64) -> tokio::task::JoinHandle<String> {
+    let mut h = mcp_headers(addr);
+    h.push(("MCP-Protocol-Version".into(), "2025-11-25".into()));
+    h.push(("Authorization".into(), "Bearer mallory-token".into()));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"wire_money","arguments":{{"amount":{amount}}}}}}}"#
+    );
+    tokio::task::spawn_blocking(move || {
+        let r = request(addr, "POST", "/mcp", &h, &body);
+        r.json()["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{}", r.body)).to_owned()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_untrusted_callers_gated_call_is_decided_at_the_console_and_recorded() {
+    let console = fast_console();
+    let approvals = ApprovalServer::builder(console.clone()).timeout(None).build();
+    let quick = ApprovalServer::builder(console.clone()).timeout(Some(Duration::from_millis(300))).build();
+    let (addr, quick_addr) =
+        (untrusted_endpoint(approvals.clone()).await, untrusted_endpoint(quick.clone()).await);
+    let browser = Browser::start(1000, 820);
+    browser.goto(&console.url());
+    browser.wait_for("#empty:not([hidden])");
+
+    // The person sees who asked, as text, and edits the amount down before approving.
+    let first = wire(addr, 5000);
+    wait_text(&browser, &card(1, ".tool"), "wire_money");
+    wait_text(&browser, &card(1, ".principal"), "<b>mallory</b> (tenant acme <i>corp</i>)");
+    wait_text(&browser, &card(1, ".client"), "(the client did not name itself)");
+    wait_text(&browser, &card(1, "pre.input"), "{\n  \"amount\": 5000\n}");
+    assert!(browser.find_all("#pending b, #pending i").is_empty(), "the principal was rendered as HTML");
+    browser.click(&browser.wait_for(&card(1, "button.edit-toggle")));
+    browser.replace_text(&browser.wait_for(&card(1, "textarea.edit")), r#"{"amount": 50}"#);
+    browser.click(&browser.wait_for(&card(1, "button.approve-edited")));
+    assert_eq!(first.await.unwrap(), "sent 50", "the tool ran with the person's edit");
+
+    // A deny refuses the call; so does a timeout (the quick server's, 0.3 s): it fails closed.
+    let second = wire(addr, 70);
+    browser.replace_text(&browser.wait_for(&card(2, "input.message")), "not today");
+    browser.click(&browser.wait_for(&card(2, "button.deny")));
+    assert_eq!(second.await.unwrap(), "tool 'wire_money' was not approved");
+    assert_eq!(wire(quick_addr, 1).await.unwrap(), "tool 'wire_money' was not approved");
+
+    let allowed = "allowed by the asker".to_owned();
+    assert_eq!(
+        decisions(&approvals),
+        [
+            ("wire_money".into(), None, true, DecisionSource::Asker, true, allowed),
+            ("wire_money".into(), None, false, DecisionSource::Asker, true, "not today".into()),
+        ]
+    );
+    assert_eq!(approvals.decisions()[0].input, json!({"amount": 5000}), "the record keeps what was asked");
+    let timed_out = "nobody answered the approval prompt for 'wire_money' within 0.3s, so it was denied (timed out, not refused)";
+    assert_eq!(
+        decisions(&quick),
+        [("wire_money".into(), None, false, DecisionSource::Timeout, true, timed_out.into())]
+    );
 }

@@ -33,6 +33,12 @@ fn read_file(path: String) -> String {
     format!("contents of {path}")
 }
 
+/// Delete a file (its scope is declared, not described).
+#[tool(side_effecting, scopes = ["files:delete"])]
+fn delete_file(path: String) -> String {
+    format!("deleted {path}")
+}
+
 /// Write a file.
 #[tool(side_effecting)]
 fn write_file(path: String) -> String {
@@ -240,11 +246,12 @@ async fn the_generated_token_s_holder_is_the_host_and_stdio_s_is_the_program_s()
 }
 
 /// A resource server whose tokens are fixed strings: `alice` holds `files:read`, `root`
-/// holds both file scopes.
+/// holds both file scopes, `janitor` holds `files:delete`.
 fn fixed_tokens(addr: SocketAddr) -> Auth {
     Auth::resource_server(ResourceServer::new(format!("http://{addr}/mcp"), |token: &str| match token {
         "alice-token" => Ok(Principal::new("alice").with_scopes(["files:read"])),
         "root-token" => Ok(Principal::new("root").with_scopes(["files:read", "files:write"])),
+        "janitor-token" => Ok(Principal::new("janitor").with_scopes(["files:delete"])),
         _ => Err(Refusal::InvalidToken("unknown token".into())),
     }))
 }
@@ -311,4 +318,37 @@ async fn a_tool_a_principal_may_not_call_is_hidden_and_answered_byte_for_byte_li
     assert_eq!(names(&root_list), ["read_file", "whoami", "write_file"]);
     assert_eq!(names(&listed_a), ["read_file", "whoami"]);
     assert_eq!(send(a, "POST", "/mcp", Some("alice-token"), LIST).await.body, listed_a.body);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_s_declared_scopes_hide_it_without_any_access_rule() {
+    // A serves delete_file, which declares `files:delete`, and is given no `Access`; B does
+    // not have the tool at all.
+    let serve = |with_delete: bool| async move {
+        let addr = free_addr();
+        let registry = if with_delete { tools![whoami, delete_file] } else { tools![whoami] };
+        let server = Server::new(registry.unwrap(), ServerOptions::new("files", "1.0.0"));
+        let config = HttpConfig::new(fixed_tokens(addr)).stateless(true);
+        serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
+        addr
+    };
+    let (a, b) = (serve(true).await, serve(false).await);
+    let del = call("delete_file", r#"{"path":"x"}"#);
+    let hidden = send(a, "POST", "/mcp", Some("alice-token"), &del).await;
+    let absent = send(b, "POST", "/mcp", Some("alice-token"), &del).await;
+    assert_eq!((hidden.status, &hidden.body), (absent.status, &absent.body), "hidden == unknown");
+    assert_eq!(
+        hidden.body,
+        r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"unknown tool 'delete_file'; available tools: ['whoami']"}}"#
+    );
+    let listed = send(a, "POST", "/mcp", Some("alice-token"), LIST).await;
+    assert_eq!(listed.body, send(b, "POST", "/mcp", Some("alice-token"), LIST).await.body);
+
+    let r = send(a, "POST", "/mcp", Some("janitor-token"), &del).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "deleted x");
+    let listed = send(a, "POST", "/mcp", Some("janitor-token"), LIST).await;
+    let tools = listed.json()["result"]["tools"].clone();
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["delete_file", "whoami"]);
+    assert!(!listed.body.contains("files:delete"), "the declaration is not sent to clients");
 }

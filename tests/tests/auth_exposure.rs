@@ -1,14 +1,15 @@
 //! The two exposure profiles on real loopback sockets: a trusted host reads every text
 //! verbatim; untrusted callers do not see approval-gated tools (answered byte for byte like
 //! unknown ones) unless an approval callback is given, which fails closed; they read
-//! `tool 'x' failed` for a failure or a panic, never its detail; and results are capped.
+//! `tool 'x' failed` for a failure or a panic, never its detail, unless the tool returned a
+//! `ToolError` of its own, whose message is for every caller; and results are capped.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use toolwire::http::{Auth, HttpConfig, mcp_router};
 use toolwire::server::{ApprovalRequest, Exposure, Untrusted};
-use toolwire::{Server, ServerOptions, tool, tools};
+use toolwire::{Server, ServerOptions, ToolError, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Add two integers.
@@ -22,6 +23,18 @@ fn add(a: i64, b: i64) -> i64 {
 fn lookup(key: String) -> Result<String, std::io::Error> {
     let _ = key;
     Err(std::io::Error::other("could not reach postgres://admin:hunter2@db"))
+}
+
+/// Withdraw money: its refusals are messages for the caller, its storage errors are not.
+#[tool(side_effecting)]
+fn withdraw(amount: i64) -> Result<String, ToolError> {
+    if amount > 100 {
+        // The tool's own message; the name it gives is replaced by the tool's real name.
+        return Err(ToolError::failed("any", format!("the balance is too low to withdraw {amount}")));
+    }
+    let ledger = std::fs::read_to_string("/nonexistent/ledger-of-toolwire-tests.db")
+        .map_err(|e| ToolError::internal("withdraw", format!("ledger at /nonexistent: {e}")))?;
+    Ok(ledger)
 }
 
 /// Always panics.
@@ -43,8 +56,11 @@ fn wire_money(amount: i64) -> String {
 }
 
 fn server(with_wire: bool) -> Server {
-    let registry =
-        if with_wire { tools![add, lookup, boom, big, wire_money] } else { tools![add, lookup, boom, big] };
+    let registry = if with_wire {
+        tools![add, lookup, boom, big, withdraw, wire_money]
+    } else {
+        tools![add, lookup, boom, big, withdraw]
+    };
     Server::new(registry.unwrap(), ServerOptions::new("mcp-tool-server", "1.0.0"))
 }
 
@@ -87,10 +103,18 @@ async fn names(addr: SocketAddr) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trusted_host_sees_every_tool_and_every_text_verbatim() {
     let addr = serve(server(true), Exposure::TrustedHost).await;
-    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money"]);
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money", "withdraw"]);
     assert_eq!(
-        text(&call(addr, "lookup", r#"{"key":"k"}"#).await),
-        "tool 'lookup' failed: could not reach postgres://admin:hunter2@db"
+        call(addr, "lookup", r#"{"key":"k"}"#).await.body,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"tool 'lookup' failed: could not reach postgres://admin:hunter2@db"}],"isError":true}}"#
+    );
+    assert_eq!(
+        text(&call(addr, "withdraw", r#"{"amount":500}"#).await),
+        "tool 'withdraw' failed: the balance is too low to withdraw 500"
+    );
+    assert_eq!(
+        text(&call(addr, "withdraw", r#"{"amount":5}"#).await),
+        "tool 'withdraw' failed: ledger at /nonexistent: No such file or directory (os error 2)"
     );
     assert_eq!(
         text(&call(addr, "boom", "{}").await),
@@ -105,7 +129,7 @@ async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results
     let exposure = Exposure::UntrustedCallers(Untrusted::new().max_result_bytes(1024));
     let addr = serve(server(true), exposure.clone()).await;
     let without = serve(server(false), exposure).await;
-    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup"]);
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "withdraw"]);
 
     let hidden = call(addr, "wire_money", r#"{"amount":1000}"#).await;
     let unknown = call(without, "wire_money", r#"{"amount":1000}"#).await;
@@ -116,7 +140,7 @@ async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results
     );
     assert_eq!(
         hidden.body,
-        r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"unknown tool 'wire_money'; available tools: ['add', 'big', 'boom', 'lookup']"}}"#
+        r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"unknown tool 'wire_money'; available tools: ['add', 'big', 'boom', 'lookup', 'withdraw']"}}"#
     );
 
     let failed = call(addr, "lookup", r#"{"key":"k"}"#).await;
@@ -125,6 +149,13 @@ async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results
         r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"tool 'lookup' failed"}],"isError":true}}"#
     );
     assert_eq!(text(&call(addr, "boom", "{}").await), "tool 'boom' failed");
+    // The tool's own `ToolError` message is meant for the caller; its `ToolError::internal`
+    // detail is not.
+    assert_eq!(
+        call(addr, "withdraw", r#"{"amount":500}"#).await.body,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"tool 'withdraw' failed: the balance is too low to withdraw 500"}],"isError":true}}"#
+    );
+    assert_eq!(text(&call(addr, "withdraw", r#"{"amount":5}"#).await), "tool 'withdraw' failed");
     assert_eq!(text(&call(addr, "big", "{}").await), "tool 'big' returned a result over the 1024-byte limit");
     // toolwire's own words are not internals: argument errors stay as they are.
     assert_eq!(
@@ -151,7 +182,7 @@ async fn an_approval_callback_lists_the_gated_tool_and_fails_closed() {
         })
         .approval_timeout(Duration::from_millis(200));
     let addr = serve(server(true), Exposure::UntrustedCallers(untrusted)).await;
-    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money"]);
+    assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money", "withdraw"]);
     assert_eq!(text(&call(addr, "wire_money", r#"{"amount":50}"#).await), "sent 50");
     for amount in [5000, 666, 777] {
         let r = call(addr, "wire_money", &format!(r#"{{"amount":{amount}}}"#)).await;

@@ -1,7 +1,7 @@
 //! Rate limits per principal: on HTTP a request over the limit is 429 with `Retry-After`;
-//! fed to a session directly (as stdio feeds it), a JSON-RPC error with the delay in `data`.
-//! Proven under concurrent load on real sockets: every client gets exactly its share, and
-//! every request is answered.
+//! on stdio (a real child process, `tests/src/bin/limited-server.rs`, and a session fed
+//! directly), a JSON-RPC error with the delay in `data`. Proven under concurrent load on real
+//! sockets: every client gets exactly its share, and every request is answered.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -12,6 +12,7 @@ use toolwire::http::{Auth, HttpConfig, Refusal, ResourceServer, mcp_router};
 use toolwire::principal::Principal;
 use toolwire::server::RateLimit;
 use toolwire::{Server, ServerOptions, tool, tools};
+use toolwire_tests::example_server::StdioChild;
 use toolwire_tests::http::{mcp_headers, request};
 
 /// Echo the text back.
@@ -120,4 +121,54 @@ async fn a_session_fed_directly_answers_a_json_rpc_error_with_the_delay_in_data(
         refused["error"]["message"],
         format!("rate limited: 'host' is over its request limit; retry in {ms} ms")
     );
+}
+
+#[test]
+fn a_stdio_child_over_its_limit_answers_each_request_with_the_delay_in_data() {
+    // 3 an hour: `initialize` and two calls take the three cells; then one comes back every
+    // 1200 s.
+    let mut c = StdioChild::spawn(&mut std::process::Command::new(env!("CARGO_BIN_EXE_limited-server")));
+    assert!(c.initialize("2025-11-25").contains(r#""serverInfo":{"name":"limited-server""#));
+    let call = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"call {id}"}}}}}}"#
+        )
+    };
+    // Six requests in one write: every one is answered, two with the result.
+    let burst: String = (1..=6).map(|id| call(id) + "\n").collect();
+    c.send_raw(burst.as_bytes());
+    // Compared as sent (a `Value` would reorder the keys under serde_json's preserve_order).
+    let mut answers: Vec<(u64, String)> = (1..=6)
+        .map(|_| {
+            let line = c.recv();
+            let id = serde_json::from_str::<serde_json::Value>(&line).unwrap()["id"].as_u64().unwrap();
+            (id, line)
+        })
+        .collect();
+    answers.sort();
+    for (id, line) in &answers[..2] {
+        assert_eq!(
+            *line,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"call {id}"}}],"isError":false}}}}"#
+            )
+        );
+    }
+    for (id, line) in &answers[2..] {
+        let answer: serde_json::Value = serde_json::from_str(line).unwrap();
+        let ms = answer["error"]["data"]["retryAfterMs"].as_u64().unwrap_or_else(|| panic!("{line}"));
+        assert!(ms > 1_100_000 && ms <= 1_200_000, "retryAfterMs {ms}");
+        assert_eq!(
+            *line,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32029,"message":"rate limited: 'host' is over its request limit; retry in {ms} ms","data":{{"retryAfterMs":{ms}}}}}}}"#
+            )
+        );
+    }
+    assert_eq!(answers.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    // Notifications are never limited, and answer nothing.
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    c.expect_silence(Duration::from_millis(200));
+    c.close_stdin();
+    assert_eq!(c.wait_exit(Duration::from_secs(10)).map(|s| s.code()), Some(Some(0)));
 }

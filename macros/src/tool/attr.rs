@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `idempotent`, `open_world`, `icon`, `meta`, `inline`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -27,6 +27,7 @@ pub(crate) struct RawAttr {
     pub(crate) read_only: Option<Key<bool>>,
     pub(crate) requires_approval: Option<Key<bool>>,
     pub(crate) caps: Option<Key<Vec<LitStr>>>,
+    pub(crate) scopes: Option<Key<Vec<LitStr>>>,
     pub(crate) idempotent: Option<Key<bool>>,
     pub(crate) open_world: Option<Key<bool>>,
     /// Every `icon`, in order (the key repeats).
@@ -43,6 +44,7 @@ fn slip(key: &str) -> Option<&'static str> {
         }
         "side_effect" | "side_effects" | "sideeffecting" | "mutating" | "destructive" => "side_effecting",
         "capabilities" | "capability" | "cap" | "capset" => "caps",
+        "scope" | "required_scopes" | "oauth_scopes" => "scopes",
         "readonly" | "read" | "readOnly" | "pure" => "read_only",
         "idempotency" | "idempotentHint" => "idempotent",
         "openworld" | "openWorld" | "open_world_hint" => "open_world",
@@ -84,6 +86,7 @@ impl RawAttr {
                 "idempotent" => set(cx, &mut raw.idempotent, span, &key, flag_value(cx, &meta, &key)),
                 "open_world" => set(cx, &mut raw.open_world, span, &key, flag_value(cx, &meta, &key)),
                 "caps" => set(cx, &mut raw.caps, span, &key, caps_value(cx, &meta)),
+                "scopes" => set(cx, &mut raw.scopes, span, &key, scopes_value(cx, &meta)),
                 "icon" => raw.icons.extend(super::about::icon_value(cx, &meta)),
                 "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
                 "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
@@ -190,6 +193,46 @@ fn caps_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
     ok.then_some(caps)
 }
 
+/// `scopes = ["files:read", "files:write"]`: OAuth scope tokens (RFC 6749 section 3.3:
+/// one or more of `!`, `#`..`[`, `]`..`~`; no space, `"` or `\`).
+fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
+    const FORM: &str = "`scopes` takes a list of strings: `scopes = [\"files:write\"]`";
+    let Meta::NameValue(nv) = meta else {
+        cx.error_spanned_by(meta, FORM);
+        return None;
+    };
+    let Expr::Array(array) = &nv.value else {
+        cx.error_spanned_by(&nv.value, FORM);
+        return None;
+    };
+    let mut scopes = Vec::new();
+    let mut ok = true;
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
+                let v = s.value();
+                let token = |c: char| c == '!' || ('#'..='[').contains(&c) || (']'..='~').contains(&c);
+                if v.is_empty() || !v.chars().all(token) {
+                    cx.error_spanned_by(
+                        s,
+                        format_args!(
+                            "scope `{v}` is not an OAuth scope token; use printable ASCII with no space, `\"` or `\\`"
+                        ),
+                    );
+                    ok = false;
+                } else {
+                    scopes.push(s.clone());
+                }
+            }
+            other => {
+                cx.error_spanned_by(other, FORM);
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(scopes)
+}
+
 /// The attribute with defaults applied and cross-key rules checked.
 pub(crate) struct ToolAttr {
     pub(crate) name: Option<LitStr>,
@@ -198,6 +241,7 @@ pub(crate) struct ToolAttr {
     pub(crate) side_effecting: bool,
     pub(crate) requires_approval: bool,
     pub(crate) caps: Vec<LitStr>,
+    pub(crate) scopes: Vec<LitStr>,
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
     pub(crate) icons: Vec<super::about::IconSpec>,
@@ -235,6 +279,7 @@ impl RawAttr {
             side_effecting,
             requires_approval: self.requires_approval.is_some_and(|k| k.value),
             caps: self.caps.map(|k| k.value).unwrap_or_default(),
+            scopes: self.scopes.map(|k| k.value).unwrap_or_default(),
             idempotent: self.idempotent.is_some_and(|k| k.value),
             open_world: self.open_world.is_some_and(|k| k.value),
             icons: self.icons,

@@ -88,6 +88,11 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
     let idempotent = attr.idempotent;
     let open_world = attr.open_world;
     let caps = &attr.caps;
+    // Emitted only when given, so a tool without scopes expands as before.
+    let scopes = (!attr.scopes.is_empty()).then(|| {
+        let scopes = &attr.scopes;
+        quote!(.scopes(&[#(#scopes),*]))
+    });
 
     // Every parameter goes through `ToolInput`, with its own type as `Self`: the kind (injected
     // or argument) picks the impl, so the type checker, not the macro, tells them apart.
@@ -201,7 +206,8 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
                             #title
                             #(#icons)*
                             #(#metas)*
-                            .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*]);
+                            .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])
+                            #scopes;
                         #(#describes)*
                         __toolwire_b
                             .output((&&&&#tw::probes::Probe::<#ret>::new()).__toolwire_output_schema())

@@ -164,11 +164,13 @@ impl<R: ToolReturn> ReturnViaReturn for &&&Returned<R> {
 pub trait ReturnViaStructuredResult {
     fn __toolwire_into_output(&self, tool: &str, wraps: bool) -> Result<ToolOutput, ToolError>;
 }
-impl<T: Serialize + JsonSchema, E: std::fmt::Display> ReturnViaStructuredResult for &&Returned<Result<T, E>> {
+impl<T: Serialize + JsonSchema, E: std::fmt::Display + 'static> ReturnViaStructuredResult
+    for &&Returned<Result<T, E>>
+{
     fn __toolwire_into_output(&self, tool: &str, wraps: bool) -> Result<ToolOutput, ToolError> {
         match self.take() {
             Ok(v) => crate::tool::structured_output(tool, &v, wraps),
-            Err(e) => Err(ToolError::failed(tool, e)),
+            Err(e) => Err(ToolError::from_body(tool, e)),
         }
     }
 }

@@ -40,13 +40,11 @@ pub fn remote_sent<T: RemoteSent>() {}
 /// Asserts `T` is a [`RemoteRead`], under the type the user wrote.
 pub fn remote_read<T: RemoteRead>() {}
 
-/// A served method's error as its tool reports it: a `ToolError::Failed` by its message (the
-/// tool's name is added by the engine, once), any other by its text.
-pub fn remote_served<T>(r: Result<T, ToolError>) -> Result<T, String> {
-    r.map_err(|e| match e {
-        ToolError::Failed { message, .. } => message,
-        other => other.to_string(),
-    })
+/// A served method's result as its tool returns it: its `ToolError` is the tool's own (the
+/// engine names the tool, once), so a `ToolError::failed` message reaches untrusted callers
+/// and a `ToolError::internal` detail does not.
+pub fn remote_served<T>(r: Result<T, ToolError>) -> Result<T, ToolError> {
+    r
 }
 
 /// The expansion's `if the client is compiled in`: what it gets is emitted only with feature

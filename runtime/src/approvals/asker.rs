@@ -5,7 +5,11 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+use std::sync::Arc;
+
 use serde_json::Value;
+
+use crate::principal::Principal;
 
 /// One permission prompt, as the agent CLI sends it to the permission-prompt tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +25,11 @@ pub struct ApprovalRequest {
     /// version, `claude-code 2.1.332`), when the transport learned it. Self-reported: it
     /// tells a person which agent asked, not who may be trusted.
     pub client: Option<String>,
+    /// Who asked: the principal of the call to the approval tool (the host on stdio, the
+    /// authenticated caller on HTTP), or of the untrusted caller whose call is gated
+    /// ([`Untrusted::approve_with`](crate::server::Untrusted::approve_with)). Set by the
+    /// program or the authenticator, never by the caller.
+    pub principal: Arc<Principal>,
 }
 
 /// What an [`Asker`] answers.

@@ -9,6 +9,9 @@
 //!   fails open.
 //! - `console` (feature `http`): [`ApprovalConsole`], an [`Asker`] that is a person at a
 //!   web page on loopback, behind its own token and safe from CSRF.
+//! - `untrusted`: [`ApprovalServer`] as the server's [`Approve`](crate::server::Approve), so an
+//!   untrusted caller's approval-gated call is put to its [`Asker`] (a person at the
+//!   console) and recorded like a CLI's prompt.
 //! - `policy`: [`RunPolicy`], which refuses a tool set combining private data, untrusted
 //!   content and egress (the lethal trifecta) unless a human gate is present.
 
@@ -18,6 +21,7 @@ mod console;
 mod decision;
 mod policy;
 mod server;
+mod untrusted;
 
 pub use asker::{Answer, ApprovalRequest, AskError, AskFuture, Asker, FnAsker, asker_fn};
 #[cfg(feature = "http")]

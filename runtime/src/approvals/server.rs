@@ -36,6 +36,7 @@ use serde_json::value::RawValue;
 use super::asker::{Answer, ApprovalRequest, Asker};
 use super::decision::{ApprovalDecision, DecisionSink, DecisionSource};
 use crate::context::Context;
+use crate::principal::Principal;
 #[cfg(feature = "http")]
 use crate::registry::ToolRegistry;
 use crate::schema::Schema;
@@ -240,21 +241,21 @@ fn input_schema() -> &'static Schema {
 
 /// What the CLI sends. `input` is kept as its raw bytes, so an allow echoes it verbatim.
 #[derive(Deserialize)]
-struct Prompt {
-    tool_name: String,
-    input: Box<RawValue>,
+pub(super) struct Prompt {
+    pub(super) tool_name: String,
+    pub(super) input: Box<RawValue>,
     #[serde(default)]
-    tool_use_id: Option<String>,
+    pub(super) tool_use_id: Option<String>,
 }
 
 /// A verdict before it is recorded.
-struct Verdict {
-    allowed: bool,
+pub(super) struct Verdict {
+    pub(super) allowed: bool,
     /// For an allow, the `updatedInput` JSON text; for a deny, the message.
-    payload: String,
-    reason: String,
-    source: DecisionSource,
-    asked: bool,
+    pub(super) payload: String,
+    pub(super) reason: String,
+    pub(super) source: DecisionSource,
+    pub(super) asked: bool,
 }
 
 impl Verdict {
@@ -391,7 +392,8 @@ impl ApprovalServer {
         let (verdict, tool_name, tool_use_id, input) = match serde_json::from_str::<Prompt>(arguments.get()) {
             Ok(prompt) => {
                 let input: Value = serde_json::from_str(prompt.input.get()).unwrap_or(Value::Null);
-                let verdict = self.decide(&prompt, &input, ctx).await;
+                let verdict =
+                    self.verdict(&prompt, &input, client_of(ctx), Arc::new(ctx.principal().clone())).await;
                 (verdict, prompt.tool_name, prompt.tool_use_id, input)
             }
             Err(e) => {
@@ -418,7 +420,15 @@ impl ApprovalServer {
         text
     }
 
-    async fn decide(&self, prompt: &Prompt, input: &Value, ctx: &Context) -> Verdict {
+    /// The decision table (module header) for `prompt`, asked by `principal` through
+    /// `client`.
+    pub(super) async fn verdict(
+        &self,
+        prompt: &Prompt,
+        input: &Value,
+        client: Option<String>,
+        principal: Arc<Principal>,
+    ) -> Verdict {
         let inner = &self.inner;
         let tool = prompt.tool_name.as_str();
         let original = || prompt.input.get().to_owned();
@@ -448,10 +458,8 @@ impl ApprovalServer {
             tool_name: tool.to_owned(),
             input: input.clone(),
             tool_use_id: prompt.tool_use_id.clone(),
-            client: ctx.peer().name.as_ref().map(|name| match &ctx.peer().version {
-                Some(version) => format!("{name} {version}"),
-                None => name.clone(),
-            }),
+            client,
+            principal,
         };
         let asker = Arc::clone(&inner.asker);
         let mut task = tokio::spawn(async move { asker.ask(request).await });
@@ -504,7 +512,7 @@ impl ApprovalServer {
     }
 
     /// Append to the record first, then tell the sink (contained if it panics).
-    fn record(&self, decision: ApprovalDecision) {
+    pub(super) fn record(&self, decision: ApprovalDecision) {
         self.lock().push(decision.clone());
         if let Some(sink) = &self.inner.sink
             && catch_unwind(AssertUnwindSafe(|| sink(&decision))).is_err()
@@ -512,6 +520,14 @@ impl ApprovalServer {
             tracing::warn!(tool = %decision.tool_name, "the approval decision sink panicked");
         }
     }
+}
+
+/// The MCP client that sent the call, as it named itself (`claude-code 2.1.332`).
+fn client_of(ctx: &Context) -> Option<String> {
+    ctx.peer().name.as_ref().map(|name| match &ctx.peer().version {
+        Some(version) => format!("{name} {version}"),
+        None => name.clone(),
+    })
 }
 
 impl Tool for ApprovalServer {

@@ -511,6 +511,7 @@ pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declar
         caps: Vec::new(),
         idempotent,
         open_world,
+        scopes: Vec::new(),
     };
     (d, delivery)
 }

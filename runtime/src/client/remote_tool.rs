@@ -226,6 +226,7 @@ fn renamed(e: ToolError, name: &str) -> ToolError {
         ToolError::CancelledBeforeDispatch { .. } => ToolError::CancelledBeforeDispatch { tool },
         ToolError::CancelledWhileRunning { .. } => ToolError::CancelledWhileRunning { tool },
         ToolError::Failed { message, .. } => ToolError::Failed { tool, message },
+        ToolError::Internal { detail, .. } => ToolError::Internal { tool, detail },
         other => other,
     }
 }

@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | a known argument | its completer's values, cut to 100, with `total` and `hasMore` |
 //! | a known argument with no completer | no values |
-//! | an unknown prompt or template | -32602 `completion for unknown prompt 'x'; available prompts: [..]` |
+//! | an unknown prompt or template, or one the caller may not see ([`Access`](super::Access)) | -32602 `completion for unknown prompt 'x'; available prompts: [..]`, the same bytes either way (the list names only what the caller may see) |
 //! | an argument the target does not take | -32602 `prompt 'x' has no argument 'y'. Accepted arguments: [..]` |
 //! | the completer panicked | -32603 `completion of argument 'y' of prompt 'x' failed: panicked: <message>` |
 
@@ -30,7 +30,9 @@ use crate::protocol::meta::{MetaParams, ModernResult};
 use crate::protocol::wire::{CompleteParams, CompleteResult, CompletionReference};
 use crate::protocol::{RpcError, code};
 
+use super::caller;
 use super::era::decode_params;
+use super::policy::Gate;
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
 use super::sink::Reply;
@@ -73,9 +75,10 @@ impl CompletionTable {
         capabilities.completions = Some(EmptyCapability {});
     }
 
-    fn names(&self, prompts: bool) -> Vec<String> {
+    fn names(&self, prompts: bool, gate: &Gate) -> Vec<String> {
         self.targets
             .keys()
+            .filter(|t| visible(t, gate))
             .filter_map(|t| match t {
                 CompletionRef::Prompt(n) if prompts => Some(n.clone()),
                 CompletionRef::ResourceTemplate(u) if !prompts => Some(u.clone()),
@@ -83,6 +86,15 @@ impl CompletionTable {
             })
             .collect()
     }
+}
+
+/// Whether the caller may see `target` (a prompt by name, a template by its URI template).
+fn visible(target: &CompletionRef, gate: &Gate) -> bool {
+    gate.open()
+        || match target {
+            CompletionRef::Prompt(n) => gate.prompt(n),
+            CompletionRef::ResourceTemplate(u) => gate.resource(u),
+        }
 }
 
 /// Answer one `completion/complete`.
@@ -111,13 +123,15 @@ pub(crate) fn request(
         #[allow(unreachable_patterns)]
         _ => return reply.error(RpcError::invalid_params("completion for an unknown kind of reference")),
     };
-    let Some(arguments) = table.targets.get(&target) else {
+    // A target the caller may not see is answered as one that does not exist.
+    let gate = caller::gate(&session.shared);
+    let Some(arguments) = table.targets.get(&target).filter(|_| visible(&target, &gate)) else {
         let (what, known) = match &target {
             CompletionRef::Prompt(n) => {
-                (format!("prompt {}; available prompts", PyStr(n)), table.names(true))
+                (format!("prompt {}; available prompts", PyStr(n)), table.names(true, &gate))
             }
             CompletionRef::ResourceTemplate(u) => {
-                (format!("resource template {}; available templates", PyStr(u)), table.names(false))
+                (format!("resource template {}; available templates", PyStr(u)), table.names(false, &gate))
             }
         };
         return reply

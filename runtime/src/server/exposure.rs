@@ -3,8 +3,9 @@
 //! | | [`Exposure::TrustedHost`] | [`Exposure::UntrustedCallers`] |
 //! | --- | --- | --- |
 //! | who | the program's own agent CLI on the same machine (stdio; the generated loopback token) | someone else: any caller of a router mounted on a network |
-//! | `requires_approval` tools | listed and callable (the agent CLI asks its human) | hidden, and answered exactly like unknown ones, unless an approval callback is given ([`Untrusted::approve_with`]); it fails closed: an error or a timeout is a refusal |
-//! | a tool's failure (`Err(e)` of any error type, a panic) | `tool 'x' failed: <e>` verbatim | `tool 'x' failed`; the detail is logged, never sent |
+//! | `requires_approval` tools | listed and callable (the agent CLI asks its human) | hidden, and answered exactly like unknown ones, unless an approval callback is given ([`Untrusted::approve_with`]: a closure, or a person at an [`ApprovalConsole`](crate::approvals::ApprovalConsole) through an [`ApprovalServer`](crate::approvals::ApprovalServer)); it fails closed: an error or a timeout is a refusal |
+//! | the tool's own message: its body returned a [`ToolError::failed`](crate::ToolError::failed) (a `Result<T, ToolError>`) | `tool 'x' failed: <message>` | the same: its author wrote it for the caller |
+//! | any other failure: `Err(e)` of another error type (an `io::Error` passed on by `?`, a `String`), a [`ToolError::internal`](crate::ToolError::internal), a panic | `tool 'x' failed: <e>` verbatim (a panic: `tool 'x' failed: panicked: <payload>`) | `tool 'x' failed`; the detail is logged, never sent |
 //! | argument errors, cancellation, deadlines | the texts of `tools` | the same (they are toolwire's words, not the tool's internals) |
 //! | result size | unbounded | capped ([`Untrusted::max_result_bytes`]): a bigger result is the tool error `tool 'x' returned a result over the N-byte limit` |
 //!
@@ -105,6 +106,14 @@ impl Untrusted {
     /// yes within the [`approval_timeout`](Self::approval_timeout). It fails closed: `Ok(false)`,
     /// `Err(_)` and no answer in time all refuse the call, which reads
     /// `tool 'x' was not approved`.
+    ///
+    /// `approver` may be a closure, or an [`ApprovalServer`](crate::approvals::ApprovalServer)
+    /// whose asker is a person at an
+    /// [`ApprovalConsole`](crate::approvals::ApprovalConsole): the page shows the tool, the
+    /// arguments and the caller's principal, the person's edit is what the tool runs with,
+    /// and the decision is recorded with source `asker`. Give the server (or the console) a
+    /// shorter timeout than [`approval_timeout`](Self::approval_timeout), so its timeout is
+    /// the one recorded; if this one fires first the page lists the prompt as withdrawn.
     pub fn approve_with(mut self, approver: impl Approve) -> Untrusted {
         self.approver = Some(Arc::new(approver));
         self
@@ -136,13 +145,39 @@ pub struct ApprovalRequest {
     pub principal: Arc<Principal>,
 }
 
+/// What an approval callback decided about one call ([`Approve::decide`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Approval {
+    /// Run the call with its arguments as received.
+    Allow,
+    /// Run the call with these arguments instead (JSON text; the tool checks them against
+    /// its schema, as it would the caller's).
+    AllowWith(String),
+    /// Refuse it: the caller reads `tool 'x' was not approved`.
+    Deny,
+}
+
 /// Decides whether an approval-gated call may run: `Ok(true)` runs it; anything else,
 /// or no answer within the timeout, refuses it. Implemented for every
-/// `Fn(ApprovalRequest) -> impl Future<Output = Result<bool, E>>`.
+/// `Fn(ApprovalRequest) -> impl Future<Output = Result<bool, E>>`, and for
+/// [`ApprovalServer`](crate::approvals::ApprovalServer), which asks its
+/// [`Asker`](crate::approvals::Asker) (a person at an
+/// [`ApprovalConsole`](crate::approvals::ApprovalConsole), say) and records the decision.
 pub trait Approve: Send + Sync + 'static {
-    /// Decide on `request`.
+    /// Decide on `request`: yes or no.
     fn approve(&self, request: ApprovalRequest)
     -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>>;
+
+    /// Decide on `request`, possibly with edited arguments. What the server calls; by
+    /// default [`approve`](Approve::approve)'s yes or no.
+    fn decide(
+        &self,
+        request: ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
+        let yes = self.approve(request);
+        Box::pin(async move { yes.await.map(|yes| if yes { Approval::Allow } else { Approval::Deny }) })
+    }
 }
 
 impl<F, Fut, E> Approve for F
@@ -160,19 +195,20 @@ where
     }
 }
 
-/// Ask `untrusted`'s approver about `request`, failing closed; `true` only for a yes in time.
-pub(crate) async fn approved(untrusted: &Untrusted, request: ApprovalRequest) -> bool {
-    let Some(approver) = &untrusted.approver else { return false };
+/// Ask `untrusted`'s approver about `request`, failing closed: [`Approval::Deny`] unless it
+/// allowed in time.
+pub(crate) async fn approved(untrusted: &Untrusted, request: ApprovalRequest) -> Approval {
+    let Some(approver) = &untrusted.approver else { return Approval::Deny };
     let tool = request.tool.clone();
-    match tokio::time::timeout(untrusted.approval_timeout, approver.approve(request)).await {
-        Ok(Ok(yes)) => yes,
+    match tokio::time::timeout(untrusted.approval_timeout, approver.decide(request)).await {
+        Ok(Ok(approval)) => approval,
         Ok(Err(e)) => {
             tracing::warn!(tool, error = %e, "the approval callback failed; the call is refused");
-            false
+            Approval::Deny
         }
         Err(_) => {
             tracing::warn!(tool, timeout = ?untrusted.approval_timeout, "the approval callback did not answer in time; the call is refused");
-            false
+            Approval::Deny
         }
     }
 }

@@ -237,8 +237,8 @@ pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawVa
     };
     let shared = &session.shared;
     let filter = p.notifications;
-    // Only a list that can change is granted, and only URIs this server serves are
-    // acknowledged (and so watched).
+    // Only a list that can change is granted, and only URIs this server serves and the
+    // caller may read are acknowledged (and so watched).
     let can_change = |served: bool| served && shared.live;
     let mut lists = ListFlags::default();
     let mut ack = Vec::new();
@@ -260,7 +260,13 @@ pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawVa
     let uris: Vec<String> = match &shared.resources {
         Some(resources) => {
             let set = resources.set.load();
-            filter.resource_subscriptions.into_iter().filter(|u| set.registry.serves(u)).collect()
+            // What the caller may not read is not granted, as if nothing served it.
+            let gate = super::caller::gate(shared);
+            filter
+                .resource_subscriptions
+                .into_iter()
+                .filter(|u| super::resources::readable(&set.registry, u, &gate))
+                .collect()
         }
         None => Vec::new(),
     };

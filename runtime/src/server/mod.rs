@@ -129,7 +129,8 @@ use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
 pub use exposure::{
-    ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure, Untrusted,
+    Approval, ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure,
+    Untrusted,
 };
 pub use fanout::{ChangedList, Delivery, Fanout, Notice};
 pub use live::LiveError;
@@ -379,6 +380,12 @@ impl ServerBuilder {
             exposure,
             fanout,
         } = self;
+        // Scopes a tool declares are enforced by an `Access`: a server given none gets an
+        // empty one, so a declaration is never silently ignored.
+        let declares_scopes = tools
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|tool| !tool.info().declarations().scopes.is_empty()));
+        let access = access.or_else(|| declares_scopes.then(|| Arc::new(Access::new())));
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));

@@ -12,7 +12,10 @@
 //!   with the same "available" list: the surface it may not use is not disclosed.
 //!
 //! The host ([`Principal::host`]) passes every rule. Names without a rule are open to every
-//! principal, unless [`Access::deny_unlisted`] closes them.
+//! principal, unless [`Access::deny_unlisted`] closes them. A tool that declares scopes
+//! (`#[tool(scopes = ["files:write"])]`, [`Declarations::scopes`](crate::tool::Declarations))
+//! needs them too, on top of its rule; a server whose tools declare scopes enforces them even
+//! without [`ServerBuilder::authorize`](super::ServerBuilder::authorize).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -129,8 +132,11 @@ impl Access {
         }
     }
 
-    pub(crate) fn tool_allowed(&self, name: &str, principal: &Principal) -> bool {
-        self.judge(&self.tools, name, principal)
+    /// The tool's rule, and the scopes the tool itself declares (`#[tool(scopes = [..])]`).
+    pub(crate) fn tool_allowed(&self, info: &crate::tool::ToolInfo, principal: &Principal) -> bool {
+        let declared = &info.declarations().scopes;
+        self.judge(&self.tools, info.name(), principal)
+            && (principal.is_host() || declared.iter().all(|s| principal.has_scope(s)))
     }
 
     pub(crate) fn prompt_allowed(&self, name: &str, principal: &Principal) -> bool {
@@ -164,7 +170,7 @@ impl Gate {
 
     pub(crate) fn tool(&self, info: &crate::tool::ToolInfo) -> bool {
         !(self.hide_approval && info.declarations().requires_approval)
-            && self.access.as_ref().is_none_or(|a| a.tool_allowed(info.name(), &self.principal))
+            && self.access.as_ref().is_none_or(|a| a.tool_allowed(info, &self.principal))
     }
 
     pub(crate) fn prompt(&self, name: &str) -> bool {
@@ -233,16 +239,30 @@ where
 mod tests {
     use super::*;
 
+    use crate::schema::Schema;
+    use crate::tool::{Declarations, ToolInfo};
+
+    fn info(name: &'static str, scopes: &[&str]) -> ToolInfo {
+        ToolInfo::new(name, "A tool.", Schema::empty_object())
+            .with_declarations(Declarations::default().with_scopes(scopes.iter().copied()))
+    }
+
     #[test]
     fn rules_scopes_roles_and_the_host() {
         let a = Access::new().tool("w", Require::scopes(["w"])).tool("h", Require::host_only());
         let alice = Principal::new("alice").with_scopes(["w"]);
         let bob = Principal::new("bob").with_roles([""]);
-        assert!(a.tool_allowed("w", &alice) && !a.tool_allowed("w", &bob));
-        assert!(!a.tool_allowed("h", &alice) && !a.tool_allowed("h", &bob));
-        assert!(a.tool_allowed("h", &Principal::host()) && a.tool_allowed("other", &bob));
+        let (w, h, other) = (info("w", &[]), info("h", &[]), info("other", &[]));
+        assert!(a.tool_allowed(&w, &alice) && !a.tool_allowed(&w, &bob));
+        assert!(!a.tool_allowed(&h, &alice) && !a.tool_allowed(&h, &bob));
+        assert!(a.tool_allowed(&h, &Principal::host()) && a.tool_allowed(&other, &bob));
+        // Declared scopes add to the rule (or to no rule); the host passes.
+        let declared = info("w", &["x"]);
+        assert!(!a.tool_allowed(&declared, &alice) && a.tool_allowed(&declared, &Principal::host()));
+        assert!(a.tool_allowed(&declared, &Principal::new("carol").with_scopes(["w", "x"])));
+        assert!(!a.tool_allowed(&info("other", &["x"]), &bob));
         let closed = a.deny_unlisted();
-        assert!(!closed.tool_allowed("other", &alice) && closed.tool_allowed("other", &Principal::host()));
+        assert!(!closed.tool_allowed(&other, &alice) && closed.tool_allowed(&other, &Principal::host()));
         assert_eq!(mask(0..3, |i| i != 1), Some(vec![0b101]));
         assert_eq!(mask(0..70, |_| true), None);
         assert_eq!(mask(0..70, |i| i != 69), Some(vec![u64::MAX, 0b1_1111]));

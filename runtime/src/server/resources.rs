@@ -10,6 +10,7 @@
 //! | the read returned `Err(e)` | -32603 `resource 'x' could not be read: <e>` |
 //! | the read panicked, was cancelled by the host, or hit the deadline | -32603 naming the URI and what happened |
 //! | `resources/subscribe` of a URI nothing serves | -32002, as for a read |
+//! | a read or a subscribe of a resource the caller may not read ([`Access`](super::Access)) | the same bytes as for a URI nothing serves |
 //! | a 2026-07-28 read asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602 |
 
 use std::sync::Arc;
@@ -184,7 +185,7 @@ pub(crate) fn request(
         }
         "resources/read" => return read(session, &set, reply, params, &gate),
         "resources/subscribe" | "resources/unsubscribe" => {
-            return match subscribe(session, &set, method, params) {
+            return match subscribe(session, &set, method, params, &gate) {
                 Ok(()) => reply.result("{}"),
                 Err(e) => reply.error(e),
             };
@@ -230,7 +231,8 @@ fn read(
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
-    // A resource the caller may not read is answered as one that does not exist.
+    // A resource the caller may not read is answered as one that does not exist (its rule
+    // is the one `readable` applies).
     let target = match resources.registry.resolve(&p.uri) {
         Some(Resolved::Fixed(r)) if gate.open() || gate.resource(r.info().uri()) => Target::Fixed(r.clone()),
         Some(Resolved::Template(t, vars)) if gate.open() || gate.resource(t.info().template().as_str()) => {
@@ -369,11 +371,23 @@ impl Handler for ReadCall {
     }
 }
 
+/// Whether something serves `uri` and the caller may read it: a fixed resource by its URI,
+/// one read through a template by the template's rule. What is not readable is answered as
+/// not served, for `resources/read`, `resources/subscribe` and `subscriptions/listen` alike.
+pub(crate) fn readable(registry: &ResourceRegistry, uri: &str, gate: &Gate) -> bool {
+    match registry.resolve(uri) {
+        Some(Resolved::Fixed(r)) => gate.open() || gate.resource(r.info().uri()),
+        Some(Resolved::Template(t, _)) => gate.open() || gate.resource(t.info().template().as_str()),
+        None => false,
+    }
+}
+
 fn subscribe(
     session: &SessionInner,
     resources: &ResourceSet,
     method: &str,
     params: Option<&RawValue>,
+    gate: &Gate,
 ) -> Result<(), RpcError> {
     // The era first: on 2026-07-28 the method does not exist, whatever its params say.
     let envelope: MetaParams<'_> = decode_params(method, params)?;
@@ -394,7 +408,8 @@ fn subscribe(
         }
         return Ok(());
     }
-    if !resources.registry.serves(&p.uri) {
+    // A resource the caller may not read is answered as one that does not exist.
+    if !readable(&resources.registry, &p.uri, gate) {
         return Err(not_found(&p.uri, false));
     }
     let Some(subscriber) = session.legacy_subscriber() else {

@@ -58,7 +58,7 @@ use crate::tool::{
 
 use super::caller;
 use super::era::{decode_params, method_not_found};
-use super::exposure::{ApprovalRequest, Exposure, approved};
+use super::exposure::{Approval, ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
@@ -328,11 +328,22 @@ impl Handler for ToolCall {
                     arguments: self.args.get().to_owned(),
                     principal: Arc::new(ctx.principal().clone()),
                 };
-                if !approved(u, request).await {
-                    self.refused.store(true, Ordering::Relaxed);
-                    return Ok(ToolOutput::default());
+                match approved(u, request).await {
+                    Approval::Allow => self.tool.call(&self.args, ctx).await,
+                    Approval::AllowWith(edited) => match RawValue::from_string(edited) {
+                        Ok(edited) => self.tool.call(&edited, ctx).await,
+                        Err(e) => {
+                            tracing::warn!(tool = self.tool.info().name(), error = %e, "the approver's edited arguments are not JSON; the call is refused");
+                            self.refused.store(true, Ordering::Relaxed);
+                            Ok(ToolOutput::default())
+                        }
+                    },
+                    // `Approval` is `#[non_exhaustive]`: what this build does not know refuses.
+                    _ => {
+                        self.refused.store(true, Ordering::Relaxed);
+                        Ok(ToolOutput::default())
+                    }
                 }
-                self.tool.call(&self.args, ctx).await
             }),
             _ => self.tool.call(&self.args, ctx),
         };
@@ -394,7 +405,9 @@ impl Handler for ToolCall {
         if self.refused.load(Ordering::Relaxed) {
             return error_json(&format!("tool '{name}' was not approved"), modern).map_err(serialised);
         }
-        if let Err(e @ (ToolError::Failed { .. } | ToolError::Panicked { .. })) = &outcome {
+        // The tool's own `ToolError::Failed` message is for the caller; any other error's
+        // text, and a panic's, are not.
+        if let Err(e @ (ToolError::Internal { .. } | ToolError::Panicked { .. })) = &outcome {
             tracing::warn!(tool = name, detail = %e, "tool failed; the detail is logged, not sent to an untrusted caller");
             return error_json(&format!("tool '{name}' failed"), modern).map_err(serialised);
         }

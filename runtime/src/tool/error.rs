@@ -17,7 +17,8 @@ pub enum ToolError {
     /// offending arguments and the accepted set.
     #[error(transparent)]
     Arguments(#[from] ToolArgumentError),
-    /// The tool's body returned an error.
+    /// The tool's body returned a `ToolError` of its own ([`ToolError::failed`]): a message
+    /// its author wrote for the caller, which every caller reads, untrusted ones too.
     #[error("tool '{tool}' failed: {message}")]
     Failed {
         /// The tool's name.
@@ -25,7 +26,20 @@ pub enum ToolError {
         /// The error's `Display`.
         message: String,
     },
-    /// The tool's body panicked.
+    /// The tool's body returned an error that is not a `ToolError` (an `io::Error`, a
+    /// `String`, any `E: Display` of a `Result<T, E>`, often passed on by `?`). It reads like
+    /// [`ToolError::Failed`] to a trusted host; an untrusted caller reads only
+    /// `tool 'x' failed`, and the detail goes to the log (see
+    /// [`Exposure`](crate::server::Exposure)).
+    #[error("tool '{tool}' failed: {detail}")]
+    Internal {
+        /// The tool's name.
+        tool: String,
+        /// The error's `Display`, for the log and for a trusted host.
+        detail: String,
+    },
+    /// The tool's body panicked. Sanitised for untrusted callers like
+    /// [`ToolError::Internal`].
     #[error("tool '{tool}' failed: panicked: {message}")]
     Panicked {
         /// The tool's name.
@@ -195,9 +209,50 @@ impl RemoteError {
 }
 
 impl ToolError {
-    /// A failure of `tool` with a message (`tool 'x' failed: <message>`).
+    /// A failure of `tool` with a message for the caller (`tool 'x' failed: <message>`).
+    ///
+    /// This is how a tool says "this text is meant for whoever called me": a `#[tool]` fn
+    /// returning `Result<T, ToolError>` has its `Err` sent as it is, to untrusted callers
+    /// too. An error of any other type is a [`ToolError::Internal`], which untrusted callers
+    /// read only as `tool 'x' failed`:
+    ///
+    /// ```
+    /// use toolwire::ToolError;
+    ///
+    /// /// Read a note.
+    /// #[toolwire::tool(read_only)]
+    /// fn note(id: u32) -> Result<String, ToolError> {
+    ///     if id == 0 {
+    ///         // Shown to every caller.
+    ///         return Err(ToolError::failed("note", "note 0 does not exist"));
+    ///     }
+    ///     // An `io::Error` kept internal: mapped by hand into `ToolError::internal`.
+    ///     std::fs::read_to_string(format!("/notes/{id}")).map_err(|e| ToolError::internal("note", e))
+    /// }
+    /// ```
     pub fn failed(tool: impl Into<String>, message: impl fmt::Display) -> Self {
         ToolError::Failed { tool: tool.into(), message: message.to_string() }
+    }
+
+    /// A failure of `tool` whose detail is not for untrusted callers ([`ToolError::Internal`]):
+    /// a trusted host reads `tool 'x' failed: <detail>`, an untrusted caller `tool 'x' failed`.
+    pub fn internal(tool: impl Into<String>, detail: impl fmt::Display) -> Self {
+        ToolError::Internal { tool: tool.into(), detail: detail.to_string() }
+    }
+
+    /// How a tool body's `Err(e)` becomes a `ToolError`: a `ToolError` is the tool's own and
+    /// kept (a [`ToolError::Failed`] named after `tool`, whatever name its author gave);
+    /// any other error is a [`ToolError::Internal`] with `e`'s text.
+    pub(crate) fn from_body<E: fmt::Display + 'static>(tool: &str, e: E) -> ToolError {
+        let mut e = Some(e);
+        match (&mut e as &mut dyn std::any::Any).downcast_mut::<Option<ToolError>>() {
+            Some(own) => match own.take().expect("taken once") {
+                ToolError::Failed { message, .. } => ToolError::Failed { tool: tool.to_owned(), message },
+                ToolError::Internal { detail, .. } => ToolError::internal(tool, detail),
+                other => other,
+            },
+            None => ToolError::internal(tool, e.expect("not taken")),
+        }
     }
 
     /// Whether the caller may retry the call: only a remote tool whose server was

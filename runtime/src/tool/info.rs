@@ -264,6 +264,12 @@ pub struct Declarations {
     /// The tool reaches an open world (the web, other people) rather than a closed one.
     #[serde(skip)]
     pub open_world: bool,
+    /// The OAuth scopes a caller must hold to see and call the tool, sorted and unique
+    /// (`#[tool(scopes = ["files:write"])]`). Enforced by the server's
+    /// [`Access`](crate::server::Access) in addition to any rule it gives the tool; the host
+    /// ([`Principal::host`](crate::principal::Principal::host)) passes. Never sent to clients.
+    #[serde(skip)]
+    pub scopes: Vec<String>,
 }
 
 impl Default for Declarations {
@@ -274,6 +280,7 @@ impl Default for Declarations {
             caps: Vec::new(),
             idempotent: false,
             open_world: false,
+            scopes: Vec::new(),
         }
     }
 }
@@ -294,6 +301,19 @@ impl Declarations {
         caps.sort();
         caps.dedup();
         self.caps = caps;
+        self
+    }
+
+    /// Set the OAuth scopes a caller needs; they are kept sorted and unique.
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        scopes.sort();
+        scopes.dedup();
+        self.scopes = scopes;
         self
     }
 

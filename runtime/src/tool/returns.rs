@@ -8,7 +8,9 @@
 //!   and the same JSON (canonical form) as a text block. MCP wants structured content to be
 //!   an object, so a `T` whose schema is not an object is wrapped as `{"result": …}` (as the
 //!   Python SDK does), and its output schema says so.
-//! - `Result<T, E: Display>` is `T` as above, or a tool error `tool 'x' failed: <e>`.
+//! - `Result<T, E: Display>` is `T` as above, or a tool error `tool 'x' failed: <e>`: the
+//!   tool's own message when `E` is [`ToolError`], otherwise [`ToolError::Internal`], which
+//!   untrusted callers read only as `tool 'x' failed`.
 
 use std::fmt::Display;
 
@@ -69,7 +71,7 @@ impl<T: ToolReturn, E: Display + Send + 'static> ToolReturn for Result<T, E> {
     fn into_output(self, tool: &str) -> Result<ToolOutput, ToolError> {
         match self {
             Ok(v) => v.into_output(tool),
-            Err(e) => Err(ToolError::failed(tool, e)),
+            Err(e) => Err(ToolError::from_body(tool, e)),
         }
     }
 }
@@ -122,7 +124,7 @@ pub(crate) fn structured_output<T: Serialize>(
     wrapped: bool,
 ) -> Result<ToolOutput, ToolError> {
     let value = serde_json::to_value(value)
-        .map_err(|e| ToolError::failed(tool, format_args!("its result could not be serialised: {e}")))?;
+        .map_err(|e| ToolError::internal(tool, format_args!("its result could not be serialised: {e}")))?;
     let value = if wrapped { json!({ "result": value }) } else { value };
     Ok(ToolOutput::structured(value))
 }

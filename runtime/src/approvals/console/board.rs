@@ -99,6 +99,11 @@ pub(super) struct PendingView {
     tool_use_id: Option<String>,
     /// The MCP client that asked, as it named itself.
     client: Option<String>,
+    /// Who asked: the principal's subject (`host` for the program's own), set by the
+    /// program or the authenticator.
+    principal: String,
+    /// The principal's tenant, if it has one.
+    tenant: Option<String>,
     /// The arguments, pretty-printed here (the page shows this text, never parses it).
     input_text: String,
     asked_at_ms: u128,
@@ -206,6 +211,8 @@ impl Board {
                 tool_name: p.request.tool_name.clone(),
                 tool_use_id: p.request.tool_use_id.clone(),
                 client: p.request.client.clone(),
+                principal: p.request.principal.subject().to_owned(),
+                tenant: p.request.principal.tenant().map(str::to_owned),
                 input_text: serde_json::to_string_pretty(&p.request.input)
                     .unwrap_or_else(|_| p.request.input.to_string()),
                 asked_at_ms: p.asked_at.duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0),
@@ -247,6 +254,7 @@ mod tests {
             input: json!({"a": 1}),
             tool_use_id: Some("t".into()),
             client: None,
+            principal: std::sync::Arc::new(crate::principal::Principal::new("alice").with_tenant("acme")),
         }
     }
 

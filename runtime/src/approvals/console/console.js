@@ -79,6 +79,9 @@
     who.appendChild(el("dt", null, "tool use"));
     who.appendChild(el("dd", "tool-use-id", prompt.tool_use_id || "(the agent sent no id)"));
     who.appendChild(el("dt", null, "asked by"));
+    const principal = prompt.tenant ? prompt.principal + " (tenant " + prompt.tenant + ")" : prompt.principal;
+    who.appendChild(el("dd", "principal", principal));
+    who.appendChild(el("dt", null, "client"));
     who.appendChild(el("dd", "client", prompt.client || "(the client did not name itself)"));
     who.appendChild(el("dt", null, "asked at"));
     who.appendChild(el("dd", "asked-at", new Date(prompt.asked_at_ms).toLocaleTimeString()));

@@ -1,7 +1,9 @@
 //! [`ApprovalConsole`]: an [`Asker`] that is a person at a web page. It serves a small page on
 //! `127.0.0.1` (its own axum router on its own port, on its own thread) listing each pending
 //! permission prompt: the tool, its arguments (shown as untrusted text, never as HTML) and who
-//! asked (the CLI's `tool_use_id` and the MCP client's self-reported name). The person approves, denies with a message, or edits the
+//! asked: the caller's [`Principal`](crate::principal::Principal) (its subject, and its tenant
+//! if any, as the program or the authenticator set it, shown as untrusted text too), the CLI's
+//! `tool_use_id` and the MCP client's self-reported name. The person approves, denies with a message, or edits the
 //! arguments (JSON, checked) and approves; the answer resolves that prompt's
 //! [`ask`](Asker::ask), and the [`ApprovalServer`](super::ApprovalServer) records it with
 //! source [`Asker`](super::DecisionSource::Asker), as any asker's.

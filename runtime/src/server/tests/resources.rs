@@ -1,5 +1,6 @@
 //! The resources capability, driven through a session: lists, reads in both eras, the error
-//! texts, and subscriptions (legacy and `subscriptions/listen`).
+//! texts, and subscriptions (legacy and `subscriptions/listen`, which grants only what the
+//! caller may read).
 
 use super::*;
 use crate::resource::{
@@ -38,6 +39,10 @@ impl ResourceTemplate for Rows {
 }
 
 fn server() -> Server {
+    Server::builder(options()).resources(registry()).build()
+}
+
+fn registry() -> ResourceRegistry {
     let mut registry = ResourceRegistry::new();
     registry
         .add(Text(ResourceInfo::new("test://text", "text").with_mime_type("text/plain"), "hello"))
@@ -46,7 +51,7 @@ fn server() -> Server {
     registry
         .add_template(Rows(TemplateInfo::new(UriTemplate::parse("db://{table}/rows/{id}").unwrap(), "rows")))
         .unwrap();
-    Server::builder(options()).resources(registry).build()
+    registry
 }
 
 fn read(id: u32, uri: &str, extra: &str) -> String {
@@ -199,4 +204,28 @@ async fn listen_acknowledges_then_delivers_updates_until_cancelled() {
     }
     assert_eq!(s.notify_resource_updated("test://text"), 0);
     assert!(w.take().iter().all(|m| !m.contains(r#""id":"L""#)), "a cancelled listen gets no response");
+}
+
+#[tokio::test]
+async fn listen_grants_no_subscription_to_a_resource_the_caller_may_not_read() {
+    use crate::principal::Principal;
+    use crate::server::{Access, Require};
+    let s = Server::builder(options())
+        .resources(registry())
+        .host_principal(Principal::new("guest"))
+        .authorize(Access::new().resource("test://text", Require::scopes(["read"])))
+        .build();
+    let w = Wire::new(&s);
+    w.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{{{MODERN},"notifications":{{"resourceSubscriptions":["test://text","test://panics","test://nope"]}}}}}}"#
+    ));
+    // Acknowledged as if `test://text` did not exist, as `test://nope` does not.
+    assert_eq!(
+        w.wait(1).await,
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"},"notifications":{"resourceSubscriptions":["test://panics"]}}}"#
+        ]
+    );
+    assert_eq!(s.notify_resource_updated("test://text"), 0, "nobody watches what they may not read");
+    assert_eq!(s.notify_resource_updated("test://panics"), 1);
 }
