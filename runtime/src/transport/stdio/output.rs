@@ -14,7 +14,10 @@
 //!   is atomic and, when the pipe has a free slot, does not block);
 //! - the output is a pipe, a socket or a regular file and `poll` says it is writable now.
 //!   Any other output (a terminal, or a stream [`serve_lines`](super::serve_lines) was
-//!   handed, whose descriptor is unknown) is never written inline.
+//!   handed, whose descriptor is unknown) is never written inline. On Linux a pipe needs no
+//!   `poll`: the batch is written with `pwritev2(RWF_NOWAIT)`, which writes it whole or
+//!   fails with `EAGAIN` when the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe
+//!   is atomic), so an answer costs one system call, not two.
 //!
 //! What the stdin reader thread sends (it dispatches requests itself) is not handed to the
 //! flusher, which would wake the runtime thread: the reader writes it the same way, just
@@ -55,6 +58,14 @@ pub(super) trait Destination: Write + Send + 'static {
 
     /// Whether a write of at most [`INLINE_MAX`] bytes would complete without blocking now.
     fn writable_now(&self) -> bool;
+
+    /// Write `lines` (each followed by `\n`, at most [`INLINE_MAX`] bytes in all) whole in one
+    /// system call that cannot block: `Some(Ok(true))` when written, `Some(Ok(false))` when
+    /// that would block (nothing written), `None` when this output cannot do that (then
+    /// [`writable_now`](Self::writable_now) and an ordinary write are used).
+    fn write_now(&mut self, _lines: &[Outbound]) -> Option<io::Result<bool>> {
+        None
+    }
 }
 
 /// A stream whose readiness is unknown: always written by the writer thread.
@@ -78,9 +89,14 @@ impl<W: Write + Send + 'static> Destination for Opaque<W> {
     }
 }
 
-/// A stream on a pipe, socket or regular file, polled before each inline write.
+/// A stream on a pipe, socket or regular file, polled before each inline write (a pipe on
+/// Linux is written with `RWF_NOWAIT` instead, while the kernel takes that flag).
 #[cfg(unix)]
-pub(super) struct Polled<W>(W);
+pub(super) struct Polled<W> {
+    out: W,
+    /// A pipe, and `pwritev2(RWF_NOWAIT)` has not been refused.
+    nowait: bool,
+}
 
 #[cfg(unix)]
 impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
@@ -95,7 +111,10 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
             .and_then(|fd| std::fs::File::from(fd).metadata())
             .map(|m| m.file_type());
         match kind {
-            Ok(t) if t.is_fifo() || t.is_socket() || t.is_file() => Ok(Polled(output)),
+            Ok(t) if t.is_fifo() || t.is_socket() || t.is_file() => Ok(Polled {
+                out: output,
+                nowait: cfg!(all(target_os = "linux", target_env = "gnu")) && t.is_fifo(),
+            }),
             _ => Err(output),
         }
     }
@@ -104,11 +123,11 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
 #[cfg(unix)]
 impl<W: Write> Write for Polled<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
+        self.out.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        self.out.flush()
     }
 }
 
@@ -118,7 +137,7 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 
     fn writable_now(&self) -> bool {
         use std::os::fd::AsRawFd;
-        let mut fd = libc::pollfd { fd: self.0.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
+        let mut fd = libc::pollfd { fd: self.out.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
         // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which
         // points at a live, initialised local for the whole call; the descriptor is borrowed
         // from `self.0`, so it is open. A timeout of 0 never blocks.
@@ -126,6 +145,68 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
         let ready = unsafe { libc::poll(&mut fd, 1, 0) };
         // POLLERR (the reader is gone) is "writable" too: the write fails at once with EPIPE.
         ready == 1 && fd.revents & (libc::POLLOUT | libc::POLLERR) != 0
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
+        use std::os::fd::AsRawFd;
+        // Two slices a line (its text, its newline); a batch with more lines than that takes
+        // the poll path (rare: INLINE_MAX bytes of answers are few lines).
+        const MAX_LINES: usize = 64;
+        if !self.nowait || lines.len() > MAX_LINES {
+            return None;
+        }
+        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; 2 * MAX_LINES];
+        let mut total = 0;
+        for (pair, line) in iov.chunks_exact_mut(2).zip(lines) {
+            let text = line.as_str().as_bytes();
+            pair[0] = libc::iovec { iov_base: text.as_ptr() as *mut libc::c_void, iov_len: text.len() };
+            pair[1] = libc::iovec { iov_base: b"\n".as_ptr() as *mut libc::c_void, iov_len: 1 };
+            total += text.len() + 1;
+        }
+        loop {
+            // SAFETY: the first `2 * lines.len()` iovecs point at live byte slices (the
+            // lines' text, borrowed for the call, and a static newline) of the lengths given;
+            // the kernel only reads them. The descriptor is borrowed from `self.out`, so open.
+            // Offset -1 writes at the current position, as `write` does.
+            #[allow(unsafe_code)]
+            let n = unsafe {
+                libc::pwritev2(
+                    self.out.as_fd().as_raw_fd(),
+                    iov.as_ptr(),
+                    (2 * lines.len()) as libc::c_int,
+                    -1,
+                    libc::RWF_NOWAIT,
+                )
+            };
+            if n >= 0 {
+                let n = n as usize;
+                if n == total {
+                    return Some(Ok(true));
+                }
+                // A pipe writes at most PIPE_BUF bytes whole or not at all, so this does not
+                // happen; if it did, the rest is written as any write is.
+                let rest: Vec<u8> = lines
+                    .iter()
+                    .flat_map(|l| l.as_str().as_bytes().iter().chain(b"\n"))
+                    .copied()
+                    .skip(n)
+                    .collect();
+                return Some(self.out.write_all(&rest).and_then(|()| self.out.flush()).map(|()| true));
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => return Some(Ok(false)),
+                // A kernel before 4.14 (no pwritev2 flags), or one whose pipes refuse
+                // RWF_NOWAIT: poll from now on.
+                Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => {
+                    self.nowait = false;
+                    return None;
+                }
+                _ => return Some(Err(e)),
+            }
+        }
     }
 }
 
@@ -259,16 +340,30 @@ impl<D: Destination> Output<D> {
         }
         let small = s.queued <= INLINE_MAX;
         let State { out, queue, thread_due, .. } = &mut *s;
-        let written = match out.as_mut() {
-            Some(o) if small && o.get_ref().writable_now() => {
+        let now = match out.as_mut() {
+            Some(o) if small && o.buffer().is_empty() => o.get_mut().write_now(queue),
+            _ => None,
+        };
+        let written = match (now, out.as_mut()) {
+            (Some(Ok(true)), _) => {
+                self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
+                queue.clear();
+                Ok(())
+            }
+            (Some(Err(e)), _) => {
+                queue.clear();
+                Err(e)
+            }
+            (None, Some(o)) if small && o.get_ref().writable_now() => {
                 let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
                 self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
                 written
             }
             // The writer thread is writing: it will see the queue.
-            None => return,
-            Some(_) => {
+            (_, None) => return,
+            // Full (or too big to write inline): the writer thread waits for room.
+            (_, Some(_)) => {
                 *thread_due = true;
                 self.wake.notify_one();
                 return;
@@ -473,6 +568,37 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), expected);
         flusher.abort();
+    }
+
+    /// On Linux a pipe is written with `RWF_NOWAIT`: whole while it has room, and not at all
+    /// (no blocking, nothing torn) once it is full.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn a_pipe_is_written_whole_or_not_at_all_without_a_poll() {
+        let (mut reader, writer) = io::pipe().unwrap();
+        let mut out = Polled::new(writer).expect("a pipe can be polled");
+        let batch = [line(1, 10), line(2, 20)];
+        assert!(matches!(out.write_now(&batch), Some(Ok(true))), "an empty pipe takes the batch");
+        let expected = format!("{}\n{}\n", batch[0].as_str(), batch[1].as_str());
+        let mut got = vec![0; expected.len()];
+        reader.read_exact(&mut got).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+        let big = [line(3, 4000)];
+        let mut written = 0;
+        let full = loop {
+            match out.write_now(&big) {
+                Some(Ok(true)) => written += 1,
+                Some(Ok(false)) => break true,
+                other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
+            }
+            assert!(written < 10_000, "the pipe never filled");
+        };
+        assert!(full && written > 0);
+        // Everything in the pipe is whole lines: nothing was torn when it filled.
+        drop(out);
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, format!("{}\n", big[0].as_str()).repeat(written));
     }
 
     /// A client that stops reading: sends never block, the runtime keeps running, and once the
