@@ -23,6 +23,11 @@
 //! flusher, which would wake the runtime thread: the reader writes it the same way, just
 //! before it blocks on its next read, so a burst of pipelined requests is one batch too.
 //!
+//! The writer thread is started the first time it has work (a batch that cannot be written
+//! inline, an output that never is, or the close at the end), not before serving starts: an
+//! answer to a client that reads goes out inline, so a server's start-up and its first
+//! answers need no second thread.
+//!
 //! Otherwise the batch goes to the writer thread, which writes whatever is queued and
 //! flushes only when the queue runs dry. The writer thread is the only one that may block on
 //! the output, so a client that stops reading stdout stalls neither the runtime nor the
@@ -210,6 +215,9 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
     }
 }
 
+/// Starts the writer thread (see [`Output::start_writer_with`]); an error when it could not.
+pub(super) type Starter = Box<dyn FnOnce() -> io::Result<()> + Send>;
+
 /// The output shared by the sinks, the flusher task and the writer thread.
 pub(super) struct Output<D: Write> {
     state: Mutex<State<D>>,
@@ -246,6 +254,8 @@ struct State<D: Write> {
     gone: bool,
     /// An inline write's error, for the writer thread to report.
     failed: Option<io::Error>,
+    /// Starts the writer thread, until it has been started.
+    starter: Option<Starter>,
 }
 
 impl<D: Destination> Output<D> {
@@ -264,6 +274,7 @@ impl<D: Destination> Output<D> {
                 closing: false,
                 gone: false,
                 failed: None,
+                starter: None,
             }),
             wake: Condvar::new(),
             flush: tokio::sync::Notify::new(),
@@ -274,6 +285,31 @@ impl<D: Destination> Output<D> {
 
     fn lock(&self) -> MutexGuard<'_, State<D>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Start the writer thread with `start` the first time it has work, not now. When it
+    /// cannot be started, the output is gone (lines are dropped); `start` reports why to
+    /// whoever waits for the writer.
+    pub(super) fn start_writer_with(&self, start: Starter) {
+        self.lock().starter = Some(start);
+    }
+
+    /// Wake the writer thread, starting it first if it has not been.
+    fn wake_writer(&self, s: &mut State<D>) {
+        if let Some(start) = s.starter.take() {
+            // The thread's first step is to take this lock, which is held here: it sees the
+            // state as it is once this caller lets go.
+            if let Err(e) = start() {
+                s.gone = true;
+                s.queue.clear();
+                let left = std::mem::take(&mut s.queued);
+                self.written(s, left);
+                // No log line here: a forwarded one would come back into this output.
+                drop(e);
+                return;
+            }
+        }
+        self.wake.notify_one();
     }
 
     /// Queue one line, and wake whoever writes it next.
@@ -297,7 +333,7 @@ impl<D: Destination> Output<D> {
             self.flush.notify_one();
         } else {
             s.thread_due = true;
-            self.wake.notify_one();
+            self.wake_writer(&mut s);
         }
     }
 
@@ -365,7 +401,7 @@ impl<D: Destination> Output<D> {
             // Full (or too big to write inline): the writer thread waits for room.
             (_, Some(_)) => {
                 *thread_due = true;
-                self.wake.notify_one();
+                self.wake_writer(s);
                 return;
             }
         };
@@ -374,7 +410,7 @@ impl<D: Destination> Output<D> {
         if let Err(e) = written {
             s.gone = true;
             s.failed = Some(e);
-            self.wake.notify_one();
+            self.wake_writer(s);
         }
     }
 
@@ -484,8 +520,10 @@ impl<D: Destination> Output<D> {
 
     /// Write what is queued, then stop; later lines are dropped.
     pub(super) fn close(&self) {
-        self.lock().closing = true;
-        self.wake.notify_one();
+        let mut s = self.lock();
+        s.closing = true;
+        self.wake_writer(&mut s);
+        drop(s);
         self.room.notify_all();
     }
 }
@@ -567,6 +605,50 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), expected);
+        flusher.abort();
+    }
+
+    /// Read `len` bytes from `reader` off the runtime, and hand the reader back.
+    #[cfg(unix)]
+    async fn read_n(mut reader: io::PipeReader, len: usize) -> (io::PipeReader, String) {
+        tokio::task::spawn_blocking(move || {
+            let mut got = vec![0; len];
+            reader.read_exact(&mut got).unwrap();
+            (reader, String::from_utf8(got).unwrap())
+        })
+        .await
+        .unwrap()
+    }
+
+    #[cfg(unix)]
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_writer_thread_starts_on_its_first_batch_not_before() {
+        let (reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let starts = Arc::new(AtomicU64::new(0));
+        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
+        let (done_tx, done) = std::sync::mpsc::channel();
+        out.start_writer_with(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let out = theirs.upgrade().expect("the output is alive when it starts its writer");
+            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
+            Ok(())
+        }));
+        let flusher = tokio::spawn(out.clone().flush_inline());
+        out.send(line(1, 10));
+        let small = format!("{}\n", line(1, 10).as_str());
+        let (reader, got) = read_n(reader, small.len()).await;
+        assert_eq!(got, small);
+        assert_eq!(starts.load(Ordering::SeqCst), 0, "an answer written inline needs no writer thread");
+        // Over INLINE_MAX: only the writer thread writes it.
+        out.send(line(2, 5000));
+        let big = format!("{}\n", line(2, 5000).as_str());
+        let (_reader, got) = read_n(reader, big.len()).await;
+        assert_eq!(got, big);
+        assert_eq!(starts.load(Ordering::SeqCst), 1);
+        out.close();
+        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert_eq!(starts.load(Ordering::SeqCst), 1, "started once");
         flusher.abort();
     }
 
