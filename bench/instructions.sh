@@ -34,6 +34,8 @@ cg() {
 }
 cg echo -- "$BIN/toolwire-echo"
 cg echo-sync -- "$BIN/toolwire-echo-sync"
+cg echo-inline -- "$BIN/toolwire-echo-inline"
+cg floor -- "$BIN/floor-echo"
 cg echo-log -- "$BIN/toolwire-echo-log"
 cg elicit --method elicit -- "$BIN/toolwire-elicit"
 cg fifty --tool tool_7 -- "$BIN/toolwire-50"

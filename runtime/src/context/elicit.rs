@@ -5,7 +5,13 @@
 //! strings, or an array of such enums (a multi-select). The requested schema is made from
 //! `T`'s `JsonSchema` with every reference inlined and `Option` fields left out of
 //! `required`; a field that is itself an object (a nested struct, a map) is refused before
-//! anything is sent, with [`AskError::NotAForm`] naming it.
+//! anything is sent, with [`AskError::NotAForm`] naming it. The schema is made once per
+//! type and kept for the life of the process (so `T` is `'static`): a second ask for the
+//! same type costs a map look-up, not a schemars run.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,7 +58,10 @@ impl Context {
     ///     Ok(format!("will contact {}", c.name))
     /// }
     /// ```
-    pub async fn elicit<T: JsonSchema + DeserializeOwned>(&self, message: &str) -> Result<T, AskError> {
+    pub async fn elicit<T: JsonSchema + DeserializeOwned + 'static>(
+        &self,
+        message: &str,
+    ) -> Result<T, AskError> {
         self.elicit_keyed(None, message).await
     }
 
@@ -60,7 +69,7 @@ impl Context {
     /// the `input_required` result's `inputRequests` (instead of `ask-1`, `ask-2`, … in
     /// asking order; see [the module docs](super#talking-back-in-both-eras)). A legacy
     /// session ignores it. Keys must be unique within the call.
-    pub async fn elicit_as<T: JsonSchema + DeserializeOwned>(
+    pub async fn elicit_as<T: JsonSchema + DeserializeOwned + 'static>(
         &self,
         key: &str,
         message: &str,
@@ -68,19 +77,18 @@ impl Context {
         self.elicit_keyed(Some(key), message).await
     }
 
-    async fn elicit_keyed<T: JsonSchema + DeserializeOwned>(
+    async fn elicit_keyed<T: JsonSchema + DeserializeOwned + 'static>(
         &self,
         key: Option<&str>,
         message: &str,
     ) -> Result<T, AskError> {
-        let schema = form_schema::<T>()?;
+        let schema = cached_form_schema::<T>()?;
         let talk = self.talkback(ELICIT)?;
         if !talk.capabilities().elicitation_form {
             return Err(AskError::NotDeclared { capability: "elicitation", what: ELICIT });
         }
         // `mode` is left out: form is the default, and clients before 2025-11-25 know no modes.
-        let params = serde_json::json!({ "message": message, "requestedSchema": schema });
-        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, ELICIT, form_params(message, &schema)).await?;
         match answer_of(&answer, message)? {
             Some(content) => serde_json::from_value::<T>(content)
                 .map_err(|e| AskError::BadAnswer { what: ELICIT, reason: e.to_string() }),
@@ -184,6 +192,33 @@ fn elicitation_id() -> String {
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("toolwire-{:x}-{}", nanos, NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// `elicitation/create`'s params for a form: `message` and the serialised `requestedSchema`.
+fn form_params(message: &str, schema: &str) -> String {
+    let message = serde_json::to_string(message).unwrap_or_else(|_| "\"\"".to_owned());
+    let mut params = String::with_capacity(message.len() + schema.len() + 32);
+    params.push_str("{\"message\":");
+    params.push_str(&message);
+    params.push_str(",\"requestedSchema\":");
+    params.push_str(schema);
+    params.push('}');
+    params
+}
+
+/// Each form type's schema, serialised (or why it is not a form), made on the first ask.
+type FormCache = RwLock<HashMap<TypeId, Result<Arc<str>, AskError>>>;
+
+/// [`form_schema`] for `T`, serialised, made once per type.
+fn cached_form_schema<T: JsonSchema + 'static>() -> Result<Arc<str>, AskError> {
+    static CACHE: OnceLock<FormCache> = OnceLock::new();
+    let cache = CACHE.get_or_init(FormCache::default);
+    let id = TypeId::of::<T>();
+    if let Some(found) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        return found.clone();
+    }
+    let made = form_schema::<T>().map(|schema| Arc::<str>::from(schema.to_string()));
+    cache.write().unwrap_or_else(|e| e.into_inner()).entry(id).or_insert(made).clone()
 }
 
 /// The `requestedSchema` for `T`: a flat object with every reference inlined, or why `T`
@@ -335,6 +370,22 @@ mod tests {
             )
         );
         assert!(matches!(form_schema::<String>(), Err(AskError::NotAForm { .. })));
+    }
+
+    #[test]
+    fn a_form_schema_is_made_once_per_type_and_sent_as_made() {
+        let first = cached_form_schema::<Flat>().unwrap();
+        let again = cached_form_schema::<Flat>().unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "the second ask rebuilt the schema");
+        let made: Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(made, form_schema::<Flat>().unwrap());
+        assert_eq!(
+            cached_form_schema::<Nested>().unwrap_err(),
+            form_schema::<Nested>().unwrap_err(),
+            "a refusal is kept too, with its text"
+        );
+        let params: Value = serde_json::from_str(&form_params("say \"hi\"\n", &first)).unwrap();
+        assert_eq!(params, serde_json::json!({ "message": "say \"hi\"\n", "requestedSchema": made }));
     }
 
     #[test]

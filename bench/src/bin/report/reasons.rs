@@ -17,8 +17,9 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             "toolwire does {} instructions per call ({}× rmcp's) and a sequential call takes {} µs at the \
              median against the floor's {} µs. On the sequential path the stdio transport reads, dispatches, \
              polls an async call once and writes its answer on the stdin reader thread, with no wake-up of \
-             another thread (`strace -f -c`: about one read, one poll and one write per call); the gap to the \
-             floor is the engine's work and the `poll` that checks stdout can take the answer at once. With \
+             another thread (`bash bench/syscalls.sh`: one read and one write per call, as the floor; the \
+             write is `pwritev2(RWF_NOWAIT)` on a pipe, so no `poll` first); the gap to the floor is the \
+             engine's work (the JSON-RPC parse, the arguments, the result). With \
              `--worker-threads 2` (a multi-threaded runtime: every call spawned onto a worker) the same binary \
              does {} req/s against {} for the default single runtime thread (same rounds)",
             fmt(tw_ir, 0),

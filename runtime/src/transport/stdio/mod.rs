@@ -145,13 +145,27 @@ where
 
     let out = output::Output::new(output);
     let (done_tx, mut writer_done) = oneshot::channel::<io::Result<()>>();
-    let writer = out.clone();
-    std::thread::Builder::new()
-        .name("toolwire-stdout".into())
-        .spawn(move || {
-            let _ = done_tx.send(writer.write_queued());
+    // Started on its first batch (see `output`): the reply to `initialize` needs no thread.
+    let writer = Arc::downgrade(&out);
+    out.start_writer_with(Box::new(move || {
+        let done = Arc::new(std::sync::Mutex::new(Some(done_tx)));
+        let theirs = done.clone();
+        let spawned = std::thread::Builder::new().name("toolwire-stdout".into()).spawn(move || {
+            let result = match writer.upgrade() {
+                Some(writer) => writer.write_queued(),
+                None => Ok(()),
+            };
+            if let Some(tx) = theirs.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = tx.send(result);
+            }
+        });
+        spawned.map(drop).inspect_err(|e| {
+            let message = format!("could not start the stdio writer thread: {e}");
+            if let Some(tx) = done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = tx.send(Err(io::Error::new(e.kind(), message)));
+            }
         })
-        .map_err(|e| StdioError::Thread("writer", e))?;
+    }));
     // However serving ends (this future dropped included), the flusher stops and the writer
     // thread writes what is queued and exits.
     let _close = CloseOnDrop(&*out, D::INLINE.then(|| tokio::spawn(out.clone().flush_inline())));

@@ -14,11 +14,19 @@
 //!   is atomic and, when the pipe has a free slot, does not block);
 //! - the output is a pipe, a socket or a regular file and `poll` says it is writable now.
 //!   Any other output (a terminal, or a stream [`serve_lines`](super::serve_lines) was
-//!   handed, whose descriptor is unknown) is never written inline.
+//!   handed, whose descriptor is unknown) is never written inline. On Linux a pipe needs no
+//!   `poll`: the batch is written with `pwritev2(RWF_NOWAIT)`, which writes it whole or
+//!   fails with `EAGAIN` when the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe
+//!   is atomic), so an answer costs one system call, not two.
 //!
 //! What the stdin reader thread sends (it dispatches requests itself) is not handed to the
 //! flusher, which would wake the runtime thread: the reader writes it the same way, just
 //! before it blocks on its next read, so a burst of pipelined requests is one batch too.
+//!
+//! The writer thread is started the first time it has work (a batch that cannot be written
+//! inline, an output that never is, or the close at the end), not before serving starts: an
+//! answer to a client that reads goes out inline, so a server's start-up and its first
+//! answers need no second thread.
 //!
 //! Otherwise the batch goes to the writer thread, which writes whatever is queued and
 //! flushes only when the queue runs dry. The writer thread is the only one that may block on
@@ -55,6 +63,14 @@ pub(super) trait Destination: Write + Send + 'static {
 
     /// Whether a write of at most [`INLINE_MAX`] bytes would complete without blocking now.
     fn writable_now(&self) -> bool;
+
+    /// Write `lines` (each followed by `\n`, at most [`INLINE_MAX`] bytes in all) whole in one
+    /// system call that cannot block: `Some(Ok(true))` when written, `Some(Ok(false))` when
+    /// that would block (nothing written), `None` when this output cannot do that (then
+    /// [`writable_now`](Self::writable_now) and an ordinary write are used).
+    fn write_now(&mut self, _lines: &[Outbound]) -> Option<io::Result<bool>> {
+        None
+    }
 }
 
 /// A stream whose readiness is unknown: always written by the writer thread.
@@ -78,9 +94,14 @@ impl<W: Write + Send + 'static> Destination for Opaque<W> {
     }
 }
 
-/// A stream on a pipe, socket or regular file, polled before each inline write.
+/// A stream on a pipe, socket or regular file, polled before each inline write (a pipe on
+/// Linux is written with `RWF_NOWAIT` instead, while the kernel takes that flag).
 #[cfg(unix)]
-pub(super) struct Polled<W>(W);
+pub(super) struct Polled<W> {
+    out: W,
+    /// A pipe, and `pwritev2(RWF_NOWAIT)` has not been refused.
+    nowait: bool,
+}
 
 #[cfg(unix)]
 impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
@@ -95,7 +116,10 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
             .and_then(|fd| std::fs::File::from(fd).metadata())
             .map(|m| m.file_type());
         match kind {
-            Ok(t) if t.is_fifo() || t.is_socket() || t.is_file() => Ok(Polled(output)),
+            Ok(t) if t.is_fifo() || t.is_socket() || t.is_file() => Ok(Polled {
+                out: output,
+                nowait: cfg!(all(target_os = "linux", target_env = "gnu")) && t.is_fifo(),
+            }),
             _ => Err(output),
         }
     }
@@ -104,11 +128,11 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
 #[cfg(unix)]
 impl<W: Write> Write for Polled<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
+        self.out.write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
+        self.out.flush()
     }
 }
 
@@ -118,7 +142,7 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 
     fn writable_now(&self) -> bool {
         use std::os::fd::AsRawFd;
-        let mut fd = libc::pollfd { fd: self.0.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
+        let mut fd = libc::pollfd { fd: self.out.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
         // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which
         // points at a live, initialised local for the whole call; the descriptor is borrowed
         // from `self.0`, so it is open. A timeout of 0 never blocks.
@@ -127,7 +151,72 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
         // POLLERR (the reader is gone) is "writable" too: the write fails at once with EPIPE.
         ready == 1 && fd.revents & (libc::POLLOUT | libc::POLLERR) != 0
     }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
+        use std::os::fd::AsRawFd;
+        // Two slices a line (its text, its newline); a batch with more lines than that takes
+        // the poll path (rare: INLINE_MAX bytes of answers are few lines).
+        const MAX_LINES: usize = 64;
+        if !self.nowait || lines.len() > MAX_LINES {
+            return None;
+        }
+        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; 2 * MAX_LINES];
+        let mut total = 0;
+        for (pair, line) in iov.chunks_exact_mut(2).zip(lines) {
+            let text = line.as_str().as_bytes();
+            pair[0] = libc::iovec { iov_base: text.as_ptr() as *mut libc::c_void, iov_len: text.len() };
+            pair[1] = libc::iovec { iov_base: b"\n".as_ptr() as *mut libc::c_void, iov_len: 1 };
+            total += text.len() + 1;
+        }
+        loop {
+            // SAFETY: the first `2 * lines.len()` iovecs point at live byte slices (the
+            // lines' text, borrowed for the call, and a static newline) of the lengths given;
+            // the kernel only reads them. The descriptor is borrowed from `self.out`, so open.
+            // Offset -1 writes at the current position, as `write` does.
+            #[allow(unsafe_code)]
+            let n = unsafe {
+                libc::pwritev2(
+                    self.out.as_fd().as_raw_fd(),
+                    iov.as_ptr(),
+                    (2 * lines.len()) as libc::c_int,
+                    -1,
+                    libc::RWF_NOWAIT,
+                )
+            };
+            if n >= 0 {
+                let n = n as usize;
+                if n == total {
+                    return Some(Ok(true));
+                }
+                // A pipe writes at most PIPE_BUF bytes whole or not at all, so this does not
+                // happen; if it did, the rest is written as any write is.
+                let rest: Vec<u8> = lines
+                    .iter()
+                    .flat_map(|l| l.as_str().as_bytes().iter().chain(b"\n"))
+                    .copied()
+                    .skip(n)
+                    .collect();
+                return Some(self.out.write_all(&rest).and_then(|()| self.out.flush()).map(|()| true));
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) => return Some(Ok(false)),
+                // A kernel before 4.14 (no pwritev2 flags), or one whose pipes refuse
+                // RWF_NOWAIT: poll from now on.
+                Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => {
+                    self.nowait = false;
+                    return None;
+                }
+                _ => return Some(Err(e)),
+            }
+        }
+    }
 }
+
+/// Starts the writer thread (see [`Output::start_writer_with`]); an error when it could not.
+pub(super) type Starter = Box<dyn FnOnce() -> io::Result<()> + Send>;
 
 /// The output shared by the sinks, the flusher task and the writer thread.
 pub(super) struct Output<D: Write> {
@@ -165,6 +254,8 @@ struct State<D: Write> {
     gone: bool,
     /// An inline write's error, for the writer thread to report.
     failed: Option<io::Error>,
+    /// Starts the writer thread, until it has been started.
+    starter: Option<Starter>,
 }
 
 impl<D: Destination> Output<D> {
@@ -183,6 +274,7 @@ impl<D: Destination> Output<D> {
                 closing: false,
                 gone: false,
                 failed: None,
+                starter: None,
             }),
             wake: Condvar::new(),
             flush: tokio::sync::Notify::new(),
@@ -193,6 +285,31 @@ impl<D: Destination> Output<D> {
 
     fn lock(&self) -> MutexGuard<'_, State<D>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Start the writer thread with `start` the first time it has work, not now. When it
+    /// cannot be started, the output is gone (lines are dropped); `start` reports why to
+    /// whoever waits for the writer.
+    pub(super) fn start_writer_with(&self, start: Starter) {
+        self.lock().starter = Some(start);
+    }
+
+    /// Wake the writer thread, starting it first if it has not been.
+    fn wake_writer(&self, s: &mut State<D>) {
+        if let Some(start) = s.starter.take() {
+            // The thread's first step is to take this lock, which is held here: it sees the
+            // state as it is once this caller lets go.
+            if let Err(e) = start() {
+                s.gone = true;
+                s.queue.clear();
+                let left = std::mem::take(&mut s.queued);
+                self.written(s, left);
+                // No log line here: a forwarded one would come back into this output.
+                drop(e);
+                return;
+            }
+        }
+        self.wake.notify_one();
     }
 
     /// Queue one line, and wake whoever writes it next.
@@ -216,7 +333,7 @@ impl<D: Destination> Output<D> {
             self.flush.notify_one();
         } else {
             s.thread_due = true;
-            self.wake.notify_one();
+            self.wake_writer(&mut s);
         }
     }
 
@@ -259,18 +376,32 @@ impl<D: Destination> Output<D> {
         }
         let small = s.queued <= INLINE_MAX;
         let State { out, queue, thread_due, .. } = &mut *s;
-        let written = match out.as_mut() {
-            Some(o) if small && o.get_ref().writable_now() => {
+        let now = match out.as_mut() {
+            Some(o) if small && o.buffer().is_empty() => o.get_mut().write_now(queue),
+            _ => None,
+        };
+        let written = match (now, out.as_mut()) {
+            (Some(Ok(true)), _) => {
+                self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
+                queue.clear();
+                Ok(())
+            }
+            (Some(Err(e)), _) => {
+                queue.clear();
+                Err(e)
+            }
+            (None, Some(o)) if small && o.get_ref().writable_now() => {
                 let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
                 self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
                 written
             }
             // The writer thread is writing: it will see the queue.
-            None => return,
-            Some(_) => {
+            (_, None) => return,
+            // Full (or too big to write inline): the writer thread waits for room.
+            (_, Some(_)) => {
                 *thread_due = true;
-                self.wake.notify_one();
+                self.wake_writer(s);
                 return;
             }
         };
@@ -279,7 +410,7 @@ impl<D: Destination> Output<D> {
         if let Err(e) = written {
             s.gone = true;
             s.failed = Some(e);
-            self.wake.notify_one();
+            self.wake_writer(s);
         }
     }
 
@@ -389,8 +520,10 @@ impl<D: Destination> Output<D> {
 
     /// Write what is queued, then stop; later lines are dropped.
     pub(super) fn close(&self) {
-        self.lock().closing = true;
-        self.wake.notify_one();
+        let mut s = self.lock();
+        s.closing = true;
+        self.wake_writer(&mut s);
+        drop(s);
         self.room.notify_all();
     }
 }
@@ -473,6 +606,81 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), expected);
         flusher.abort();
+    }
+
+    /// Read `len` bytes from `reader` off the runtime, and hand the reader back.
+    #[cfg(unix)]
+    async fn read_n(mut reader: io::PipeReader, len: usize) -> (io::PipeReader, String) {
+        tokio::task::spawn_blocking(move || {
+            let mut got = vec![0; len];
+            reader.read_exact(&mut got).unwrap();
+            (reader, String::from_utf8(got).unwrap())
+        })
+        .await
+        .unwrap()
+    }
+
+    #[cfg(unix)]
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_writer_thread_starts_on_its_first_batch_not_before() {
+        let (reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let starts = Arc::new(AtomicU64::new(0));
+        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
+        let (done_tx, done) = std::sync::mpsc::channel();
+        out.start_writer_with(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let out = theirs.upgrade().expect("the output is alive when it starts its writer");
+            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
+            Ok(())
+        }));
+        let flusher = tokio::spawn(out.clone().flush_inline());
+        out.send(line(1, 10));
+        let small = format!("{}\n", line(1, 10).as_str());
+        let (reader, got) = read_n(reader, small.len()).await;
+        assert_eq!(got, small);
+        assert_eq!(starts.load(Ordering::SeqCst), 0, "an answer written inline needs no writer thread");
+        // Over INLINE_MAX: only the writer thread writes it.
+        out.send(line(2, 5000));
+        let big = format!("{}\n", line(2, 5000).as_str());
+        let (_reader, got) = read_n(reader, big.len()).await;
+        assert_eq!(got, big);
+        assert_eq!(starts.load(Ordering::SeqCst), 1);
+        out.close();
+        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert_eq!(starts.load(Ordering::SeqCst), 1, "started once");
+        flusher.abort();
+    }
+
+    /// On Linux a pipe is written with `RWF_NOWAIT`: whole while it has room, and not at all
+    /// (no blocking, nothing torn) once it is full.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn a_pipe_is_written_whole_or_not_at_all_without_a_poll() {
+        let (mut reader, writer) = io::pipe().unwrap();
+        let mut out = Polled::new(writer).expect("a pipe can be polled");
+        let batch = [line(1, 10), line(2, 20)];
+        assert!(matches!(out.write_now(&batch), Some(Ok(true))), "an empty pipe takes the batch");
+        let expected = format!("{}\n{}\n", batch[0].as_str(), batch[1].as_str());
+        let mut got = vec![0; expected.len()];
+        reader.read_exact(&mut got).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+        let big = [line(3, 4000)];
+        let mut written = 0;
+        let full = loop {
+            match out.write_now(&big) {
+                Some(Ok(true)) => written += 1,
+                Some(Ok(false)) => break true,
+                other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
+            }
+            assert!(written < 10_000, "the pipe never filled");
+        };
+        assert!(full && written > 0);
+        // Everything in the pipe is whole lines: nothing was torn when it filled.
+        drop(out);
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, format!("{}\n", big[0].as_str()).repeat(written));
     }
 
     /// A client that stops reading: sends never block, the runtime keeps running, and once the
