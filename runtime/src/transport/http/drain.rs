@@ -1,56 +1,5 @@
 //! Readiness and drain, for replicas behind a load balancer: `/healthz`, `/readyz`, and
-//! stopping without losing a request.
-//!
-//! A [`Drain`] given to [`HttpConfig::drain`](super::HttpConfig::drain) makes
-//! [`mcp_router`](super::mcp_router) answer two more paths, outside the Host/Origin guard and
-//! the authenticator (a load balancer's probe carries neither):
-//!
-//! | request | answer |
-//! | --- | --- |
-//! | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
-//! | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
-//! | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
-//!
-//! The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
-//! the listener stops accepting (new connections are refused, which a load balancer retries on
-//! another replica whatever the method), idle keep-alive connections close, and the requests
-//! in flight finish; [`Drain::finished`] resolves when none is left and every connection has
-//! closed, or when the grace period ([`DEFAULT_DRAIN_GRACE`] unless [`Drain::grace`] says
-//! otherwise) has passed. A request is in
-//! flight until its response body has been written out or dropped, so a call answered over SSE
-//! counts until its last event.
-//!
-//! For a router mounted in an app of one's own, the same hook serves `axum::serve`:
-//!
-//! ```no_run
-//! use toolwire::http::{Auth, Drain, HttpConfig, mcp_router};
-//! use toolwire::server::Exposure;
-//! use toolwire::{Server, ServerOptions, tool, tools};
-//!
-//! /// Say hello.
-//! #[tool(read_only)]
-//! fn hello() -> &'static str {
-//!     "hello"
-//! }
-//!
-//! # async fn run() -> std::io::Result<()> {
-//! let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
-//! let drain = Drain::new().grace(std::time::Duration::from_secs(20));
-//! let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
-//! let app = mcp_router(server, Exposure::TrustedHost, config);
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-//! // SIGTERM or SIGINT begins the drain; axum then stops accepting.
-//! tokio::spawn(drain.clone().begin_on_signal());
-//! let serving = axum::serve(listener, app).with_graceful_shutdown(drain.begun());
-//! // Done when axum has written the last answer and closed every connection, or when the
-//! // grace period is spent, whichever comes first.
-//! tokio::select! {
-//!     served = serving => served?,
-//!     () = drain.expired() => eprintln!("drained; {} requests cut off", drain.in_flight()),
-//! }
-//! # Ok(())
-//! # }
-//! ```
+//! stopping without losing a request ([`Drain`], whose docs say what it answers and when).
 
 use std::fmt;
 use std::pin::Pin;
@@ -117,7 +66,56 @@ impl ReadyCheck for SessionStoreCheck {
 
 /// A replica's readiness and drain: cheap to clone, every clone the same drain.
 ///
-/// See the [module docs](self) for what it answers and when.
+/// A [`Drain`] given to [`HttpConfig::drain`](super::HttpConfig::drain) makes
+/// [`mcp_router`](super::mcp_router) answer two more paths, outside the Host/Origin guard and
+/// the authenticator (a load balancer's probe carries neither):
+///
+/// | request | answer |
+/// | --- | --- |
+/// | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
+/// | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
+/// | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
+///
+/// The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
+/// the listener stops accepting (new connections are refused, which a load balancer retries on
+/// another replica whatever the method), idle keep-alive connections close, and the requests
+/// in flight finish; [`Drain::finished`] resolves when none is left and every connection has
+/// closed, or when the grace period ([`DEFAULT_DRAIN_GRACE`] unless [`Drain::grace`] says
+/// otherwise) has passed. A request is in
+/// flight until its response body has been written out or dropped, so a call answered over SSE
+/// counts until its last event.
+///
+/// For a router mounted in an app of one's own, the same hook serves `axum::serve`:
+///
+/// ```no_run
+/// use toolwire::http::{Auth, Drain, HttpConfig, mcp_router};
+/// use toolwire::server::Exposure;
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
+/// let drain = Drain::new().grace(std::time::Duration::from_secs(20));
+/// let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
+/// let app = mcp_router(server, Exposure::TrustedHost, config);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// // SIGTERM or SIGINT begins the drain; axum then stops accepting.
+/// tokio::spawn(drain.clone().begin_on_signal());
+/// let serving = axum::serve(listener, app).with_graceful_shutdown(drain.begun());
+/// // Done when axum has written the last answer and closed every connection, or when the
+/// // grace period is spent, whichever comes first.
+/// tokio::select! {
+///     served = serving => served?,
+///     () = drain.expired() => eprintln!("drained; {} requests cut off", drain.in_flight()),
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Drain {
     inner: Arc<Inner>,
