@@ -2,24 +2,20 @@
 //! stopping without losing a request ([`Drain`], whose docs say what it answers and when).
 
 use std::fmt;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use hyper::body::{Frame, SizeHint};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::authn::BoxFuture;
-use super::response::error_response;
+use super::response::{error_response, holding};
 use super::session_store::{SessionStore, SessionStoreError};
 
 /// How long a drain waits for the requests in flight by default: 30 seconds (Kubernetes'
@@ -318,7 +314,7 @@ async fn layer(State(drain): State<Drain>, request: Request, next: Next) -> Resp
     }
     let flight = drain.enter();
     let response = next.run(request).await;
-    response.map(|body| Body::new(Counted { body, _flight: flight }))
+    response.map(|body| holding(body, flight))
 }
 
 /// One request in flight or one connection open, for as long as it lives.
@@ -338,32 +334,6 @@ impl Drop for Flight {
         if counter.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.0.idle.notify_waiters();
         }
-    }
-}
-
-/// A response body that keeps its request counted until it is written out or dropped.
-struct Counted {
-    body: Body,
-    _flight: Flight,
-}
-
-impl hyper::body::Body for Counted {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 

@@ -27,9 +27,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::Body;
 use axum::http::StatusCode;
-use hyper::body::{Frame, SizeHint};
 use hyper::service::Service as _;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
@@ -39,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::Limits;
 use super::drain::Drain;
-use super::response::error_response;
+use super::response::{error_response, holding};
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
 const NEVER: u64 = u64::MAX;
@@ -120,32 +118,6 @@ impl Drop for InFlight {
         a.first_byte.store(NEVER, Ordering::Release);
         a.idle_since.store(a.now_ms(), Ordering::Release);
         a.busy.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// A response body that keeps its request in flight until it is written out or dropped.
-struct Held {
-    body: Body,
-    _in_flight: InFlight,
-}
-
-impl hyper::body::Body for Held {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 
@@ -408,7 +380,7 @@ impl Connection {
                         "bad request: both Content-Length and Transfer-Encoding are set; send one (RFC 9112 §6.3)",
                     ),
                 };
-                Ok::<_, Infallible>(response.map(|body| Body::new(Held { body, _in_flight: held })))
+                Ok::<_, Infallible>(response.map(|body| holding(body, held)))
             }
         });
         let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service);

@@ -119,3 +119,34 @@ pub(super) fn with_session_id(mut response: Response, id: Option<&str>) -> Respo
     }
     response
 }
+
+/// `body`, holding `guard` until the body is written out or dropped: how a request stays
+/// counted (in flight on its connection, or against a drain) until its answer has left.
+pub(crate) fn holding<G: Send + Unpin + 'static>(body: axum::body::Body, guard: G) -> axum::body::Body {
+    axum::body::Body::new(Holding { body, _guard: guard })
+}
+
+struct Holding<G> {
+    body: axum::body::Body,
+    _guard: G,
+}
+
+impl<G: Unpin> hyper::body::Body for Holding<G> {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
