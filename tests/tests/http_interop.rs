@@ -16,10 +16,10 @@
 
 mod peer_support;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use peer_support::{TempDir, peer, peer_command};
+use peer_support::{TempDir, peer, peer_command, run_bounded};
 use serde_json::Value;
 use toolwire::ServerOptions;
 use toolwire::spec::SpecOptions;
@@ -38,25 +38,6 @@ fn example_spec() -> McpServerSpec {
 fn token(spec: &McpServerSpec) -> String {
     let header = spec.auth_headers().remove("Authorization").expect("bearer auth is on");
     header.strip_prefix("Bearer ").expect("a bearer header").to_owned()
-}
-
-/// Run `command` to completion, killing it after `limit`.
-fn run_bounded(mut command: Command, limit: Duration) -> Output {
-    let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-    let child = child.unwrap_or_else(|e| panic!("spawn {command:?}: {e}"));
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.expect("wait for the child"),
-        Err(_) => {
-            // Kill only the child we started, by its id.
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("{command:?} ran over {limit:?}");
-        }
-    }
 }
 
 fn python_driver(spec: &McpServerSpec, mode: &str) {

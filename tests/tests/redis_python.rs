@@ -9,7 +9,7 @@
 mod peer_support;
 
 use std::net::SocketAddr;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -18,7 +18,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use peer_support::peer;
+use peer_support::{peer, run_bounded};
 use toolwire::http::{Auth, BearerToken, HttpConfig, mcp_router};
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
@@ -88,25 +88,6 @@ async fn replica(url: &str, token: &BearerToken) -> SocketAddr {
         .session_store(Arc::new(RedisSessionStore::open(url, "py").unwrap()))
         .event_store(Arc::new(RedisEventStore::open(url, "py").unwrap()));
     serve(mcp_router(server, Exposure::TrustedHost, config)).await
-}
-
-/// Run `command` to completion, killing it after `limit`.
-fn run_bounded(mut command: Command, limit: Duration) -> Output {
-    let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-    let child = child.unwrap_or_else(|e| panic!("spawn {command:?}: {e}"));
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(limit) {
-        Ok(out) => out.expect("wait for the child"),
-        Err(_) => {
-            // Kill only the child we started, by its id.
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("{command:?} ran over {limit:?}");
-        }
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

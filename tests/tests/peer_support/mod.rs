@@ -53,3 +53,26 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Run `command` to completion, killing it after `limit`.
+pub fn run_bounded(mut command: std::process::Command, limit: std::time::Duration) -> std::process::Output {
+    let child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let child = child.unwrap_or_else(|e| panic!("spawn {command:?}: {e}"));
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.expect("wait for the child"),
+        Err(_) => {
+            // Kill only the child we started, by its id.
+            let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("{command:?} ran over {limit:?}");
+        }
+    }
+}
