@@ -352,3 +352,31 @@ async fn a_tool_s_declared_scopes_hide_it_without_any_access_rule() {
     assert_eq!(names, ["delete_file", "whoami"]);
     assert!(!listed.body.contains("files:delete"), "the declaration is not sent to clients");
 }
+
+#[tokio::test]
+async fn a_tool_added_live_with_declared_scopes_is_hidden_as_one_served_from_the_start() {
+    // A is live and given delete_file (which declares `files:delete`) after it was built,
+    // with no `Access`; B does not have the tool at all.
+    let serve = |add_delete: bool| async move {
+        let addr = free_addr();
+        let server = Server::builder(ServerOptions::new("files", "1.0.0"))
+            .tools(tools![whoami].unwrap())
+            .live()
+            .build();
+        if add_delete {
+            server.add_tool(delete_file {}).unwrap();
+        }
+        let config = HttpConfig::new(fixed_tokens(addr)).stateless(true);
+        serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
+        addr
+    };
+    let (a, b) = (serve(true).await, serve(false).await);
+    let del = call("delete_file", r#"{"path":"x"}"#);
+    let hidden = send(a, "POST", "/mcp", Some("alice-token"), &del).await;
+    let absent = send(b, "POST", "/mcp", Some("alice-token"), &del).await;
+    assert_eq!((hidden.status, &hidden.body), (absent.status, &absent.body), "hidden == unknown");
+    let listed = send(a, "POST", "/mcp", Some("alice-token"), LIST).await;
+    assert_eq!(listed.body, send(b, "POST", "/mcp", Some("alice-token"), LIST).await.body);
+    let r = send(a, "POST", "/mcp", Some("janitor-token"), &del).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "deleted x");
+}

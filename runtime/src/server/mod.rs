@@ -381,11 +381,12 @@ impl ServerBuilder {
             fanout,
         } = self;
         // Scopes a tool declares are enforced by an `Access`: a server given none gets an
-        // empty one, so a declaration is never silently ignored.
+        // empty one, so a declaration is never silently ignored. A live server may be given
+        // a tool that declares scopes later, so it always gets one.
         let declares_scopes = tools
             .as_ref()
             .is_some_and(|t| t.iter().any(|tool| !tool.info().declarations().scopes.is_empty()));
-        let access = access.or_else(|| declares_scopes.then(|| Arc::new(Access::new())));
+        let access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
