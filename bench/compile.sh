@@ -30,10 +30,9 @@ ROUNDS=$3
 BIN=target/release
 ROOT=$PWD
 
-if ! command -v hyperfine >/dev/null; then
-  echo "  installing hyperfine (Debian package)"
-  apt-get install -y hyperfine >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine >/dev/null; }
-fi
+# shellcheck source=../tests/peers/apt.sh
+source tests/peers/apt.sh
+apt_need bench/compile.sh "command -v hyperfine" hyperfine
 
 rm -rf "$G"
 "$BIN/gen-compile" "$G" runtime
