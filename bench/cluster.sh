@@ -28,18 +28,19 @@ esac
 
 bash tests/peers/nginx/setup.sh
 bash tests/peers/redis/setup.sh
-if ! command -v wrk >/dev/null; then
-  echo "== installing wrk (Debian's package) for the cluster bench"
-  SUDO=()
-  if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get install -y -q wrk >/dev/null ||
-    { "${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q wrk >/dev/null; }
-fi
+# shellcheck source=../tests/peers/apt.sh
+source tests/peers/apt.sh
+apt_need bench/cluster.sh "command -v wrk" wrk
 
-cargo build --release --locked -p toolwire-tests --bin replica --bin cluster-up
-cargo build --release --locked -p toolwire-bench --bin http-bench
-BIN=${CARGO_TARGET_DIR:-target}/release
+# `bench/run.sh --smoke` has built these already, in the dev profile (TOOLWIRE_BENCH_BUILT=debug);
+# run alone, this measures release builds.
+if [[ -n ${TOOLWIRE_BENCH_BUILT:-} ]]; then
+  BIN=${CARGO_TARGET_DIR:-target}/$TOOLWIRE_BENCH_BUILT
+else
+  cargo build --release --locked -p toolwire-tests --bin replica --bin cluster-up
+  cargo build --release --locked -p toolwire-bench --bin http-bench
+  BIN=${CARGO_TARGET_DIR:-target}/release
+fi
 OUT=target/bench
 mkdir -p "$OUT"
 RAW="$OUT/cluster-$MODE.txt"

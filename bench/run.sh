@@ -3,8 +3,9 @@
 #
 #   bash bench/run.sh            full run (about 35 min on 2 cores): writes bench/results.md
 #                                and bench/results.svg
-#   bash bench/run.sh --smoke    a few hundred calls per case, no callgrind, no compile cost,
-#                                no long RSS run (under 2 min after the build); writes
+#   bash bench/run.sh --smoke    a few hundred calls per case on a dev build (one `cargo build`),
+#                                no callgrind, no compile cost, no long RSS run (under 2 min
+#                                after the build); writes
 #                                target/bench/results-smoke.md. Exits non-zero only if a case
 #                                fails to run, never because a goal is not met.
 #   bash bench/run.sh --soak N   only the soak runs (`soak`, `soak-server`): N tool calls through
@@ -41,8 +42,10 @@ done
 # the 100k resident set at the end). Over HTTP the server's deadline is 100 ms, so a cancel
 # sent on a connection of its own beats it. Fails if either fails.
 soak() {
-  local rc=0 bin=${CARGO_TARGET_DIR:-target}/release
-  cargo build --release --locked -p toolwire-bench --features http --bin soak --bin soak-server
+  local rc=0 bin=$BIN
+  if [[ $PROFILE == release ]]; then
+    cargo build --release --locked -p toolwire-bench --features http --bin soak --bin soak-server
+  fi
   mkdir -p target/bench
   : >target/bench/soak.txt
   echo "== soak: $1 calls through the stdio server"
@@ -52,6 +55,13 @@ soak() {
     -- "$bin/soak-server" --http --deadline-ms 100 | tee -a target/bench/soak.txt || rc=1
   return $rc
 }
+# Which build is measured. A full run (and `--soak`) measures release builds, each server built
+# with only the features it needs. The smoke run measures nothing: it proves every case still
+# runs, so it takes one dev build of every binary it starts (CI runs it after the test suite,
+# whose dev artifacts it partly reuses), and tells bench/cluster.sh to use it
+# (TOOLWIRE_BENCH_BUILT).
+if [[ $MODE == smoke ]]; then PROFILE=debug; else PROFILE=release; fi
+BIN=${CARGO_TARGET_DIR:-target}/$PROFILE
 if [[ -n $SOAK_ONLY ]]; then
   soak "$SOAK_ONLY" "$SOAK_ONLY"
   exit
@@ -85,7 +95,6 @@ RAW="$OUT/raw-$MODE.txt"
 LOG="$OUT/servers-$MODE.log"
 : >"$RAW"
 : >"$LOG"
-BIN=target/release
 FAILED=0
 
 if [[ $MODE == full ]]; then
@@ -97,21 +106,23 @@ else
   HTTP_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
 fi
 
-if ! command -v wrk >/dev/null; then
-  echo "== installing wrk (Debian's package) for the HTTP bench"
-  SUDO=()
-  if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get install -y -q wrk >/dev/null ||
-    { "${SUDO[@]}" apt-get update -q >/dev/null && "${SUDO[@]}" apt-get install -y -q wrk >/dev/null; }
-fi
+# shellcheck source=../tests/peers/apt.sh
+source tests/peers/apt.sh
+apt_need bench/run.sh "command -v wrk" wrk
 
-echo "== build (release)"
-cargo build --release --locked -p toolwire-bench --bins
-# The client bench separately, so the server binaries above carry no client code; the HTTP
-# servers separately, so the stdio servers carry no HTTP server.
-cargo build --release --locked -p toolwire-bench --features client --bin client-bench
-cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http --bin rmcp-http --bin floor-http
+echo "== build ($PROFILE)"
+if [[ $PROFILE == release ]]; then
+  cargo build --release --locked -p toolwire-bench --bins
+  # The client bench separately, so the server binaries above carry no client code; the HTTP
+  # servers separately, so the stdio servers carry no HTTP server.
+  cargo build --release --locked -p toolwire-bench --features client --bin client-bench
+  cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http --bin rmcp-http --bin floor-http
+else
+  # One invocation, so one feature resolution: every bench binary, the soak pair and the
+  # cluster bench's replicas (toolwire-tests' `replica`, `cluster-up`).
+  cargo build --locked -p toolwire-bench -p toolwire-tests --features toolwire-bench/client,toolwire-bench/http --bins
+  export TOOLWIRE_BENCH_BUILT=$PROFILE
+fi
 
 {
   echo "mode=$MODE"
@@ -165,10 +176,12 @@ echo_server() {
     floor) SRV=("$BIN/floor-echo") ;;
     # A sync #[tool] fn (issue 15's goals), and the multi-threaded runtime (informational).
     toolwire-sync) SRV=("$BIN/toolwire-echo-sync") ;;
+    # The same sync body as `#[tool(inline)]`: run where the call is polled (the opt-in).
+    toolwire-inline) SRV=("$BIN/toolwire-echo-inline") ;;
     toolwire-mt) SRV=("$BIN/toolwire-echo" --worker-threads 2) ;;
   esac
 }
-ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-mt)
+ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-inline toolwire-mt)
 
 # fifty_server IMPL: the 50-tool server binary (and args) of an implementation, in $SRV.
 fifty_server() {
