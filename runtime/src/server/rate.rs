@@ -1,7 +1,11 @@
 //! Rate limits per principal: [`RateLimit`], given to
-//! [`ServerBuilder::rate_limit`](super::ServerBuilder::rate_limit). A token bucket (GCRA,
-//! crate `governor`) per subject: each request takes one cell; a principal over its limit
-//! is refused, and told when to retry, before any of its request is run.
+//! [`ServerBuilder::rate_limit`](super::ServerBuilder::rate_limit). A token bucket per
+//! subject, kept as the generic cell rate algorithm (GCRA) keeps one: a single instant per
+//! subject, the time at which its bucket would be full again. Each request takes one cell; a
+//! principal over its limit is refused, and told when to retry, before any of its request
+//! is run. (The `governor` crate does the same with lock-free cells, but brought eleven
+//! packages into every tools-only build for what is one `Mutex`-guarded map here: see
+//! bench/results.md, "clean dev build".)
 //!
 //! | transport | a request over the limit |
 //! | --- | --- |
@@ -10,12 +14,10 @@
 //!
 //! Notifications and responses are never limited: only requests are counted.
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
-
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use crate::principal::Principal;
 use crate::protocol::RpcError;
@@ -36,61 +38,98 @@ pub const RATE_LIMITED: i64 = -32029;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimit {
-    quota: Quota,
+    /// The time one cell takes to come back.
+    refill: Duration,
+    /// The most cells a full bucket holds.
+    burst: NonZeroU32,
 }
 
 impl RateLimit {
+    /// `n` in `period`, in bursts of up to `n`.
+    fn per(period: Duration, n: NonZeroU32) -> RateLimit {
+        RateLimit { refill: period / n.get(), burst: n }
+    }
+
     /// `n` a second, in bursts of up to `n`.
     pub fn per_second(n: NonZeroU32) -> RateLimit {
-        RateLimit { quota: Quota::per_second(n) }
+        RateLimit::per(Duration::from_secs(1), n)
     }
 
     /// `n` a minute, in bursts of up to `n`.
     pub fn per_minute(n: NonZeroU32) -> RateLimit {
-        RateLimit { quota: Quota::per_minute(n) }
+        RateLimit::per(Duration::from_secs(60), n)
     }
 
     /// `n` an hour, in bursts of up to `n`.
     pub fn per_hour(n: NonZeroU32) -> RateLimit {
-        RateLimit { quota: Quota::per_hour(n) }
+        RateLimit::per(Duration::from_secs(3600), n)
     }
 
     /// The same refill rate, with bursts of up to `burst`.
     pub fn burst(self, burst: NonZeroU32) -> RateLimit {
-        RateLimit { quota: self.quota.allow_burst(burst) }
+        RateLimit { burst, ..self }
     }
 }
 
 /// The buckets of a server, one per subject.
 pub(crate) struct Limiter {
-    buckets: DefaultKeyedRateLimiter<String>,
-    clock: DefaultClock,
-    /// Checks since the idle buckets were last dropped.
-    since_prune: AtomicU32,
+    /// A cell's refill time, in nanoseconds (at least 1).
+    refill: u64,
+    /// How far ahead of now a bucket's full time may be: `burst` cells' refill.
+    tolerance: u64,
+    /// What the times below count from.
+    epoch: Instant,
+    /// Per subject, when its bucket is full again (nanoseconds since `epoch`), and checks
+    /// since the full buckets were last dropped. A subject with no entry has a full bucket.
+    state: Mutex<Buckets>,
 }
 
-/// How many checks pass between two prunings of the buckets of idle subjects.
+#[derive(Default)]
+struct Buckets {
+    full_at: HashMap<String, u64>,
+    since_prune: u32,
+}
+
+/// How many checks pass between two prunings of the buckets that are full again.
 const PRUNE_EVERY: u32 = 4096;
 
 impl Limiter {
     pub(crate) fn new(limit: RateLimit) -> Limiter {
+        let refill = u64::try_from(limit.refill.as_nanos()).unwrap_or(u64::MAX).max(1);
         Limiter {
-            buckets: DefaultKeyedRateLimiter::dashmap(limit.quota),
-            clock: DefaultClock::default(),
-            since_prune: AtomicU32::new(0),
+            refill,
+            tolerance: refill.saturating_mul(u64::from(limit.burst.get())),
+            epoch: Instant::now(),
+            state: Mutex::new(Buckets::default()),
         }
     }
 
     /// Take one cell of `principal`'s bucket, or say how long until one is free.
     pub(crate) fn check(&self, principal: &Principal) -> Result<(), Duration> {
-        if self.since_prune.fetch_add(1, Ordering::Relaxed) >= PRUNE_EVERY {
-            self.since_prune.store(0, Ordering::Relaxed);
-            self.buckets.retain_recent();
+        let now = u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        // A panic elsewhere cannot leave a bucket half-written: every write below is one store.
+        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        state.since_prune += 1;
+        if state.since_prune >= PRUNE_EVERY {
+            state.since_prune = 0;
+            state.full_at.retain(|_, full_at| *full_at > now);
+        }
+        let subject = principal.subject();
+        // Taking a cell moves the full time on by one refill; it may not run further ahead
+        // of now than a whole burst.
+        let full_at = state.full_at.get(subject).map_or(now, |&t| t.max(now)).saturating_add(self.refill);
+        let ahead = full_at - now;
+        if ahead > self.tolerance {
+            return Err(Duration::from_nanos(ahead - self.tolerance));
         }
         // The common case borrows: the subject is copied only for a new bucket.
-        self.buckets
-            .check_key(&principal.subject().to_owned())
-            .map_err(|not_until| not_until.wait_time_from(self.clock.now()))
+        match state.full_at.get_mut(subject) {
+            Some(t) => *t = full_at,
+            None => {
+                state.full_at.insert(subject.to_owned(), full_at);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -122,9 +161,40 @@ mod tests {
         let wait = limiter.check(&a).unwrap_err();
         assert!(wait > Duration::from_secs(1700) && wait <= Duration::from_secs(1800), "{wait:?}");
         assert!(limiter.check(&b).is_ok());
+        assert_eq!(limiter.state.lock().unwrap().full_at.len(), 2);
         assert_eq!(
             refusal_message(&a, Duration::from_millis(1500)),
             "rate limited: 'a' is over its request limit; retry in 1500 ms"
         );
+    }
+
+    #[test]
+    fn a_burst_then_one_cell_per_refill() {
+        let limit = RateLimit::per_second(NonZeroU32::new(10).unwrap()).burst(NonZeroU32::new(3).unwrap());
+        let limiter = Limiter::new(limit);
+        let a = Principal::new("a");
+        for _ in 0..3 {
+            assert!(limiter.check(&a).is_ok());
+        }
+        // The fourth waits for one cell: at most 100 ms.
+        let wait = limiter.check(&a).unwrap_err();
+        assert!(wait > Duration::from_millis(90) && wait <= Duration::from_millis(100), "{wait:?}");
+        std::thread::sleep(wait);
+        assert!(limiter.check(&a).is_ok());
+        assert!(limiter.check(&a).is_err());
+    }
+
+    #[test]
+    fn full_buckets_are_pruned() {
+        let limiter = Limiter::new(RateLimit::per_second(NonZeroU32::new(1000).unwrap()));
+        for i in 0..10 {
+            assert!(limiter.check(&Principal::new(format!("p{i}"))).is_ok());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        for _ in 0..PRUNE_EVERY {
+            let _ = limiter.check(&Principal::new("busy"));
+        }
+        let state = limiter.state.lock().unwrap();
+        assert_eq!(state.full_at.keys().collect::<Vec<_>>(), ["busy"]);
     }
 }
