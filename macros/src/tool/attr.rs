@@ -157,80 +157,62 @@ fn flag_value(cx: &Ctxt, meta: &Meta, key: &str) -> Option<bool> {
 
 /// `caps = ["a", "b"]`.
 fn caps_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
-    const FORM: &str = "`caps` takes a list of strings: `caps = [\"egress\"]`";
-    let Meta::NameValue(nv) = meta else {
-        cx.error_spanned_by(meta, FORM);
-        return None;
-    };
-    let Expr::Array(array) = &nv.value else {
-        cx.error_spanned_by(&nv.value, FORM);
-        return None;
-    };
-    let mut caps = Vec::new();
-    let mut ok = true;
-    for elem in &array.elems {
-        match elem {
-            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
-                // Capability tags are compared as strings by policy code; an empty or
-                // padded one can never match and is a typo.
-                let v = s.value();
-                if v.is_empty() || v.trim() != v {
-                    cx.error_spanned_by(
-                        s,
-                        "capability tags must be non-empty and have no surrounding spaces",
-                    );
-                    ok = false;
-                } else {
-                    caps.push(s.clone());
-                }
-            }
-            other => {
-                cx.error_spanned_by(other, FORM);
-                ok = false;
-            }
-        }
-    }
-    ok.then_some(caps)
+    string_list(cx, meta, "`caps` takes a list of strings: `caps = [\"egress\"]`", |v| {
+        // Capability tags are compared as strings by policy code; an empty or padded one
+        // can never match and is a typo.
+        (v.is_empty() || v.trim() != v)
+            .then(|| "capability tags must be non-empty and have no surrounding spaces".to_owned())
+    })
 }
 
 /// `scopes = ["files:read", "files:write"]`: OAuth scope tokens (RFC 6749 section 3.3:
 /// one or more of `!`, `#`..`[`, `]`..`~`; no space, `"` or `\`).
 fn scopes_value(cx: &Ctxt, meta: &Meta) -> Option<Vec<LitStr>> {
-    const FORM: &str = "`scopes` takes a list of strings: `scopes = [\"files:write\"]`";
+    string_list(cx, meta, "`scopes` takes a list of strings: `scopes = [\"files:write\"]`", |v| {
+        let token = |c: char| c == '!' || ('#'..='[').contains(&c) || (']'..='~').contains(&c);
+        (v.is_empty() || !v.chars().all(token)).then(|| {
+            format!(
+                "scope `{v}` is not an OAuth scope token; use printable ASCII with no space, `\"` or `\\`"
+            )
+        })
+    })
+}
+
+/// `key = ["a", "b"]`: a list of string literals, each passed to `refuse` (which says what is
+/// wrong with one, or `None`). Anything else is an error that shows `form`; every bad element
+/// is reported, and the list is `None` if any was.
+fn string_list(
+    cx: &Ctxt,
+    meta: &Meta,
+    form: &str,
+    refuse: impl Fn(&str) -> Option<String>,
+) -> Option<Vec<LitStr>> {
     let Meta::NameValue(nv) = meta else {
-        cx.error_spanned_by(meta, FORM);
+        cx.error_spanned_by(meta, form);
         return None;
     };
     let Expr::Array(array) = &nv.value else {
-        cx.error_spanned_by(&nv.value, FORM);
+        cx.error_spanned_by(&nv.value, form);
         return None;
     };
-    let mut scopes = Vec::new();
+    let mut items = Vec::new();
     let mut ok = true;
     for elem in &array.elems {
         match elem {
-            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
-                let v = s.value();
-                let token = |c: char| c == '!' || ('#'..='[').contains(&c) || (']'..='~').contains(&c);
-                if v.is_empty() || !v.chars().all(token) {
-                    cx.error_spanned_by(
-                        s,
-                        format_args!(
-                            "scope `{v}` is not an OAuth scope token; use printable ASCII with no space, `\"` or `\\`"
-                        ),
-                    );
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => match refuse(&s.value()) {
+                Some(message) => {
+                    cx.error_spanned_by(s, message);
                     ok = false;
-                } else {
-                    scopes.push(s.clone());
                 }
-            }
+                None => items.push(s.clone()),
+            },
             other => {
-                cx.error_spanned_by(other, FORM);
+                cx.error_spanned_by(other, form);
                 ok = false;
             }
         }
     }
-    ok.then_some(scopes)
+    ok.then_some(items)
 }
 
 /// The attribute with defaults applied and cross-key rules checked.
