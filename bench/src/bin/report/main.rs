@@ -20,6 +20,7 @@ use toolwire_bench::record::Record;
 use toolwire_bench::stats::median;
 
 mod compile;
+mod floor;
 mod http;
 mod report_svg;
 mod resources;
@@ -339,6 +340,7 @@ fn goals(d: &Data) -> Vec<Goal> {
     ));
     g.extend(http::goals(d));
     g.extend(sync::goals(d));
+    g.extend(floor::goals(d));
     g.extend(resources::goals(d));
     g.extend(talk::goals(d));
     g.push(versus(
@@ -638,7 +640,9 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     );
     let _ = writeln!(
         s,
-        "\nShared and noisy: absolute figures move between runs; the ratios of interleaved medians are what the goals use.\n"
+        "\nShared and noisy: absolute figures move between runs; the ratios of interleaved medians are what the goals use. \
+         Counts and options measured by hand between full runs (the sync-tool design, issue 15's unmet goals counted, \
+         the cost of serving untrusted callers) are in [`findings.md`](findings.md), each with its conditions.\n"
     );
 
     let _ = writeln!(s, "## Goals (issues 6 and 15)\n");

@@ -164,6 +164,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 count("rmcp"),
             )
         }
-        _ => super::http::why(what, d).unwrap_or_else(|| "no analysis written for this goal yet; see the figures".to_owned()),
+        _ => super::http::why(what, d)
+            .or_else(|| super::sync::why(what, d))
+            .unwrap_or_else(|| "no analysis written for this goal yet; see the figures".to_owned()),
     }
 }

@@ -65,3 +65,46 @@ pub(super) fn markdown(d: &Data, s: &mut String) {
         fmt(ratio(sync("http.json.c16"), asy("http.json.c16")), 2),
     );
 }
+
+/// What holds back a sync-tool goal, from the same run's figures: `None` for other goals.
+pub(super) fn why(what: &str, d: &Data) -> Option<String> {
+    let p50 = |case: &str| d.med(case, "p50_us");
+    let inline = |case: &str| match rps(d, &format!("{case}:toolwire-inline")) {
+        Some(v) => format!(
+            "; `#[tool(inline)]`, the same body run where the call is polled, does {} req/s ({}× the async tool)",
+            fmt(Some(v), 0),
+            fmt(ratio(Some(v), rps(d, &format!("{case}:toolwire"))), 2)
+        ),
+        None => String::new(),
+    };
+    let handover = "A sync body runs on one of toolwire's sync workers, never where the call is polled, so \
+                    that a body that blocks holds only its worker: the stdin reader, the other calls, the \
+                    deadline and cancellation go on. That costs two thread hand-overs per call (the poller \
+                    wakes the worker, the worker wakes the poller: two context switches and 1.9 to 3.8 \
+                    `futex` calls more than the async tool, counted in findings.md), which is the gap here";
+    if what.starts_with("sync `#[tool] fn`, stdio sequential") {
+        return Some(format!(
+            "{handover}: p50 {} µs against the async tool's {} µs{}. The goal is unmet by design for the default; \
+             `#[tool(inline)]` is the opt-in for a body that only computes (the `#[tool]` docs say when)",
+            fmt(p50("echo.w1:toolwire-sync"), 1),
+            fmt(p50("echo.w1:toolwire"), 1),
+            inline("echo.w1"),
+        ));
+    }
+    if what.starts_with("sync `#[tool] fn`, stdio 16 pipelined") {
+        return Some(format!(
+            "{handover}. With 16 in flight the async tool answers a whole batch on the reader thread without \
+             waking anyone, while each sync call still crosses to a worker and back{}",
+            inline("echo.w16"),
+        ));
+    }
+    if what.starts_with("sync `#[tool] fn` over HTTP") {
+        return Some(format!(
+            "{handover}. Over HTTP the async tool's call is already a task of its own, so the sync tool adds the \
+             same two hand-overs to a request that costs {} µs at the median (async; sync {} µs)",
+            fmt(d.med("http.json.c16:toolwire", "p50_us"), 0),
+            fmt(d.med("http.json.c16:toolwire-sync", "p50_us"), 0),
+        ));
+    }
+    None
+}

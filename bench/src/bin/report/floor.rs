@@ -1,0 +1,66 @@
+//! Issue 15's goals raised toward the floor: the async tool against the no-SDK stdio floor,
+//! the HTTP server against the bare axum floor, and the cold start against the floor's. Each
+//! is a ratio of the same run's medians. (The raised p99 goal is the HTTP row's own: http.rs.)
+
+use super::{Bound, Data, Goal, Status, fmt, versus};
+
+/// The raised goals, each with what holds it back when it is not met.
+pub(super) fn goals(d: &Data) -> Vec<Goal> {
+    let med = |case: &str, f: &str| d.med(case, f);
+    let mut g = Vec::new();
+
+    let mut stdio = versus(
+        "async tool, stdio sequential, against the no-SDK floor",
+        "≥ 0.9× the floor's requests/s",
+        (med("echo.w1:toolwire", "rps"), med("echo.w1:floor", "rps")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.9),
+    );
+    if stdio.status == Status::NotMet {
+        stdio.note = format!(
+            "the same system calls and context switches per call as the floor (one read, one write, one switch: \
+             findings.md); what is left is work: {} instructions per call against the floor's {} (the JSON-RPC \
+             parse into typed requests, the arguments, the result written as JSON, where the floor copies bytes), \
+             p50 {} vs {} µs",
+            fmt(d.per_call("echo:toolwire"), 0),
+            fmt(d.per_call("echo:floor"), 0),
+            fmt(med("echo.w1:toolwire", "p50_us"), 1),
+            fmt(med("echo.w1:floor", "p50_us"), 1),
+        );
+    }
+    g.push(stdio);
+
+    let mut http = versus(
+        "HTTP stateless JSON, c=16, against the bare axum floor",
+        "≥ 0.9× the floor's requests/s",
+        (med("http.json.c16:toolwire", "rps"), med("http.json.c16:floor", "rps")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.9),
+    );
+    if http.status == Status::NotMet {
+        http.note =
+            "see 'HTTP stateless JSON, c=16' above: the floor answers bytes with no checks, no parse \
+                     and no task per call"
+                .to_owned();
+    }
+    g.push(http);
+
+    let mut cold = versus(
+        "cold start against the floor, spawn to initialize reply",
+        "≤ 1.2× the floor",
+        (d.init("toolwire"), d.init("floor")),
+        "µs",
+        0,
+        Bound::AtMost(1.2),
+    );
+    if cold.status == Status::NotMet {
+        cold.note =
+            "see findings.md, 'cold start ≤ 1.2× the floor': the dynamic loader and the binary's size, \
+                     the logging set-up, the tool listing and the runtime's start, counted under callgrind"
+                .to_owned();
+    }
+    g.push(cold);
+    g
+}
