@@ -40,16 +40,17 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::error::Error;
 use std::fmt::{self, Debug, Write as _};
-use std::io::{self, Write as _};
+use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
-use tracing::span::{Attributes, Current, Id, Record};
+use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
+use tracing_core::span::Current;
 
 /// Install the stderr log as the process's default subscriber, at `max` and above. Does
 /// nothing when a subscriber is already installed.
@@ -325,7 +326,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
     let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let month = (if mp < 10 { mp + 3 } else { mp - 9 }) as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
@@ -355,9 +356,8 @@ impl Visit for Fields<'_> {
 
     fn record_error(&mut self, field: &Field, value: &(dyn Error + 'static)) {
         match value.source() {
-            Some(source) => {
-                self.record_debug(field, &format_args!("{value} {}.sources={:?}", field.name(), Sources(source)))
-            }
+            Some(source) => self
+                .record_debug(field, &format_args!("{value} {}.sources={:?}", field.name(), Sources(source))),
             None => self.record_debug(field, &format_args!("{value}")),
         }
     }
@@ -367,7 +367,7 @@ impl Visit for Fields<'_> {
             self.out.push(' ');
         }
         let name = field.name();
-        let mut out = Escaping(self.out);
+        let mut out = Escaping(&mut *self.out);
         let _ = match name {
             "message" => write!(out, "{value:?}"),
             name => write!(out, "{}={value:?}", name.strip_prefix("r#").unwrap_or(name)),
@@ -494,7 +494,7 @@ impl Output for io::Stderr {
         // `&Stderr` holds std's stderr lock for the whole `write_all`, so a panic's report
         // (`eprintln!`) does not land inside a line either.
         let mut out = self;
-        out.write_all(bytes)
+        io::Write::write_all(&mut out, bytes)
     }
 
     fn try_write(&self, bytes: &[u8]) -> Try {
@@ -587,8 +587,7 @@ mod tests {
     fn logged(max: LevelFilter, f: impl FnOnce()) -> String {
         let out = Capture::default();
         tracing::subscriber::with_default(StderrLog::new(max, out.clone(), fixed), f);
-        let text = out.0.lock().unwrap().clone();
-        text
+        out.0.lock().unwrap().clone()
     }
 
     const AT: &str = "2026-12-02T18:48:57.123456Z";
@@ -686,7 +685,9 @@ mod tests {
             let copy = span.clone();
             drop(span);
             assert_eq!(log.spans().open.len(), 1);
-            copy.in_scope(|| assert_eq!(tracing::Span::current().metadata().map(|m| m.name()), Some("cloned")));
+            copy.in_scope(|| {
+                assert_eq!(tracing::Span::current().metadata().map(|m| m.name()), Some("cloned"))
+            });
             drop(copy);
             assert_eq!(log.spans().open.len(), 0);
         });
@@ -748,7 +749,7 @@ mod tests {
     impl Output for io::PipeWriter {
         fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
             let mut out = self;
-            out.write_all(bytes)
+            io::Write::write_all(&mut out, bytes)
         }
 
         fn try_write(&self, bytes: &[u8]) -> Try {
@@ -789,7 +790,10 @@ mod tests {
         let mut rest = String::new();
         reader.read_to_string(&mut rest).unwrap();
         let (notice, after) = rest.split_once('\n').unwrap();
-        assert_eq!(&notice[AT.len()..], "  WARN 5 log lines were dropped: stderr was full (nobody was reading it)");
+        assert_eq!(
+            &notice[AT.len()..],
+            "  WARN 5 log lines were dropped: stderr was full (nobody was reading it)"
+        );
         assert_eq!(after, "after\n");
     }
 
@@ -799,7 +803,7 @@ mod tests {
     impl Output for Blocking {
         fn write_all(&self, bytes: &[u8]) -> io::Result<()> {
             let mut out = &self.0;
-            out.write_all(bytes)
+            io::Write::write_all(&mut out, bytes)
         }
 
         fn try_write(&self, _bytes: &[u8]) -> Try {
@@ -833,7 +837,8 @@ mod tests {
         let text = read.join().unwrap();
         let mut seen = 0;
         for line in text.lines() {
-            let rest = line.strip_prefix(&format!("{AT}  INFO ")).unwrap_or_else(|| panic!("broken: {line:.80}"));
+            let rest =
+                line.strip_prefix(&format!("{AT}  INFO ")).unwrap_or_else(|| panic!("broken: {line:.80}"));
             let (xs, fields) = rest.rsplit_once(" thread=").unwrap();
             let (_, i) = fields.split_once(" i=").unwrap();
             let i: usize = i.parse().unwrap();
