@@ -301,19 +301,35 @@ fn timestamp(out: &mut String, t: SystemTime) {
     };
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (year, month, day) = civil_from_days(days);
-    let _ = match year {
-        y if y > 9999 => write!(out, "+{y}"),
-        y if y < 0 => write!(out, "{y:05}"),
-        y => write!(out, "{y:04}"),
-    };
-    let _ = write!(
-        out,
-        "-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:06}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        nanos / 1_000
-    );
+    if (0..=9999).contains(&year) {
+        digits(out, year as u32, 4);
+    } else {
+        let _ = if year > 9999 { write!(out, "+{year}") } else { write!(out, "{year:05}") };
+    }
+    // By hand rather than `{:02}`: a log line is written before the first answer, and
+    // `fmt`'s padding costs more than the rest of the line.
+    for (sep, n, width) in [
+        ('-', month, 2),
+        ('-', day, 2),
+        ('T', (rem / 3600) as u32, 2),
+        (':', (rem / 60 % 60) as u32, 2),
+        (':', (rem % 60) as u32, 2),
+        ('.', nanos / 1_000, 6),
+    ] {
+        out.push(sep);
+        digits(out, n, width);
+    }
+    out.push('Z');
+}
+
+/// `n` in decimal, zero-padded to `width` digits (`n` has at most `width`).
+fn digits(out: &mut String, mut n: u32, width: usize) {
+    let mut buf = [b'0'; 10];
+    for at in (0..width).rev() {
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend(buf[..width].iter().map(|&b| char::from(b)));
 }
 
 /// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01 (Howard
@@ -395,6 +411,17 @@ struct Escaping<'a>(&'a mut String);
 
 impl fmt::Write for Escaping<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        // Most text has none: ESC, BEL, BS, FF and DEL are single bytes, and a C1 character
+        // is 0xC2 then 0x80..=0x9F in UTF-8.
+        let bytes = s.as_bytes();
+        let plain = !bytes.iter().enumerate().any(|(i, &b)| {
+            matches!(b, 0x1b | 0x07 | 0x08 | 0x0c | 0x7f)
+                || (b == 0xc2 && bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+        });
+        if plain {
+            self.0.push_str(s);
+            return Ok(());
+        }
         for c in s.chars() {
             match c {
                 '\x1b' | '\x07' | '\x08' | '\x0c' | '\x7f' => {
