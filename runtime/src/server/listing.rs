@@ -115,9 +115,21 @@ impl Listing {
 
     /// This listing, as the one replacing `older`: a cursor of `older`'s (or of what it
     /// replaced) is then refused as from a list that has since changed.
-    pub(crate) fn replacing(mut self, older: &Listing) -> Listing {
-        let mut replaced = older.replaced.clone();
-        replaced.push(older.fingerprint.clone());
+    pub(crate) fn replacing(self, older: &Listing) -> Listing {
+        self.remembering(older.history())
+    }
+
+    /// The fingerprints a listing replacing this one remembers: what this one replaced, and
+    /// its own.
+    pub(crate) fn history(&self) -> Vec<String> {
+        let mut replaced = self.replaced.clone();
+        replaced.push(self.fingerprint.clone());
+        replaced
+    }
+
+    /// This listing, remembering `replaced` (a [`history`](Listing::history)) as listings it
+    /// replaced.
+    pub(crate) fn remembering(mut self, mut replaced: Vec<String>) -> Listing {
         replaced.retain(|f| *f != self.fingerprint);
         let excess = replaced.len().saturating_sub(REMEMBERED);
         replaced.drain(..excess);

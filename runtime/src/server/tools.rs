@@ -34,8 +34,8 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -80,10 +80,19 @@ pub(crate) struct Tools {
 }
 
 /// The tools served at one moment: the registry, its names and its listing serialised once.
+///
+/// The listing is serialised on the first `tools/list` (or when a live server replaces the
+/// set), not when the server is built: a server's start-up and its `initialize` answer do not
+/// pay for it (15k instructions for one tool, bench/results.md). A tool whose listing entry
+/// does not serialise is therefore logged at the first `tools/list`; duplicates and bad
+/// names are still refused when the registry is built, before serving.
 pub(crate) struct ToolSet {
     pub(crate) registry: Arc<ToolRegistry>,
     pub(crate) names: Vec<String>,
-    listing: Listing,
+    listing: OnceLock<Listing>,
+    /// What the listing remembers as replaced ([`Listing::history`] of the set this one
+    /// replaced), applied when it is built.
+    replaced: Vec<String>,
     /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
     output_checks: BTreeMap<String, Arc<OutputCheck>>,
     /// The listings of the subsets some principals may see (module `policy`).
@@ -100,7 +109,7 @@ impl Tools {
         ttl: std::time::Duration,
         live: bool,
     ) -> Tools {
-        let set = ToolSet::new(registry, page_size, modern_meta, ttl, None);
+        let set = ToolSet::new(registry, None);
         Tools {
             set: Swap::new(set, live),
             calls_seen: AtomicU64::new(0),
@@ -113,7 +122,12 @@ impl Tools {
     /// The set serving `registry` from now on, replacing `old` (its output checks are kept
     /// for the tools that stay).
     pub(crate) fn next(&self, registry: ToolRegistry, old: &ToolSet) -> ToolSet {
-        ToolSet::new(registry, self.page_size, &self.modern_meta, self.ttl, Some(old))
+        // Built now if no client listed it yet, so that a cursor from it that a client is
+        // given from here on is still known for one of a replaced listing.
+        let replaced = old.listing(self).history();
+        let mut set = ToolSet::new(registry, Some(old));
+        set.replaced = replaced;
+        set
     }
 
     /// `tools`, with `listChanged` when the server is live (see
@@ -125,18 +139,7 @@ impl Tools {
 }
 
 impl ToolSet {
-    fn new(
-        registry: ToolRegistry,
-        page_size: usize,
-        modern_meta: &RawValue,
-        ttl: std::time::Duration,
-        old: Option<&ToolSet>,
-    ) -> ToolSet {
-        let mut listing =
-            Listing::build(registry.iter().map(|tool| tool.info()), page_size, modern_meta, ttl);
-        if let Some(old) = old {
-            listing = listing.replacing(&old.listing);
-        }
+    fn new(registry: ToolRegistry, old: Option<&ToolSet>) -> ToolSet {
         let names = registry.names().map(str::to_owned).collect();
         let output_checks = registry
             .iter()
@@ -147,7 +150,27 @@ impl ToolSet {
                 (name.to_owned(), kept.unwrap_or_default())
             })
             .collect();
-        ToolSet { registry: Arc::new(registry), names, listing, output_checks, views: Views::default() }
+        ToolSet {
+            registry: Arc::new(registry),
+            names,
+            listing: OnceLock::new(),
+            replaced: Vec::new(),
+            output_checks,
+            views: Views::default(),
+        }
+    }
+
+    /// The listing of every tool, serialised the first time it is asked for.
+    fn listing(&self, tools: &Tools) -> &Listing {
+        self.listing.get_or_init(|| {
+            let listing = Listing::build(
+                self.registry.iter().map(|tool| tool.info()),
+                tools.page_size,
+                &tools.modern_meta,
+                tools.ttl,
+            );
+            if self.replaced.is_empty() { listing } else { listing.remembering(self.replaced.clone()) }
+        })
     }
 }
 
@@ -189,7 +212,7 @@ fn list<'t>(
         });
         return view.page(p.cursor.as_deref(), modern).map(|page| Cow::Owned(page.to_owned()));
     }
-    set.listing.page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
+    set.listing(tools).page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
@@ -572,6 +595,47 @@ mod tests {
         assert_eq!(
             tool_json(&info).unwrap(),
             r#"{"name":"deploy","description":"Deploy it.","inputSchema":{"additionalProperties":false,"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},"_meta":{"toolwire":{"side_effecting":true,"requires_approval":true,"caps":["egress"]}}}"#
+        );
+    }
+
+    /// The listing is serialised on the first list, once; replacing a set that was never
+    /// listed builds it then, so the new set remembers its fingerprint.
+    #[test]
+    fn the_listing_is_built_on_the_first_list_and_kept() {
+        let meta = RawValue::from_string("{}".to_owned()).unwrap();
+        struct Echo(ToolInfo);
+        impl Tool for Echo {
+            fn info(&self) -> &ToolInfo {
+                &self.0
+            }
+            fn call<'a>(
+                &'a self,
+                _: &'a RawValue,
+                _: &'a crate::context::Context,
+            ) -> crate::tool::ToolFuture<'a> {
+                Box::pin(async { Ok(ToolOutput::text("x")) })
+            }
+        }
+        let registry = || {
+            let mut r = ToolRegistry::new();
+            r.register(Echo(ToolInfo::new("echo", "Echo.", Schema::empty_object()))).unwrap();
+            r
+        };
+        let tools = Tools::new(registry(), 100, &meta, std::time::Duration::from_secs(1), true);
+        let set = tools.set.load();
+        assert!(set.listing.get().is_none(), "built before anyone listed");
+        let first: *const Listing = set.listing(&tools);
+        assert!(std::ptr::eq(first, set.listing(&tools)));
+        let fingerprint = set.listing(&tools).history();
+
+        let unlisted = ToolSet::new(registry(), None);
+        let next = tools.next(registry(), &unlisted);
+        assert!(unlisted.listing.get().is_some());
+        assert_eq!(next.replaced, unlisted.listing(&tools).history());
+        assert_eq!(
+            next.listing(&tools).history().len(),
+            1,
+            "{fingerprint:?}: the same tools, one fingerprint"
         );
     }
 

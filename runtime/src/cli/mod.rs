@@ -1,4 +1,5 @@
-//! The `main` that `serve_registry!` expands to: flags, logging to stderr, a tokio runtime,
+//! The `main` that `serve_registry!` expands to: flags, logging to stderr (`stderr`: a
+//! `tracing` subscriber of toolwire's own, one line per event), a tokio runtime,
 //! and serving over stdio until stdin closes (or, with the `http` feature and `--http`, over
 //! loopback HTTP until SIGINT or SIGTERM, which drain it: `--drain-grace`).
 //!
@@ -9,6 +10,8 @@
 //!
 //! Exit codes: 0 when the client closed stdin (or `--help`/`--version`), 1 when serving
 //! failed or the registry could not be built, 2 for a usage error.
+
+mod stderr;
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -109,11 +112,7 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
             std::process::exit(2);
         }
     };
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_max_level(flags.log_level)
-        .with_target(false)
-        .try_init();
+    stderr::install(flags.log_level);
     let served = match registry().into_surface().built {
         Ok(r) => r,
         Err(e) => {
