@@ -147,6 +147,8 @@ pub(crate) use request::polling_inline;
 pub use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::Settled;
+#[cfg(feature = "http")]
+pub(crate) use subscriptions::{Recheck, Reread};
 pub use sink::Sink;
 
 use completion::CompletionTable;
