@@ -49,7 +49,13 @@ pub fn mcp_headers(addr: SocketAddr) -> Vec<(String, String)> {
 
 /// Send one request with exactly these headers (plus `Content-Length`) and hand back the
 /// connection, to read a streamed answer from as it comes ([`sse_events_in`]).
-pub fn open(addr: SocketAddr, method: &str, path: &str, headers: &[(String, String)], body: &str) -> TcpStream {
+pub fn open(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> TcpStream {
     let mut stream = TcpStream::connect(addr).expect("connect to the server under test");
     let mut req = format!("{method} {path} HTTP/1.1\r\n");
     for (k, v) in headers {
@@ -83,7 +89,9 @@ pub fn sse_events_in(raw: &[u8]) -> Vec<SseEvent> {
                 data = Some(v.trim().to_owned());
             }
         }
-        if let Some(data) = data.filter(|d| d.starts_with('{') && serde_json::from_str::<serde_json::Value>(d).is_ok()) {
+        if let Some(data) =
+            data.filter(|d| d.starts_with('{') && serde_json::from_str::<serde_json::Value>(d).is_ok())
+        {
             events.push((id, data));
         }
     }

@@ -443,22 +443,32 @@ fn a_subscription_made_through_one_replica_receives_updates_raised_on_every_repl
     // subscribe (after the stream opened) on another; `touch` raised on each replica in turn.
     let python = peer_support::peer("TOOLWIRE_PY_MCP2");
     let mut command = Command::new(python);
-    command
-        .arg(toolwire_tests::tests_dir().join("peers/clients/py_cluster.py"))
-        .args(["--scenario", "subscribe", "--url", &cluster.url()]);
+    command.arg(toolwire_tests::tests_dir().join("peers/clients/py_cluster.py")).args([
+        "--scenario",
+        "subscribe",
+        "--url",
+        &cluster.url(),
+    ]);
     for r in &cluster.replicas {
         command.args(["--replica", &r.url()]);
     }
     let out = peer_support::run_bounded(command, Duration::from_secs(60));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "py_cluster.py --scenario subscribe failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "py_cluster.py --scenario subscribe failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let log = cluster.access_log();
     let stream = upstream_of(&log, |l| l.starts_with("GET /mcp 200 "));
     let subscribed = upstream_of(&log, |l| l.contains("resources/subscribe"));
     let unsubscribed = upstream_of(&log, |l| l.contains("resources/unsubscribe"));
-    let (stream, subscribed, unsubscribed) =
-        (replica_at(&cluster, &stream), replica_at(&cluster, &subscribed), replica_at(&cluster, &unsubscribed));
+    let (stream, subscribed, unsubscribed) = (
+        replica_at(&cluster, &stream),
+        replica_at(&cluster, &subscribed),
+        replica_at(&cluster, &unsubscribed),
+    );
     eprintln!("GET stream on {stream}, subscribe on {subscribed}, unsubscribe on {unsubscribed}: {summary}");
     // What the test is about: the subscription was not made where the stream is.
     assert_ne!(stream, subscribed, "round-robin put both on one replica:\n{log}");
@@ -519,7 +529,13 @@ fn the_python_sdk_clients_calls_cut_off_by_a_sigkill_fail_and_their_next_calls_s
         let lost = s["failed"].as_array().expect("a list");
         assert_eq!(s["ok"].as_u64().unwrap() + lost.len() as u64, 3, "{summary}");
         for f in lost {
-            assert_eq!(f.as_str().unwrap(), PY_CUT_OFF[usize::from(mode == "legacy")], "{mode}: {summary}");
+            let f = f.as_str().unwrap();
+            if mode == "legacy" {
+                assert_eq!(f, PY_CUT_OFF_LEGACY, "{summary}");
+            } else {
+                // Not yet seen in a run (round-robin put the legacy calls on b): printed above.
+                assert!(!f.is_empty(), "{summary}");
+            }
         }
         failed += lost.len();
     }
@@ -616,7 +632,8 @@ fn an_sse_client_resumes_through_nginx_after_its_replica_was_killed_and_misses_n
     let until = Instant::now() + Duration::from_secs(10);
     loop {
         let newest = redis.command(&["LINDEX", &key, "-1"]).unwrap_or_default();
-        let data = serde_json::from_str::<Value>(&newest).ok().and_then(|e| e["data"].as_str().map(str::to_owned));
+        let data =
+            serde_json::from_str::<Value>(&newest).ok().and_then(|e| e["data"].as_str().map(str::to_owned));
         if data.as_deref().and_then(step_of).is_some_and(|(step, _)| step == 4) {
             break;
         }
@@ -641,9 +658,9 @@ fn an_sse_client_resumes_through_nginx_after_its_replica_was_killed_and_misses_n
     assert_eq!(again, [], "{body:?}");
 }
 
-/// What the Python SDK 2.3.0 client raises for a call its replica took and lost (nginx
-/// answered 502): `[modern, legacy]`.
-const PY_CUT_OFF: [&str; 2] = ["TBD", "TBD"];
+/// What the Python SDK 2.3.0 legacy client raises for a call its replica took and lost
+/// (nginx answered 502).
+const PY_CUT_OFF_LEGACY: &str = "MCPError: Server returned an error response";
 
 #[test]
 fn the_python_sdks_legacy_client_runs_the_example_contract_through_nginx_on_every_replica() {
@@ -655,12 +672,19 @@ fn the_python_sdks_legacy_client_runs_the_example_contract_through_nginx_on_ever
     // (SSE), concurrent slow calls. (Without a token: the replicas sit behind nginx with auth
     // off; the 401 is `http_interop.rs`'s.)
     let mut command = Command::new(peer_support::peer("TOOLWIRE_PY_MCP2"));
-    command
-        .arg(toolwire_tests::tests_dir().join("peers/clients/py_http_client.py"))
-        .args(["--mode", "legacy", "--url", &cluster.url()]);
+    command.arg(toolwire_tests::tests_dir().join("peers/clients/py_http_client.py")).args([
+        "--mode",
+        "legacy",
+        "--url",
+        &cluster.url(),
+    ]);
     let out = peer_support::run_bounded(command, Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "py_http_client failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "py_http_client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let last = stdout.lines().last().unwrap_or_default();
     assert!(last.ends_with(" passed, 0 failed"), "{last}");
     for check in [

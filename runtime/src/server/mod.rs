@@ -147,9 +147,9 @@ pub(crate) use request::polling_inline;
 pub use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::Settled;
+pub use sink::Sink;
 #[cfg(feature = "http")]
 pub(crate) use subscriptions::{Recheck, Reread};
-pub use sink::Sink;
 
 use completion::CompletionTable;
 use prompts::Prompts;

@@ -205,7 +205,10 @@ impl Subscriptions {
         let targets: Vec<Arc<Subscriber>> = {
             let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
             live.retain(|w| w.strong_count() > 0);
-            live.iter().filter_map(Weak::upgrade).filter(|s| s.recheck.get().is_some() || s.wants(uri)).collect()
+            live.iter()
+                .filter_map(Weak::upgrade)
+                .filter(|s| s.recheck.get().is_some() || s.wants(uri))
+                .collect()
         };
         let members: Arc<str> = format!("\"uri\":{}", json_string(uri)).into();
         let mut sent = 0;

@@ -44,9 +44,9 @@ use std::time::Duration;
 
 use toolwire::context::AskError;
 use toolwire::http::{Auth, Drain, HttpConfig, SessionStore, SessionStoreCheck, mcp_router};
+use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
-use toolwire::protocol::LoggingLevel;
 use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
 
 /// The Redis key prefix every replica shares.
@@ -122,8 +122,9 @@ async fn ask(
 }
 
 /// Tell the subscribers of `uri` (on every replica) that it changed, raising it here.
+/// (Async: the Redis fan-out's publish needs the runtime, which a sync tool's thread lacks.)
 #[tool(read_only)]
-fn touch(
+async fn touch(
     /// The resource URI.
     uri: String,
 ) -> String {
@@ -207,8 +208,8 @@ async fn main() {
         eprintln!("replica: {e}");
         std::process::exit(2);
     });
-    let name = if flags.example_tools { "toolwire-example" } else { "replica" };
-    let mut options = ServerOptions::new(name, "0.1.0");
+    let server_name = if flags.example_tools { "toolwire-example" } else { "replica" };
+    let mut options = ServerOptions::new(server_name, "0.1.0");
     if let Some(key) = &flags.request_state_key {
         options = options.request_state_key(key);
     }
