@@ -58,6 +58,8 @@ pub struct ReplicaOptions {
     pub drain_grace: Option<f64>,
     /// `--redis URL`: the shared session store, event store and fan-out.
     pub redis: Option<String>,
+    /// `--example-tools`: the example server's tools instead of the replica's own.
+    pub example_tools: bool,
 }
 
 /// One replica child process.
@@ -83,6 +85,9 @@ impl Replica {
         }
         if let Some(url) = &options.redis {
             command.args(["--redis", url]);
+        }
+        if options.example_tools {
+            command.arg("--example-tools");
         }
         if let Some(grace) = options.drain_grace {
             command.args(["--drain-grace", &grace.to_string()]);
@@ -172,6 +177,15 @@ impl Drop for Replica {
 /// draining replica answers. One that a replica took and lost (killed mid-call) comes back
 /// to the client as a 502. `max_fails=1 fail_timeout=5s` takes a replica that failed out of
 /// the rotation for 5 s (passive health: nginx OSS has no active checks).
+///
+/// Upstream connections are kept alive (`keepalive 32`, with HTTP/1.1 and an empty
+/// `Connection` header), so a request does not pay for a new TCP connection to its replica.
+/// A replica that drains closes its idle connections at once, and nginx drops them from its
+/// pool when they close.
+///
+/// The access log (`access.log`) has a line per request: `METHOD URI STATUS UPSTREAM_ADDR
+/// UPSTREAM_STATUS BODY`, the body as nginx escapes it (`"` is `\x22`), so a test can tell
+/// which replica took which JSON-RPC method.
 pub fn nginx_config(dir: &Path, port: u16, upstreams: &[SocketAddr]) -> String {
     let d = dir.display();
     let servers: String =
@@ -186,7 +200,7 @@ events {{
     worker_connections 1024;
 }}
 http {{
-    log_format upstream '$request_method $uri $status $upstream_addr $upstream_status';
+    log_format upstream '$request_method $uri $status $upstream_addr $upstream_status $request_body';
     access_log {d}/access.log upstream;
     client_body_temp_path {d}/body;
     proxy_temp_path {d}/proxy;
@@ -194,7 +208,8 @@ http {{
     uwsgi_temp_path {d}/uwsgi;
     scgi_temp_path {d}/scgi;
     upstream replicas {{
-{servers}    }}
+{servers}        keepalive 32;
+    }}
     server {{
         listen 127.0.0.1:{port};
         location / {{
@@ -279,7 +294,8 @@ impl Cluster {
         std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default()
     }
 
-    /// nginx's access log so far: `METHOD URI STATUS UPSTREAM_ADDR UPSTREAM_STATUS` a line.
+    /// nginx's access log so far: `METHOD URI STATUS UPSTREAM_ADDR UPSTREAM_STATUS BODY` a
+    /// line.
     pub fn access_log(&self) -> String {
         std::fs::read_to_string(self.dir.join("access.log")).unwrap_or_default()
     }

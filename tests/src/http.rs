@@ -47,6 +47,57 @@ pub fn mcp_headers(addr: SocketAddr) -> Vec<(String, String)> {
     ]
 }
 
+/// Send one request with exactly these headers (plus `Content-Length`) and hand back the
+/// connection, to read a streamed answer from as it comes ([`sse_events_in`]).
+pub fn open(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connect to the server under test");
+    let mut req = format!("{method} {path} HTTP/1.1\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    stream.write_all(req.as_bytes()).unwrap();
+    stream
+}
+
+/// One SSE event: its `id:` (if any) and its `data:`.
+pub type SseEvent = (Option<String>, String);
+
+/// The complete SSE events, with JSON data, in the raw bytes of a response read so far (its
+/// head, chunked or not; or a later part without the head).
+pub fn sse_events_in(raw: &[u8]) -> Vec<SseEvent> {
+    let text = String::from_utf8_lossy(raw);
+    // The head, when this is the start of the response (a later read has none).
+    let body = match text.split_once("\r\n\r\n") {
+        Some((_, body)) if text.starts_with("HTTP/") => body,
+        _ if text.starts_with("HTTP/") => return Vec::new(),
+        _ => &text,
+    };
+    let mut events = Vec::new();
+    for block in body.split("\n\n") {
+        let (mut id, mut data) = (None, None);
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id: ") {
+                id = Some(v.trim().to_owned());
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                data = Some(v.trim().to_owned());
+            }
+        }
+        if let Some(data) =
+            data.filter(|d| d.starts_with('{') && serde_json::from_str::<serde_json::Value>(d).is_ok())
+        {
+            events.push((id, data));
+        }
+    }
+    events
+}
+
 /// Send one request with exactly these headers (plus `Content-Length` and
 /// `Connection: close`) and read the whole response.
 pub fn request(

@@ -72,6 +72,18 @@ impl RedisServer {
         panic!("redis-server on port {} did not answer PING within 10 s", self.port);
     }
 
+    /// Wait (at most 5 s) until `n` replicas listen on the fan-out channel of `prefix`
+    /// (`toolwire::redis::RedisFanout`): a junk message, which every replica ignores, says
+    /// how many heard it.
+    pub fn await_listeners(&self, prefix: &str, n: usize) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let channel = format!("{prefix}:notices:all");
+        while self.command(&["PUBLISH", &channel, "{}"]).as_deref() != Some(&format!(":{n}")) {
+            assert!(Instant::now() < deadline, "{n} replicas did not subscribe to {channel}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Send one command (RESP) and read its first reply line, or `None` when it cannot be
     /// reached. For checks from the test (`DBSIZE`, `KEYS`, `PTTL`): not a client.
     pub fn command(&self, args: &[&str]) -> Option<String> {

@@ -17,7 +17,7 @@
 //! - an `input_required` round started on A finishes on B (the same `request_state_key`);
 //! - the stores' contracts: TTL expiry, trimming, retention, key-prefix isolation.
 //!
-//! The Python SDK 2.3.0 legacy client runs through two replicas in `redis_python.rs`.
+//! The Python SDK 2.3.0 client runs through nginx and three replicas in `cluster.rs`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -35,7 +35,7 @@ use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
 use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
-use toolwire_tests::http::{RawResponse, mcp_headers, request};
+use toolwire_tests::http::{RawResponse, SseEvent, mcp_headers, request, sse_events_in};
 use toolwire_tests::redis::RedisServer;
 
 /// What the session settled, as the call sees it; logs a debug line first.
@@ -276,55 +276,26 @@ async fn the_idle_ttl_holds_in_the_store_a_session_kept_alive_on_b_is_remade_on_
     }
 }
 
-/// One server-sent event: its id and data.
-type Event = (Option<String>, String);
-
 /// Read SSE events from `stream` until `enough` says stop or `limit` passes.
 async fn read_events(
     stream: &mut TcpStream,
     limit: Duration,
-    enough: impl Fn(&[Event]) -> bool,
-) -> Vec<Event> {
+    enough: impl Fn(&[SseEvent]) -> bool,
+) -> Vec<SseEvent> {
     let deadline = tokio::time::Instant::now() + limit;
     let mut raw = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        let events = parse_events(&raw);
+        let events = sse_events_in(&raw);
         if enough(&events) {
             return events;
         }
         match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
-            Ok(Ok(0)) | Err(_) => return parse_events(&raw),
+            Ok(Ok(0)) | Err(_) => return sse_events_in(&raw),
             Ok(Ok(n)) => raw.extend_from_slice(&buf[..n]),
             Ok(Err(e)) => panic!("read: {e}"),
         }
     }
-}
-
-/// The complete events in a raw HTTP response (head, chunked or not), with data.
-fn parse_events(raw: &[u8]) -> Vec<Event> {
-    let text = String::from_utf8_lossy(raw);
-    // The head, when this is the start of the response (a later read has none).
-    let body = match text.split_once("\r\n\r\n") {
-        Some((_, body)) if text.starts_with("HTTP/") => body,
-        _ if text.starts_with("HTTP/") => return Vec::new(),
-        _ => &text,
-    };
-    let mut events = Vec::new();
-    for block in body.split("\n\n") {
-        let (mut id, mut data) = (None, None);
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id: ") {
-                id = Some(v.trim().to_owned());
-            } else if let Some(v) = line.strip_prefix("data: ") {
-                data = Some(v.trim().to_owned());
-            }
-        }
-        if let Some(data) = data.filter(|d| d.starts_with('{') && serde_json::from_str::<Value>(d).is_ok()) {
-            events.push((id, data));
-        }
-    }
-    events
 }
 
 /// Send a raw request and keep the connection to read from.
@@ -392,17 +363,6 @@ async fn a_posts_answer_cut_on_a_resumes_on_b_with_last_event_id_missing_no_even
     assert_eq!(ids, want);
 }
 
-/// Wait until `n` replicas listen on the fan-out channel of `prefix` (a junk message, which
-/// every replica ignores, says how many heard it).
-fn await_listeners(redis: &RedisServer, prefix: &str, n: usize) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let channel = format!("{prefix}:notices:all");
-    while redis.command(&["PUBLISH", &channel, "{}"]).as_deref() != Some(&format!(":{n}")) {
-        assert!(Instant::now() < deadline, "{n} replicas did not subscribe to {channel}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_subscription_on_a_receives_the_update_raised_on_b_and_a_live_change_on_b() {
     let redis = RedisServer::start();
@@ -422,7 +382,7 @@ async fn a_subscription_on_a_receives_the_update_raised_on_b_and_a_live_change_o
         ("MCP-Protocol-Version".to_owned(), "2025-06-18".to_owned()),
     ];
     let mut stream = open(a, "GET", &get, "").await;
-    tokio::task::block_in_place(|| await_listeners(&redis, "t4", 2));
+    tokio::task::block_in_place(|| redis.await_listeners("t4", 2));
 
     // B has no subscriber of its own: it sends none, and A's gets it through Redis.
     assert_eq!(server_b.notify_resource_updated("test://doc"), 0);

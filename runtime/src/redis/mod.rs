@@ -3,7 +3,7 @@
 //!
 //! | seam | Redis type | what it shares |
 //! | --- | --- | --- |
-//! | [`SessionStore`](crate::http::SessionStore) ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)) | [`RedisSessionStore`] | a legacy session's negotiated version, client info and capabilities, log level, `initialized`, and the principal that made it, with the idle TTL |
+//! | [`SessionStore`](crate::http::SessionStore) ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)) | [`RedisSessionStore`] | a legacy session's negotiated version, client info and capabilities, log level, `initialized`, its `resources/subscribe` URIs, and the principal that made it, with the idle TTL |
 //! | [`EventStore`](crate::http::EventStore) ([`HttpConfig::event_store`](crate::http::HttpConfig::event_store)) | [`RedisEventStore`] | SSE events, for `Last-Event-ID` replay on any replica |
 //! | [`Fanout`](crate::server::Fanout) ([`ServerBuilder::fanout`](crate::server::ServerBuilder::fanout)) | [`RedisFanout`] | `notifications/resources/updated` and `notifications/*/list_changed`, to every replica's subscribers (pub/sub) |
 //!
@@ -15,9 +15,28 @@
 //! # What is shared, and what stays on one replica
 //!
 //! Shared: what a session's handshake settled (a request for a session this replica does
-//! not hold re-makes it from the store); a `DELETE`, and the idle TTL (every request on a
-//! session restarts it in the store); the events of every resumable stream; resource
-//! updates and list changes.
+//! not hold re-makes it from the store); its subscriptions; a `DELETE`, and the idle TTL
+//! (every request on a session restarts it in the store); the events of every resumable
+//! stream; resource updates and list changes.
+//!
+//! **Subscriptions.** A legacy session's `resources/subscribe` and `resources/unsubscribe`
+//! change its state in the session store (saved before the request is answered), like
+//! `logging/setLevel`. A resource update, raised on any replica and carried to the others
+//! by the fan-out, is sent on the session's GET stream by the replica that holds the
+//! stream, and that replica reads the session's subscriptions from the store first: so a
+//! subscribe that landed on replica A after the stream opened on C takes effect on C at
+//! once, and an update is never sent for a URI the session unsubscribed from elsewhere.
+//! The cost is one store read (one `GET`) per update and per session whose GET stream is
+//! open on the replica, in a task of its own: not on any request's path, and nothing when
+//! no stream is open. The other way, publishing each session's change on the fan-out so
+//! that the replicas holding its stream update their copy, costs nothing per update, but
+//! an update raised just after a subscribe was answered could overtake the change (the
+//! fan-out's publish is queued, not awaited), and the update would be lost; re-reading
+//! cannot be overtaken, since the subscribe is in the store before its answer leaves. A
+//! session copy whose stream is not open on a replica goes by the subscriptions it last
+//! read there (a GET that opens the stream reads the store first). Two subscribes of one
+//! session served at the same moment by two replicas each save the whole state, and the
+//! later save wins (as for two `logging/setLevel`s): send them one at a time.
 //!
 //! Per replica:
 //!
@@ -29,11 +48,6 @@
 //!   replica that holds its connection. On another replica, `Last-Event-ID` replays what
 //!   the store holds and then ends the stream with `retry:` (the client polls again); the
 //!   live tail follows only where the call runs.
-//! - **`resources/subscribe`**: a subscription is held by the replica the session's
-//!   subscribe landed on, and delivered on that replica's GET stream; the fan-out brings
-//!   every replica's updates to it. A session whose GET stream opens on another replica
-//!   does not carry its subscriptions there (route a session's GET to one replica, or
-//!   subscribe again after reconnecting).
 //! - **What is served**: a live server's `add_tool` changes this replica only; the fan-out
 //!   carries the `list_changed`, and each replica must make the same change itself.
 //! - **The session cap** ([`HttpConfig::max_sessions`](crate::http::HttpConfig::max_sessions))

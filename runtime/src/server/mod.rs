@@ -148,6 +148,8 @@ pub use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::Settled;
 pub use sink::Sink;
+#[cfg(feature = "http")]
+pub(crate) use subscriptions::{Recheck, Reread};
 
 use completion::CompletionTable;
 use prompts::Prompts;

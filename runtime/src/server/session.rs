@@ -61,7 +61,8 @@ pub(crate) struct LegacyState {
     pub(crate) initialized: bool,
 }
 
-/// A legacy session's handshake and log level, as a shared session store keeps them.
+/// A legacy session's handshake, log level and subscriptions, as a shared session store
+/// keeps them.
 #[cfg(feature = "http")]
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Settled {
@@ -70,6 +71,8 @@ pub(crate) struct Settled {
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) level: crate::protocol::LoggingLevel,
     pub(crate) initialized: bool,
+    /// The URIs it sent `resources/subscribe` for (and did not unsubscribe).
+    pub(crate) subscriptions: std::collections::BTreeSet<String>,
 }
 
 impl Session {
@@ -105,20 +108,30 @@ impl Session {
         session
     }
 
-    /// Take `settled` as this session's handshake and log level (another replica changed
-    /// them); a session now initialized starts taking list changes.
+    /// Take `settled` as this session's handshake, log level and subscriptions (another
+    /// replica changed them); a session now initialized starts taking list changes. The
+    /// subscriptions are taken only once the session has its notifier (call it again then).
     #[cfg(feature = "http")]
     pub(crate) fn apply_settled(&self, settled: &Settled) {
-        let Settled { version, client, capabilities, level, initialized } = settled.clone();
-        *lock(&self.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized });
-        self.inner.asking.set_level(level);
-        if initialized && let Some(s) = self.inner.subscriber.get() {
-            s.ready();
+        let Settled { version, client, capabilities, level, initialized, subscriptions } = settled;
+        let state = LegacyState {
+            version: *version,
+            client: client.clone(),
+            capabilities: *capabilities,
+            initialized: *initialized,
+        };
+        *lock(&self.inner.legacy) = Some(state);
+        self.inner.asking.set_level(*level);
+        if let Some(s) = self.inner.subscriber.get() {
+            s.set_uris(subscriptions);
+            if *initialized {
+                s.ready();
+            }
         }
     }
 
-    /// What this session's legacy handshake settled, and its log level: what a shared
-    /// session store keeps. `None` before `initialize`.
+    /// What this session's legacy handshake settled, its log level and its subscriptions:
+    /// what a shared session store keeps. `None` before `initialize`.
     #[cfg(feature = "http")]
     pub(crate) fn settled(&self) -> Option<Settled> {
         let state = self.inner.legacy_state()?;
@@ -129,7 +142,18 @@ impl Session {
             capabilities: state.capabilities,
             level,
             initialized: state.initialized,
+            subscriptions: self.inner.subscriber.get().map(|s| s.uris()).unwrap_or_default(),
         })
+    }
+
+    /// Read this session's subscriptions again through `recheck` before each resource
+    /// update (its state is in a shared session store, where another replica may change
+    /// them). Call after [`set_notifier`](Self::set_notifier).
+    #[cfg(feature = "http")]
+    pub(crate) fn recheck_subscriptions(&self, recheck: Arc<dyn super::subscriptions::Recheck>) {
+        if let Some(s) = self.inner.subscriber.get() {
+            s.recheck_with(recheck);
+        }
     }
 
     /// Handle one inbound message (a line on stdio, a body on HTTP). Answers go to `sink`,

@@ -9,10 +9,17 @@
 //! request's own stream, each carrying its subscription id), which takes the list changes
 //! and URIs its filter named. The table holds them weakly: a subscriber ends with the
 //! session or the request that owns it.
+//!
+//! A legacy HTTP session whose state a shared session store keeps (several replicas) may
+//! have its URIs changed on another replica while this one holds its GET stream. Such a
+//! subscriber carries a [`Recheck`] (the transport's): before an update is sent on it, the
+//! subscriptions are read again from the store, and the update goes out only if they name
+//! the URI. The subscriber's own set (what the last request here read or changed) is not
+//! overwritten by that read, so a subscribe served here meanwhile is never undone.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::json::json_string;
 use crate::protocol::Outbound;
@@ -66,6 +73,29 @@ impl ListFlags {
     }
 }
 
+/// What a re-read of a subscriber's subscriptions found ([`Recheck`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+// Only the HTTP transport (a shared session store) makes these.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Reread {
+    /// The URIs subscribed to now.
+    Now(BTreeSet<String>),
+    /// The session is gone from where it was kept: send nothing.
+    Gone,
+    /// It could not be read (the store is down): go by what this replica last knew.
+    Unknown,
+}
+
+/// Where a subscriber's subscriptions are read again before an update is sent on it: a
+/// legacy HTTP session kept in a shared session store, whose `resources/subscribe` may have
+/// landed on another replica. Implemented by the transport.
+pub(crate) trait Recheck: Send + Sync {
+    /// Read the subscriptions again and hand what was found to `then`, later (off the
+    /// caller's thread); or return `false` at once when no read is needed (the session's
+    /// stream is not open here), and the subscriber goes by its own set.
+    fn recheck(&self, then: Box<dyn FnOnce(Reread) + Send>) -> bool;
+}
+
 /// One channel's subscriptions.
 pub(crate) struct Subscriber {
     sink: Arc<dyn Sink>,
@@ -76,6 +106,8 @@ pub(crate) struct Subscriber {
     lists: ListFlags,
     /// Whether list changes may be sent yet (a legacy session: once initialized).
     ready: AtomicBool,
+    /// Where its subscriptions are read again before an update (a roaming session's).
+    recheck: OnceLock<Arc<dyn Recheck>>,
 }
 
 impl Subscriber {
@@ -93,7 +125,30 @@ impl Subscriber {
             uris: Mutex::new(BTreeSet::new()),
             lists,
             ready: AtomicBool::new(ready),
+            recheck: OnceLock::new(),
         })
+    }
+
+    /// From now on, read the subscriptions again through `recheck` before each update
+    /// (set once; a later call is ignored).
+    #[cfg(feature = "http")]
+    pub(crate) fn recheck_with(&self, recheck: Arc<dyn Recheck>) {
+        let _ = self.recheck.set(recheck);
+    }
+
+    /// The URIs it is subscribed to.
+    #[cfg(feature = "http")]
+    pub(crate) fn uris(&self) -> BTreeSet<String> {
+        self.uris.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Take `uris` as the URIs it is subscribed to (another replica changed them).
+    #[cfg(feature = "http")]
+    pub(crate) fn set_uris(&self, uris: &BTreeSet<String>) {
+        let mut held = self.uris.lock().unwrap_or_else(|e| e.into_inner());
+        if *held != *uris {
+            held.clone_from(uris);
+        }
     }
 
     /// From now on, list changes are sent (a legacy session got `notifications/initialized`).
@@ -144,18 +199,42 @@ impl Subscriptions {
     }
 
     /// Send `notifications/resources/updated` for `uri` to every subscriber that wants it;
-    /// how many were sent.
+    /// how many were sent now. A subscriber with a [`Recheck`] is sent to once its
+    /// subscriptions are read again (if they name `uri`), and is not counted.
     pub(crate) fn updated(&self, uri: &str) -> usize {
         let targets: Vec<Arc<Subscriber>> = {
             let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
             live.retain(|w| w.strong_count() > 0);
-            live.iter().filter_map(Weak::upgrade).filter(|s| s.wants(uri)).collect()
+            live.iter()
+                .filter_map(Weak::upgrade)
+                .filter(|s| s.recheck.get().is_some() || s.wants(uri))
+                .collect()
         };
-        let members = format!("\"uri\":{}", json_string(uri));
-        for s in &targets {
-            s.send("notifications/resources/updated", &members);
+        let members: Arc<str> = format!("\"uri\":{}", json_string(uri)).into();
+        let mut sent = 0;
+        for s in targets {
+            if let Some(recheck) = s.recheck.get() {
+                let (subscriber, uri, members) = (Arc::clone(&s), uri.to_owned(), Arc::clone(&members));
+                let then = Box::new(move |found: Reread| {
+                    let wants = match found {
+                        Reread::Now(uris) => uris.contains(&uri),
+                        Reread::Gone => false,
+                        Reread::Unknown => subscriber.wants(&uri),
+                    };
+                    if wants {
+                        subscriber.send("notifications/resources/updated", &members);
+                    }
+                });
+                if recheck.recheck(then) {
+                    continue;
+                }
+            }
+            if s.wants(uri) {
+                s.send("notifications/resources/updated", &members);
+                sent += 1;
+            }
         }
-        targets.len()
+        sent
     }
 
     /// Send `kind`'s `list_changed` notification to every subscriber that takes it; how many

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
-//!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL]
+//!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL] [--example-tools]
 //! ```
 //!
 //! It prints `url http://127.0.0.1:P/mcp` as its one line on stdout, then serves until
@@ -16,7 +16,7 @@
 //! legacy sessions, SSE events and notifications through that Redis (`toolwire::redis`, keys
 //! under `toolwire-cluster`), and `/readyz` answers 503 while the session store is down.
 //!
-//! Its tools (each but `whoami` counts as a call it served):
+//! Its tools (each but `whoami`, `touch` and `steps` counts as a call it served):
 //!
 //! - `echo(text)`: returns `text`;
 //! - `slow(ms, text)`: sleeps `ms` milliseconds, then returns `text`;
@@ -25,7 +25,18 @@
 //! - `whoami()`: returns `<name> <served>`, the replica's name and how many calls it served;
 //! - `ask(question)`: asks the client for a name (one elicitation: in a 2026-07-28 call an
 //!   `input_required` round, sealed with `--request-state-key` when given, so any replica with
-//!   the same key can finish it), then returns `<name> answered on <replica>`.
+//!   the same key can finish it), then returns `<name> answered on <replica>`;
+//! - `touch(uri)`: `Server::notify_resource_updated(uri)` on this replica (the fan-out
+//!   carries it to the others); returns `<replica> told <n>`, `n` the subscribers sent to
+//!   at once from here;
+//! - `steps(count, gap_ms)`: logs `{"step": i, "replica": <name>}` at info `count` times,
+//!   `gap_ms` apart, then returns `<count> steps on <replica>`.
+//!
+//! Its resources, for subscriptions: `cluster://watched` and `cluster://other` (text).
+//!
+//! With `--example-tools` it serves the example server's tools instead
+//! (`toolwire_examples::example_tools`, as `toolwire-example` 0.1.0: the contract of
+//! `tests/peers/clients/contract.json`) and no resources, for the Python SDK's richer run.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -33,15 +44,18 @@ use std::time::Duration;
 
 use toolwire::context::AskError;
 use toolwire::http::{Auth, Drain, HttpConfig, SessionStore, SessionStoreCheck, mcp_router};
+use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
-use toolwire::{Context, Server, ServerOptions, tool, tools};
+use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
 
 /// The Redis key prefix every replica shares.
 const PREFIX: &str = "toolwire-cluster";
 
 static NAME: OnceLock<String> = OnceLock::new();
 static SERVED: AtomicU64 = AtomicU64::new(0);
+/// The server, for `touch`.
+static SERVER: OnceLock<Server> = OnceLock::new();
 
 fn name() -> &'static str {
     NAME.get().map_or("replica", String::as_str)
@@ -85,7 +99,7 @@ fn whoami() -> String {
 #[tool(read_only)]
 fn level(ctx: &Context) -> String {
     served();
-    format!("{} logs debug: {}", name(), ctx.logs(toolwire::protocol::LoggingLevel::Debug))
+    format!("{} logs debug: {}", name(), ctx.logs(LoggingLevel::Debug))
 }
 
 /// A name the client is asked for.
@@ -107,12 +121,52 @@ async fn ask(
     Ok(format!("{} answered on {}", person.name, name()))
 }
 
+/// Tell the subscribers of `uri` (on every replica) that it changed, raising it here.
+/// (Async: the Redis fan-out's publish needs the runtime, which a sync tool's thread lacks.)
+#[tool(read_only)]
+async fn touch(
+    /// The resource URI.
+    uri: String,
+) -> String {
+    let told = SERVER.get().map_or(0, |s| s.notify_resource_updated(&uri));
+    format!("{} told {told}", name())
+}
+
+/// Log `count` steps at info, `gap_ms` apart, then answer.
+#[tool(read_only)]
+async fn steps(
+    ctx: &Context,
+    /// How many steps.
+    count: u32,
+    /// Milliseconds before each step.
+    gap_ms: u64,
+) -> String {
+    for step in 1..=count {
+        tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+        ctx.log(LoggingLevel::Info, serde_json::json!({"step": step, "replica": name()}));
+    }
+    format!("{count} steps on {}", name())
+}
+
+/// A resource a cluster test subscribes to.
+#[resource(uri = "cluster://watched", name = "watched", mime_type = "text/plain")]
+fn watched() -> &'static str {
+    "watched"
+}
+
+/// A resource a cluster test does not subscribe to.
+#[resource(uri = "cluster://other", name = "other", mime_type = "text/plain")]
+fn other() -> &'static str {
+    "other"
+}
+
 struct Flags {
     port: u16,
     legacy: bool,
     request_state_key: Option<String>,
     drain_grace: Duration,
     redis: Option<String>,
+    example_tools: bool,
 }
 
 fn parse() -> Result<Flags, String> {
@@ -122,6 +176,7 @@ fn parse() -> Result<Flags, String> {
         request_state_key: None,
         drain_grace: Duration::from_secs(10),
         redis: None,
+        example_tools: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -134,6 +189,7 @@ fn parse() -> Result<Flags, String> {
                 flags.port = value()?.parse().map_err(|_| "--port: expected a port number".to_owned())?
             }
             "--legacy" => flags.legacy = true,
+            "--example-tools" => flags.example_tools = true,
             "--redis" => flags.redis = Some(value()?),
             "--request-state-key" => flags.request_state_key = Some(value()?),
             "--drain-grace" => {
@@ -152,12 +208,19 @@ async fn main() {
         eprintln!("replica: {e}");
         std::process::exit(2);
     });
-    let mut options = ServerOptions::new("replica", "0.1.0");
+    let server_name = if flags.example_tools { "toolwire-example" } else { "replica" };
+    let mut options = ServerOptions::new(server_name, "0.1.0");
     if let Some(key) = &flags.request_state_key {
         options = options.request_state_key(key);
     }
-    let mut server =
-        Server::builder(options).tools(tools![echo, slow, level, whoami, ask].expect("distinct tools"));
+    let mut server = if flags.example_tools {
+        let registry = toolwire_examples::example_tools::registry().expect("distinct example tools");
+        Server::builder(options).tools(registry)
+    } else {
+        Server::builder(options)
+            .tools(tools![echo, slow, level, whoami, ask, touch, steps].expect("distinct tools"))
+            .resources(resources![watched, other].expect("distinct URIs"))
+    };
     let drain = Drain::new().grace(flags.drain_grace);
     let mut config = HttpConfig::new(Auth::None).stateless(!flags.legacy).drain(drain.clone());
     if let Some(url) = &flags.redis {
@@ -173,6 +236,7 @@ async fn main() {
         server = server.fanout(Arc::new(RedisFanout::open(url, PREFIX).unwrap_or_else(|e| fail(e))));
     }
     let server = server.build();
+    let _ = SERVER.set(server.clone());
     let app = mcp_router(server, Exposure::TrustedHost, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", flags.port)).await.unwrap_or_else(|e| {
         eprintln!("replica: cannot bind 127.0.0.1:{}: {e}", flags.port);

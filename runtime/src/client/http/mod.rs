@@ -18,6 +18,7 @@
 //! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer is resumed (below), or else fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
 //! | 401 or 403 | the request fails as `unauthorized` (not retryable): the credentials were refused |
+//! | 503 with a JSON-RPC error body | the request fails as `unavailable` (retryable, even for a tool that must not be re-run): the server itself refused it for now (a toolwire replica draining, or its session store down), so it was not run; the server's words stay out of the reason |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
 //! | another 4xx but 408 and 429 (a 404 with no session, a 405) | the request fails naming the status (not retryable) |
 //! | any other status (5xx, 408, 429), or no connection | the request fails as `unavailable`; a tool call cut off after it was sent, on a tool that must not be re-run, as outcome unknown |
@@ -440,9 +441,15 @@ impl Shared {
             serde_json::from_str::<Value>(&text).ok().and_then(|v| v.get("error").cloned())
         {
             // An error body answers the request this POST carried, whatever its id says
-            // (TS v1 servers send `"id": null`).
+            // (TS v1 servers send `"id": null`). With 503 the server refused it for now (RFC
+            // 9110: it cannot handle it at present): not run, and worth sending again.
+            let failure = if status == StatusCode::SERVICE_UNAVAILABLE {
+                Failure::Gone(SERVICE_UNAVAILABLE.into())
+            } else {
+                rpc_failure(&error)
+            };
             if let Some(id) = out.id {
-                self.conn.fail(id, rpc_failure(&error));
+                self.conn.fail(id, failure);
             }
         } else {
             self.gone(out, status_failure(status));
@@ -558,6 +565,10 @@ impl Shared {
         }
     }
 }
+
+/// The reason a request answered 503 with a JSON-RPC error fails with: `answered HTTP 503
+/// (service unavailable)`.
+const SERVICE_UNAVAILABLE: &str = "answered HTTP 503 (service unavailable)";
 
 /// A status without a JSON-RPC error body: a 4xx other than 408 and 429 is one trying
 /// again will not change ([`Failure::Http`]); anything else (5xx, 408, 429) leaves the

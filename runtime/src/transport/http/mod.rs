@@ -180,7 +180,7 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
         .session_store
         .as_ref()
         .map(|h| roaming::Roaming { store: h.0.clone(), idle_ttl: config.session_idle_ttl });
-    let (ttl, shared) = (config.session_idle_ttl, roaming.is_some());
+    let (ttl, shared) = (config.session_idle_ttl, roaming.as_ref().map(|r| Arc::clone(&r.store)));
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let guard = Arc::new(config.guard.clone());

@@ -12,16 +12,14 @@ use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::response::error_response_with_id;
-use super::session_store::{STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture};
+use super::session_store::{
+    STORE_CALL_TIMEOUT, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
+};
 use super::sessions::{Full, Sessions};
 use super::stream::StreamSlot;
 use crate::context::PeerInfo;
 use crate::protocol::{ClientCapabilities, LoggingLevel, ProtocolVersion};
 use crate::server::{Server, Session, Settled};
-
-/// The longest the transport waits for one store call, whatever the store's own timeouts:
-/// 2 seconds.
-pub(super) const STORE_CALL_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The shared store an endpoint was given, and the idle TTL it keeps sessions for.
 pub(super) struct Roaming {
@@ -117,7 +115,8 @@ impl Roaming {
     }
 
     /// Save session `id`'s state when a request changed it (`initialize`,
-    /// `notifications/initialized`, `logging/setLevel`).
+    /// `notifications/initialized`, `logging/setLevel`, `resources/subscribe`,
+    /// `resources/unsubscribe`).
     pub(super) async fn save_changes(
         &self,
         sessions: &Sessions,
@@ -170,6 +169,7 @@ fn state_of(settled: &Settled, subject: &str) -> SessionState {
         capabilities: capabilities.collect(),
         log_level: settled.level.as_str().to_owned(),
         initialized: settled.initialized,
+        subscriptions: settled.subscriptions.iter().cloned().collect(),
         subject: subject.to_owned(),
     }
 }
@@ -195,7 +195,8 @@ fn settled_of(state: &SessionState) -> Option<Settled> {
         version: state.client_version.clone(),
         protocol_version: Some(version.as_str().to_owned()),
     };
-    Some(Settled { version, client, capabilities, level, initialized: state.initialized })
+    let subscriptions = state.subscriptions.iter().cloned().collect();
+    Some(Settled { version, client, capabilities, level, initialized: state.initialized, subscriptions })
 }
 
 #[cfg(test)]
@@ -214,9 +215,11 @@ mod tests {
             capabilities: ClientCapabilities { sampling: true, roots: true, ..ClientCapabilities::default() },
             level: LoggingLevel::Debug,
             initialized: true,
+            subscriptions: ["test://b".to_owned(), "test://a".to_owned()].into(),
         };
         let state = state_of(&settled, "alice");
         assert_eq!(state.capabilities, ["sampling", "roots"]);
+        assert_eq!(state.subscriptions, ["test://a", "test://b"]);
         assert_eq!((state.log_level.as_str(), state.subject.as_str()), ("debug", "alice"));
         assert_eq!(settled_of(&state), Some(settled));
         let unknown = SessionState { protocol_version: "1999-01-01".into(), ..state };

@@ -13,13 +13,18 @@
 //! only place sessions live, and no request pays for a lookup. With one:
 //!
 //! - `initialize` saves the session's state before its answer goes out, and every request
-//!   that changes it (`notifications/initialized`, `logging/setLevel`) saves it again before
-//!   it is answered;
+//!   that changes it (`notifications/initialized`, `logging/setLevel`,
+//!   `resources/subscribe`, `resources/unsubscribe`) saves it again before it is answered;
 //! - every other request on a session this replica holds pays one [`touch`](SessionStore::touch),
 //!   which restarts the idle TTL in the store and reads the state back: a session a
 //!   `DELETE` on another replica ended is dropped here too (404), and one whose state
-//!   another replica changed (a `logging/setLevel` that landed there) is brought up to
-//!   date before the request is served;
+//!   another replica changed (a `logging/setLevel` or a `resources/subscribe` that landed
+//!   there) is brought up to date before the request is served;
+//! - a resource update (raised here or carried by the fan-out) that finds a session with its
+//!   GET stream open on this replica [`load`](SessionStore::load)s the session's
+//!   subscriptions first, so a `resources/subscribe` served by another replica after the
+//!   stream opened here takes effect at once: one store read per such session and update,
+//!   off the request path (see `toolwire::redis` for why it is read and not pushed);
 //! - a session id this replica does not hold is [`load`](SessionStore::load)ed, checked
 //!   against the request's principal, and re-made;
 //! - `DELETE` [`remove`](SessionStore::remove)s it.
@@ -37,6 +42,10 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+/// The longest the transport waits for one store call, whatever the store's own timeouts:
+/// 2 seconds.
+pub(super) const STORE_CALL_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The message of the 503 a request gets when its session could not be read from or
 /// written to the shared [`SessionStore`]: `service unavailable: the session store is
@@ -95,6 +104,11 @@ pub struct SessionState {
     pub log_level: String,
     /// Whether `notifications/initialized` arrived.
     pub initialized: bool,
+    /// The URIs the session sent `resources/subscribe` for (and did not unsubscribe), in
+    /// order: whichever replica holds the session's GET stream reads them before it sends
+    /// a `notifications/resources/updated`. Left out of the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
     /// The subject of the principal whose `initialize` made the session: a request of
     /// another principal is answered as for a session that does not exist.
     pub subject: String,
@@ -248,6 +262,7 @@ mod tests {
             capabilities: vec!["roots".into()],
             log_level: "warning".into(),
             initialized: false,
+            subscriptions: Vec::new(),
             subject: subject.into(),
         }
     }

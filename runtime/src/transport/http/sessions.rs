@@ -9,16 +9,19 @@
 //! A session belongs to the principal whose `initialize` made it (its subject): a request
 //! of another principal naming its id is answered as for an id that does not exist. With a
 //! shared session store (module `session_store`), this table is a cache of the sessions
-//! this replica serves: one swept here lives on in the store, its events kept.
+//! this replica serves: one swept here lives on in the store, its events kept, and a
+//! session whose GET stream is open here reads its subscriptions from the store before a
+//! resource update is sent on it ([`StoreRecheck`]).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::channel::Resumable;
 use super::event_store::EventStore;
+use super::session_store::{STORE_CALL_TIMEOUT, SessionStore};
 use super::stream::StreamSlot;
-use crate::server::{Server, Session, Settled};
+use crate::server::{Recheck, Reread, Server, Session, Settled};
 
 struct Entry {
     session: Session,
@@ -53,8 +56,8 @@ pub(crate) struct Sessions {
     cap: usize,
     max_backlog: usize,
     store: Arc<dyn EventStore>,
-    /// A shared session store keeps the sessions: a local entry is a copy.
-    shared: bool,
+    /// The shared session store that keeps the sessions, if any: a local entry is a copy.
+    shared: Option<Arc<dyn SessionStore>>,
 }
 
 /// Why a session could not be made.
@@ -66,13 +69,13 @@ pub(crate) struct Full {
 impl Sessions {
     /// Sessions idle for at most `idle_ttl`, at most `cap` of them, each holding at most
     /// `max_backlog` bytes of notifications for its GET stream, their events kept in `store`;
-    /// `shared` when a shared session store keeps them too.
+    /// `shared`, the shared session store that keeps them too, if any.
     pub(crate) fn new(
         idle_ttl: Duration,
         cap: usize,
         max_backlog: usize,
         store: Arc<dyn EventStore>,
-        shared: bool,
+        shared: Option<Arc<dyn SessionStore>>,
     ) -> Sessions {
         Sessions { table: Mutex::new(HashMap::new()), idle_ttl, cap, max_backlog, store, shared }
     }
@@ -121,13 +124,29 @@ impl Sessions {
         let resumable = Resumable { store: self.store.clone(), session: id.into() };
         let stream = StreamSlot::new(self.max_backlog, resumable);
         session.set_notifier(stream.notifier());
+        if let Some(store) = &self.shared {
+            // The subscriptions come with the notifier: take the stored ones now.
+            if let Some(saved) = &saved {
+                session.apply_settled(saved);
+            }
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let recheck = StoreRecheck {
+                    store: Arc::clone(store),
+                    id: id.into(),
+                    subject: subject.into(),
+                    stream: Arc::downgrade(&stream),
+                    runtime,
+                };
+                session.recheck_subscriptions(Arc::new(recheck));
+            }
+        }
         let entry = Entry {
             session: session.clone(),
             last_seen: now,
             stream: stream.clone(),
             subject: subject.into(),
             saved,
-            ends_on_drop: !self.shared,
+            ends_on_drop: self.shared.is_none(),
         };
         table.insert(id.to_owned(), entry);
         Ok((session, stream))
@@ -217,4 +236,45 @@ impl Sessions {
 
 fn sweep(table: &mut HashMap<String, Entry>, now: Instant, ttl: Duration) {
     table.retain(|_, e| now.duration_since(e.last_seen) <= ttl || e.busy());
+}
+
+/// A roaming session's subscriptions, read from the shared store before a resource update
+/// is sent on its GET stream: a `resources/subscribe` (or unsubscribe) served by another
+/// replica after the stream opened here is in the store before it was answered, so the
+/// read sees it. Only while the stream is open here: a copy whose stream is elsewhere (or
+/// closed) goes by what this replica last read, and a GET that opens it here reads the store
+/// first anyway.
+struct StoreRecheck {
+    store: Arc<dyn SessionStore>,
+    id: Arc<str>,
+    subject: Arc<str>,
+    stream: Weak<StreamSlot>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Recheck for StoreRecheck {
+    fn recheck(&self, then: Box<dyn FnOnce(Reread) + Send>) -> bool {
+        if !self.stream.upgrade().is_some_and(|s| s.is_open()) {
+            return false;
+        }
+        let (store, id, subject) = (Arc::clone(&self.store), Arc::clone(&self.id), Arc::clone(&self.subject));
+        self.runtime.spawn(async move {
+            let found = match tokio::time::timeout(STORE_CALL_TIMEOUT, store.load(&id)).await {
+                Ok(Ok(Some(state))) if *state.subject == *subject => {
+                    Reread::Now(state.subscriptions.into_iter().collect())
+                }
+                Ok(Ok(_)) => Reread::Gone,
+                Ok(Err(e)) => {
+                    tracing::warn!(error = %e, "the session store failed to read a session's subscriptions; sent by the last ones read");
+                    Reread::Unknown
+                }
+                Err(_) => {
+                    tracing::warn!(timeout = ?STORE_CALL_TIMEOUT, "the session store did not read a session's subscriptions in time; sent by the last ones read");
+                    Reread::Unknown
+                }
+            };
+            then(found);
+        });
+        true
+    }
 }
