@@ -384,8 +384,10 @@ async fn a_subscription_on_a_receives_the_update_raised_on_b_and_a_live_change_o
     let mut stream = open(a, "GET", &get, "").await;
     tokio::task::block_in_place(|| redis.await_listeners("t4", 2));
 
-    // B has no subscriber of its own: it sends none, and A's gets it through Redis.
-    assert_eq!(server_b.notify_resource_updated("test://doc"), 0);
+    // B has no subscriber of its own: it sends none, and A's gets it through Redis. The first
+    // notice is raised on a thread with no tokio runtime, as a sync tool's body would.
+    let b = server_b.clone();
+    assert_eq!(std::thread::spawn(move || b.notify_resource_updated("test://doc")).join().unwrap(), 0);
     assert_eq!(server_b.notify_resource_updated("test://other"), 0);
     server_b.add_tool(hello {}).unwrap();
     let got = read_events(&mut stream, Duration::from_secs(5), |e| e.len() >= 2).await;

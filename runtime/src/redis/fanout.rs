@@ -50,6 +50,9 @@ pub struct RedisFanout {
     origin: String,
     /// The publisher's queue, made (and its task spawned) at the first notice.
     queue: OnceLock<mpsc::Sender<String>>,
+    /// The runtime it was opened in, where the publisher's task runs: a notice may be raised
+    /// on a thread with none (a sync tool's body).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 /// A notice as it travels.
@@ -63,8 +66,9 @@ struct Wire {
 }
 
 impl RedisFanout {
-    /// A fan-out on the Redis at `url`, on the channel `<prefix>:notices:all`. Connects lazily;
-    /// must be called inside a tokio runtime.
+    /// A fan-out on the Redis at `url`, on the channel `<prefix>:notices:all`. Connects lazily.
+    /// Open it inside the tokio runtime that serves: its publisher runs there, so a notice
+    /// raised on any thread (a sync tool's body included) is published.
     pub fn open(url: &str, prefix: &str) -> Result<RedisFanout, RedisError> {
         let redis = Connection::open(url, prefix)?;
         let channel = redis.key("notices", "all");
@@ -73,6 +77,7 @@ impl RedisFanout {
             channel,
             origin: crate::transport::http::random_id(12),
             queue: OnceLock::new(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         })
     }
 
@@ -110,10 +115,16 @@ fn decode(origin: &str, text: &str) -> Option<Notice> {
 impl Fanout for RedisFanout {
     fn publish(&self, notice: &Notice) {
         let Some(text) = encode(&self.origin, notice) else { return };
+        let Some(runtime) = self.runtime.clone().or_else(|| tokio::runtime::Handle::try_current().ok())
+        else {
+            return tracing::error!(
+                "RedisFanout opened outside a tokio runtime and a notice raised outside one: it is not published"
+            );
+        };
         let queue = self.queue.get_or_init(|| {
             let (tx, mut rx) = mpsc::channel::<String>(PUBLISH_QUEUE);
             let (redis, channel) = (self.redis.clone(), self.channel.clone());
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 while let Some(text) = rx.recv().await {
                     let cmd = ::redis::cmd("PUBLISH").arg(&channel).arg(text).clone();
                     if let Err(why) = redis.run::<i64>(&cmd).await {
