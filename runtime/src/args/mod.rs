@@ -243,7 +243,9 @@ impl ArgSpec {
         }
         let entries = Entries::parse(text)
             .map_err(|e| self.error(ArgumentProblem::NotAnObject { got: format!("malformed JSON ({e})") }))?;
-        let mut values: Vec<Option<&'a RawValue>> = vec![None; self.params.len()];
+        // Not `vec![None; n]`: that is a zeroed allocation (`calloc`), which costs about 250
+        // instructions per call more than an allocation filled in place (callgrind).
+        let mut values: Vec<Option<&'a RawValue>> = self.params.iter().map(|_| None).collect();
         let mut unexpected = Vec::new();
         for (key, value) in entries.0 {
             match self.params.iter().position(|p| p.name == *key) {
