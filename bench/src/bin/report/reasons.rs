@@ -63,7 +63,9 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             fmt(med("echo.w16:rmcp", "rps"), 0),
             fmt(med("echo.w1:rmcp", "rps"), 0),
         ),
-        "stdio server, instructions per call (callgrind)" => {
+        // The same breakdown for both instruction goals: the 16286 of a68147a was this call.
+        "stdio server, instructions per call (callgrind)"
+        | "tools/call instructions per call, against before resources existed" => {
             let f = d.per_call_functions("echo:toolwire").unwrap_or_default();
             let sum = |pred: &dyn Fn(&str) -> bool| -> f64 { f.iter().filter(|(n, _)| pred(n)).map(|(_, v)| v).sum() };
             let alloc = sum(&|n| ["malloc", "free", "_int_malloc", "_int_free", "unlink_chunk", "realloc", "__rdl_", "__rust_alloc", "__rust_dealloc"].iter().any(|a| n.contains(a)));
@@ -115,9 +117,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                  Threads are not what holds it back: `--worker-threads 2` adds two and idles at {} KiB. Most of a \
                  small server's resident set is file-backed pages of the binary and libc touched while loading \
                  (relocations, start-up code), so the lever is the size of what the serve main links. The stdio \
-                 binary is built without toolwire's `http` feature (no axum, hyper, mio); the largest piece left \
-                 that a stdio server could do without is the tracing subscriber (tracing-subscriber) behind \
-                 `--log-level`",
+                 binary is built without toolwire's `http` feature (no axum, hyper, mio) and logs to stderr \
+                 through toolwire's own subscriber (no tracing-subscriber)",
                 fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
                 split("toolwire"),
                 fmt(med("echo.w1:rmcp", "rss_idle_kb"), 0),
@@ -154,8 +155,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             format!(
                 "the macros' own share is small (the crate alone builds in {} vs {} s), and the graph is already \
                  the smaller one: the crate depends on toolwire without its `http` feature (no axum, hyper, tower, \
-                 mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`serve_registry!`'s stderr \
-                 logging, tracing-subscriber, and what it pulls). On 2 cores the build is bound less by the \
+                 mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`cargo tree -i <name>` in the \
+                 generated crate says what pulls each in). On 2 cores the build is bound less by the \
                  graph's size than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, \
                  toolwire, the crate: see `cargo build --timings` in the generated crate)",
                 fmt(d.compile("crate", "toolwire"), 2),
