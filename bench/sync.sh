@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The sync-tool cases of issue 15, alone: the async echo, the sync echo (the default sync
-# path, `toolwire-echo-sync`), the sync echo marked `#[tool(inline)]` (`toolwire-echo-inline`)
-# and rmcp's echo, over stdio (sequential and 16 pipelined), and toolwire-http's `echo`,
-# `echo_sync` and `echo_inline` over HTTP (stateless JSON, c=16), in interleaved rounds,
+# path, `toolwire-echo-sync`), the sync echo marked `#[tool(inline)]` (`toolwire-echo-inline`),
+# rmcp's echo and the no-SDK floor (`floor-echo`) over stdio (sequential and 16 pipelined),
+# and toolwire-http's `echo`, `echo_sync` and `echo_inline` over HTTP (stateless JSON, c=16),
+# in interleaved rounds,
 # with the same keep-awake loop as run.sh (`--no-keep-awake` to measure without). Prints the
 # medians and the ratios to the async tool of the same run; the raw lines go to
 # target/bench/raw-sync.txt. bench/run.sh measures the same cases in its full run.
@@ -15,7 +16,7 @@ KEEP_AWAKE=1
 ROUNDS=${ROUNDS:-5}; SEQ=${SEQ:-20000}; PIPE=${PIPE:-20000}; SECS=${SECS:-3}
 BIN=${CARGO_TARGET_DIR:-target}/release
 cargo build --release --locked -p toolwire-bench --bin driver --bin http-bench --bin toolwire-echo \
-  --bin toolwire-echo-sync --bin toolwire-echo-inline --bin rmcp-echo
+  --bin toolwire-echo-sync --bin toolwire-echo-inline --bin rmcp-echo --bin floor-echo
 cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http
 mkdir -p target/bench
 RAW=target/bench/raw-sync.txt LOG=target/bench/servers-sync.log
@@ -30,10 +31,10 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "  round $round/$ROUNDS" >&2
   for w in 1 16; do
     n=$SEQ; [[ $w == 16 ]] && n=$PIPE
-    for impl in toolwire toolwire-sync toolwire-inline rmcp; do
+    for impl in toolwire toolwire-sync toolwire-inline rmcp floor; do
       case $impl in
         toolwire) srv=toolwire-echo ;; toolwire-sync) srv=toolwire-echo-sync ;;
-        toolwire-inline) srv=toolwire-echo-inline ;; rmcp) srv=rmcp-echo ;;
+        toolwire-inline) srv=toolwire-echo-inline ;; rmcp) srv=rmcp-echo ;; floor) srv=floor-echo ;;
       esac
       "$BIN/driver" --case "echo.w$w:$impl" --calls "$n" --window "$w" -- "$BIN/$srv" >>"$RAW" 2>>"$LOG"
     done
@@ -54,7 +55,8 @@ for line in open(sys.argv[1]):
 med = {k: statistics.median(v) for k, v in runs.items()}
 for k in sorted(med):
     suite = k.split(":")[0]
-    a, r = med.get(suite + ":toolwire"), med.get(suite + ":rmcp")
+    a, r, fl = med.get(suite + ":toolwire"), med.get(suite + ":rmcp"), med.get(suite + ":floor")
     extra = f"  {med[k] / r:6.2f}x rmcp" if r else ""
+    extra += f"  {med[k] / fl:5.2f}x floor" if fl else ""
     print(f"{k:28s} {med[k]:9.0f} req/s  {med[k] / a:5.2f}x async{extra}  ({len(runs[k])} runs)")
 PY
