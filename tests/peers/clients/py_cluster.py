@@ -16,8 +16,9 @@ each replica touches `cluster://watched` again. Prints one JSON line: {"updates"
 `notifications/resources/updated` received while subscribed, "after_unsubscribe": those received
 after, "told": each touch's answer}.
 
-`kill`: a modern (auto) and a legacy client through URL each start 3 `slow` calls (2 s) at once,
-print the line `calling` once they are sent, and collect the outcomes (the test kills a replica
+`kill`: a modern (auto) and a legacy client through URL connect, then each in turn (legacy
+first) starts 3 `slow` calls (2 s) at once, so each burst is three consecutive requests to the
+load balancer; the line `calling` is printed once both are sent, and collect the outcomes (the test kills a replica
 meanwhile); then each makes 3 `echo` calls. Prints one JSON line: {"<auto|legacy>": {"protocol_version",
 "ok": calls answered right, "failed": ["<exception type>: <text>", ...], "after": echo calls
 answered right}}.
@@ -102,12 +103,14 @@ async def subscribe(opts) -> dict:
 
 
 async def kill(opts) -> dict:
-    async def one(mode: str, results: dict, sent: anyio.Event) -> None:
+    async def one(mode: str, results: dict, ready: anyio.Event, go: anyio.Event, sent: anyio.Event) -> None:
         async with create_mcp_http_client() as hc:
             transport = streamable_http_client(opts.url, http_client=hc)
             async with Client(transport, mode=mode, read_timeout_seconds=opts.call_timeout) as client:
                 out = {"protocol_version": client.protocol_version, "ok": 0, "failed": [], "after": 0}
                 results[mode] = out
+                ready.set()
+                await go.wait()
 
                 async def slow(i: int) -> None:
                     want = f"slow-{mode}-{i}"
@@ -132,13 +135,22 @@ async def kill(opts) -> dict:
                     except Exception as exc:  # noqa: BLE001
                         out["failed"].append(f"after {i}: {type(exc).__name__}: {exc}")
 
+    # Both connect first; then each client's burst goes out alone (legacy, then modern), so the
+    # three calls of a burst are three consecutive requests to nginx's round-robin: one lands
+    # on each replica, whichever the test kills.
     results: dict = {}
-    events = {"auto": anyio.Event(), "legacy": anyio.Event()}
+    modes = ["legacy", "auto"]
+    ready = {m: anyio.Event() for m in modes}
+    go = {m: anyio.Event() for m in modes}
+    sent = {m: anyio.Event() for m in modes}
     async with anyio.create_task_group() as tg:
-        for mode, sent in events.items():
-            tg.start_soon(one, mode, results, sent)
-        for sent in events.values():
-            await sent.wait()
+        for mode in modes:
+            tg.start_soon(one, mode, results, ready[mode], go[mode], sent[mode])
+        for mode in modes:
+            await ready[mode].wait()
+        for mode in modes:
+            go[mode].set()
+            await sent[mode].wait()
         print("calling", flush=True)
     return results
 
