@@ -3,9 +3,11 @@
 //! holds up no other call, the server's deadline answers a body that never returns, and a
 //! panic is a tool error after which the server serves on.
 //!
-//! Each test sends more misbehaving calls than toolwire has hot workers (at most 2), so both
-//! places a sync body runs (a hot worker, and tokio's blocking pool once they are all busy)
-//! are covered.
+//! Over stdio a sync body runs in place, on the stdin reader, which a new reader relieves
+//! once the body runs past two milliseconds; at most 2 relieved bodies run at once, and past
+//! that a body goes to a hot worker (at most 2), then to tokio's blocking pool. Each test
+//! sends more misbehaving calls than relief and the hot workers together take, so every
+//! place a sync body runs is covered.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -18,8 +20,8 @@ use toolwire_tests::example_server::StdioChild;
 use toolwire_tests::http::{mcp_headers, request};
 
 const SERVER: &str = env!("CARGO_BIN_EXE_sync-tools");
-/// More than the hot workers there can be.
-const MISBEHAVING: usize = 4;
+/// More than relief (2) and the hot workers (at most 2) take together.
+const MISBEHAVING: usize = 6;
 
 fn call(id: Value, tool: &str, args: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}})
@@ -68,9 +70,26 @@ fn over_stdio_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
     assert_eq!(slow, (0..MISBEHAVING).map(|i| format!("slow-{i}")).collect::<Vec<_>>());
 }
 
+/// A short sync body runs on the stdin reader itself; after a body that sleeps has been
+/// relieved, the thread that reads (and runs short bodies) is a new stdin reader.
+#[test]
+fn over_stdio_a_short_sync_body_runs_in_place_on_the_stdin_reader_even_after_a_relief() {
+    let mut server = stdio(&[]);
+    let whereabouts = |server: &mut StdioChild, id: Value| {
+        let reply = parse(&server.ask(&call(id, "whereabouts", json!({}))));
+        text_of(&reply).0.to_owned()
+    };
+    assert_eq!(whereabouts(&mut server, json!(1)), "toolwire-stdin");
+    server.send(&call(json!("slow"), "sleepy", json!({})));
+    assert_eq!(whereabouts(&mut server, json!(2)), "toolwire-stdin", "a new reader took over");
+    assert_eq!(text_of(&parse(&server.recv())), ("slept 2 s", false));
+    assert_eq!(whereabouts(&mut server, json!(3)), "toolwire-stdin");
+}
+
 #[test]
 fn over_stdio_a_sync_tool_that_never_returns_is_cut_off_by_the_deadline_and_the_server_serves_on() {
     let mut server = stdio(&["--deadline", "1"]);
+    let sent = std::time::Instant::now();
     for i in 0..MISBEHAVING {
         server.send(&call(json!(format!("stuck-{i}")), "stuck", json!({})));
     }
@@ -79,6 +98,9 @@ fn over_stdio_a_sync_tool_that_never_returns_is_cut_off_by_the_deadline_and_the_
         assert!(reply["id"].as_str().unwrap().starts_with("stuck-"), "{reply}");
         assert_eq!(text_of(&reply), ("tool 'stuck' did not return within 1s and was abandoned", true));
     }
+    // On time, wherever the body ran (a relieved one is answered by its rescue).
+    let took = sent.elapsed();
+    assert!(took < std::time::Duration::from_millis(2500), "the deadline answers came after {took:?}");
     // Every hot worker may now be held by a body that never returns: calls still run.
     for i in 0..20 {
         let reply = parse(&server.ask(&call(json!(i), "fast", json!({"text": "still here"}))));

@@ -33,7 +33,7 @@ use crate::context::{Context, ContextBuilder, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
-use crate::tool::ToolError;
+use crate::tool::{ToolError, relief};
 
 use super::Shared;
 use super::era::not_initialized;
@@ -208,6 +208,8 @@ impl SessionInner {
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
         }));
+        // What the poll offered a body run in place is not valid past it.
+        relief::withdraw();
         if !matches!(polled, Ok(Poll::Pending)) {
             return;
         }
@@ -258,6 +260,16 @@ impl<H: Handler> Job<H> {
         }
         let (deadline, permits) =
             if handler.bounded() { (options.deadline, Some(&shared.permits)) } else { (None, None) };
+        // A sync body this poll runs in place on the stdin reader may be relieved; its
+        // deadline is then answered from here (module `relief`).
+        let rescue = Rescuer {
+            handler: &handler,
+            shared: &shared,
+            reply: &reply,
+            progress: progress.as_ref(),
+            modern,
+        };
+        let offered = polls_inline().then(|| relief::offer(&rescue));
         let run = execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits);
         let outcome = match forward_to {
             Some(talk) => {
@@ -271,6 +283,7 @@ impl<H: Handler> Job<H> {
             }
             None => run.await,
         };
+        drop(offered);
         // Progress stops with the request: nothing after the response.
         if let Some(p) = &progress {
             p.close();
@@ -279,6 +292,70 @@ impl<H: Handler> Job<H> {
             Ok(body) => reply.result(&body),
             Err(error) => reply.error(error),
         }
+    }
+}
+
+/// How a request whose sync body was relieved on the stdin reader is answered on time (see
+/// [`relief`]): a task answers it at its deadline, or at the host's cancellation, through a
+/// twin of its reply, unless the body returns first. A client's `notifications/cancelled`
+/// needs nothing more: it removes the call's entry, so neither reply is sent.
+struct Rescuer<'a, H> {
+    handler: &'a H,
+    shared: &'a Shared,
+    reply: &'a Reply,
+    progress: Option<&'a Arc<ProgressChannel>>,
+    modern: bool,
+}
+
+impl<H: Handler> relief::Rescue for Rescuer<'_, H> {
+    fn relieved(&self, started: Instant, returned: tokio::sync::oneshot::Receiver<()>) {
+        let options = &self.shared.options;
+        let deadline = options.deadline.filter(|_| self.handler.bounded());
+        let host = options.cancellation.clone();
+        if deadline.is_none() && host.is_none() {
+            return;
+        }
+        // Both answers are made now, while the handler is alive (the body still runs).
+        let modern = self.modern.then_some(&*self.shared.modern_meta);
+        let late =
+            deadline.map(|d| (started + d, self.handler.finish(Err(Stop::DeadlineExceeded(d)), modern)));
+        let cancelled = host.as_ref().map(|_| self.handler.finish(Err(Stop::CancelledWhileRunning), modern));
+        let twin = self.reply.twin();
+        let progress = self.progress.cloned();
+        tokio::spawn(async move {
+            let at_deadline = async {
+                match late {
+                    Some((at, answer)) => {
+                        tokio::time::sleep_until(at.into()).await;
+                        answer
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            let on_cancel = async {
+                match (&host, cancelled) {
+                    (Some(h), Some(answer)) => {
+                        h.cancelled().await;
+                        answer
+                    }
+                    _ => std::future::pending().await,
+                }
+            };
+            let answer = tokio::select! {
+                biased;
+                // The body returned: its own answer goes out; the twin is dropped unsent.
+                _ = returned => return,
+                answer = on_cancel => answer,
+                answer = at_deadline => answer,
+            };
+            if let Some(p) = progress {
+                p.close();
+            }
+            match answer {
+                Ok(body) => twin.result(&body),
+                Err(error) => twin.error(error),
+            }
+        });
     }
 }
 

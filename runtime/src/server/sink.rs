@@ -71,6 +71,8 @@ pub(crate) struct Reply {
     /// win.
     running: Option<Arc<Running>>,
     answered: bool,
+    /// A [`twin`](Self::twin): dropped unanswered, it sends nothing.
+    quiet: bool,
 }
 
 impl Reply {
@@ -79,7 +81,18 @@ impl Reply {
         if let Route::Batch(batch) = &route {
             batch.expect_one();
         }
-        Reply { id, route, running: None, answered: false }
+        Reply { id, route, running: None, answered: false, quiet: false }
+    }
+
+    /// A second reply to the same request, for whoever may answer it while this one's
+    /// owner cannot (a relieved sync body's deadline, see `request`): of the two, the one
+    /// that claims the call's entry first answers. Dropped unanswered, the twin sends
+    /// nothing (it neither claims the call nor reports a failure).
+    pub(crate) fn twin(&self) -> Reply {
+        let mut twin = Reply::new(self.id.clone(), self.route.clone());
+        twin.running = self.running.clone();
+        twin.quiet = true;
+        twin
     }
 
     /// Make this the reply of a tracked call: it is sent only if the call is still in the
@@ -141,6 +154,9 @@ impl Drop for Reply {
     fn drop(&mut self) {
         if self.answered {
             return;
+        }
+        if self.quiet {
+            return self.route.deliver(None);
         }
         if self.claim() {
             let error = RpcError::new(

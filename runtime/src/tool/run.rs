@@ -1,5 +1,6 @@
-//! Running a tool body: a sync body on the blocking pool, an async one awaited in place, and
-//! either way a panic turned into [`ToolError::Panicked`] rather than a dead task.
+//! Running a tool body: a sync body in place on a reader that can be relieved (`relief`), else
+//! on a sync worker or the blocking pool (`workers`); an async one awaited in place; either
+//! way a panic turned into [`ToolError::Panicked`] rather than a dead task.
 
 use std::any::Any;
 use std::future::Future;
@@ -9,16 +10,23 @@ use std::task::{Context as TaskContext, Poll};
 
 use super::ToolError;
 
+pub(crate) mod relief;
 mod workers;
 
-/// Run a sync body off the polling thread, so it never blocks the reactor or the transport:
-/// on one of toolwire's sync workers when one is idle (see `workers`), else on tokio's blocking
-/// pool; a panic becomes [`ToolError::Panicked`].
+/// Run a sync body so that it never blocks the reactor or the transport for long: in place
+/// when the call is polled by the stdin reader, which another thread relieves if the body
+/// runs past two milliseconds (see `relief`); else on one of toolwire's sync workers when
+/// one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
+/// [`ToolError::Panicked`].
 pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    let body = match relief::run_here(body) {
+        Ok(done) => return done.map_err(|payload| panicked(tool, payload)),
+        Err(body) => body,
+    };
     let body = match workers::spawn(body) {
         Ok(wait) => return wait.await.map_err(|payload| panicked(tool, payload)),
         Err(body) => body,

@@ -1,5 +1,5 @@
 //! A server of sync `#[tool] fn`s that misbehave, for tests/tests/sync_tools.rs: `fast`
-//! echoes at once, `sleepy` sleeps 2 s, `stuck` never returns, `boom` panics, and so does `boom_inline`, a body marked
+//! echoes at once, `whereabouts` names the thread its body runs on, `sleepy` sleeps 2 s, `stuck` never returns, `boom` panics, and so does `boom_inline`, a body marked
 //! `#[tool(inline)]`. Served by
 //! `serve_registry!`, so it takes the usual flags (`--deadline`, `--http`, ...).
 
@@ -12,6 +12,12 @@ fn fast(
     text: String,
 ) -> String {
     text
+}
+
+/// The name of the thread this body runs on.
+#[toolwire::tool(read_only)]
+fn whereabouts() -> String {
+    std::thread::current().name().unwrap_or("unnamed").to_owned()
 }
 
 /// Sleep for two seconds (a sync body that blocks its thread), then say so.
@@ -42,5 +48,8 @@ fn boom_inline() -> String {
 }
 
 fn main() {
-    toolwire::serve_registry!(name = "sync-tools", tools = [fast, sleepy, stuck, boom, boom_inline]);
+    toolwire::serve_registry!(
+        name = "sync-tools",
+        tools = [fast, whereabouts, sleepy, stuck, boom, boom_inline]
+    );
 }

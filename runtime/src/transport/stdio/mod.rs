@@ -31,12 +31,13 @@
 mod output;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
+use crate::tool::relief;
 
 /// How many bytes of answers may be sent and not yet written to stdout before the stdin
 /// reader stops reading (4 MiB): the bound on what a client that stops reading can make
@@ -172,7 +173,7 @@ where
     let sink: Arc<dyn Sink> = Arc::new(output::LineSink(out.clone()));
     session.set_notifier(sink.clone());
     let (input_tx, input_done) = oneshot::channel::<io::Result<()>>();
-    let reader = Reader {
+    let reader = Arc::new(Reader {
         session: session.clone(),
         sink: sink.clone(),
         out: out.clone(),
@@ -180,11 +181,21 @@ where
         limit: options.max_message_size,
         max_unwritten,
         max_admitted: options.max_in_flight + MAX_WAITING_CALLS,
-    };
-    std::thread::Builder::new()
-        .name("toolwire-stdin".into())
-        .spawn(move || reader.run(input, input_tx))
-        .map_err(|e| StdioError::Thread("reader", e))?;
+    });
+    let input = Arc::new(Mutex::new(Input {
+        reader: BufReader::with_capacity(64 * 1024, input),
+        done: Some(input_tx),
+    }));
+    // Readers take turns: a sync body run in place that runs long hands the reading to a
+    // new thread (see `relief`).
+    let post = relief::Post::new(tokio::runtime::Handle::current(), move |post, generation| {
+        let (reader, input) = (reader.clone(), input.clone());
+        std::thread::Builder::new()
+            .name("toolwire-stdin".into())
+            .spawn(move || reader.run(&input, &post, generation))
+            .map(drop)
+    });
+    post.start().map_err(|e| StdioError::Thread("reader", e))?;
     let keepalive =
         options.ping_interval.map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
@@ -290,39 +301,63 @@ struct Reader<D: output::Destination> {
     max_admitted: usize,
 }
 
+/// The input the stdin readers take turns on (one reads at a time, see [`relief::Post`]).
+struct Input<R> {
+    reader: BufReader<R>,
+    /// Told how reading ended (end-of-file or a read error); `None` once told.
+    done: Option<oneshot::Sender<io::Result<()>>>,
+}
+
 impl<D: output::Destination> Reader<D> {
-    /// Read and dispatch until end-of-file, a read error (reported through `done`), or the
-    /// end of serving (`done`'s receiver gone).
-    fn run<R: Read>(self, input: R, done: oneshot::Sender<io::Result<()>>) {
+    /// Read and dispatch as `post`'s reader of `generation` until end-of-file, a read error
+    /// (reported through `done`), the end of serving (`done`'s receiver gone), or relief (a
+    /// sync body this thread ran in place ran long, and a new reader took over).
+    fn run<R: Read>(&self, input: &Mutex<Input<R>>, post: &Arc<relief::Post>, generation: u64) {
         let _runtime = self.runtime.enter();
         self.out.defer_on_this_thread();
-        let mut reader = BufReader::with_capacity(64 * 1024, input);
+        relief::read_for(post, generation);
         let mut line = Vec::new();
-        let result = loop {
+        loop {
+            if !post.reads(generation) {
+                return;
+            }
+            let mut input = input.lock().unwrap_or_else(|e| e.into_inner());
+            let Input { reader, done } = &mut *input;
+            // Relieved while this thread waited for the input, or reading is over.
+            let Some(done_tx) = done.as_ref().filter(|_| post.reads(generation)) else { return };
             // Backpressure: no more is read while the client is not taking what it is owed.
             self.out.wait_for_room(self.max_unwritten);
             self.wait_for_calls();
-            let read = next_line(&mut reader, &mut line, self.limit, &mut || self.out.flush_deferred());
+            let read = next_line(reader, &mut line, self.limit, &mut || self.out.flush_deferred());
             // Serving ended while this thread was blocked reading: the runtime may be gone, so
             // nothing more is dispatched.
-            if done.is_closed() {
+            if done_tx.is_closed() {
                 return;
             }
-            match read {
+            let result = match read {
                 Ok(Line::Complete) => {
+                    drop(input);
                     if line.last() == Some(&b'\r') {
                         line.pop();
                     }
                     crate::server::polling_inline(|| self.session.handle_bytes(&line, &self.sink));
+                    continue;
                 }
-                Ok(Line::Oversized) => self.session.reject_oversized(&self.sink),
-                Ok(Line::Eof) => break Ok(()),
+                Ok(Line::Oversized) => {
+                    drop(input);
+                    self.session.reject_oversized(&self.sink);
+                    continue;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => break Err(e),
+                Ok(Line::Eof) => Ok(()),
+                Err(e) => Err(e),
+            };
+            self.out.flush_deferred();
+            if let Some(tx) = done.take() {
+                let _ = tx.send(result);
             }
-        };
-        self.out.flush_deferred();
-        let _ = done.send(result);
+            return;
+        }
     }
 }
 

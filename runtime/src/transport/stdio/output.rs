@@ -40,7 +40,6 @@
 //! count covers the queue and the batch the writer thread is writing; calls admitted before
 //! the pause still answer into the queue, so the bound is exceeded by at most their answers.
 
-use std::cell::Cell;
 use std::io::{self, BufWriter, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -49,8 +48,13 @@ use crate::protocol::Outbound;
 use crate::server::Sink;
 
 thread_local! {
-    /// The output whose sends this thread flushes itself (the stdin reader's), by address.
-    static DEFERRING: Cell<usize> = const { Cell::new(0) };
+    /// Its address tells this thread from any other alive now.
+    static THIS_THREAD: u8 = const { 0 };
+}
+
+/// A number no other thread alive has (see [`Output::defer_on_this_thread`]).
+fn this_thread() -> usize {
+    THIS_THREAD.with(|t| std::ptr::from_ref(t) as usize)
 }
 
 /// The longest line (with its `\n`) written inline: `PIPE_BUF` on Linux.
@@ -256,6 +260,9 @@ struct State<D: Write> {
     failed: Option<io::Error>,
     /// Starts the writer thread, until it has been started.
     starter: Option<Starter>,
+    /// The thread whose sends wait for its [`flush_deferred`](Output::flush_deferred) (the
+    /// stdin reader), by [`this_thread`]; 0 for none.
+    deferrer: usize,
 }
 
 impl<D: Destination> Output<D> {
@@ -275,6 +282,7 @@ impl<D: Destination> Output<D> {
                 gone: false,
                 failed: None,
                 starter: None,
+                deferrer: 0,
             }),
             wake: Condvar::new(),
             flush: tokio::sync::Notify::new(),
@@ -324,7 +332,7 @@ impl<D: Destination> Output<D> {
         s.queue.push(message);
         // While the writer thread holds the output (or has been handed the queue) it looks
         // at the queue again before it waits: nobody else needs waking.
-        if s.out.is_none() || s.thread_due || s.flush_due || self.deferred_here() {
+        if s.out.is_none() || s.thread_due || s.flush_due || s.deferrer == this_thread() {
             return;
         }
         if D::INLINE {
@@ -339,13 +347,11 @@ impl<D: Destination> Output<D> {
 
     /// Make this thread the one that flushes its own sends, with
     /// [`flush_deferred`](Self::flush_deferred), instead of waking anyone: the stdin reader,
-    /// which flushes before it blocks on its next read.
+    /// which flushes before it blocks on its next read. One thread at a time defers: when a
+    /// new stdin reader takes over (a sync body relieved the old one, see `relief`), the old
+    /// one's sends (its body's progress, its answer) are written as anyone else's are.
     pub(super) fn defer_on_this_thread(&self) {
-        DEFERRING.with(|d| d.set(self as *const Self as usize));
-    }
-
-    fn deferred_here(&self) -> bool {
-        DEFERRING.with(Cell::get) == self as *const Self as usize
+        self.lock().deferrer = this_thread();
     }
 
     /// Write what this thread sent and has not been written (see
