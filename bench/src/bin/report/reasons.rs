@@ -74,7 +74,7 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             let scan = sum(&|n| n.contains("serde_json::read::") || n.contains("ignore_value") || n.contains("ignore_str"));
             format!(
                 "{} vs {} instructions per call (the floor: {}). The avoidable parts, per call: allocator {}; contended \
-                 locks {}; SipHash {} (`hash_one`: a `HashMap` with the default hasher on the hot path); \
+                 locks {}; SipHash {} (`hash_one`: the in-flight table past 8 calls, and any other hashed map on the path); \
                  re-scanning the same JSON bytes {} (`skip_to_escape`, `ignore_value`, `ignore_str`: the envelope, the \
                  raw arguments and the argument parse each walk the line). See 'Where toolwire's echo call goes'",
                 fmt(tw_ir, 0),

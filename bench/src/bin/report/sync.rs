@@ -77,26 +77,25 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
         ),
         None => String::new(),
     };
-    let handover = "A sync body runs on one of toolwire's sync workers, never where the call is polled, so \
-                    that a body that blocks holds only its worker: the stdin reader, the other calls, the \
-                    deadline and cancellation go on. That costs two thread hand-overs per call (the poller \
-                    wakes the worker, the worker wakes the poller: two context switches and 1.9 to 3.8 \
-                    `futex` calls more than the async tool, counted in findings.md), which is the gap here";
+    let handover = "Over HTTP a sync body runs on one of toolwire's sync workers, never where the call is \
+                    polled, so that a body that blocks holds only its worker: the other calls, the deadline \
+                    and cancellation go on. That costs two thread hand-overs per call (the poller wakes the \
+                    worker, the worker wakes the poller: two context switches and 1.9 to 3.8 `futex` calls \
+                    more than the async tool, counted in findings.md), which is the gap here";
+    let in_place = "Over stdio a sync body runs in place on the stdin reader, which a new reader relieves once \
+                    the body has run on two 1 ms ticks of the watcher thread, so a short body costs what \
+                    `#[tool(inline)]` costs plus two uncontended locks; a gap left is the watcher's ticks \
+                    (1000 wake-ups a second while bodies run) competing for 2 cores";
     if what.starts_with("sync `#[tool] fn`, stdio sequential") {
         return Some(format!(
-            "{handover}: p50 {} µs against the async tool's {} µs{}. The goal is unmet by design for the default; \
-             `#[tool(inline)]` is the opt-in for a body that only computes (the `#[tool]` docs say when)",
+            "{in_place}: p50 {} µs against the async tool's {} µs{}",
             fmt(p50("echo.w1:toolwire-sync"), 1),
             fmt(p50("echo.w1:toolwire"), 1),
             inline("echo.w1"),
         ));
     }
     if what.starts_with("sync `#[tool] fn`, stdio 16 pipelined") {
-        return Some(format!(
-            "{handover}. With 16 in flight the async tool answers a whole batch on the reader thread without \
-             waking anyone, while each sync call still crosses to a worker and back{}",
-            inline("echo.w16"),
-        ));
+        return Some(format!("{in_place}{}", inline("echo.w16")));
     }
     if what.starts_with("sync `#[tool] fn` over HTTP") {
         return Some(format!(

@@ -3,7 +3,7 @@
 //!
 //! The blocking pool costs a sync call three thread wake-ups (the runtime, to run the call's
 //! task; a pool thread, for the body; the runtime again, for the answer). Here the thread
-//! that polls the call (the stdin reader, or an HTTP worker) hands the body to an idle sync
+//! that polls the call (an HTTP worker, or a stdin reader once relief is full: see `relief`) hands the body to an idle sync
 //! worker (an atomic swap, and one wake-up) and sleeps until the worker wakes it with the
 //! result, for at most [`BUDGET`]: a short body is answered right on the polling thread, with
 //! no task spawned and the runtime never woken. A longer body is waited for like any other

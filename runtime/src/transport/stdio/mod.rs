@@ -7,6 +7,9 @@
 //!   it streams past (answered with -32600), never buffered whole. The same thread dispatches
 //!   each line (inside the runtime's context): on a current-thread runtime a tool call is
 //!   polled once there and spawned only if it waits, so a quick call never wakes the runtime.
+//!   A sync tool body runs right there too; one that runs past about 2 ms is relieved: a new
+//!   reader thread takes over the input (the two take turns under one mutex, see
+//!   `tool::relief`), and the old one leaves once its body has answered.
 //! - stdout is written inline, by the thread that produced the answer, when the write cannot
 //!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
 //!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
