@@ -86,6 +86,37 @@ fn over_stdio_a_short_sync_body_runs_in_place_on_the_stdin_reader_even_after_a_r
     assert_eq!(whereabouts(&mut server, json!(3)), "toolwire-stdin");
 }
 
+/// A relieved body's progress goes out as it is reported, not with its answer: the first
+/// report (sent in place, before the relief) and the second (sent 500 ms later, from the
+/// relieved thread) each arrive well before the answer, with the client sending nothing.
+#[test]
+fn over_stdio_a_relieved_sync_bodys_progress_is_written_as_it_is_reported() {
+    let mut server = stdio(&[]);
+    let started = std::time::Instant::now();
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "reporting", "arguments": {}, "_meta": {"progressToken": "p"}}})
+        .to_string(),
+    );
+    let mut seen = Vec::new();
+    loop {
+        let message = parse(&server.recv());
+        seen.push((started.elapsed(), message.clone()));
+        if message.get("id").is_some() {
+            break;
+        }
+    }
+    let kinds: Vec<Value> = seen.iter().map(|(_, m)| m["params"]["progress"].clone()).collect::<Vec<_>>();
+    assert_eq!(kinds, vec![json!(1), json!(2), Value::Null], "{seen:?}");
+    assert_eq!(text_of(&seen[2].1), ("reported", false));
+    let (first, second, answer) = (seen[0].0, seen[1].0, seen[2].0);
+    assert!(first < std::time::Duration::from_millis(400), "the first report came after {first:?}");
+    assert!(
+        second < answer.saturating_sub(std::time::Duration::from_millis(300)),
+        "the second report ({second:?}) came with the answer ({answer:?})"
+    );
+}
+
 #[test]
 fn over_stdio_a_sync_tool_that_never_returns_is_cut_off_by_the_deadline_and_the_server_serves_on() {
     let mut server = stdio(&["--deadline", "1"]);

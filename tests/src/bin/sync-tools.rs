@@ -1,5 +1,6 @@
 //! A server of sync `#[tool] fn`s that misbehave, for tests/tests/sync_tools.rs: `fast`
-//! echoes at once, `whereabouts` names the thread its body runs on, `sleepy` sleeps 2 s, `stuck` never returns, `boom` panics, and so does `boom_inline`, a body marked
+//! echoes at once, `whereabouts` names the thread its body runs on, `reporting`
+//! reports progress twice 500 ms apart, `sleepy` sleeps 2 s, `stuck` never returns, `boom` panics, and so does `boom_inline`, a body marked
 //! `#[tool(inline)]`. Served by
 //! `serve_registry!`, so it takes the usual flags (`--deadline`, `--http`, ...).
 
@@ -18,6 +19,16 @@ fn fast(
 #[toolwire::tool(read_only)]
 fn whereabouts() -> String {
     std::thread::current().name().unwrap_or("unnamed").to_owned()
+}
+
+/// Report progress 1, sleep 500 ms, report progress 2, sleep 500 ms, then say so.
+#[toolwire::tool(read_only)]
+fn reporting(ctx: &toolwire::Context) -> String {
+    ctx.report_progress(1.0, Some(2.0), None);
+    std::thread::sleep(Duration::from_millis(500));
+    ctx.report_progress(2.0, Some(2.0), None);
+    std::thread::sleep(Duration::from_millis(500));
+    "reported".to_owned()
 }
 
 /// Sleep for two seconds (a sync body that blocks its thread), then say so.
@@ -50,6 +61,6 @@ fn boom_inline() -> String {
 fn main() {
     toolwire::serve_registry!(
         name = "sync-tools",
-        tools = [fast, whereabouts, sleepy, stuck, boom, boom_inline]
+        tools = [fast, whereabouts, reporting, sleepy, stuck, boom, boom_inline]
     );
 }

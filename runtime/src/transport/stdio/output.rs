@@ -354,6 +354,15 @@ impl<D: Destination> Output<D> {
         self.lock().deferrer = this_thread();
     }
 
+    /// This thread is leaving (having flushed what it deferred, when serving goes on): stop
+    /// deferring for it, since its number may become a later thread's.
+    pub(super) fn stop_deferring_on_this_thread(&self) {
+        let mut s = self.lock();
+        if s.deferrer == this_thread() {
+            s.deferrer = 0;
+        }
+    }
+
     /// Write what this thread sent and has not been written (see
     /// [`defer_on_this_thread`](Self::defer_on_this_thread)).
     pub(super) fn flush_deferred(&self) {
