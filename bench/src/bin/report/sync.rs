@@ -54,8 +54,9 @@ pub(super) fn markdown(d: &Data, s: &mut String) {
     let asy = |case: &str| rps(d, &format!("{case}:toolwire"));
     let _ = writeln!(
         s,
-        "\nA *sync* `#[tool] fn echo` (toolwire's README style; the body runs on one of toolwire's sync \
-         workers, see `runtime/src/tool/run/workers.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, \
+        "\nA *sync* `#[tool] fn echo` (toolwire's README style; over stdio the body runs in place on the \
+         stdin reader, relieved by a new reader after about 2 ms, see `runtime/src/tool/run/relief.rs`; over \
+         HTTP on one of toolwire's sync workers, `workers.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, \
          {} req/s over HTTP (stateless JSON, c=16) ({}× / {}× / {}× the async tool in the same run).\n",
         fmt(sync("echo.w1"), 0),
         fmt(sync("echo.w16"), 0),
