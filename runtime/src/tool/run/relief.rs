@@ -37,11 +37,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// How often the watcher looks at the body running in place.
-pub(crate) const TICK: Duration = Duration::from_millis(1);
+const TICK: Duration = Duration::from_millis(1);
 /// Ticks without a body before the watcher sleeps.
 const IDLE_TICKS: u32 = 64;
 /// The most relieved bodies running at once.
-pub(crate) const MAX_STUCK: usize = 2;
+const MAX_STUCK: usize = 2;
 
 /// Starts a thread that reads on as the given generation.
 type TakeOver = Box<dyn Fn(Arc<Post>, u64) -> io::Result<()> + Send + Sync>;
@@ -171,7 +171,7 @@ pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a)) -> OfferGuard<'a> {
     #[allow(unsafe_code)]
     let ptr: *const (dyn Rescue + 'static) = unsafe { std::mem::transmute(ptr) };
     RESCUE.with(|r| r.set(Some(ptr)));
-    OfferGuard { addr: ptr.cast::<()>(), _rescue: PhantomData }
+    OfferGuard { addr: ptr.cast::<()>() as usize, _rescue: PhantomData }
 }
 
 /// Withdraw whatever rescue is offered on this thread: the poll that offered it returned.
@@ -181,18 +181,15 @@ pub(crate) fn withdraw() {
 
 /// Withdraws its rescue when dropped, if it is still the one offered.
 pub(crate) struct OfferGuard<'a> {
-    addr: *const (),
+    /// The rescue's address, only to compare.
+    addr: usize,
     _rescue: PhantomData<&'a ()>,
 }
-
-// SAFETY: the guard's pointer is only compared, never dereferenced.
-#[allow(unsafe_code)]
-unsafe impl Send for OfferGuard<'_> {}
 
 impl Drop for OfferGuard<'_> {
     fn drop(&mut self) {
         RESCUE.with(|r| {
-            if r.get().is_some_and(|p| std::ptr::addr_eq(p, self.addr)) {
+            if r.get().is_some_and(|p| p.cast::<()>() as usize == self.addr) {
                 r.set(None);
             }
         });
@@ -258,13 +255,9 @@ fn watch(post: Weak<Post>) {
             idle += 1;
         }
         started_at_last_tick = s.started;
-        match s.body.as_mut().map(|b| b.seen) {
-            Some(None) => {
-                if let Some(b) = s.body.as_mut() {
-                    b.seen = Some(Instant::now());
-                }
-            }
-            Some(Some(_)) => relieve(&p, &mut s),
+        match &mut s.body {
+            Some(b) if b.seen.is_none() => b.seen = Some(Instant::now()),
+            Some(_) => relieve(&p, &mut s),
             None if idle >= IDLE_TICKS => {
                 s.watcher = Watcher::Asleep;
                 drop(s);
@@ -284,19 +277,19 @@ fn watch(post: Weak<Post>) {
 }
 
 /// Move the reading to a new thread, and hand the running body's call its rescue.
+/// (A body starts in place only while fewer than [`MAX_STUCK`] relieved ones run, so this one
+/// is within the bound.)
 fn relieve(post: &Arc<Post>, s: &mut PostState) {
-    if s.relieved.len() >= MAX_STUCK {
-        return;
-    }
+    let Some(body) = s.body.take() else { return };
     let next = post.generation.load(Ordering::Acquire) + 1;
     // Set before the new thread starts, so it finds itself the reader.
     post.generation.store(next, Ordering::Release);
     if (post.take_over)(post.clone(), next).is_err() {
         // No thread: this one reads on after its body, as if never relieved.
         post.generation.store(next - 1, Ordering::Release);
+        s.body = Some(body);
         return;
     }
-    let Some(body) = s.body.take() else { return };
     let (returned, rx) = oneshot::channel();
     if let (Some(rescue), Some(seen)) = (body.rescue, body.seen) {
         let _runtime = post.runtime.enter();
@@ -371,7 +364,9 @@ mod tests {
         read_for(&post, 0);
         let r = run_here(|| panic!("in place"));
         assert!(r.is_ok_and(|r| r.is_err()));
-        assert!(post.lock().body.is_none() && post.lock().relieved.is_empty());
+        let s = post.lock();
+        assert!(s.body.is_none() && s.relieved.is_empty());
+        drop(s);
         // Printing the panic may take long enough for a relief: read as whoever reads now.
         read_for(&post, post.generation.load(Ordering::Acquire));
         assert!(run_here(|| 3).is_ok());

@@ -304,15 +304,6 @@ struct Reader<D: output::Destination> {
     max_admitted: usize,
 }
 
-/// Stops a leaving reader's deferral of its sends, however it leaves.
-struct Undefer<'a, D: output::Destination>(&'a output::Output<D>);
-
-impl<D: output::Destination> Drop for Undefer<'_, D> {
-    fn drop(&mut self) {
-        self.0.stop_deferring_on_this_thread();
-    }
-}
-
 /// The input the stdin readers take turns on (one reads at a time, see [`relief::Post`]).
 struct Input<R> {
     reader: BufReader<R>,
@@ -326,8 +317,7 @@ impl<D: output::Destination> Reader<D> {
     /// sync body this thread ran in place ran long, and a new reader took over).
     fn run<R: Read>(&self, input: &Mutex<Input<R>>, post: &Arc<relief::Post>, generation: u64) {
         let _runtime = self.runtime.enter();
-        self.out.defer_on_this_thread();
-        let _undefer = Undefer(&*self.out);
+        let _deferring = self.out.defer_on_this_thread();
         relief::read_for(post, generation);
         let mut line = Vec::new();
         loop {

@@ -222,6 +222,19 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 /// Starts the writer thread (see [`Output::start_writer_with`]); an error when it could not.
 pub(super) type Starter = Box<dyn FnOnce() -> io::Result<()> + Send>;
 
+/// A thread's deferral of its sends (see [`Output::defer_on_this_thread`]), ended on drop
+/// unless another thread has taken it over.
+pub(super) struct Deferring<'a, D: Destination>(&'a Output<D>);
+
+impl<D: Destination> Drop for Deferring<'_, D> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock();
+        if s.deferrer == this_thread() {
+            s.deferrer = 0;
+        }
+    }
+}
+
 /// The output shared by the sinks, the flusher task and the writer thread.
 pub(super) struct Output<D: Write> {
     state: Mutex<State<D>>,
@@ -346,21 +359,15 @@ impl<D: Destination> Output<D> {
     }
 
     /// Make this thread the one that flushes its own sends, with
-    /// [`flush_deferred`](Self::flush_deferred), instead of waking anyone: the stdin reader,
-    /// which flushes before it blocks on its next read. One thread at a time defers: when a
-    /// new stdin reader takes over (a sync body relieved the old one, see `relief`), the old
-    /// one's sends (its body's progress, its answer) are written as anyone else's are.
-    pub(super) fn defer_on_this_thread(&self) {
+    /// [`flush_deferred`](Self::flush_deferred), instead of waking anyone, while the guard
+    /// lives: the stdin reader, which flushes before it blocks on its next read. One thread at
+    /// a time defers: when a new stdin reader takes over (a sync body relieved the old one,
+    /// see `relief`), the old one's sends (its body's progress, its answer) are written as
+    /// anyone else's are. The guard's drop (the thread leaving) ends it, since the thread's
+    /// number may become a later thread's.
+    pub(super) fn defer_on_this_thread(&self) -> Deferring<'_, D> {
         self.lock().deferrer = this_thread();
-    }
-
-    /// This thread is leaving (having flushed what it deferred, when serving goes on): stop
-    /// deferring for it, since its number may become a later thread's.
-    pub(super) fn stop_deferring_on_this_thread(&self) {
-        let mut s = self.lock();
-        if s.deferrer == this_thread() {
-            s.deferrer = 0;
-        }
+        Deferring(self)
     }
 
     /// Write what this thread sent and has not been written (see
