@@ -224,7 +224,18 @@ impl Drop for HttpServer {
 
 #[test]
 fn over_http_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
-    let http = HttpServer::start(&[]);
+    sleeping_bodies_hold_up_no_fast_call(&[]);
+}
+
+/// On a multi-threaded runtime of 2 workers, one sleeping body runs in place on a runtime
+/// worker (its one seat), and the rest on the sync workers and the blocking pool.
+#[test]
+fn over_http_on_2_runtime_workers_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
+    sleeping_bodies_hold_up_no_fast_call(&["--worker-threads", "2"]);
+}
+
+fn sleeping_bodies_hold_up_no_fast_call(flags: &[&str]) {
+    let http = HttpServer::start(flags);
     let server = &http.caller;
     let done = Arc::new(AtomicBool::new(false));
     let sleepers: Vec<_> = (0..MISBEHAVING)
@@ -257,7 +268,19 @@ fn over_http_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
 
 #[test]
 fn over_http_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is_a_tool_error() {
-    let http = HttpServer::start(&["--deadline", "1"]);
+    stuck_bodies_are_cut_off_and_panics_are_tool_errors(&[]);
+}
+
+/// On 2 runtime workers the first stuck body holds a worker for good, in place: its call is
+/// answered by its rescue at the deadline, and the server serves on with the other worker.
+#[test]
+fn over_http_on_2_runtime_workers_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is_a_tool_error()
+ {
+    stuck_bodies_are_cut_off_and_panics_are_tool_errors(&["--worker-threads", "2"]);
+}
+
+fn stuck_bodies_are_cut_off_and_panics_are_tool_errors(flags: &[&str]) {
+    let http = HttpServer::start(&[&["--deadline", "1"], flags].concat());
     let server = &http.caller;
     let stuck: Vec<_> = (0..MISBEHAVING)
         .map(|i| {
@@ -275,4 +298,74 @@ fn over_http_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is
         let reply = server.call(json!(100 + i), "fast", json!({"text": "after"}));
         assert_eq!(text_of(&reply), ("after", false));
     }
+}
+
+/// Where a short sync body runs over HTTP: on the one runtime thread's behalf, a sync worker
+/// (`serve_registry!`'s default runtime has one thread, which must not block); on a runtime
+/// of 2 workers, in place on the worker that polls the call, unless the one seat is taken
+/// (by a body that sleeps), when it goes to a sync worker.
+#[test]
+fn over_http_a_short_sync_body_runs_in_place_on_a_runtime_worker_while_a_seat_is_free() {
+    let http = HttpServer::start(&[]);
+    let reply = http.caller.call(json!(1), "whereabouts", json!({}));
+    assert_eq!(text_of(&reply), ("toolwire-sync", false), "{reply}");
+    drop(http);
+
+    let http = HttpServer::start(&["--worker-threads", "2"]);
+    let server = http.caller.clone();
+    for i in 0..3 {
+        let reply = server.call(json!(i), "whereabouts", json!({}));
+        assert_eq!(text_of(&reply), ("tokio-rt-worker", false), "{reply}");
+    }
+    let sleeper = std::thread::spawn(move || server.call(json!("slow"), "sleepy", json!({})));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let reply = http.caller.call(json!(10), "whereabouts", json!({}));
+    assert_eq!(text_of(&reply), ("toolwire-sync", false), "the seat is taken: {reply}");
+    assert_eq!(text_of(&sleeper.join().unwrap()), ("slept 2 s", false));
+    let reply = http.caller.call(json!(11), "whereabouts", json!({}));
+    assert_eq!(text_of(&reply), ("tokio-rt-worker", false), "the seat is free again: {reply}");
+}
+
+/// A sync body in place on a runtime worker that reports progress, then sleeps: each report
+/// reaches the client as it is made, not when the body returns (they are sent from the
+/// relief watcher, since a task woken on the blocked worker would wait for it).
+#[test]
+fn over_http_on_2_runtime_workers_a_sync_bodys_progress_arrives_as_it_is_reported() {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    let http = HttpServer::start(&["--worker-threads", "2"]);
+    let Caller { addr, auth } = http.caller.clone();
+    let mut h = mcp_headers(addr);
+    h.push(("Authorization".into(), auth));
+    for (k, v) in
+        [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "reporting")]
+    {
+        h.push((k.into(), v.into()));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "reporting", "arguments": {},
+        "_meta": {"progressToken": "p", "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let started = Instant::now();
+    let mut stream = toolwire_tests::http::open(addr, "POST", "/mcp", &h, &body.to_string());
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let (mut raw, mut seen, mut arrivals) = (Vec::new(), 0, Vec::new());
+    let mut buf = [0u8; 4096];
+    while arrivals.len() < 3 {
+        let n = stream.read(&mut buf).expect("the answer streams in");
+        assert!(n > 0, "the stream ended early: {}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buf[..n]);
+        let events = toolwire_tests::http::sse_events_in(&raw);
+        for (_, data) in &events[seen..] {
+            arrivals.push((started.elapsed(), parse(data)));
+        }
+        seen = events.len();
+    }
+    let methods: Vec<_> = arrivals.iter().map(|(_, m)| m["method"].as_str().unwrap_or("(answer)")).collect();
+    assert_eq!(methods, ["notifications/progress", "notifications/progress", "(answer)"], "{arrivals:?}");
+    assert_eq!(text_of(&arrivals[2].1), ("reported", false));
+    let at: Vec<_> = arrivals.iter().map(|(t, _)| t.as_millis()).collect();
+    assert!(at[0] < 400, "the first report arrived {at:?} ms after the call, not at once");
+    assert!((400..900).contains(&at[1]), "the second report arrived at {at:?} ms, not at about 500");
+    assert!(at[2] >= 900, "{at:?}");
 }

@@ -187,6 +187,7 @@ impl SessionInner {
             talk,
             cannot_ask,
             modern,
+            on_worker: false,
             reply: reply.tracked(self.running.clone()),
         };
         if polls_inline() && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
@@ -194,7 +195,8 @@ impl SessionInner {
             drop(calls);
             return self.poll_then_spawn(&runtime, id, job);
         }
-        let handle = runtime.spawn(job.run());
+        let on_worker = runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread;
+        let handle = runtime.spawn(Job { on_worker, ..job }.run());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
     }
 
@@ -208,8 +210,6 @@ impl SessionInner {
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
         }));
-        // What the poll offered a body run in place is not valid past it.
-        relief::withdraw();
         if !matches!(polled, Ok(Poll::Pending)) {
             return;
         }
@@ -238,14 +238,28 @@ struct Job<H> {
     /// Why no ask of this call can be answered, when that is known up front.
     cannot_ask: Option<&'static str>,
     modern: bool,
+    /// The request is a task of a multi-threaded runtime: a sync body may run in place on
+    /// the worker that polls it (module `relief`).
+    on_worker: bool,
     reply: Reply,
 }
 
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } =
-            self;
+        let Job {
+            principal,
+            shared,
+            handler,
+            peer,
+            cancel,
+            progress,
+            talk,
+            cannot_ask,
+            modern,
+            on_worker,
+            reply,
+        } = self;
         let options = &shared.options;
         let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
         if let Some(channel) = progress.clone() {
@@ -260,8 +274,8 @@ impl<H: Handler> Job<H> {
         }
         let (deadline, permits) =
             if handler.bounded() { (options.deadline, Some(&shared.permits)) } else { (None, None) };
-        // A sync body this poll runs in place on the stdin reader may be relieved; its
-        // deadline is then answered from here (module `relief`).
+        // A sync body run in place (on the stdin reader, or a runtime worker) that runs long
+        // has its deadline answered from here (module `relief`).
         let rescue = Rescuer {
             handler: &handler,
             shared: &shared,
@@ -269,8 +283,11 @@ impl<H: Handler> Job<H> {
             progress: progress.as_ref(),
             modern,
         };
-        let offered = polls_inline().then(|| relief::offer(&rescue));
-        let run = execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits);
+        let run = Offering {
+            rescue: &rescue,
+            on_worker,
+            inner: execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits),
+        };
         let outcome = match forward_to {
             Some(talk) => {
                 use tracing::instrument::WithSubscriber;
@@ -283,7 +300,6 @@ impl<H: Handler> Job<H> {
             }
             None => run.await,
         };
-        drop(offered);
         // Progress stops with the request: nothing after the response.
         if let Some(p) = &progress {
             p.close();
@@ -295,7 +311,28 @@ impl<H: Handler> Job<H> {
     }
 }
 
-/// How a request whose sync body was relieved on the stdin reader is answered on time (see
+pin_project_lite::pin_project! {
+    /// A request's work, with its rescue offered to a sync body run in place during each
+    /// poll, and withdrawn when the poll returns (see [`relief::offer`]).
+    struct Offering<'r, F> {
+        rescue: &'r (dyn relief::Rescue + 'r),
+        on_worker: bool,
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for Offering<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        let _offered = relief::offer(*this.rescue, *this.on_worker);
+        this.inner.poll(cx)
+    }
+}
+
+/// How a request whose sync body ran long in place is answered on time (see
 /// [`relief`]): a task answers it at its deadline, or at the host's cancellation, through a
 /// twin of its reply, unless the body returns first. A client's `notifications/cancelled`
 /// needs nothing more: it removes the call's entry, so neither reply is sent.
@@ -438,7 +475,10 @@ impl ProgressChannel {
         let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         if *open {
             let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
-            self.sink.send(Outbound::notification("notifications/progress", &params));
+            super::sink::send_from_call(
+                &self.sink,
+                Outbound::notification("notifications/progress", &params),
+            );
         }
     }
 

@@ -102,7 +102,7 @@ impl Talkback for Round {
 
     fn notify(&self, method: &str, params: String) {
         if let Some((_, sink)) = &self.log {
-            sink.send(Outbound::notification(method, &params));
+            super::sink::send_from_call(sink, Outbound::notification(method, &params));
         }
     }
 

@@ -28,6 +28,19 @@ impl<F: Fn(Outbound) + Send + Sync + 'static> Sink for F {
     }
 }
 
+/// Send what a call's user code sends before its answer (progress, a log message, a request
+/// of the client) through `sink`: from the relief watcher when the code is a sync body run
+/// in place on a runtime worker (a task woken on that worker would wait for the body: see
+/// [`relief`](crate::tool::relief)), else right here.
+pub(crate) fn send_from_call(sink: &Arc<dyn Sink>, message: Outbound) {
+    if crate::tool::relief::defers() {
+        let sink = sink.clone();
+        crate::tool::relief::defer(Box::new(move || sink.send(message)));
+    } else {
+        sink.send(message);
+    }
+}
+
 /// Where a reply goes.
 #[derive(Clone)]
 pub(crate) enum Route {

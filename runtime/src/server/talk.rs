@@ -128,12 +128,12 @@ impl Talkback for CallTalk {
     }
 
     fn notify(&self, method: &str, params: String) {
-        self.sink.send(Outbound::notification(method, &params));
+        super::sink::send_from_call(&self.sink, Outbound::notification(method, &params));
     }
 
     fn request(&self, method: &'static str, params: String) -> Asked {
         let (id, rx) = self.asking.expect("toolwire-");
-        self.sink.send(Outbound::request_with(&id, method, &params));
+        super::sink::send_from_call(&self.sink, Outbound::request_with(&id, method, &params));
         let mut pending =
             Withdraw { asking: self.asking.clone(), sink: self.sink.clone(), id: Some(id), method };
         let timeout = self.timeout;

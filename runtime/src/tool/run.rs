@@ -15,8 +15,9 @@ mod workers;
 
 /// Run a sync body so that it never blocks the reactor or the transport for long: in place
 /// when the call is polled by the stdin reader, which another thread relieves if the body
-/// runs past two milliseconds (see `relief`); else on one of toolwire's sync workers when
-/// one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
+/// runs past two milliseconds, or by a worker of a multi-threaded runtime while fewer than
+/// workers − 1 bodies run in place there (see `relief`); else on one of toolwire's sync
+/// workers when one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
 /// [`ToolError::Panicked`].
 pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
 where

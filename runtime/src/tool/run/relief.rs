@@ -1,29 +1,34 @@
-//! Relief: a sync body run in place, on the thread that reads a transport's input, with
-//! another thread taking over the reading when the body runs long.
+//! Relief: a sync body run in place, on the thread that polls its call, with the call still
+//! answered on time when the body runs long.
 //!
 //! Handing a sync body to another thread costs two thread wake-ups a call (see `workers`),
-//! and more when the machine's cores are idle and halted. The stdin reader dispatches each
-//! request itself, so a body run right there costs none; but a body that blocks would then
-//! stall every later request. Relief keeps both:
+//! and more when the machine's cores are idle and halted. A body run where its call is
+//! polled costs none; but a body that blocks would then hold up whatever else that thread
+//! serves. Relief runs bodies in place in two kinds of place, each a [`Post`]:
 //!
-//! - A thread that reads (a [`Post`]'s reader, one at a time) runs a sync body in place,
-//!   after marking it running under the post's mutex (two uncontended locks a call, no
-//!   system call).
-//! - A watcher thread ticks every [`TICK`] while bodies have run recently (it sleeps after
-//!   [`IDLE_TICKS`] ticks without one, and the next body wakes it). A body it sees running on
-//!   two ticks in a row is *relieved*: the post's generation moves on, and a new thread
-//!   (started by the post's `take_over`) reads from then on. The relieved thread finishes its
-//!   body, answers it and leaves. A blocking body delays the requests after it by at most two
-//!   ticks, not for its whole run.
-//! - The stuck call's deadline and the host's cancellation must still answer on time, though
-//!   its future is inside its own poll: at relief the watcher hands the call's [`Rescue`]
-//!   (offered by the request path while it polls the call, see [`offer`]) a receiver that
-//!   resolves when the body returns; the request path answers the call at its deadline
-//!   through a second reply, unless the body returned first.
-//! - At most [`MAX_STUCK`] relieved bodies may be running at once; past that, sync bodies go
-//!   to the sync workers and the blocking pool, as they do on any thread that is not a
-//!   post's reader. A relieved body that never returns keeps its thread, and the
-//!   in-flight slot of its call, for good.
+//! - **A reader**: the thread that reads a transport's input (stdio's stdin reader). A body
+//!   that runs long is *relieved*: a new thread takes over the reading (the post's
+//!   `take_over`), and the relieved thread answers its body, then leaves. At most
+//!   [`MAX_STUCK`] relieved bodies run at once.
+//! - **A runtime worker** of a multi-threaded tokio runtime (every HTTP call, and stdio served
+//!   on such a runtime), for a call the server runs, at most workers − 1 bodies at once, so
+//!   one worker at least always serves everything else. A worker cannot be relieved: a body
+//!   that runs long holds its worker, and its seat, until it returns. What the body sends
+//!   to the client meanwhile (progress, a log message: [`defer`]) is sent from the watcher
+//!   thread, not from the worker: a task woken on a worker goes to that worker's own
+//!   next-task slot, which no other worker takes, so it would wait for the body to return.
+//!
+//! Past either bound, sync bodies go to the sync workers and the blocking pool.
+//!
+//! A watcher thread per post ticks every [`TICK`] while bodies have run recently (it sleeps
+//! after [`IDLE_TICKS`] ticks without one, and the next body wakes it). A body it sees still
+//! running half a tick or more after it first saw it is relieved (on a reader) or just
+//! marked so (on a worker). Either way its call must still be answered on time, though the
+//! call's future is inside its own poll: the watcher hands the call's [`Rescue`] (offered by
+//! the request path for each poll, see [`offer`]) a receiver that resolves when the body
+//! returns, and the request path answers the call at its deadline, or at the host's
+//! cancellation, through a second reply, unless the body returned first. A body that never
+//! returns keeps its thread, and its call's in-flight slot, for good.
 
 use std::cell::{Cell, RefCell};
 use std::io;
@@ -34,46 +39,56 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
+use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
-/// How often the watcher looks at the body running in place.
+/// How often the watcher looks at the bodies running in place.
 const TICK: Duration = Duration::from_millis(1);
 /// Ticks without a body before the watcher sleeps.
 const IDLE_TICKS: u32 = 64;
-/// The most relieved bodies running at once.
+/// The most relieved bodies running at once on a reader post.
 const MAX_STUCK: usize = 2;
 
 /// Starts a thread that reads on as the given generation.
 type TakeOver = Box<dyn Fn(Arc<Post>, u64) -> io::Result<()> + Send + Sync>;
 
-/// How a call whose body was relieved is answered on time: implemented by the request path.
+/// Something a body run in place on a runtime worker sent, to send from the watcher.
+pub(crate) type Deferred = Box<dyn FnOnce() + Send>;
+
+/// How a call whose body ran long is answered on time: implemented by the request path.
 pub(crate) trait Rescue: Sync {
-    /// The body, running since about `started`, was relieved and still runs. Answer the
-    /// call when its deadline or the host's cancellation comes, unless `returned` resolves
-    /// first (the body returned; its own answer goes out). Called on the watcher thread,
-    /// inside the post's runtime, while the body runs.
+    /// The body, running since about `started`, ran long and still runs. Answer the call
+    /// when its deadline or the host's cancellation comes, unless `returned` resolves first
+    /// (the body returned; its own answer goes out). Called on the watcher thread, inside
+    /// the call's runtime, while the body runs.
     fn relieved(&self, started: Instant, returned: oneshot::Receiver<()>);
 }
 
-/// One transport's input and the threads that take turns reading it.
+/// Where sync bodies run in place: one transport's input and the threads that take turns
+/// reading it, or (with no `take_over`) the workers of the multi-threaded runtimes.
 pub(crate) struct Post {
     state: Mutex<PostState>,
     /// The generation of the thread that reads now.
     generation: AtomicU64,
-    take_over: TakeOver,
-    runtime: tokio::runtime::Handle,
+    /// `None` for the runtime workers' post: a worker cannot be relieved.
+    take_over: Option<TakeOver>,
+    /// The reader post's runtime (a worker's body carries its own).
+    runtime: Option<Handle>,
     watcher: OnceLock<Thread>,
 }
 
 struct PostState {
     /// Bodies started in place, ever.
     started: u64,
-    /// The body running in place on the reader, if any.
-    body: Option<Body>,
-    /// Relieved bodies still running, by their number, with what tells their rescue they
-    /// returned.
-    relieved: Vec<(u64, oneshot::Sender<()>)>,
+    /// The bodies running in place, relieved or not.
+    bodies: Vec<Body>,
     watcher: Watcher,
+}
+
+impl PostState {
+    fn relieved(&self) -> usize {
+        self.bodies.iter().filter(|b| b.relieved.is_some()).count()
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -83,47 +98,69 @@ enum Watcher {
     Asleep,
 }
 
-/// The body running in place.
+/// A body running in place.
 struct Body {
     number: u64,
-    rescue: Option<Offered>,
+    rescue: Option<Rescuing>,
+    /// The runtime of a body on a worker.
+    runtime: Option<Handle>,
     /// When the watcher first saw it.
     seen: Option<Instant>,
+    /// Set once it ran long: dropping it tells the rescue the body returned.
+    relieved: Option<oneshot::Sender<()>>,
+    /// What it sent that the watcher has not sent yet (on a worker only).
+    sends: Vec<Deferred>,
 }
 
 /// A call's [`Rescue`], by address, valid while its body runs (see [`offer`]).
-struct Offered(*const (dyn Rescue + 'static));
+struct Rescuing(*const (dyn Rescue + 'static));
 
-// SAFETY: an `Offered` is only dereferenced (in `relieve`) while the body it was offered for
+// SAFETY: a `Rescuing` is only dereferenced (in `relieve`) while the body it was offered for
 // runs, and the `dyn Rescue` it points to is `Sync`: sharing it with the watcher thread is
 // sharing a `&dyn Rescue`, which `Sync` allows.
 #[allow(unsafe_code)]
-unsafe impl Send for Offered {}
+unsafe impl Send for Rescuing {}
+
+/// What the request path offers a body run in place during one poll of its call.
+#[derive(Clone, Copy)]
+struct Offered {
+    rescue: *const (dyn Rescue + 'static),
+    /// The call is a task of a multi-threaded runtime: a body may run in place on the worker.
+    on_worker: bool,
+}
 
 impl Post {
     /// A post whose reading moves to a thread started by `take_over` (given the post and the
     /// new generation) when a body is relieved; generation 0 reads first.
     pub(crate) fn new(
-        runtime: tokio::runtime::Handle,
+        runtime: Handle,
         take_over: impl Fn(Arc<Post>, u64) -> io::Result<()> + Send + Sync + 'static,
     ) -> Arc<Post> {
-        Arc::new(Post {
-            state: Mutex::new(PostState {
-                started: 0,
-                body: None,
-                relieved: Vec::new(),
-                watcher: Watcher::NotStarted,
-            }),
+        Arc::new(Post::with(Some(Box::new(take_over)), Some(runtime)))
+    }
+
+    fn with(take_over: Option<TakeOver>, runtime: Option<Handle>) -> Post {
+        Post {
+            state: Mutex::new(PostState { started: 0, bodies: Vec::new(), watcher: Watcher::NotStarted }),
             generation: AtomicU64::new(0),
-            take_over: Box::new(take_over),
+            take_over,
             runtime,
             watcher: OnceLock::new(),
-        })
+        }
+    }
+
+    /// The post of the runtime workers (one per process).
+    fn workers() -> &'static Arc<Post> {
+        static WORKERS: OnceLock<Arc<Post>> = OnceLock::new();
+        WORKERS.get_or_init(|| Arc::new(Post::with(None, None)))
     }
 
     /// Start the first reader (generation 0).
     pub(crate) fn start(self: &Arc<Post>) -> io::Result<()> {
-        (self.take_over)(self.clone(), 0)
+        match &self.take_over {
+            Some(take_over) => take_over(self.clone(), 0),
+            None => Ok(()),
+        }
     }
 
     /// Whether the thread of generation `generation` still reads.
@@ -133,6 +170,70 @@ impl Post {
 
     fn lock(&self) -> MutexGuard<'_, PostState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Run `body` here if `admit` lets it, as this post's; give it back otherwise.
+    fn run<R, F: FnOnce() -> R>(
+        self: &Arc<Post>,
+        body: F,
+        admit: impl FnOnce(&PostState) -> bool,
+        runtime: Option<Handle>,
+    ) -> Result<thread::Result<R>, F> {
+        let number = {
+            let mut s = self.lock();
+            if !admit(&s) {
+                return Err(body);
+            }
+            s.started += 1;
+            let number = s.started;
+            let rescue = RESCUE.with(Cell::take).map(|o| Rescuing(o.rescue));
+            s.bodies.push(Body { number, rescue, runtime, seen: None, relieved: None, sends: Vec::new() });
+            self.wake_watcher(&mut s);
+            number
+        };
+        let on_worker = self.take_over.is_none();
+        if on_worker {
+            DEFERRING.with(|d| d.set(number));
+        }
+        let result = std::panic::catch_unwind(AssertUnwindSafe(body));
+        if on_worker {
+            DEFERRING.with(|d| d.set(0));
+        }
+        let done = {
+            let mut s = self.lock();
+            s.bodies.iter().position(|b| b.number == number).map(|i| s.bodies.swap_remove(i))
+        };
+        // Dropping it tells a rescue the body returned. What it sent and the watcher has not
+        // goes out now, before its answer (the watcher sends under the lock, so nothing it
+        // took is still on its way).
+        if let Some(done) = done {
+            for send in done.sends {
+                deliver(send);
+            }
+        }
+        Ok(result)
+    }
+
+    /// Make sure the watcher ticks: start it, or wake it.
+    fn wake_watcher(self: &Arc<Post>, s: &mut PostState) {
+        match s.watcher {
+            Watcher::Ticking => {}
+            Watcher::Asleep => {
+                s.watcher = Watcher::Ticking;
+                if let Some(t) = self.watcher.get() {
+                    t.unpark();
+                }
+            }
+            Watcher::NotStarted => {
+                let weak = Arc::downgrade(self);
+                let spawned =
+                    thread::Builder::new().name("toolwire-relief".into()).spawn(move || watch(weak));
+                if let Ok(handle) = spawned {
+                    s.watcher = Watcher::Ticking;
+                    let _ = self.watcher.set(handle.thread().clone());
+                }
+            }
+        }
     }
 }
 
@@ -148,8 +249,10 @@ impl Drop for Post {
 thread_local! {
     /// The post this thread reads for, and as which generation.
     static READING: RefCell<Option<(Arc<Post>, u64)>> = const { RefCell::new(None) };
-    /// The rescue of the call being polled on this thread (see [`offer`]).
-    static RESCUE: Cell<Option<*const (dyn Rescue + 'static)>> = const { Cell::new(None) };
+    /// What is offered to a body run in place during the poll on this thread (see [`offer`]).
+    static RESCUE: Cell<Option<Offered>> = const { Cell::new(None) };
+    /// The number of the body running in place on this runtime worker; 0 for none.
+    static DEFERRING: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Make this thread `post`'s reader of generation `generation`: sync bodies it polls run in
@@ -158,25 +261,20 @@ pub(crate) fn read_for(post: &Arc<Post>, generation: u64) {
     READING.with(|r| *r.borrow_mut() = Some((post.clone(), generation)));
 }
 
-/// `rescue`, offered to a body run in place while the guard lives (and only on this thread,
-/// and only until [`withdraw`] or the guard's drop, whichever comes first).
-pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a)) -> OfferGuard<'a> {
+/// `rescue`, offered to a body run in place while the guard lives (and only on this thread).
+/// Offer it for each poll of the call, and drop the guard before the poll returns: past
+/// it, the future may move to another thread or be dropped. `on_worker`: the call is a
+/// task of a multi-threaded runtime, so its body may run in place on the worker.
+pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a), on_worker: bool) -> OfferGuard<'a> {
     let ptr: *const (dyn Rescue + 'a) = rescue;
     // SAFETY: only the lifetime bound of the trait object changes. The pointer is read by
-    // `run_here`, on this thread, while the call that offered it is being polled (the guard
-    // is held across the call's awaits, and `withdraw` clears the slot when the poll that
-    // set it returns, before the future can move to another thread or be dropped); it is
-    // dereferenced only while the body it was taken by runs, inside that poll, where the
-    // borrow `'a` is alive.
+    // `run_here`, on this thread, while the poll that offered it runs (the guard is dropped
+    // before that poll returns); it is dereferenced only while the body it was taken by
+    // runs, inside that poll, where the borrow `'a` is alive.
     #[allow(unsafe_code)]
     let ptr: *const (dyn Rescue + 'static) = unsafe { std::mem::transmute(ptr) };
-    RESCUE.with(|r| r.set(Some(ptr)));
+    RESCUE.with(|r| r.set(Some(Offered { rescue: ptr, on_worker })));
     OfferGuard { addr: ptr.cast::<()>() as usize, _rescue: PhantomData }
-}
-
-/// Withdraw whatever rescue is offered on this thread: the poll that offered it returned.
-pub(crate) fn withdraw() {
-    RESCUE.with(|r| r.set(None));
 }
 
 /// Withdraws its rescue when dropped, if it is still the one offered.
@@ -189,59 +287,59 @@ pub(crate) struct OfferGuard<'a> {
 impl Drop for OfferGuard<'_> {
     fn drop(&mut self) {
         RESCUE.with(|r| {
-            if r.get().is_some_and(|p| p.cast::<()>() as usize == self.addr) {
+            if r.get().is_some_and(|o| o.rescue.cast::<()>() as usize == self.addr) {
                 r.set(None);
             }
         });
     }
 }
 
-/// Run `body` right here if this thread reads for a post and may be relieved; give it back
-/// otherwise (it then goes to a worker).
+/// Run `body` right here if this thread may: it reads for a post, or it is a runtime worker
+/// polling a call the server runs, with a seat free. Give it back otherwise (it then goes
+/// to a sync worker).
 pub(crate) fn run_here<R, F: FnOnce() -> R>(body: F) -> Result<thread::Result<R>, F> {
-    let Some((post, generation)) = READING.with(|r| r.borrow().clone()) else { return Err(body) };
-    let number = {
-        let mut s = post.lock();
-        if !post.reads(generation) || s.relieved.len() >= MAX_STUCK {
-            return Err(body);
-        }
-        s.started += 1;
-        let number = s.started;
-        let rescue = RESCUE.with(Cell::take).map(Offered);
-        s.body = Some(Body { number, rescue, seen: None });
-        match s.watcher {
-            Watcher::Ticking => {}
-            Watcher::Asleep => {
-                s.watcher = Watcher::Ticking;
-                if let Some(t) = post.watcher.get() {
-                    t.unpark();
-                }
-            }
-            Watcher::NotStarted => {
-                let weak = Arc::downgrade(&post);
-                let spawned =
-                    thread::Builder::new().name("toolwire-relief".into()).spawn(move || watch(weak));
-                if let Ok(handle) = spawned {
-                    s.watcher = Watcher::Ticking;
-                    let _ = post.watcher.set(handle.thread().clone());
-                }
-            }
-        }
-        number
-    };
-    let result = std::panic::catch_unwind(AssertUnwindSafe(body));
-    let mut s = post.lock();
-    if s.body.as_ref().is_some_and(|b| b.number == number) {
-        s.body = None;
-    } else if let Some(i) = s.relieved.iter().position(|(n, _)| *n == number) {
-        // Relieved: dropping the sender tells the rescue the body returned.
-        s.relieved.swap_remove(i);
+    if let Some((post, generation)) = READING.with(|r| r.borrow().clone()) {
+        return post.run(body, |s| post.reads(generation) && s.relieved() < MAX_STUCK, None);
     }
-    Ok(result)
+    if !RESCUE.with(Cell::get).is_some_and(|o| o.on_worker) {
+        return Err(body);
+    }
+    let Ok(runtime) = Handle::try_current() else { return Err(body) };
+    let seats = runtime.metrics().num_workers().saturating_sub(1);
+    Post::workers().run(body, |s| s.bodies.len() < seats, Some(runtime))
 }
 
-/// The watcher's loop: every tick, relieve a body seen running on the tick before; sleep
-/// while no body runs; leave when the post is gone.
+/// Whether what this thread sends for a call must be [`defer`]red: it runs a sync body in
+/// place on a runtime worker.
+pub(crate) fn defers() -> bool {
+    DEFERRING.with(Cell::get) != 0
+}
+
+/// Send `send` from the watcher, in order with the other sends of the body running in place
+/// on this runtime worker, and before its answer; at once when no body runs here.
+pub(crate) fn defer(send: Deferred) {
+    let number = DEFERRING.with(Cell::get);
+    let post = Post::workers();
+    let mut s = post.lock();
+    let Some(body) = s.bodies.iter_mut().find(|b| b.number == number).filter(|_| number != 0) else {
+        drop(s);
+        return send();
+    };
+    body.sends.push(send);
+    post.wake_watcher(&mut s);
+    drop(s);
+    if let Some(t) = post.watcher.get() {
+        t.unpark();
+    }
+}
+
+/// Send one deferred message; a panic in it is not the watcher's.
+fn deliver(send: Deferred) {
+    let _ = std::panic::catch_unwind(AssertUnwindSafe(send));
+}
+
+/// The watcher's loop: send what bodies on workers sent; relieve a body seen running half a
+/// tick or more before; sleep while no body runs; leave when the post is gone.
 fn watch(post: Weak<Post>) {
     let mut idle = 0;
     let mut started_at_last_tick = 0;
@@ -249,58 +347,73 @@ fn watch(post: Weak<Post>) {
         thread::park_timeout(TICK);
         let Some(p) = post.upgrade() else { return };
         let mut s = p.lock();
-        if s.started != started_at_last_tick || s.body.is_some() {
+        // Sent under the lock, so a body's end (which sends the rest) cannot overtake them.
+        for body in &mut s.bodies {
+            for send in body.sends.drain(..) {
+                deliver(send);
+            }
+        }
+        let running = s.bodies.iter().any(|b| b.relieved.is_none());
+        if s.started != started_at_last_tick || running {
             idle = 0;
         } else {
             idle += 1;
         }
         started_at_last_tick = s.started;
-        match &mut s.body {
-            Some(b) if b.seen.is_none() => b.seen = Some(Instant::now()),
-            Some(_) => relieve(&p, &mut s),
-            None if idle >= IDLE_TICKS => {
-                s.watcher = Watcher::Asleep;
-                drop(s);
-                drop(p);
-                loop {
-                    thread::park();
-                    let Some(p) = post.upgrade() else { return };
-                    if p.lock().watcher != Watcher::Asleep {
-                        break;
-                    }
-                }
-                idle = 0;
+        let now = Instant::now();
+        for i in 0..s.bodies.len() {
+            let body = &mut s.bodies[i];
+            match body.seen {
+                _ if body.relieved.is_some() => {}
+                None => body.seen = Some(now),
+                Some(seen) if now.duration_since(seen) >= TICK / 2 => relieve(&p, &mut s, i),
+                Some(_) => {}
             }
-            None => {}
+        }
+        if idle >= IDLE_TICKS {
+            s.watcher = Watcher::Asleep;
+            drop(s);
+            drop(p);
+            loop {
+                thread::park();
+                let Some(p) = post.upgrade() else { return };
+                if p.lock().watcher != Watcher::Asleep {
+                    break;
+                }
+            }
+            idle = 0;
         }
     }
 }
 
-/// Move the reading to a new thread, and hand the running body's call its rescue.
-/// (A body starts in place only while fewer than [`MAX_STUCK`] relieved ones run, so this one
-/// is within the bound.)
-fn relieve(post: &Arc<Post>, s: &mut PostState) {
-    let Some(body) = s.body.take() else { return };
-    let next = post.generation.load(Ordering::Acquire) + 1;
-    // Set before the new thread starts, so it finds itself the reader.
-    post.generation.store(next, Ordering::Release);
-    if (post.take_over)(post.clone(), next).is_err() {
-        // No thread: this one reads on after its body, as if never relieved.
-        post.generation.store(next - 1, Ordering::Release);
-        s.body = Some(body);
-        return;
+/// The body `s.bodies[i]` runs long: on a reader, move the reading to a new thread; then hand
+/// the body's call its rescue. (A body starts in place only within its post's bound, so
+/// this one is within it.)
+fn relieve(post: &Arc<Post>, s: &mut PostState, i: usize) {
+    if let Some(take_over) = &post.take_over {
+        let next = post.generation.load(Ordering::Acquire) + 1;
+        // Set before the new thread starts, so it finds itself the reader.
+        post.generation.store(next, Ordering::Release);
+        if take_over(post.clone(), next).is_err() {
+            // No thread: this one reads on after its body, as if never relieved (the next
+            // tick tries again).
+            post.generation.store(next - 1, Ordering::Release);
+            return;
+        }
     }
     let (returned, rx) = oneshot::channel();
-    if let (Some(rescue), Some(seen)) = (body.rescue, body.seen) {
-        let _runtime = post.runtime.enter();
-        // SAFETY: the body this rescue was offered for is still running (it was in
-        // `s.body`, and the body's end takes it out under the lock held here), and it runs
+    let body = &mut s.bodies[i];
+    let runtime = body.runtime.as_ref().or(post.runtime.as_ref());
+    if let (Some(rescue), Some(seen), Some(runtime)) = (body.rescue.take(), body.seen, runtime) {
+        let _runtime = runtime.enter();
+        // SAFETY: the body this rescue was offered for is still running (it is in
+        // `s.bodies`, and the body's end takes it out under the lock held here), and it runs
         // inside the poll of the call that offered it, where the rescue's borrow is alive
         // (see `offer`). `Rescue: Sync`, so using it from this thread is sound.
         #[allow(unsafe_code)]
         unsafe { &*rescue.0 }.relieved(seen, rx);
     }
-    s.relieved.push((body.number, returned));
+    body.relieved = Some(returned);
 }
 
 #[cfg(test)]
@@ -308,11 +421,15 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
+    fn current_thread() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    }
+
     /// A body that runs past two ticks is relieved: `take_over` is asked for a reader of the
     /// next generation, and the thread that ran it no longer reads. A short one is not.
     #[test]
     fn a_long_body_is_relieved_and_a_short_one_is_not() {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = current_thread();
         let taken = Arc::new(AtomicUsize::new(0));
         let theirs = taken.clone();
         let post = Post::new(runtime.handle().clone(), move |_, generation| {
@@ -330,24 +447,27 @@ mod tests {
         assert!(!post.reads(0) && post.reads(1));
         // This thread no longer reads: a body here goes elsewhere.
         assert!(run_here(|| 2).is_err());
-        assert!(post.lock().relieved.is_empty(), "the relieved body returned");
+        assert!(post.lock().bodies.is_empty(), "the relieved body returned");
+    }
+
+    /// Records the receiver a rescue is handed.
+    struct Told(Mutex<Option<oneshot::Receiver<()>>>);
+
+    impl Rescue for Told {
+        fn relieved(&self, _started: Instant, returned: oneshot::Receiver<()>) {
+            *self.0.lock().unwrap() = Some(returned);
+        }
     }
 
     /// A relieved body's rescue learns when the body returns.
     #[test]
     fn a_rescue_is_told_when_its_relieved_body_returns() {
-        struct Told(Mutex<Option<oneshot::Receiver<()>>>);
-        impl Rescue for Told {
-            fn relieved(&self, _started: Instant, returned: oneshot::Receiver<()>) {
-                *self.0.lock().unwrap() = Some(returned);
-            }
-        }
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = current_thread();
         let post = Post::new(runtime.handle().clone(), |_, _| Ok(()));
         read_for(&post, 0);
         let told = Told(Mutex::new(None));
         {
-            let _offered = offer(&told);
+            let _offered = offer(&told, false);
             let r = run_here(|| std::thread::sleep(Duration::from_millis(50)));
             assert!(r.is_ok());
         }
@@ -359,16 +479,73 @@ mod tests {
     /// A panicking body is caught, and leaves the post as it was.
     #[test]
     fn a_panic_in_place_is_caught() {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = current_thread();
         let post = Post::new(runtime.handle().clone(), |_, _| Ok(()));
         read_for(&post, 0);
         let r = run_here(|| panic!("in place"));
         assert!(r.is_ok_and(|r| r.is_err()));
-        let s = post.lock();
-        assert!(s.body.is_none() && s.relieved.is_empty());
-        drop(s);
+        assert!(post.lock().bodies.is_empty());
         // Printing the panic may take long enough for a relief: read as whoever reads now.
         read_for(&post, post.generation.load(Ordering::Acquire));
         assert!(run_here(|| 3).is_ok());
+    }
+
+    /// Off a reader, a body runs in place only when its call offers it and is a task of a
+    /// multi-threaded runtime.
+    #[test]
+    fn off_a_reader_a_body_runs_in_place_only_on_an_offering_worker() {
+        assert!(run_here(|| ()).is_err(), "no offer");
+        let told = Told(Mutex::new(None));
+        let _offered = offer(&told, false);
+        assert!(run_here(|| ()).is_err(), "offered, but not on a worker");
+    }
+
+    /// On the workers of a multi-threaded runtime: at most workers - 1 bodies run in place at
+    /// once; a long one's rescue is handed its body while it runs; what it sends goes out from
+    /// the watcher thread while it runs, in order.
+    #[test]
+    fn on_workers_a_seat_is_held_a_long_body_is_rescued_and_its_sends_go_out_from_the_watcher() {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let (sent_tx, sent_rx) = std::sync::mpsc::channel::<(u32, String)>();
+        let (inside_tx, inside_rx) = std::sync::mpsc::channel::<()>();
+        let (second_tx, second_rx) = std::sync::mpsc::channel::<bool>();
+        let told = Arc::new(Told(Mutex::new(None)));
+        let theirs = told.clone();
+        let long = runtime.spawn(async move {
+            let _offered = offer(&*theirs, true);
+            run_here(move || {
+                assert!(defers());
+                for n in 0..3 {
+                    let sent = sent_tx.clone();
+                    defer(Box::new(move || {
+                        let _ = sent.send((n, thread::current().name().unwrap_or("").to_owned()));
+                    }));
+                }
+                inside_tx.send(()).unwrap();
+                // Held until the other worker has tried for the one seat.
+                let _ = second_rx.recv_timeout(Duration::from_secs(5));
+                thread::sleep(Duration::from_millis(20));
+            })
+            .is_ok()
+        });
+        inside_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        let second = runtime.spawn(async {
+            let told = Told(Mutex::new(None));
+            let _offered = offer(&told, true);
+            run_here(|| ()).is_ok()
+        });
+        let second_in_place = runtime.block_on(second).unwrap();
+        second_tx.send(second_in_place).unwrap();
+        // The sends went out from the watcher while the body ran.
+        for n in 0..3 {
+            let (got, thread) = sent_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            assert_eq!((got, thread.as_str()), (n, "toolwire-relief"));
+        }
+        assert!(runtime.block_on(long).unwrap(), "the first body ran in place");
+        assert!(!second_in_place, "2 workers: one seat, taken");
+        assert!(told.0.lock().unwrap().is_some(), "the long body's rescue was handed it");
+        assert!(!defers(), "not deferring off the body");
+        assert!(Post::workers().lock().bodies.is_empty());
     }
 }
