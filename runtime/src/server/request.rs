@@ -187,7 +187,6 @@ impl SessionInner {
             talk,
             cannot_ask,
             modern,
-            on_worker: false,
             reply: reply.tracked(self.running.clone()),
         };
         if polls_inline() && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
@@ -195,8 +194,7 @@ impl SessionInner {
             drop(calls);
             return self.poll_then_spawn(&runtime, id, job);
         }
-        let on_worker = runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread;
-        let handle = runtime.spawn(Job { on_worker, ..job }.run());
+        let handle = runtime.spawn(job.run());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
     }
 
@@ -238,28 +236,14 @@ struct Job<H> {
     /// Why no ask of this call can be answered, when that is known up front.
     cannot_ask: Option<&'static str>,
     modern: bool,
-    /// The request is a task of a multi-threaded runtime: a sync body may run in place on
-    /// the worker that polls it (module `relief`).
-    on_worker: bool,
     reply: Reply,
 }
 
 impl<H: Handler> Job<H> {
     /// Run the request and answer it.
     async fn run(self) {
-        let Job {
-            principal,
-            shared,
-            handler,
-            peer,
-            cancel,
-            progress,
-            talk,
-            cannot_ask,
-            modern,
-            on_worker,
-            reply,
-        } = self;
+        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } =
+            self;
         let options = &shared.options;
         let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
         if let Some(channel) = progress.clone() {
@@ -285,7 +269,6 @@ impl<H: Handler> Job<H> {
         };
         let run = Offering {
             rescue: &rescue,
-            on_worker,
             inner: execute(&handler, ctx, options.cancellation.as_ref(), deadline, permits),
         };
         let outcome = match forward_to {
@@ -316,7 +299,6 @@ pin_project_lite::pin_project! {
     /// poll, and withdrawn when the poll returns (see [`relief::offer`]).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
-        on_worker: bool,
         #[pin]
         inner: F,
     }
@@ -327,7 +309,7 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _offered = relief::offer(*this.rescue, *this.on_worker);
+        let _offered = relief::offer(*this.rescue);
         this.inner.poll(cx)
     }
 }

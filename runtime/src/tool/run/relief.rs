@@ -121,14 +121,6 @@ struct Rescuing(*const (dyn Rescue + 'static));
 #[allow(unsafe_code)]
 unsafe impl Send for Rescuing {}
 
-/// What the request path offers a body run in place during one poll of its call.
-#[derive(Clone, Copy)]
-struct Offered {
-    rescue: *const (dyn Rescue + 'static),
-    /// The call is a task of a multi-threaded runtime: a body may run in place on the worker.
-    on_worker: bool,
-}
-
 impl Post {
     /// A post whose reading moves to a thread started by `take_over` (given the post and the
     /// new generation) when a body is relieved; generation 0 reads first.
@@ -186,7 +178,7 @@ impl Post {
             }
             s.started += 1;
             let number = s.started;
-            let rescue = RESCUE.with(Cell::take).map(|o| Rescuing(o.rescue));
+            let rescue = RESCUE.with(Cell::take).map(Rescuing);
             s.bodies.push(Body { number, rescue, runtime, seen: None, relieved: None, sends: Vec::new() });
             self.wake_watcher(&mut s);
             number
@@ -249,8 +241,8 @@ impl Drop for Post {
 thread_local! {
     /// The post this thread reads for, and as which generation.
     static READING: RefCell<Option<(Arc<Post>, u64)>> = const { RefCell::new(None) };
-    /// What is offered to a body run in place during the poll on this thread (see [`offer`]).
-    static RESCUE: Cell<Option<Offered>> = const { Cell::new(None) };
+    /// The rescue of the call being polled on this thread (see [`offer`]).
+    static RESCUE: Cell<Option<*const (dyn Rescue + 'static)>> = const { Cell::new(None) };
     /// The number of the body running in place on this runtime worker; 0 for none.
     static DEFERRING: Cell<u64> = const { Cell::new(0) };
 }
@@ -263,9 +255,9 @@ pub(crate) fn read_for(post: &Arc<Post>, generation: u64) {
 
 /// `rescue`, offered to a body run in place while the guard lives (and only on this thread).
 /// Offer it for each poll of the call, and drop the guard before the poll returns: past
-/// it, the future may move to another thread or be dropped. `on_worker`: the call is a
-/// task of a multi-threaded runtime, so its body may run in place on the worker.
-pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a), on_worker: bool) -> OfferGuard<'a> {
+/// it, the future may move to another thread or be dropped. Only a call the server runs
+/// offers one, so only its body runs in place on a runtime worker.
+pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a)) -> OfferGuard<'a> {
     let ptr: *const (dyn Rescue + 'a) = rescue;
     // SAFETY: only the lifetime bound of the trait object changes. The pointer is read by
     // `run_here`, on this thread, while the poll that offered it runs (the guard is dropped
@@ -273,7 +265,7 @@ pub(crate) fn offer<'a>(rescue: &'a (dyn Rescue + 'a), on_worker: bool) -> Offer
     // runs, inside that poll, where the borrow `'a` is alive.
     #[allow(unsafe_code)]
     let ptr: *const (dyn Rescue + 'static) = unsafe { std::mem::transmute(ptr) };
-    RESCUE.with(|r| r.set(Some(Offered { rescue: ptr, on_worker })));
+    RESCUE.with(|r| r.set(Some(ptr)));
     OfferGuard { addr: ptr.cast::<()>() as usize, _rescue: PhantomData }
 }
 
@@ -287,7 +279,7 @@ pub(crate) struct OfferGuard<'a> {
 impl Drop for OfferGuard<'_> {
     fn drop(&mut self) {
         RESCUE.with(|r| {
-            if r.get().is_some_and(|o| o.rescue.cast::<()>() as usize == self.addr) {
+            if r.get().is_some_and(|p| p.cast::<()>() as usize == self.addr) {
                 r.set(None);
             }
         });
@@ -301,10 +293,15 @@ pub(crate) fn run_here<R, F: FnOnce() -> R>(body: F) -> Result<thread::Result<R>
     if let Some((post, generation)) = READING.with(|r| r.borrow().clone()) {
         return post.run(body, |s| post.reads(generation) && s.relieved() < MAX_STUCK, None);
     }
-    if !RESCUE.with(Cell::get).is_some_and(|o| o.on_worker) {
+    // A call the server runs on a multi-threaded runtime is a task, so it is polled by a
+    // worker (a current-thread runtime's one thread must never block).
+    if RESCUE.with(Cell::get).is_none() {
         return Err(body);
     }
     let Ok(runtime) = Handle::try_current() else { return Err(body) };
+    if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+        return Err(body);
+    }
     let seats = runtime.metrics().num_workers().saturating_sub(1);
     Post::workers().run(body, |s| s.bodies.len() < seats, Some(runtime))
 }
@@ -467,7 +464,7 @@ mod tests {
         read_for(&post, 0);
         let told = Told(Mutex::new(None));
         {
-            let _offered = offer(&told, false);
+            let _offered = offer(&told);
             let r = run_here(|| std::thread::sleep(Duration::from_millis(50)));
             assert!(r.is_ok());
         }
@@ -496,8 +493,13 @@ mod tests {
     fn off_a_reader_a_body_runs_in_place_only_on_an_offering_worker() {
         assert!(run_here(|| ()).is_err(), "no offer");
         let told = Told(Mutex::new(None));
-        let _offered = offer(&told, false);
-        assert!(run_here(|| ()).is_err(), "offered, but not on a worker");
+        let _offered = offer(&told);
+        assert!(run_here(|| ()).is_err(), "offered, but on no runtime");
+        let in_current_thread = current_thread().block_on(async {
+            let _offered = offer(&told);
+            run_here(|| ()).is_ok()
+        });
+        assert!(!in_current_thread, "offered, but on a current-thread runtime's one thread");
     }
 
     /// On the workers of a multi-threaded runtime: at most workers - 1 bodies run in place at
@@ -513,7 +515,7 @@ mod tests {
         let told = Arc::new(Told(Mutex::new(None)));
         let theirs = told.clone();
         let long = runtime.spawn(async move {
-            let _offered = offer(&*theirs, true);
+            let _offered = offer(&*theirs);
             run_here(move || {
                 assert!(defers());
                 for n in 0..3 {
@@ -532,7 +534,7 @@ mod tests {
         inside_rx.recv_timeout(Duration::from_secs(5)).unwrap();
         let second = runtime.spawn(async {
             let told = Told(Mutex::new(None));
-            let _offered = offer(&told, true);
+            let _offered = offer(&told);
             run_here(|| ()).is_ok()
         });
         let second_in_place = runtime.block_on(second).unwrap();
