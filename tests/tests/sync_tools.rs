@@ -222,9 +222,11 @@ impl Drop for HttpServer {
     }
 }
 
+/// On a runtime of one worker (no seat: a worker must be left to serve the rest), every
+/// sleeping body runs on the sync workers and the blocking pool.
 #[test]
-fn over_http_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
-    sleeping_bodies_hold_up_no_fast_call(&[]);
+fn over_http_on_1_runtime_worker_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
+    sleeping_bodies_hold_up_no_fast_call(&["--worker-threads", "1"]);
 }
 
 /// On a multi-threaded runtime of 2 workers, one sleeping body runs in place on a runtime
@@ -267,8 +269,9 @@ fn sleeping_bodies_hold_up_no_fast_call(flags: &[&str]) {
 }
 
 #[test]
-fn over_http_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is_a_tool_error() {
-    stuck_bodies_are_cut_off_and_panics_are_tool_errors(&[]);
+fn over_http_on_1_runtime_worker_a_stuck_sync_tool_is_cut_off_by_the_deadline_and_a_panicking_one_is_a_tool_error()
+ {
+    stuck_bodies_are_cut_off_and_panics_are_tool_errors(&["--worker-threads", "1"]);
 }
 
 /// On 2 runtime workers the first stuck body holds a worker for good, in place: its call is
@@ -300,15 +303,23 @@ fn stuck_bodies_are_cut_off_and_panics_are_tool_errors(flags: &[&str]) {
     }
 }
 
-/// Where a short sync body runs over HTTP: on the one runtime thread's behalf, a sync worker
-/// (`serve_registry!`'s default runtime has one thread, which must not block); on a runtime
-/// of 2 workers, in place on the worker that polls the call, unless the one seat is taken
-/// (by a body that sleeps), when it goes to a sync worker.
+/// Where a short sync body runs over HTTP: on a runtime of one worker, on a sync worker (the
+/// one worker must not block); on `--http`'s default runtime, one worker per core, in place
+/// on a worker when there are two or more cores; on a runtime of 2 workers, in place on the
+/// worker that polls the call, unless the one seat is taken (by a body that sleeps), when it
+/// goes to a sync worker.
 #[test]
 fn over_http_a_short_sync_body_runs_in_place_on_a_runtime_worker_while_a_seat_is_free() {
-    let http = HttpServer::start(&[]);
+    let http = HttpServer::start(&["--worker-threads", "1"]);
     let reply = http.caller.call(json!(1), "whereabouts", json!({}));
     assert_eq!(text_of(&reply), ("toolwire-sync", false), "{reply}");
+    drop(http);
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let http = HttpServer::start(&[]);
+    let reply = http.caller.call(json!(1), "whereabouts", json!({}));
+    let expected = if cores >= 2 { "tokio-rt-worker" } else { "toolwire-sync" };
+    assert_eq!(text_of(&reply), (expected, false), "{cores} cores: {reply}");
     drop(http);
 
     let http = HttpServer::start(&["--worker-threads", "2"]);

@@ -1,7 +1,8 @@
 //! The HTTP bench's runner: std only, no MCP SDK, so it favours no server.
 //!
 //! It spawns an HTTP server binary (see `src/http_args.rs`: it prints `url`, maybe
-//! `authorization`, then `ready`), checks one call by hand, then either
+//! `authorization`, then `ready`; or a `serve_registry!` main run with `--http
+//! --show-token`, whose URL and `header: Authorization:` lines it reads), checks one call by hand, then either
 //!
 //! - drives it with `wrk` (`--connections C --duration-s D`, one wrk thread, the
 //!   `bench/http.lua` script: a `tools/call` per request, each with its own id) and prints
@@ -115,12 +116,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// The server, stopped (stdin closed, then killed after 10 s) when dropped.
+/// The server, stopped (stdin closed, or SIGTERM for a `serve_registry!` main; killed after
+/// 10 s) when dropped.
 struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     url: String,
     authorization: Option<String>,
+    /// A `serve_registry!` main serving `--http`: it stops on SIGTERM, not on stdin's end.
+    main: bool,
 }
 
 impl Server {
@@ -133,22 +137,36 @@ impl Server {
             .map_err(|e| format!("spawn {}: {e}", command[0]))?;
         let stdin = child.stdin.take();
         let mut out = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let (mut url, mut authorization) = (None, None);
+        let (mut url, mut authorization, mut main) = (None, None, false);
         loop {
             let mut line = String::new();
             if out.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
                 let _ = child.kill();
                 return Err("the server exited before it was ready".into());
             }
-            match line.trim_end().split_once(' ') {
+            let line = line.trim_end();
+            // `serve_registry!`'s `--http --show-token` lines: the URL, then the header.
+            if let Some((_, u)) = line.split_once(" serving MCP (streamable HTTP) at ") {
+                url = Some(u.to_owned());
+                main = true;
+                continue;
+            }
+            if let Some(a) = line.strip_prefix("header: Authorization: ") {
+                authorization = Some(a.to_owned());
+                if main {
+                    break;
+                }
+                continue;
+            }
+            match line.split_once(' ') {
                 Some(("url", u)) => url = Some(u.to_owned()),
                 Some(("authorization", a)) => authorization = Some(a.to_owned()),
-                _ if line.trim_end() == "ready" => break,
+                _ if line == "ready" => break,
                 _ => {}
             }
         }
         let url = url.ok_or("the server printed no url")?;
-        Ok(Server { child, stdin, url, authorization })
+        Ok(Server { child, stdin, url, authorization, main })
     }
 
     fn pid(&self) -> u32 {
@@ -159,6 +177,10 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         drop(self.stdin.take());
+        if self.main {
+            // std has no signal but SIGKILL; kill(1) sends SIGTERM, so the server drains.
+            let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        }
         wait_bounded(&mut self.child, Duration::from_secs(10));
     }
 }

@@ -121,13 +121,10 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
         }
     };
     let options = flags.options(&spec);
-    // One client, one thread: the serving loop and every async call share the thread, and
-    // sync tools run on the blocking pool. Measured (bench/results.md), the multi-threaded
-    // runtime's hand-offs between workers cost more than they buy for one stdio client;
-    // `--worker-threads N` brings them back for async tools that compute without awaiting.
-    let mut builder = match flags.worker_threads {
-        None => tokio::runtime::Builder::new_current_thread(),
-        Some(n) => {
+    let mut builder = match runtime_threads(&flags) {
+        RuntimeThreads::One => tokio::runtime::Builder::new_current_thread(),
+        RuntimeThreads::PerCore => tokio::runtime::Builder::new_multi_thread(),
+        RuntimeThreads::Exactly(n) => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
             b.worker_threads(n);
             b
@@ -154,6 +151,38 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
     }
     let result = runtime.block_on(crate::transport::stdio::serve(builder.build())).map_err(|e| e.to_string());
     exit(runtime, result)
+}
+
+/// The runtime `serve_main` builds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum RuntimeThreads {
+    /// A current-thread runtime.
+    One,
+    /// A multi-threaded runtime with one worker per core (tokio's default).
+    PerCore,
+    /// A multi-threaded runtime with this many workers (`--worker-threads N`).
+    Exactly(usize),
+}
+
+/// Which runtime serves: `--worker-threads N` if given; else one thread over stdio and one
+/// worker per core over `--http`.
+///
+/// Over stdio there is one client, whose lines one reader takes in turn: on one thread the
+/// serving loop and every async call share it and a sync body runs in place on the reader,
+/// and the multi-threaded runtime's hand-offs between workers cost more than they buy
+/// (bench/results.md). Over HTTP connections are served side by side, and a sync body runs
+/// in place on the runtime worker that polls it only when another worker is left to serve
+/// the rest; on one thread it has to go to a sync worker and back. Measured with
+/// `http-bench --mode session --connections 16` against `toolwire-http-main --http` on 2
+/// cores (bench/findings.md): the README's sync tool 5.5k to 6k requests/s on one thread
+/// against 21k to 24k on one worker per core, the async tool 16k to 23k against 23k to 26k.
+fn runtime_threads(flags: &Flags) -> RuntimeThreads {
+    match flags.worker_threads {
+        Some(n) => RuntimeThreads::Exactly(n),
+        #[cfg(feature = "http")]
+        None if flags.http => RuntimeThreads::PerCore,
+        None => RuntimeThreads::One,
+    }
 }
 
 /// Shut the runtime down and exit: 0 when serving ended cleanly, 1 (after logging why) when
@@ -373,7 +402,7 @@ const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
     (
         "--worker-threads",
         Some("N"),
-        "Run async tools on N runtime threads (default: one thread; sync tools run on threads of their own)",
+        "Run calls on N runtime threads (default: one over stdio, one per core with --http)",
         false,
     ),
     ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)", false),
@@ -573,6 +602,21 @@ mod tests {
             run(&["--worker-threads", "0"]).unwrap_err(),
             "invalid value '0' for '--worker-threads': expected a positive integer"
         );
+    }
+
+    #[test]
+    fn one_runtime_thread_over_stdio_one_worker_per_core_over_http_unless_told() {
+        let threads = |args: &[&str]| match run(args).unwrap() {
+            Command::Serve(f) => runtime_threads(&f),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(threads(&[]), RuntimeThreads::One);
+        assert_eq!(threads(&["--worker-threads", "3"]), RuntimeThreads::Exactly(3));
+        #[cfg(feature = "http")]
+        {
+            assert_eq!(threads(&["--http"]), RuntimeThreads::PerCore);
+            assert_eq!(threads(&["--http", "--worker-threads", "1"]), RuntimeThreads::Exactly(1));
+        }
     }
 
     #[cfg(feature = "http")]
