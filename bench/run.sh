@@ -116,7 +116,7 @@ if [[ $PROFILE == release ]]; then
   # The client bench separately, so the server binaries above carry no client code; the HTTP
   # servers separately, so the stdio servers carry no HTTP server.
   cargo build --release --locked -p toolwire-bench --features client --bin client-bench
-  cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http --bin rmcp-http --bin floor-http
+  cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http --bin toolwire-http-main --bin rmcp-http --bin floor-http
 else
   # One invocation, so one feature resolution: every bench binary, the soak pair and the
   # cluster bench's replicas (toolwire-tests' `replica`, `cluster-up`).
@@ -282,6 +282,15 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
       http_server "$impl" session
       http "http.session.c$c:$impl" --mode session --connections "$c" --duration-s "$HTTP_SECS" -- "${SRV[@]}"
     done
+    # The README's HTTP main as a user runs it: `serve_registry!` with `--http` and its
+    # defaults (a legacy session, the runtime `--http` picks), the async and the sync echo.
+    if [[ $c == 16 ]]; then
+      for tool in echo echo_sync; do
+        name=toolwire-main; [[ $tool == echo_sync ]] && name=toolwire-main-sync
+        http "http.session.c$c:$name" --mode session --tool "$tool" --connections "$c" \
+          --duration-s "$HTTP_SECS" -- "$BIN/toolwire-http-main" --http --show-token
+      done
+    fi
   done
 done
 # A live server (1,000 tools, 100 sessions with an open subscriptions/listen): add or remove

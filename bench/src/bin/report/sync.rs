@@ -1,7 +1,10 @@
 //! The sync-tool part of the report (issue 15): a sync `#[tool] fn echo` (the README's
 //! style) against the async one in the same run, over stdio (`echo.w1:toolwire-sync`,
 //! `echo.w16:toolwire-sync`, the `toolwire-echo-sync` binary) and over HTTP, stateless
-//! JSON at c=16 (`http.json.c16:toolwire-sync`, the `echo_sync` tool of `toolwire-http`).
+//! JSON at c=16 (`http.json.c16:toolwire-sync`, the `echo_sync` tool of `toolwire-http`),
+//! and in the README's HTTP main, `serve_registry!` run with `--http`, one legacy session at
+//! c=16 (`http.session.c16:toolwire-main-sync` against `http.session.c16:toolwire-main`, the
+//! `toolwire-http-main` binary).
 
 use std::fmt::Write as _;
 
@@ -45,6 +48,14 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         0,
         Bound::AtLeast(0.8),
     ));
+    g.push(versus(
+        "sync `#[tool] fn` in the README's `serve_registry!` main run with `--http`, one legacy session, c=16 (build: `http`)",
+        "≥ 0.8× the async tool in the same main",
+        (rps(d, "http.session.c16:toolwire-main-sync"), rps(d, "http.session.c16:toolwire-main")),
+        "req/s",
+        0,
+        Bound::AtLeast(0.8),
+    ));
     g
 }
 
@@ -55,15 +66,24 @@ pub(super) fn markdown(d: &Data, s: &mut String) {
     let _ = writeln!(
         s,
         "\nA *sync* `#[tool] fn echo` (toolwire's README style; over stdio the body runs in place on the \
-         stdin reader, relieved by a new reader after about 2 ms, see `runtime/src/tool/run/relief.rs`; over \
-         HTTP on one of toolwire's sync workers, `workers.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, \
-         {} req/s over HTTP (stateless JSON, c=16) ({}× / {}× / {}× the async tool in the same run).\n",
+         stdin reader, relieved by a new reader after about 2 ms; over HTTP on a multi-threaded runtime in \
+         place on the runtime worker that polls it while another worker is left; see \
+         `runtime/src/tool/run/relief.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, {} req/s \
+         over HTTP (stateless JSON, c=16) ({}× / {}× / {}× the async tool in the same run); in the README's \
+         `serve_registry!` main with `--http` (one legacy session, c=16), {} req/s against the async tool's {} \
+         ({}×).\n",
         fmt(sync("echo.w1"), 0),
         fmt(sync("echo.w16"), 0),
         fmt(sync("http.json.c16"), 0),
         fmt(ratio(sync("echo.w1"), asy("echo.w1")), 2),
         fmt(ratio(sync("echo.w16"), asy("echo.w16")), 2),
         fmt(ratio(sync("http.json.c16"), asy("http.json.c16")), 2),
+        fmt(rps(d, "http.session.c16:toolwire-main-sync"), 0),
+        fmt(rps(d, "http.session.c16:toolwire-main"), 0),
+        fmt(
+            ratio(rps(d, "http.session.c16:toolwire-main-sync"), rps(d, "http.session.c16:toolwire-main")),
+            2
+        ),
     );
 }
 
@@ -78,11 +98,12 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
         ),
         None => String::new(),
     };
-    let handover = "Over HTTP a sync body runs on one of toolwire's sync workers, never where the call is \
-                    polled, so that a body that blocks holds only its worker: the other calls, the deadline \
-                    and cancellation go on. That costs two thread hand-overs per call (the poller wakes the \
-                    worker, the worker wakes the poller: two context switches and 1.9 to 3.8 `futex` calls \
-                    more than the async tool, counted in findings.md), which is the gap here";
+    let handover = "Over HTTP on a multi-threaded runtime a sync body runs in place on the worker that polls \
+                    it while fewer than workers − 1 bodies do (on 2 workers: one), so at least one worker \
+                    always serves the rest; past that seat it runs on one of toolwire's sync workers, at two \
+                    thread hand-overs per call (two context switches and 1.9 to 3.8 `futex` calls more than \
+                    the async tool, counted in findings.md). At c=16 on 2 cores some calls find the seat taken \
+                    and pay the hand-overs";
     let in_place = "Over stdio a sync body runs in place on the stdin reader, which a new reader relieves once \
                     the body has run on two 1 ms ticks of the watcher thread, so a short body costs what \
                     `#[tool(inline)]` costs plus two uncontended locks; a gap left is the watcher's ticks \
@@ -100,10 +121,16 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
     }
     if what.starts_with("sync `#[tool] fn` over HTTP") {
         return Some(format!(
-            "{handover}. Over HTTP the async tool's call is already a task of its own, so the sync tool adds the \
-             same two hand-overs to a request that costs {} µs at the median (async; sync {} µs)",
-            fmt(d.med("http.json.c16:toolwire", "p50_us"), 0),
+            "{handover}: p50 {} µs against the async tool's {} µs",
             fmt(d.med("http.json.c16:toolwire-sync", "p50_us"), 0),
+            fmt(d.med("http.json.c16:toolwire", "p50_us"), 0),
+        ));
+    }
+    if what.starts_with("sync `#[tool] fn` in the README's") {
+        return Some(format!(
+            "`--http` runs one runtime worker per core; {handover}: p50 {} µs against the async tool's {} µs",
+            fmt(d.med("http.session.c16:toolwire-main-sync", "p50_us"), 0),
+            fmt(d.med("http.session.c16:toolwire-main", "p50_us"), 0),
         ));
     }
     None
