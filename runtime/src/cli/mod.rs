@@ -174,8 +174,8 @@ enum RuntimeThreads {
 /// in place on the runtime worker that polls it only when another worker is left to serve
 /// the rest; on one thread it has to go to a sync worker and back. Measured with
 /// `http-bench --mode session --connections 16` against `toolwire-http-main --http` on 2
-/// cores (bench/findings.md): the README's sync tool 5.5k to 6k requests/s on one thread
-/// against 21k to 24k on one worker per core, the async tool 16k to 23k against 23k to 26k.
+/// cores (bench/findings.md, medians of 6 rounds): the README's sync tool 5.7k requests/s on
+/// one thread against 25.4k on one worker per core; the async tool 25.4k against 25.2k.
 fn runtime_threads(flags: &Flags) -> RuntimeThreads {
     match flags.worker_threads {
         Some(n) => RuntimeThreads::Exactly(n),
