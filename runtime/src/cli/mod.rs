@@ -123,6 +123,7 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
     let options = flags.options(&spec);
     let mut builder = match runtime_threads(&flags) {
         RuntimeThreads::One => tokio::runtime::Builder::new_current_thread(),
+        #[cfg(feature = "http")]
         RuntimeThreads::PerCore => tokio::runtime::Builder::new_multi_thread(),
         RuntimeThreads::Exactly(n) => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
@@ -159,6 +160,7 @@ enum RuntimeThreads {
     /// A current-thread runtime.
     One,
     /// A multi-threaded runtime with one worker per core (tokio's default).
+    #[cfg(feature = "http")]
     PerCore,
     /// A multi-threaded runtime with this many workers (`--worker-threads N`).
     Exactly(usize),
@@ -402,7 +404,7 @@ const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
     (
         "--worker-threads",
         Some("N"),
-        "Run calls on N runtime threads (default: one over stdio, one per core with --http)",
+        "Run calls on N runtime threads (default: one over stdio, one per core over HTTP)",
         false,
     ),
     ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)", false),
