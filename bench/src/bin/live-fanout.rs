@@ -70,8 +70,12 @@ async fn main() {
     let options = ServerOptions::new("live-fanout", "0.1.0").max_in_flight(sessions + 16);
     let server = Server::builder(options).tools(registry).live().build();
 
-    // Each session's sink sends to its task; a task counts its list_changed in `heard`.
-    let heard = Arc::new(AtomicUsize::new(0));
+    // Each session's sink sends to its task; a task counts its list_changed in its own slot
+    // of `heard`. Rep r is over once every session has heard r + 1 of them (`round`): a count
+    // per session, so a late or a second notice can never stand in for another session's.
+    let heard: Arc<Vec<AtomicUsize>> = Arc::new((0..sessions).map(|_| AtomicUsize::new(0)).collect());
+    let round = Arc::new(AtomicUsize::new(0));
+    let signalled = Arc::new(AtomicUsize::new(0));
     let all_heard = Arc::new(Notify::new());
     let mut kept = Vec::new();
     for i in 0..sessions {
@@ -88,11 +92,21 @@ async fn main() {
         );
         let first = rx.recv().await.expect("the acknowledgment");
         assert!(first.as_str().contains("notifications/subscriptions/acknowledged"), "{}", first.as_str());
-        let (heard, all_heard) = (heard.clone(), all_heard.clone());
+        let (heard, round, signalled, all_heard) =
+            (heard.clone(), round.clone(), signalled.clone(), all_heard.clone());
         tokio::spawn(async move {
             while let Some(m) = rx.recv().await {
-                if m.as_str().contains("notifications/tools/list_changed")
-                    && heard.fetch_add(1, Ordering::AcqRel) + 1 == sessions
+                if !m.as_str().contains("notifications/tools/list_changed") {
+                    continue;
+                }
+                heard[i].fetch_add(1, Ordering::AcqRel);
+                let target = round.load(Ordering::Acquire);
+                // The last session to reach the round's count wakes the bench, once a round.
+                if target > 0
+                    && heard.iter().all(|c| c.load(Ordering::Acquire) >= target)
+                    && signalled
+                        .compare_exchange(target - 1, target, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
                 {
                     all_heard.notify_one();
                 }
@@ -103,7 +117,7 @@ async fn main() {
 
     let mut samples = Vec::with_capacity(reps);
     for rep in 0..reps {
-        heard.store(0, Ordering::Release);
+        round.store(rep + 1, Ordering::Release);
         let waiting = all_heard.notified();
         let start = Instant::now();
         if rep % 2 == 0 {
