@@ -13,24 +13,8 @@ use toolwire::{Context, tools};
 #[path = "../http_args.rs"]
 mod http_args;
 use http_args::{Mode, ServerArgs};
-
-/// Echo the text back.
-#[toolwire::tool(read_only)]
-async fn echo(
-    /// The text to send back.
-    text: String,
-) -> String {
-    text
-}
-
-/// Echo the text back, from a sync fn.
-#[toolwire::tool(read_only)]
-fn echo_sync(
-    /// The text to send back.
-    text: String,
-) -> String {
-    text
-}
+#[path = "../toolwire_echo.rs"]
+mod toolwire_echo;
 
 /// Echo the text back, from a sync fn marked `inline`.
 #[toolwire::tool(read_only, inline)]
@@ -55,7 +39,7 @@ async fn echo_progress(
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = ServerArgs::from_env();
-    let registry = tools![echo, echo_progress, echo_sync, echo_inline]?;
+    let registry = tools![toolwire_echo::echo, echo_progress, toolwire_echo::echo_sync, echo_inline]?;
     let stateless = args.mode != Mode::Session;
     if let Some(ttl) = args.session_ttl {
         return serve_with_ttl(registry, ttl).await;

@@ -63,6 +63,8 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
 pub(super) fn markdown(d: &Data, s: &mut String) {
     let sync = |case: &str| rps(d, &format!("{case}:toolwire-sync"));
     let asy = |case: &str| rps(d, &format!("{case}:toolwire"));
+    let (main_sync, main_async) =
+        (rps(d, "http.session.c16:toolwire-main-sync"), rps(d, "http.session.c16:toolwire-main"));
     let _ = writeln!(
         s,
         "\nA *sync* `#[tool] fn echo` (toolwire's README style; over stdio the body runs in place on the \
@@ -78,12 +80,9 @@ pub(super) fn markdown(d: &Data, s: &mut String) {
         fmt(ratio(sync("echo.w1"), asy("echo.w1")), 2),
         fmt(ratio(sync("echo.w16"), asy("echo.w16")), 2),
         fmt(ratio(sync("http.json.c16"), asy("http.json.c16")), 2),
-        fmt(rps(d, "http.session.c16:toolwire-main-sync"), 0),
-        fmt(rps(d, "http.session.c16:toolwire-main"), 0),
-        fmt(
-            ratio(rps(d, "http.session.c16:toolwire-main-sync"), rps(d, "http.session.c16:toolwire-main")),
-            2
-        ),
+        fmt(main_sync, 0),
+        fmt(main_async, 0),
+        fmt(ratio(main_sync, main_async), 2),
     );
 }
 
