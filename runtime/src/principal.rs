@@ -14,6 +14,7 @@
 //! assert!(!alice.is_host() && Principal::host().is_host());
 //! ```
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
@@ -25,7 +26,8 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Principal {
-    subject: String,
+    /// Borrowed for the host's constant subject, so [`Principal::host`] allocates nothing.
+    subject: Cow<'static, str>,
     scopes: BTreeSet<String>,
     roles: BTreeSet<String>,
     tenant: Option<String>,
@@ -39,7 +41,7 @@ impl Principal {
     /// A principal called `subject`, with no scopes, no roles and no tenant.
     pub fn new(subject: impl Into<String>) -> Principal {
         Principal {
-            subject: subject.into(),
+            subject: Cow::Owned(subject.into()),
             scopes: BTreeSet::new(),
             roles: BTreeSet::new(),
             tenant: None,
@@ -51,7 +53,19 @@ impl Principal {
     /// loopback server's generated token). Its subject is `host`; it passes every
     /// authorization rule (see [`is_host`](Self::is_host)).
     pub fn host() -> Principal {
-        Principal { host: true, ..Principal::new(HOST_SUBJECT) }
+        Principal {
+            subject: Cow::Borrowed(HOST_SUBJECT),
+            scopes: BTreeSet::new(),
+            roles: BTreeSet::new(),
+            tenant: None,
+            host: true,
+        }
+    }
+
+    /// This principal, shared: [`Principal::shared_host`] when it is the plain host (what a
+    /// bearer-token server's every request is), a new `Arc` otherwise.
+    pub(crate) fn into_shared(self) -> Arc<Principal> {
+        if self == Principal::host() { Principal::shared_host() } else { Arc::new(self) }
     }
 
     /// The shared [`Principal::host`], made once.

@@ -19,10 +19,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::principal::Principal;
@@ -321,26 +319,18 @@ fn bearer(parts: &Parts) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-/// The middleware: the principal goes into the request's extensions for the route; a
-/// refusal is answered here (a JSON-RPC error with no id, and its challenge).
-pub(super) async fn layer(
-    State(auth): State<Arc<dyn Authenticate>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let (mut parts, body) = request.into_parts();
-    match auth.authenticate(&parts).await {
-        Ok(principal) => {
-            parts.extensions.insert(Arc::new(principal));
-            next.run(Request::from_parts(parts, body)).await
-        }
+/// Who sent a request, as `auth` says, or the answer refusing it: a JSON-RPC error with no
+/// id, and its challenge.
+pub(super) async fn admit(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
+    match auth.authenticate(parts).await {
+        Ok(principal) => Ok(principal.into_shared()),
         Err(refusal) => {
             let mut response = error_response(refusal.status(), None, &refusal.to_string());
             let challenge = refusal.challenge(auth.resource_server());
             if let Ok(v) = HeaderValue::from_str(&challenge) {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
             }
-            response
+            Err(response)
         }
     }
 }

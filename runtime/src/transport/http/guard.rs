@@ -9,15 +9,11 @@
 //! 2. **Origin.** A present `Origin` that is not loopback or explicitly allowed is 403, as
 //!    the spec requires. Agent CLIs send none.
 //!
-//! [`layer`] runs the checks as axum middleware on the `/mcp` route, so a refusal comes
-//! before method routing, body reading and everything else. Then comes the authenticator
+//! Every `/mcp` handler calls [`Guard::refusal`] first (through the endpoint's `admit`), so a
+//! refusal comes before body reading and everything else. Then comes the authenticator
 //! (module `authn`: the bearer token, or a resource server's verifier).
 
-use std::sync::Arc;
-
-use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::Response;
 
 use super::response::error_response;
@@ -40,15 +36,18 @@ pub(crate) struct Refusal {
 
 impl Guard {
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        for (name, message) in [
-            (header::HOST, "bad request: more than one Host header"),
-            (header::ORIGIN, "bad request: more than one Origin header"),
-        ] {
-            if headers.get_all(name).iter().nth(1).is_some() {
-                return Err(Refusal { status: StatusCode::BAD_REQUEST, message });
+        // One look-up per header: the first value, and whether a second follows.
+        let only = |name: header::HeaderName, message: &'static str| {
+            let mut values = headers.get_all(name).iter();
+            let first = values.next();
+            match values.next() {
+                Some(_) => Err(Refusal { status: StatusCode::BAD_REQUEST, message }),
+                None => Ok(first),
             }
-        }
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+        };
+        let host = only(header::HOST, "bad request: more than one Host header")?;
+        let origin = only(header::ORIGIN, "bad request: more than one Origin header")?;
+        let host = host.and_then(|h| h.to_str().ok());
         let host_ok = host.is_some_and(|h| {
             is_loopback_authority(h)
                 || self
@@ -62,7 +61,7 @@ impl Guard {
                 message: "forbidden: the Host header is not a loopback name or an allowed host",
             });
         }
-        if let Some(origin) = headers.get(header::ORIGIN) {
+        if let Some(origin) = origin {
             let ok = origin.to_str().is_ok_and(|o| {
                 is_loopback_origin(o) || self.allowed_origins.iter().any(|a| a.eq_ignore_ascii_case(o))
             });
@@ -77,13 +76,12 @@ impl Guard {
     }
 }
 
-/// The middleware: a refusal is answered here (a JSON-RPC error with no id); anything else
-/// goes on to the route.
-pub(super) async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    if let Err(refusal) = guard.check(request.headers()) {
-        return error_response(refusal.status, None, refusal.message);
+impl Guard {
+    /// The answer to a request the guard refuses (a JSON-RPC error with no id), or `None`
+    /// when it passes.
+    pub(super) fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
+        self.check(headers).err().map(|refusal| error_response(refusal.status, None, refusal.message))
     }
-    next.run(request).await
 }
 
 /// The host part of an authority (`host[:port]`, `[v6]:port`). An unclosed `[` is not a
@@ -105,7 +103,7 @@ fn is_loopback_authority(authority: &str) -> bool {
     {
         return false;
     }
-    matches!(host.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "[::1]")
+    ["127.0.0.1", "localhost", "[::1]"].iter().any(|name| name.eq_ignore_ascii_case(host))
 }
 
 fn is_loopback_origin(origin: &str) -> bool {

@@ -39,8 +39,11 @@
 //! An error the transport answers itself carries the request's id once the body has been
 //! read far enough to know it (the guard's refusals come before that, and carry none).
 //!
-//! The router is axum's: `post`, `delete` and a fallback for the 405 on `/mcp`, with the
-//! guard (`guard`) as middleware on that route. The files:
+//! The router is axum's: `post`, `get`, `delete` and a fallback for the 405 on `/mcp`. Each
+//! of them first calls `admit`: the guard (`guard`), then the authenticator (`authn`). They
+//! are calls, not axum middleware, because a `from_fn` layer boxes its future and clones the
+//! route's service for every request (20 of the 64 allocations a stateless call made,
+//! bench/findings.md). The files:
 //!
 //! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin; `authn`: who is
 //!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
@@ -183,7 +186,6 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
     let (ttl, shared) = (config.session_idle_ttl, roaming.as_ref().map(|r| Arc::clone(&r.store)));
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
-    let guard = Arc::new(config.guard.clone());
     let live = Arc::default();
     let endpoint = Arc::new(Endpoint {
         server,
@@ -210,14 +212,9 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
         });
     }
     let auth = endpoint.config.auth.clone();
+    // Every handler of `/mcp`, its method fallback too, calls `admit` first; the 404 does not.
     let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
     let mut router = Router::new().route("/mcp", mcp);
-    // On the route and its method fallback, not on the 404: Host, Origin and token come
-    // before anything else `/mcp` answers (the layer added last runs first).
-    if let Some(auth) = &auth {
-        router = router.route_layer(axum::middleware::from_fn_with_state(Arc::clone(auth), authn::layer));
-    }
-    router = router.route_layer(axum::middleware::from_fn_with_state(guard, guard::layer));
     if let Some(rs) = auth.as_ref().and_then(|a| a.resource_server()) {
         let json: Arc<str> = rs.metadata_json().into();
         for path in rs.metadata_paths() {
@@ -238,8 +235,11 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
     }
 }
 
-/// 405 for anything but POST, GET and DELETE.
-async fn method_not_allowed() -> Response {
+/// 405 for anything but POST, GET and DELETE (once the request is admitted).
+async fn method_not_allowed(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    if let Err(refused) = admit(&endpoint, &request.into_parts().0).await {
+        return refused;
+    }
     let mut response = error_response(
         StatusCode::METHOD_NOT_ALLOWED,
         None,
@@ -262,16 +262,29 @@ async fn find_session(
     }
 }
 
-/// Who a request is from: its authenticator's principal, else the server's host.
-fn principal_of(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Arc<crate::principal::Principal> {
-    let principal = parts.extensions.get::<Arc<crate::principal::Principal>>().cloned();
-    principal.unwrap_or_else(|| endpoint.server.host_principal())
+/// Whether a request to `/mcp` may go on, and who it is from: the guard's Host and Origin
+/// checks first, then the endpoint's authenticator; with none, the server's host. The refusal
+/// is the whole answer.
+async fn admit(
+    endpoint: &Endpoint,
+    parts: &axum::http::request::Parts,
+) -> Result<Arc<crate::principal::Principal>, Response> {
+    if let Some(refused) = endpoint.config.guard.refusal(&parts.headers) {
+        return Err(refused);
+    }
+    match &endpoint.config.auth {
+        Some(auth) => authn::admit(&**auth, parts).await,
+        None => Ok(endpoint.server.host_principal()),
+    }
 }
 
 /// GET: open a legacy session's stream (module `stream`).
 async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let principal = principal_of(&endpoint, &parts);
+    let principal = match admit(&endpoint, &parts).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
     let headers = parts.headers;
     let modern = headers
         .get("mcp-protocol-version")
@@ -406,7 +419,10 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
 
 async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let principal = principal_of(&endpoint, &parts);
+    let principal = match admit(&endpoint, &parts).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
     let ended = match (session_id(&parts.headers), &endpoint.roaming) {
         (None, _) => None,
         (Some(id), None) => Some(endpoint.sessions.remove(id, principal.subject())),
@@ -434,7 +450,10 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let principal = principal_of(&endpoint, &parts);
+    let principal = match admit(&endpoint, &parts).await {
+        Ok(principal) => principal,
+        Err(refused) => return refused,
+    };
     let headers = parts.headers;
     if let Err(refusal) = check_media(&headers) {
         return refusal;
