@@ -121,6 +121,11 @@ impl Drop for InFlight {
     }
 }
 
+/// Whether `line` starts with `prefix` (lower case), ASCII case ignored.
+fn starts_with_lower(line: &[u8], prefix: &[u8]) -> bool {
+    line.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix))
+}
+
 /// The socket, noting when the first byte of a request arrives on an idle connection, and
 /// whether that request's head names both `Content-Length` and `Transfer-Encoding`.
 ///
@@ -145,29 +150,50 @@ struct HeadScan {
 }
 
 impl HeadScan {
-    /// Feed `bytes`; `true` once the head has ended.
+    /// Feed `bytes`; `true` once the head has ended. Only the first bytes of each line are
+    /// looked at: the line ends are found with `memchr`, a head being a few hundred bytes
+    /// (byte by byte, this scan cost about 4,000 instructions a request).
     fn feed(&mut self, bytes: &[u8]) -> bool {
-        for &b in bytes {
-            match b {
-                b'\n' => {
-                    if self.len == 0 {
-                        return true;
-                    }
-                    let line = &self.line[..self.len.min(self.line.len())];
-                    self.content_length |= line.starts_with(b"content-length:");
-                    self.transfer_encoding |= line.starts_with(b"transfer-encoding:");
-                    self.len = 0;
+        let mut rest = bytes;
+        while let Some(end) = memchr::memchr(b'\n', rest) {
+            let whole = &rest[..end];
+            let whole = whole.strip_suffix(b"\r").unwrap_or(whole);
+            let start = &whole[..whole.len().min(self.line.len())];
+            // A whole line in this read with no `\r` among its first bytes (every line a
+            // client sends, in practice) is read where it lies; the rest go through `take`.
+            if self.len == 0 && !start.contains(&b'\r') {
+                if start.is_empty() {
+                    return true;
                 }
-                b'\r' => {}
-                _ => {
-                    if let Some(slot) = self.line.get_mut(self.len) {
-                        *slot = b.to_ascii_lowercase();
-                    }
-                    self.len += 1;
-                }
+                self.content_length |= starts_with_lower(start, b"content-length:");
+                self.transfer_encoding |= starts_with_lower(start, b"transfer-encoding:");
+                rest = &rest[end + 1..];
+                continue;
+            }
+            self.take(&rest[..end]);
+            if self.len == 0 {
+                return true;
+            }
+            let line = &self.line[..self.len.min(self.line.len())];
+            self.content_length |= line.starts_with(b"content-length:");
+            self.transfer_encoding |= line.starts_with(b"transfer-encoding:");
+            self.len = 0;
+            rest = &rest[end + 1..];
+        }
+        self.take(rest);
+        false
+    }
+
+    /// Part of the current line: its first bytes, `\r` skipped, lower-cased into `line`.
+    /// Past `line`'s length only "the line is not empty" matters, which `len` already says.
+    fn take(&mut self, part: &[u8]) {
+        for &b in part {
+            let Some(slot) = self.line.get_mut(self.len) else { return };
+            if b != b'\r' {
+                *slot = b.to_ascii_lowercase();
+                self.len += 1;
             }
         }
-        false
     }
 }
 
@@ -490,5 +516,31 @@ mod tests {
         let mut scan = HeadScan::default();
         assert!(scan.feed(b"POST / HTTP/1.1\nX-Content-Length: 3\nTransfer-Encoding: chunked\n\n"));
         assert!(!scan.content_length && scan.transfer_encoding);
+    }
+
+    #[test]
+    fn the_head_scan_reads_the_same_however_the_head_is_split() {
+        let heads: [&[u8]; 4] = [
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
+            b"POST /mcp HTTP/1.1\r\nX-A-Very-Long-Header-Name-Indeed: 1\r\nCONTENT-LENGTH: 3\r\n\r\n",
+            b"POST /mcp HTTP/1.1\r\nTrans\rfer-Encoding: chunked\r\n\r\r\n",
+            b"POST /mcp HTTP/1.1\r\nHost: x\r\n",
+        ];
+        for head in heads {
+            let mut whole = HeadScan::default();
+            let ended = whole.feed(head);
+            let expected = (ended, whole.content_length, whole.transfer_encoding);
+            for at in 0..=head.len() {
+                let mut scan = HeadScan::default();
+                let first = scan.feed(&head[..at]);
+                let ended = first || scan.feed(&head[at..]);
+                assert_eq!((ended, scan.content_length, scan.transfer_encoding), expected, "split at {at}");
+            }
+        }
+        let mut scan = HeadScan::default();
+        assert!(scan.feed(heads[2]), "a line of only \\r ends the head");
+        assert!(scan.transfer_encoding, "\\r inside a line is skipped, as before");
+        let mut scan = HeadScan::default();
+        assert!(!scan.feed(heads[3]));
     }
 }
