@@ -7,8 +7,8 @@
 //!
 //! - the in-flight table: the request is entered under its id before it can complete, so
 //!   `notifications/cancelled` finds it, and a duplicate id is refused;
-//! - spawning onto the runtime (or, under [`polling_inline`], one poll on the transport's
-//!   thread first);
+//! - spawning onto the runtime (or, under [`polling_inline`] and [`polling_in_handler`], one
+//!   poll on the transport's thread first);
 //! - the in-flight bound (a slot from the server's semaphore);
 //! - the host's cancellation, before dispatch and while running;
 //! - the server's deadline, whose clock starts when the request got its slot;
@@ -43,8 +43,21 @@ use super::sink::{Reply, Sink};
 use super::talk::CallTalk;
 
 thread_local! {
-    /// Set while a transport's own thread dispatches (see [`polling_inline`]).
-    static POLL_INLINE: Cell<bool> = const { Cell::new(false) };
+    /// Where this thread is dispatching from, when a transport polls calls inline (see
+    /// [`polling_inline`] and [`polling_in_handler`]).
+    static POLL_INLINE: Cell<Inline> = const { Cell::new(Inline::No) };
+}
+
+/// Whether requests dispatched on this thread are polled once in place before they are
+/// spawned, and for whom.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Inline {
+    /// Every call is a task.
+    No,
+    /// A transport's own reader thread inside a current-thread runtime ([`polling_inline`]).
+    Reader,
+    /// An HTTP handler's poll, on any runtime ([`polling_in_handler`]).
+    Handler,
 }
 
 /// Run `dispatch` (which calls [`Session::handle`](super::Session::handle)) with each request
@@ -56,18 +69,34 @@ thread_local! {
 /// multi-threaded runtime every call is spawned, so compute-heavy calls still spread over
 /// the workers.
 pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
-    struct Reset(bool);
+    dispatching(Inline::Reader, dispatch)
+}
+
+/// Run `dispatch` from an HTTP handler with each request it starts polled once in the
+/// handler's own poll, on whatever runtime: a call that completes then (an async tool that
+/// does not wait) has its answer in the POST's outbox before the handler awaits it, with no
+/// task spawned and no wake-up between them. A call that waits is spawned as before.
+///
+/// A sync tool body is held back during that poll (see [`relief::held_back`]) and runs in
+/// the spawned task: run in the handler, a body that ran long would hold up the handler
+/// itself, and with it the answer its deadline's rescue sends.
+pub(crate) fn polling_in_handler<R>(dispatch: impl FnOnce() -> R) -> R {
+    dispatching(Inline::Handler, dispatch)
+}
+
+fn dispatching<R>(inline: Inline, dispatch: impl FnOnce() -> R) -> R {
+    struct Reset(Inline);
     impl Drop for Reset {
         fn drop(&mut self) {
             POLL_INLINE.with(|p| p.set(self.0));
         }
     }
-    let _reset = Reset(POLL_INLINE.with(|p| p.replace(true)));
+    let _reset = Reset(POLL_INLINE.with(|p| p.replace(inline)));
     dispatch()
 }
 
-/// Whether requests dispatched on this thread are polled inline first.
-fn polls_inline() -> bool {
+/// Where requests dispatched on this thread are polled first.
+fn polls_inline() -> Inline {
     POLL_INLINE.with(Cell::get)
 }
 
@@ -189,7 +218,12 @@ impl SessionInner {
             modern,
             reply: reply.tracked(self.running.clone()),
         };
-        if polls_inline() && runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
+        let inline = match polls_inline() {
+            Inline::Reader => runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread,
+            Inline::Handler => true,
+            Inline::No => false,
+        };
+        if inline {
             calls.insert(id.clone(), RunningCall { abort: None, cancel });
             drop(calls);
             return self.poll_then_spawn(&runtime, id, job);
@@ -205,7 +239,9 @@ impl SessionInner {
         let mut run = Box::pin(job.run());
         // A panic outside the handler's own guard drops the request's `Reply`, which answers
         // -32603 (as a panicking task does); the future is dropped with it.
+        let in_handler = polls_inline() == Inline::Handler;
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = in_handler.then(relief::hold_back);
             run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
         }));
         if !matches!(polled, Ok(Poll::Pending)) {

@@ -25,6 +25,8 @@ enum Behaviour {
     Progress(u32),
     /// Never return; set the flag when dropped.
     Forever,
+    /// A sync body (as `#[tool] fn` runs one): answers with the name of the thread it ran on.
+    Sync,
 }
 
 struct TestTool {
@@ -61,6 +63,12 @@ impl Tool for TestTool {
                     }
                     Ok(ToolOutput::text(format!("done {n}")))
                 }
+                Behaviour::Sync => {
+                    let ran_on = crate::tool::run_blocking(name, || {
+                        std::thread::current().name().unwrap_or("unnamed").to_owned()
+                    });
+                    Ok(ToolOutput::text(ran_on.await?))
+                }
                 Behaviour::Forever => {
                     let _flag = DropFlag(self.dropped.clone());
                     std::future::pending::<()>().await;
@@ -77,15 +85,23 @@ struct Fixture {
 }
 
 fn fixture(options: ServerOptions) -> Fixture {
+    fixture_of(
+        options,
+        &[
+            ("echo", Behaviour::Echo),
+            ("fail", Behaviour::Fail),
+            ("panic", Behaviour::Panic),
+            ("progress", Behaviour::Progress(3)),
+            ("forever", Behaviour::Forever),
+        ],
+    )
+}
+
+/// A server of these tools.
+fn fixture_of(options: ServerOptions, tools: &[(&'static str, Behaviour)]) -> Fixture {
     let dropped = Arc::new(AtomicBool::new(false));
     let mut registry = ToolRegistry::new();
-    for (name, behaviour) in [
-        ("echo", Behaviour::Echo),
-        ("fail", Behaviour::Fail),
-        ("panic", Behaviour::Panic),
-        ("progress", Behaviour::Progress(3)),
-        ("forever", Behaviour::Forever),
-    ] {
+    for &(name, behaviour) in tools {
         let info = ToolInfo::new(name, format!("The {name} tool."), Schema::empty_object())
             .with_declarations(Declarations::read_only());
         registry.register(TestTool { info, behaviour, dropped: dropped.clone() }).unwrap();
@@ -653,6 +669,37 @@ async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
     wire.send(&call(5, "echo", ""));
     assert!(wire.take().is_empty());
     assert_eq!(wire.wait(1).await, [text_result(5, "{}", false)]);
+}
+
+/// What the HTTP handler does: on any runtime, a call that completes on its first poll is
+/// answered before `handle` returns; a sync body is held back from that poll and runs in the
+/// spawned task, so it can never block the handler (which carries its deadline's answer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_their_task() {
+    let f = fixture_of(options(), &[("echo", Behaviour::Echo), ("sync", Behaviour::Sync)]);
+    let wire = Wire::new(&f.server);
+    wire.initialize("2025-11-25");
+    let in_handler = |line: &str| super::polling_in_handler(|| wire.send(line));
+
+    in_handler(&call(1, "echo", ""));
+    assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered in the handler's poll");
+    assert_eq!(wire.session.in_flight(), 0);
+
+    // This test's thread is no runtime worker: a sync body polled here, not held back,
+    // would run in place right here (a seat is free on a 2-worker runtime).
+    let here = std::thread::current().name().unwrap_or("unnamed").to_owned();
+    in_handler(&call(2, "sync", ""));
+    assert!(wire.take().is_empty(), "the sync body did not run in the handler's poll");
+    let got = wire.wait(1).await;
+    assert!(
+        got[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":""#),
+        "{got:?}"
+    );
+    assert!(!got[0].contains(&format!(r#""text":"{here}""#)), "ran on the handler's thread: {got:?}");
+
+    // Outside `polling_in_handler`, a call on a multi-threaded runtime is a task.
+    wire.send(&call(3, "echo", ""));
+    assert_eq!(wire.wait(1).await, [text_result(3, "{}", false)]);
 }
 
 mod live;

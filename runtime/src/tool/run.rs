@@ -13,8 +13,9 @@ use super::ToolError;
 pub(crate) mod relief;
 mod workers;
 
-/// Run a sync body so that it never blocks the reactor or the transport for long: in place
-/// when the call is polled by the stdin reader, which another thread relieves if the body
+/// Run a sync body so that it never blocks the reactor or the transport for long (and never
+/// in a poll that holds bodies back: it then yields once first, see `relief::hold_back`): in
+/// place when the call is polled by the stdin reader, which another thread relieves if the body
 /// runs past two milliseconds, or by a worker of a multi-threaded runtime while fewer than
 /// workers − 1 bodies run in place there (see `relief`); else on one of toolwire's sync
 /// workers when one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
@@ -24,6 +25,9 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    if relief::held_back() {
+        YieldOnce(false).await;
+    }
     let body = match relief::run_here(body) {
         Ok(done) => return done.map_err(|payload| panicked(tool, payload)),
         Err(body) => body,
@@ -66,6 +70,22 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 fn panicked(tool: &str, payload: Box<dyn Any + Send>) -> ToolError {
     ToolError::Panicked { tool: tool.to_owned(), message: panic_message(&*payload) }
+}
+
+/// Pending once (its waker woken), then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
 }
 
 pin_project_lite::pin_project! {

@@ -245,6 +245,30 @@ thread_local! {
     static RESCUE: Cell<Option<*const (dyn Rescue + 'static)>> = const { Cell::new(None) };
     /// The number of the body running in place on this runtime worker; 0 for none.
     static DEFERRING: Cell<u64> = const { Cell::new(0) };
+    /// Set while a call is polled where no sync body may start (see [`hold_back`]).
+    static HELD_BACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Hold sync bodies back on this thread while the guard lives: a body polled meanwhile does
+/// not start, and its call's poll returns pending (`run_blocking` yields first), so the call
+/// is spawned and the body starts in its task. For a poll inside something that must not
+/// block (an HTTP handler polling a call once before spawning it).
+pub(crate) fn hold_back() -> HoldBack {
+    HoldBack(HELD_BACK.with(|h| h.replace(true)))
+}
+
+/// Whether sync bodies are held back on this thread (see [`hold_back`]).
+pub(crate) fn held_back() -> bool {
+    HELD_BACK.with(Cell::get)
+}
+
+/// Ends a [`hold_back`] when dropped.
+pub(crate) struct HoldBack(bool);
+
+impl Drop for HoldBack {
+    fn drop(&mut self) {
+        HELD_BACK.with(|h| h.set(self.0));
+    }
 }
 
 /// Make this thread `post`'s reader of generation `generation`: sync bodies it polls run in

@@ -541,7 +541,11 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
         _ => None,
     };
-    session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
+    // A call that completes on its first poll is answered in this poll (module
+    // `server::request`): its answer is in `rx` before `respond` awaits it.
+    crate::server::polling_in_handler(|| {
+        session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
+    });
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.
     if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
