@@ -93,6 +93,36 @@ async fn missing_or_wrong_token_is_401_with_www_authenticate() {
     assert_eq!(spec.calls_seen(), 0);
 }
 
+/// Host, Origin and the token come before anything else `/mcp` answers, whatever the method:
+/// each handler admits the request first, and so does the 405 for a method it does not take.
+/// The 404 for another path needs nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_method_on_mcp_is_guarded_then_authenticated_first() {
+    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let addr = spec.local_addr().unwrap();
+    for method in ["POST", "GET", "DELETE", "PUT", "PATCH"] {
+        let r = send(addr, method, "/mcp", mcp_headers(addr), "").await;
+        assert_eq!(r.status, 401, "{method} without a token");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"), "{method}");
+        assert_eq!(error_message(&r), "unauthorized: a valid bearer token is required", "{method}");
+        let mut h = mcp_headers(addr);
+        h[0] = ("Host".into(), "attacker.example".into());
+        let r = send(addr, method, "/mcp", h, "").await;
+        assert_eq!(r.status, 403, "{method} with a foreign Host, before the token");
+        assert_eq!(
+            error_message(&r),
+            "forbidden: the Host header is not a loopback name or an allowed host",
+            "{method}"
+        );
+    }
+    let r = send(addr, "PUT", "/mcp", authed(&spec), "").await;
+    assert_eq!(r.status, 405, "admitted, then refused for its method");
+    assert_eq!(r.header("allow"), Some("POST, GET, DELETE"));
+    let r = send(addr, "GET", "/other", mcp_headers(addr), "").await;
+    assert_eq!((r.status, error_message(&r).as_str()), (404, "not found: the MCP endpoint is /mcp"));
+    assert_eq!(spec.calls_seen(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn foreign_origin_is_403_and_loopback_origin_passes() {
     let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
