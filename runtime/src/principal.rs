@@ -64,6 +64,8 @@ impl Principal {
 
     /// This principal, shared: [`Principal::shared_host`] when it is the plain host (what a
     /// bearer-token server's every request is), a new `Arc` otherwise.
+    // Only HTTP's authenticators hand a principal over by value.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn into_shared(self) -> Arc<Principal> {
         if self == Principal::host() { Principal::shared_host() } else { Arc::new(self) }
     }

@@ -80,6 +80,8 @@ pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
 /// A sync tool body is held back during that poll (see [`relief::held_back`]) and runs in
 /// the spawned task: run in the handler, a body that ran long would hold up the handler
 /// itself, and with it the answer its deadline's rescue sends.
+// Only the HTTP transport calls it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn polling_in_handler<R>(dispatch: impl FnOnce() -> R) -> R {
     dispatching(Inline::Handler, dispatch)
 }

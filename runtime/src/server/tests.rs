@@ -679,7 +679,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     let f = fixture_of(options(), &[("echo", Behaviour::Echo), ("sync", Behaviour::Sync)]);
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
-    let in_handler = |line: &str| super::polling_in_handler(|| wire.send(line));
+    let in_handler = |line: &str| super::request::polling_in_handler(|| wire.send(line));
 
     in_handler(&call(1, "echo", ""));
     assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered in the handler's poll");

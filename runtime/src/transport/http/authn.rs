@@ -1,7 +1,7 @@
 //! Authentication: who is calling, from the request's parts, behind one trait
-//! ([`Authenticate`]), run as axum middleware on `/mcp` after the Host/Origin guard. What it
-//! returns is the request's [`Principal`], which the engine hands every tool; what it refuses
-//! is answered here, before the body is read:
+//! ([`Authenticate`]), called by every `/mcp` handler after the Host/Origin guard (the
+//! endpoint's `admit`). What it returns is the request's [`Principal`], which the engine
+//! hands every tool; what it refuses is answered here, before the body is read:
 //!
 //! | refusal | status | `WWW-Authenticate` |
 //! | --- | --- | --- |
