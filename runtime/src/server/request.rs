@@ -220,30 +220,37 @@ impl SessionInner {
             modern,
             reply: reply.tracked(self.running.clone()),
         };
-        let inline = match polls_inline() {
+        let inline = polls_inline();
+        let poll_here = match inline {
             Inline::Reader => runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread,
             Inline::Handler => true,
             Inline::No => false,
         };
-        if inline {
+        if poll_here {
             calls.insert(id.clone(), RunningCall { abort: None, cancel });
             drop(calls);
-            return self.poll_then_spawn(&runtime, id, job);
+            return self.poll_then_spawn(&runtime, id, job, inline == Inline::Handler);
         }
         let handle = runtime.spawn(job.run());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
     }
 
     /// Poll a request once on this thread; spawn it only if it is not done. The request is
-    /// in the running table already, without an abort handle until it is spawned.
-    fn poll_then_spawn<H: Handler>(&self, runtime: &tokio::runtime::Handle, id: RequestId, job: Job<H>) {
+    /// in the running table already, without an abort handle until it is spawned. With
+    /// `hold_back`, no sync body starts in that poll (see [`polling_in_handler`]).
+    fn poll_then_spawn<H: Handler>(
+        &self,
+        runtime: &tokio::runtime::Handle,
+        id: RequestId,
+        job: Job<H>,
+        hold_back: bool,
+    ) {
         use std::task::{Context, Poll, Waker};
         let mut run = Box::pin(job.run());
         // A panic outside the handler's own guard drops the request's `Reply`, which answers
         // -32603 (as a panicking task does); the future is dropped with it.
-        let in_handler = polls_inline() == Inline::Handler;
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let _held = in_handler.then(relief::hold_back);
+            let _held = hold_back.then(relief::hold_back);
             run.as_mut().poll(&mut Context::from_waker(Waker::noop()))
         }));
         if !matches!(polled, Ok(Poll::Pending)) {

@@ -26,7 +26,7 @@ where
     R: Send + 'static,
 {
     if relief::held_back() {
-        YieldOnce(false).await;
+        tokio::task::yield_now().await;
     }
     let body = match relief::run_here(body) {
         Ok(done) => return done.map_err(|payload| panicked(tool, payload)),
@@ -70,22 +70,6 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 fn panicked(tool: &str, payload: Box<dyn Any + Send>) -> ToolError {
     ToolError::Panicked { tool: tool.to_owned(), message: panic_message(&*payload) }
-}
-
-/// Pending once (its waker woken), then ready.
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
 }
 
 pin_project_lite::pin_project! {

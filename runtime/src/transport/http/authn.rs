@@ -321,7 +321,7 @@ fn bearer(parts: &Parts) -> Option<&str> {
 
 /// Who sent a request, as `auth` says, or the answer refusing it: a JSON-RPC error with no
 /// id, and its challenge.
-pub(super) async fn admit(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
+pub(super) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
     match auth.authenticate(parts).await {
         Ok(principal) => Ok(principal.into_shared()),
         Err(refusal) => {

@@ -74,9 +74,7 @@ impl Guard {
         }
         Ok(())
     }
-}
 
-impl Guard {
     /// The answer to a request the guard refuses (a JSON-RPC error with no id), or `None`
     /// when it passes.
     pub(super) fn refusal(&self, headers: &HeaderMap) -> Option<Response> {

@@ -121,11 +121,6 @@ impl Drop for InFlight {
     }
 }
 
-/// Whether `line` starts with `prefix` (lower case), ASCII case ignored.
-fn starts_with_lower(line: &[u8], prefix: &[u8]) -> bool {
-    line.get(..prefix.len()).is_some_and(|start| start.eq_ignore_ascii_case(prefix))
-}
-
 /// The socket, noting when the first byte of a request arrives on an idle connection, and
 /// whether that request's head names both `Content-Length` and `Transfer-Encoding`.
 ///
@@ -141,7 +136,7 @@ struct Tracked {
 /// Header names seen in a request head so far, a line at a time.
 #[derive(Default)]
 struct HeadScan {
-    /// The current line's first bytes, lower-cased.
+    /// The current line's first bytes.
     line: [u8; 18],
     /// Bytes in the current line, `\r` not counted.
     len: usize,
@@ -156,44 +151,50 @@ impl HeadScan {
     fn feed(&mut self, bytes: &[u8]) -> bool {
         let mut rest = bytes;
         while let Some(end) = memchr::memchr(b'\n', rest) {
-            let whole = &rest[..end];
-            let whole = whole.strip_suffix(b"\r").unwrap_or(whole);
+            let part = &rest[..end];
+            rest = &rest[end + 1..];
+            let whole = part.strip_suffix(b"\r").unwrap_or(part);
             let start = &whole[..whole.len().min(self.line.len())];
             // A whole line in this read with no `\r` among its first bytes (every line a
-            // client sends, in practice) is read where it lies; the rest go through `take`.
-            if self.len == 0 && !start.contains(&b'\r') {
-                if start.is_empty() {
-                    return true;
-                }
-                self.content_length |= starts_with_lower(start, b"content-length:");
-                self.transfer_encoding |= starts_with_lower(start, b"transfer-encoding:");
-                rest = &rest[end + 1..];
-                continue;
-            }
-            self.take(&rest[..end]);
-            if self.len == 0 {
+            // client sends, in practice) is read where it lies; the rest are gathered first.
+            let ended = if self.len == 0 && !start.contains(&b'\r') {
+                self.end_line(start)
+            } else {
+                self.take(part);
+                let line = self.line;
+                self.end_line(&line[..self.len.min(line.len())])
+            };
+            if ended {
                 return true;
             }
-            let line = &self.line[..self.len.min(self.line.len())];
-            self.content_length |= line.starts_with(b"content-length:");
-            self.transfer_encoding |= line.starts_with(b"transfer-encoding:");
-            self.len = 0;
-            rest = &rest[end + 1..];
         }
         self.take(rest);
         false
     }
 
-    /// Part of the current line: its first bytes, `\r` skipped, lower-cased into `line`.
-    /// Past `line`'s length only "the line is not empty" matters, which `len` already says.
+    /// Part of the current line: its first bytes, `\r` skipped, gathered into `line`. Past
+    /// `line`'s length only "the line is not empty" matters, which `len` already says.
     fn take(&mut self, part: &[u8]) {
         for &b in part {
             let Some(slot) = self.line.get_mut(self.len) else { return };
             if b != b'\r' {
-                *slot = b.to_ascii_lowercase();
+                *slot = b;
                 self.len += 1;
             }
         }
+    }
+
+    /// A line ended, starting with `start` (its first bytes, `\r` skipped): `true` when it
+    /// was the empty line that ends the head.
+    fn end_line(&mut self, start: &[u8]) -> bool {
+        if start.is_empty() {
+            return true;
+        }
+        let named = |prefix: &[u8]| start.get(..prefix.len()).is_some_and(|s| s.eq_ignore_ascii_case(prefix));
+        self.content_length |= named(b"content-length:");
+        self.transfer_encoding |= named(b"transfer-encoding:");
+        self.len = 0;
+        false
     }
 }
 

@@ -273,7 +273,7 @@ async fn admit(
         return Err(refused);
     }
     match &endpoint.config.auth {
-        Some(auth) => authn::admit(&**auth, parts).await,
+        Some(auth) => authn::authenticate(&**auth, parts).await,
         None => Ok(endpoint.server.host_principal()),
     }
 }
