@@ -102,7 +102,10 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
                     always serves the rest; past that seat it runs on one of toolwire's sync workers, at two \
                     thread hand-overs per call (two context switches and 1.9 to 3.8 `futex` calls more than \
                     the async tool, counted in findings.md). At c=16 on 2 cores some calls find the seat taken \
-                    and pay the hand-overs";
+                    and pay the hand-overs. The async tool is answered in the request handler's own poll, \
+                    with no task and no wake-up; a sync body is held back from that poll (so that a body \
+                    that runs long can never block the handler that carries its deadline's answer) and \
+                    pays a task spawn and a wake-up of the handler on top";
     let in_place = "Over stdio a sync body runs in place on the stdin reader, which a new reader relieves once \
                     the body has run on two 1 ms ticks of the watcher thread, so a short body costs what \
                     `#[tool(inline)]` costs plus two uncontended locks; a gap left is the watcher's ticks \
