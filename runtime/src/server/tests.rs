@@ -688,8 +688,9 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     // This test's thread is no runtime worker: a sync body polled here, not held back,
     // would run in place right here (a seat is free on a 2-worker runtime).
     let here = std::thread::current().name().unwrap_or("unnamed").to_owned();
+    // (Whether the answer is already out when `in_handler` returns is a race with the other
+    // worker, which may run the spawned task at once; the thread the body ran on is not.)
     in_handler(&call(2, "sync", ""));
-    assert!(wire.take().is_empty(), "the sync body did not run in the handler's poll");
     let got = wire.wait(1).await;
     assert!(
         got[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":""#),
