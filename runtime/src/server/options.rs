@@ -231,4 +231,10 @@ impl ServerOptions {
         self.max_input_rounds = rounds.max(1);
         self
     }
+
+    /// Whether these options can answer a call while its code still runs: the host's
+    /// cancellation, or the deadline of a `bounded` call (one that takes an in-flight slot).
+    pub(crate) fn answers_running_calls(&self, bounded: bool) -> bool {
+        self.cancellation.is_some() || (bounded && self.deadline.is_some())
+    }
 }

@@ -77,9 +77,14 @@ pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
 /// does not wait) has its answer in the POST's outbox before the handler awaits it, with no
 /// task spawned and no wake-up between them. A call that waits is spawned as before.
 ///
-/// A sync tool body is held back during that poll (see [`relief::held_back`]) and runs in
-/// the spawned task: run in the handler, a body that ran long would hold up the handler
-/// itself, and with it the answer its deadline's rescue sends.
+/// A sync tool body runs in that poll too (in place, within the runtime workers' bound: see
+/// [`relief`]) only when nothing could answer for its call while it runs: the server has no
+/// deadline (for a call it bounds) and no host cancellation, and the call's session is one
+/// made for this request alone (stateless HTTP), which no `notifications/cancelled` can
+/// reach. Otherwise the body is held back from that poll (see [`relief::held_back`]) and
+/// runs in the spawned task: run in the handler, a body that ran long would hold up the
+/// handler itself, and with it the answer its deadline, its host or its client's
+/// cancellation is owed.
 // Only the HTTP transport calls it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn polling_in_handler<R>(dispatch: impl FnOnce() -> R) -> R {
@@ -208,6 +213,7 @@ impl SessionInner {
                 "invalid request: request id {id} is already in use by a call in flight"
             )));
         }
+        let bounded = handler.bounded();
         let job = Job {
             principal: super::caller::principal(&self.shared),
             shared: self.shared.clone(),
@@ -229,7 +235,9 @@ impl SessionInner {
         if poll_here {
             calls.insert(id.clone(), RunningCall { abort: None, cancel });
             drop(calls);
-            return self.poll_then_spawn(&runtime, id, job, inline == Inline::Handler);
+            let hold_back = inline == Inline::Handler
+                && (self.shared.options.answers_running_calls(bounded) || !self.asking.is_one_shot());
+            return self.poll_then_spawn(&runtime, id, job, hold_back);
         }
         let handle = runtime.spawn(job.run());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
@@ -374,11 +382,11 @@ struct Rescuer<'a, H> {
 impl<H: Handler> relief::Rescue for Rescuer<'_, H> {
     fn relieved(&self, started: Instant, returned: tokio::sync::oneshot::Receiver<()>) {
         let options = &self.shared.options;
-        let deadline = options.deadline.filter(|_| self.handler.bounded());
-        let host = options.cancellation.clone();
-        if deadline.is_none() && host.is_none() {
+        if !options.answers_running_calls(self.handler.bounded()) {
             return;
         }
+        let deadline = options.deadline.filter(|_| self.handler.bounded());
+        let host = options.cancellation.clone();
         // Both answers are made now, while the handler is alive (the body still runs).
         let modern = self.modern.then_some(&*self.shared.modern_meta);
         let late =

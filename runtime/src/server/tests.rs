@@ -26,6 +26,7 @@ enum Behaviour {
     /// Never return; set the flag when dropped.
     Forever,
     /// A sync body (as `#[tool] fn` runs one): answers with the name of the thread it ran on.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Sync,
 }
 
@@ -672,35 +673,64 @@ async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
 }
 
 /// What the HTTP handler does: on any runtime, a call that completes on its first poll is
-/// answered before `handle` returns; a sync body is held back from that poll and runs in the
-/// spawned task, so it can never block the handler (which carries its deadline's answer).
+/// answered before `handle` returns. A sync body is held back from that poll, and runs in
+/// the spawned task, whenever something could answer for its call while it runs (a client's
+/// cancellation in a session that outlives the request, the deadline, the host): it can
+/// never block the handler that carries that answer. With nothing of the kind (a stateless
+/// request, default options), it runs in the handler's poll.
+#[cfg(feature = "http")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_their_task() {
-    let f = fixture_of(options(), &[("echo", Behaviour::Echo), ("sync", Behaviour::Sync)]);
+    // This test's thread is no runtime worker: a sync body polled here, not held back,
+    // runs in place right here (a seat is free on a 2-worker runtime).
+    let here = std::thread::current().name().unwrap_or("unnamed").to_owned();
+    let ran_here = format!(r#"{{"type":"text","text":"{here}"}}"#);
+    let tools = [("echo", Behaviour::Echo), ("sync", Behaviour::Sync)];
+
+    // A session that outlives the request (its client may cancel the call): held back.
+    let f = fixture_of(options(), &tools);
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
     let in_handler = |line: &str| super::request::polling_in_handler(|| wire.send(line));
-
     in_handler(&call(1, "echo", ""));
     assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered in the handler's poll");
     assert_eq!(wire.session.in_flight(), 0);
-
-    // This test's thread is no runtime worker: a sync body polled here, not held back,
-    // would run in place right here (a seat is free on a 2-worker runtime).
-    let here = std::thread::current().name().unwrap_or("unnamed").to_owned();
-    // (Whether the answer is already out when `in_handler` returns is a race with the other
-    // worker, which may run the spawned task at once; the thread the body ran on is not.)
+    // (Whether the answer is out when `in_handler` returns is a race with the other worker,
+    // which may run the spawned task at once; the thread the body ran on is not.)
     in_handler(&call(2, "sync", ""));
     let got = wire.wait(1).await;
-    assert!(
-        got[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":""#),
-        "{got:?}"
-    );
-    assert!(!got[0].contains(&format!(r#""text":"{here}""#)), "ran on the handler's thread: {got:?}");
-
+    assert!(got[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"#), "{got:?}");
+    assert!(!got[0].contains(&ran_here), "ran on the handler's thread: {got:?}");
     // Outside `polling_in_handler`, a call on a multi-threaded runtime is a task.
     wire.send(&call(3, "echo", ""));
     assert_eq!(wire.wait(1).await, [text_result(3, "{}", false)]);
+
+    // A session for this request alone (stateless HTTP), default options: nothing could
+    // answer for the call meanwhile, so the body runs in the handler's poll, and is answered
+    // before it returns.
+    let one_shot = Wire::new(&f.server);
+    one_shot.initialize("2025-11-25");
+    one_shot.session.inner.asking.set_one_shot();
+    super::request::polling_in_handler(|| one_shot.send(&call(4, "sync", "")));
+    let got = one_shot.take();
+    assert_eq!(got.len(), 1, "answered in the handler's poll: {got:?}");
+    assert!(got[0].contains(&ran_here), "ran on the handler's thread: {got:?}");
+
+    // The same with a deadline (or a host cancellation): held back, since the deadline's
+    // answer must go out while the body runs.
+    let timed = [
+        options().deadline(Some(Duration::from_secs(30))),
+        options().cancellation(tokio_util::sync::CancellationToken::new()),
+    ];
+    for (i, options) in timed.into_iter().enumerate() {
+        let f = fixture_of(options, &tools);
+        let one_shot = Wire::new(&f.server);
+        one_shot.initialize("2025-11-25");
+        one_shot.session.inner.asking.set_one_shot();
+        super::request::polling_in_handler(|| one_shot.send(&call(5, "sync", "")));
+        let got = one_shot.wait(1).await;
+        assert!(!got[0].contains(&ran_here), "options {i}: ran on the handler's thread: {got:?}");
+    }
 }
 
 mod live;

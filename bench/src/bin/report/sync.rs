@@ -100,12 +100,13 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
     let handover = "Over HTTP on a multi-threaded runtime a sync body runs in place on the worker that polls \
                     it while fewer than workers − 1 bodies do (on 2 workers: one), so at least one worker \
                     always serves the rest; past that seat it runs on one of toolwire's sync workers, at two \
-                    thread hand-overs per call (two context switches and 1.9 to 3.8 `futex` calls more than \
-                    the async tool, counted in findings.md). At c=16 on 2 cores some calls find the seat taken \
-                    and pay the hand-overs. The async tool is answered in the request handler's own poll, \
-                    with no task and no wake-up; a sync body is held back from that poll (so that a body \
-                    that runs long can never block the handler that carries its deadline's answer) and \
-                    pays a task spawn and a wake-up of the handler on top";
+                    thread hand-overs per call (counted in findings.md; at c=16 on 2 cores few calls find \
+                    the seat taken). With this server's options (stateless, no deadline, no host \
+                    cancellation: nothing could answer a call while its body runs) the body runs in the \
+                    request handler's own poll, as the async tool's call completes there, at the async \
+                    tool's instructions per request (findings.md); with a deadline it is held back from \
+                    that poll and pays a task spawn and a wake-up of the handler. What is left is the \
+                    watcher thread's ticks (1000 wake-ups a second while bodies run) competing for 2 cores";
     let in_place = "Over stdio a sync body runs in place on the stdin reader, which a new reader relieves once \
                     the body has run on two 1 ms ticks of the watcher thread, so a short body costs what \
                     `#[tool(inline)]` costs plus two uncontended locks; a gap left is the watcher's ticks \
