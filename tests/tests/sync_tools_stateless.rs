@@ -86,9 +86,11 @@ fn text_of(reply: &Value) -> (&str, bool) {
     (text, result["isError"] == json!(true))
 }
 
-/// Default options: the first sleeping body runs in a POST handler's poll, on its worker;
-/// the other worker serves 100 fast calls (their bodies on the sync workers and the pool
-/// while the seat is taken) before any sleeper is answered.
+/// Default options: a sleeping body that finds the seat free runs in its POST handler's
+/// poll, on its worker (the seat is the process's: the other test's body may hold it; where
+/// a body runs is asserted by the server's unit tests, not here); the other worker serves
+/// 100 fast calls (their bodies on the sync workers and the pool while the seat is taken)
+/// before any sleeper is answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_sync_bodies_sleeping_2_s_hold_up_none_of_100_fast_calls() {
     let spec = Arc::new(stateless(ServerOptions::new("sync-stateless", "0.1.0")));

@@ -382,10 +382,11 @@ struct Rescuer<'a, H> {
 impl<H: Handler> relief::Rescue for Rescuer<'_, H> {
     fn relieved(&self, started: Instant, returned: tokio::sync::oneshot::Receiver<()>) {
         let options = &self.shared.options;
-        if !options.answers_running_calls(self.handler.bounded()) {
+        let bounded = self.handler.bounded();
+        if !options.answers_running_calls(bounded) {
             return;
         }
-        let deadline = options.deadline.filter(|_| self.handler.bounded());
+        let deadline = options.deadline.filter(|_| bounded);
         let host = options.cancellation.clone();
         // Both answers are made now, while the handler is alive (the body still runs).
         let modern = self.modern.then_some(&*self.shared.modern_meta);

@@ -101,12 +101,7 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
                     it while fewer than workers − 1 bodies do (on 2 workers: one), so at least one worker \
                     always serves the rest; past that seat it runs on one of toolwire's sync workers, at two \
                     thread hand-overs per call (counted in findings.md; at c=16 on 2 cores few calls find \
-                    the seat taken). With this server's options (stateless, no deadline, no host \
-                    cancellation: nothing could answer a call while its body runs) the body runs in the \
-                    request handler's own poll, as the async tool's call completes there, at the async \
-                    tool's instructions per request (findings.md); with a deadline it is held back from \
-                    that poll and pays a task spawn and a wake-up of the handler. What is left is the \
-                    watcher thread's ticks (1000 wake-ups a second while bodies run) competing for 2 cores";
+                    the seat taken)";
     let in_place = "Over stdio a sync body runs in place on the stdin reader, which a new reader relieves once \
                     the body has run on two 1 ms ticks of the watcher thread, so a short body costs what \
                     `#[tool(inline)]` costs plus two uncontended locks; a gap left is the watcher's ticks \
@@ -124,17 +119,32 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
     }
     if what.starts_with("sync `#[tool] fn` over HTTP") {
         return Some(format!(
-            "{handover}: p50 {} µs against the async tool's {} µs",
+            "{handover}. With this server's options (stateless, no deadline, no host cancellation: \
+             nothing could answer a call while its body runs) the body runs in the request handler's \
+             own poll, where the async tool's call completes too, at the async tool's instructions per \
+             request (findings.md). Round by round in this run, sync against async: {}; p50 {} µs \
+             against the async tool's {} µs",
+            by_round(d, "http.json.c16:toolwire-sync", "http.json.c16:toolwire"),
             fmt(d.med("http.json.c16:toolwire-sync", "p50_us"), 0),
             fmt(d.med("http.json.c16:toolwire", "p50_us"), 0),
         ));
     }
     if what.starts_with("sync `#[tool] fn` in the README's") {
         return Some(format!(
-            "`--http` runs one runtime worker per core; {handover}: p50 {} µs against the async tool's {} µs",
+            "`--http` runs one runtime worker per core; {handover}. In a legacy session (whose client \
+             may cancel a call) a sync body is held back from the request handler's own poll and pays \
+             a task spawn and a wake-up of the handler: p50 {} µs against the async tool's {} µs",
             fmt(d.med("http.session.c16:toolwire-main-sync", "p50_us"), 0),
             fmt(d.med("http.session.c16:toolwire-main", "p50_us"), 0),
         ));
     }
     None
+}
+
+/// `a`'s requests/s over `b`'s, round by round (the rounds interleave them), and the median
+/// of those ratios.
+fn by_round(d: &Data, a: &str, b: &str) -> String {
+    let ratios: Vec<f64> = d.values(a, "rps").iter().zip(d.values(b, "rps")).map(|(x, y)| x / y).collect();
+    let each: Vec<String> = ratios.iter().map(|r| fmt(Some(*r), 2)).collect();
+    format!("{} (median {})", each.join(", "), fmt(toolwire_bench::stats::median(&ratios), 2))
 }
