@@ -256,6 +256,56 @@ proptest! {
         // Never a panic; and the fuzz target's own round-trip check holds.
         fuzz::envelope(line.as_bytes());
     }
+
+    /// `tools/call` requests with their members in any order, some repeated, missing or
+    /// wrong, and params of any shape: the one-pass decode agrees with the general path on
+    /// each it reads (the check inside the `envelope` target).
+    #[test]
+    fn the_one_pass_tools_call_decode_agrees_with_the_general_path(
+        id in request_id(),
+        name in prop_oneof![3 => text().prop_map(Value::from), 1 => json_value()],
+        arguments in prop::option::of(json_value()),
+        meta in prop::option::of(prop_oneof![
+            3 => Just(json!({"progressToken": 1, "io.modelcontextprotocol/logLevel": "info"})),
+            1 => json_value(),
+        ]),
+        params in prop_oneof![
+            6 => Just(None),
+            1 => Just(Some(json!(["echo", {"text": "hi"}]))),
+            1 => json_value().prop_map(Some),
+        ],
+        order in prop_oneof![
+            2 => Just(vec![0, 1, 2, 3]),
+            // The common order with one more member anywhere: a repeat, or a wrong one.
+            2 => (0usize..9, 0usize..5).prop_map(|(extra, at)| {
+                let mut order = vec![0, 1, 2, 3];
+                order.insert(at, extra);
+                order
+            }),
+            3 => prop::sample::subsequence((0..9).collect::<Vec<usize>>(), 2..6).prop_shuffle(),
+            1 => prop::collection::vec(0usize..9, 1..8),
+        ],
+    ) {
+        let id = id.to_json();
+        let mut object = Map::new();
+        object.insert("name".into(), name);
+        if let Some(a) = arguments { object.insert("arguments".into(), a); }
+        if let Some(m) = meta { object.insert("_meta".into(), m); }
+        let params = params.unwrap_or(Value::Object(object)).to_string();
+        let members = [
+            r#""jsonrpc":"2.0""#.to_owned(),
+            format!(r#""id":{id}"#),
+            r#""method":"tools/call""#.to_owned(),
+            format!(r#""params":{params}"#),
+            r#""method":"tools\/call""#.to_owned(),
+            r#""jsonrpc":"1.0""#.to_owned(),
+            r#""other":{"method":"tools/call"}"#.to_owned(),
+            r#""method":"tools/list""#.to_owned(),
+            r#""result":{}"#.to_owned(),
+        ];
+        let line = format!("{{{}}}", order.iter().map(|&i| members[i].as_str()).collect::<Vec<_>>().join(","));
+        fuzz::envelope(line.as_bytes());
+    }
 }
 
 // ---- Canonical JSON -------------------------------------------------------------------------

@@ -28,6 +28,7 @@ use tower::ServiceExt;
 use crate::args::{ArgSpec, ParamSpec};
 use crate::context::Context;
 use crate::protocol::envelope::{self, Frame, Incoming};
+use crate::protocol::tools::CallToolParams;
 use crate::protocol::{Outbound, RequestId, RpcError};
 use crate::registry::ToolRegistry;
 use crate::schema::Schema;
@@ -92,7 +93,8 @@ pub fn encode_notification(method: &str, params: &str) -> String {
 }
 
 /// Fuzz target: a line into the envelope decoder, each element of a batch too. A request
-/// that decodes must decode the same once written back.
+/// that decodes must decode the same once written back, and the one-pass `tools/call`
+/// decode must agree with the general path on every message it reads.
 pub fn envelope(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let messages = match envelope::parse_frame(text) {
@@ -101,11 +103,29 @@ pub fn envelope(data: &[u8]) {
         Err(_) => return,
     };
     for message in messages {
+        one_pass_call_agrees(message);
         if let Ok(Decoded::Request { id, method, .. }) = decode(message) {
             let again = decode(&encode_request(&id, &method));
             assert_eq!(again, Ok(Decoded::Request { id, method, params: None }), "{message}");
         }
     }
+}
+
+/// The one-pass `tools/call` decode (`envelope::decode_call`) reads a message only as the
+/// general path reads it: the same id, method `tools/call`, and the same params as the
+/// method decodes them from the raw `params` (an object, then `CallToolParams`).
+fn one_pass_call_agrees(message: &str) {
+    let Some((id, params)) = envelope::decode_call(message) else { return };
+    let Ok(Incoming::Request { id: general_id, method, params: raw }) = envelope::decode(message) else {
+        panic!("the one-pass decode read a tools/call the general path refuses: {message}");
+    };
+    assert_eq!((&general_id, &*method), (&id, "tools/call"), "{message}");
+    let raw = raw.map_or("{}", RawValue::get);
+    assert!(raw.starts_with('{'), "the one-pass decode read params that are not an object: {message}");
+    let general: CallToolParams<'_> = serde_json::from_str(raw).unwrap_or_else(|e| {
+        panic!("the one-pass decode read params the general path refuses ({e}): {message}")
+    });
+    assert_eq!(format!("{general:?}"), format!("{params:?}"), "{message}");
 }
 
 // ---- Arguments against a schema ------------------------------------------------------------

@@ -68,7 +68,7 @@ pub use sample::{Sampled, SamplingMessage, SamplingRequest};
 pub use talk::{Asked, Talkback};
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::principal::Principal;
@@ -115,11 +115,14 @@ pub struct Context {
 
 #[derive(Default)]
 struct Inner {
-    cancel: CancellationToken,
+    /// Made on first use when nobody gave one: a builder that is handed the server's token
+    /// allocates no other.
+    cancel: OnceLock<CancellationToken>,
     deadline: Option<Instant>,
     progress: Option<ProgressSink>,
     last_progress: Mutex<Option<f64>>,
-    peer: PeerInfo,
+    /// `None`: nobody is known ([`PeerInfo::default`]).
+    peer: Option<Arc<PeerInfo>>,
     principal: Option<Arc<Principal>>,
     states: Option<Arc<StateMap>>,
     talk: Option<Arc<dyn Talkback>>,
@@ -133,7 +136,7 @@ impl fmt::Debug for Context {
             .field("cancelled", &self.is_cancelled())
             .field("deadline", &self.inner.deadline)
             .field("reports_progress", &self.inner.progress.is_some())
-            .field("peer", &self.inner.peer)
+            .field("peer", self.peer())
             .field("principal", &self.principal().subject())
             .field("talks_back", &self.inner.talk.is_some())
             .finish()
@@ -154,17 +157,17 @@ impl Context {
 
     /// The host's cancellation for the run this call belongs to.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancel
+        self.inner.cancel.get_or_init(CancellationToken::new)
     }
 
     /// Whether the host has cancelled the run.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.is_cancelled()
+        self.inner.cancel.get().is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Resolves when the host cancels the run; a long tool can `select!` on it to stop early.
     pub async fn cancelled(&self) {
-        self.inner.cancel.cancelled().await
+        self.cancellation().cancelled().await
     }
 
     /// When the server will abandon the call, if it set a deadline.
@@ -174,7 +177,8 @@ impl Context {
 
     /// Who is calling.
     pub fn peer(&self) -> &PeerInfo {
-        &self.inner.peer
+        static NOBODY: PeerInfo = PeerInfo { name: None, version: None, protocol_version: None };
+        self.inner.peer.as_deref().unwrap_or(&NOBODY)
     }
 
     /// Who is calling: the principal the host fixed (stdio) or the authenticator set (HTTP),
@@ -232,7 +236,7 @@ impl Context {
             return Ok(talk);
         }
         let modern =
-            self.inner.peer.protocol_version.as_deref().and_then(crate::protocol::ProtocolVersion::parse);
+            self.peer().protocol_version.as_deref().and_then(crate::protocol::ProtocolVersion::parse);
         let why = match modern {
             Some(v) if v.era() == crate::protocol::Era::Modern => format!(
                 "this request is served in MCP {v}, where only tools/call, prompts/get and resources/read can ask the client (in input_required rounds), and this one runs outside them"
@@ -254,7 +258,7 @@ impl Context {
         let asked = talk.request_as(key, what, params);
         tokio::select! {
             biased;
-            _ = self.inner.cancel.cancelled() => Err(AskError::CallCancelled { what }),
+            _ = self.cancelled() => Err(AskError::CallCancelled { what }),
             answer = asked => answer,
         }
     }
@@ -284,7 +288,7 @@ impl fmt::Debug for ContextBuilder {
 impl ContextBuilder {
     /// The host's cancellation token for the run.
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
-        self.inner.cancel = token;
+        self.inner.cancel = OnceLock::from(token);
         self
     }
 
@@ -300,9 +304,10 @@ impl ContextBuilder {
         self
     }
 
-    /// Who is calling.
-    pub fn peer(mut self, peer: PeerInfo) -> Self {
-        self.inner.peer = peer;
+    /// Who is calling: a [`PeerInfo`], or an `Arc` of one that many calls share (a
+    /// server hands each call of a session the session's, without copying it).
+    pub fn peer(mut self, peer: impl Into<Arc<PeerInfo>>) -> Self {
+        self.inner.peer = Some(peer.into());
         self
     }
 

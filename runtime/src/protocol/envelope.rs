@@ -5,6 +5,11 @@
 //! then interpreted. So a message with a readable id and a bad `method` still gets its error
 //! answered under that id, and `params` reach the method's own decoder as the original bytes.
 //!
+//! One message is read differently: a well-formed `tools/call` in the usual member order,
+//! which [`decode_call`] reads with its params in one pass. It reads nothing the general path
+//! would read otherwise, and turns everything unusual back to it, so the table below holds
+//! for every message.
+//!
 //! | the text | the verdict |
 //! | --- | --- |
 //! | not JSON (or trailing garbage) | -32700, no id |
@@ -22,6 +27,7 @@ use serde_json::value::RawValue;
 
 use super::error::{ErrorIn, RpcError};
 use super::id::{BadId, RequestId};
+use super::tools::CallToolParams;
 
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
@@ -104,6 +110,103 @@ pub(crate) fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
         },
     })?;
     env.interpret()
+}
+
+/// The hot message in one pass: a well-formed `tools/call` request whose `method` comes
+/// before its `params` (the order every client we know writes), decoded with its params
+/// as [`CallToolParams`] straight from the text, where [`decode`] would keep `params` raw
+/// and the method decode them again (two scans of the same bytes).
+///
+/// `None` for anything else: another method, members in another order, an escaped
+/// `method`, a duplicate member, `params` that are not an object or do not decode, a bad
+/// `id` or `jsonrpc`, a `result` or `error`. The caller then takes the general path
+/// ([`decode`], the method's own params decode), which answers each of those exactly as it
+/// always has; a message this accepts is one the general path accepts with the same id and
+/// params. Text without `"tools/call"` in it is turned away by one substring search.
+pub(crate) fn decode_call(text: &str) -> Option<(RequestId, CallToolParams<'_>)> {
+    if !text.contains("\"tools/call\"") {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let call = de.deserialize_map(CallVisitor).ok()?;
+    de.end().ok()?;
+    Some(call)
+}
+
+/// The visitor behind [`decode_call`]: any surprise is an error, and the caller falls back.
+struct CallVisitor;
+
+impl<'de> Visitor<'de> for CallVisitor {
+    type Value = (RequestId, CallToolParams<'de>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tools/call request")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let fall_back = || de::Error::custom("not the common tools/call shape");
+        let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);
+        while let Some(key) = map.next_key::<Member>()? {
+            match key {
+                Member::Jsonrpc if !jsonrpc => {
+                    jsonrpc = map.next_value::<&RawValue>()?.get() == "\"2.0\"";
+                    if !jsonrpc {
+                        return Err(fall_back());
+                    }
+                }
+                Member::Id if id.is_none() => {
+                    id = Some(RequestId::from_raw(map.next_value()?).map_err(|_| fall_back())?);
+                }
+                Member::Method if !method => {
+                    method = map.next_value::<&str>()? == "tools/call";
+                    if !method {
+                        return Err(fall_back());
+                    }
+                }
+                Member::Params if method && params.is_none() => {
+                    params = Some(map.next_value_seed(CallParamsSeed)?);
+                }
+                Member::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                _ => return Err(fall_back()),
+            }
+        }
+        match (jsonrpc, id, method, params) {
+            (true, Some(id), true, Some(params)) => Ok((id, params)),
+            _ => Err(fall_back()),
+        }
+    }
+}
+
+/// `params` read as [`CallToolParams`], from an object only (a derived struct would also
+/// take an array, which the general path refuses).
+struct CallParamsSeed;
+
+impl<'de> de::DeserializeSeed<'de> for CallParamsSeed {
+    type Value = CallToolParams<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        CallToolParams::deserialize(ObjectOnly(deserializer))
+    }
+}
+
+/// A deserializer that reads every value as a map: the derived struct visitor then never
+/// sees a sequence.
+struct ObjectOnly<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
+        ignored_any
+    }
 }
 
 /// The members of an envelope, each as raw text.
@@ -384,6 +487,62 @@ mod tests {
         assert_eq!(
             rejection(r#"{"jsonrpc":"2.0","id":1}"#).2,
             "invalid request: the `method` member is missing"
+        );
+    }
+
+    #[test]
+    fn the_common_tools_call_is_read_in_one_pass() {
+        let (id, p) = decode_call(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{ "text":"hi" },"_meta":{"progressToken":1}},"x":[1]}"#,
+        )
+        .expect("the common shape");
+        assert_eq!(id, RequestId::Number(7));
+        assert_eq!(p.name, "echo");
+        assert_eq!(p.arguments.unwrap().get(), r#"{ "text":"hi" }"#);
+        assert_eq!(p.meta.unwrap().progress_token.unwrap().get(), "1");
+        // `method` after `params`, which a client may write: the general path's.
+        let late = r#"{"jsonrpc":"2.0","id":1,"params":{"name":"echo"},"method":"tools/call"}"#;
+        assert!(decode_call(late).is_none());
+        assert!(matches!(decode(late), Ok(Incoming::Request { .. })));
+    }
+
+    #[test]
+    fn anything_unusual_leaves_the_one_pass_decode_to_the_general_path() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"tools/call"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"echo"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"},"params":{"name":"f"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["echo"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","name":"f"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"id":1,"method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}} x"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}"#,
+        ] {
+            assert!(decode_call(text).is_none(), "read in one pass: {text}");
+        }
+        // Each still gets its general-path answer, under its id where it was readable.
+        assert_eq!(
+            rejection(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/call","params":{"name":"e"}}"#
+            ),
+            (
+                Some(RequestId::Number(1)),
+                -32600,
+                "invalid request: member `method` appears more than once".into()
+            )
+        );
+        assert_eq!(
+            rejection(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}} x"#).1,
+            -32700
         );
     }
 

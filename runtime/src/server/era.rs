@@ -9,6 +9,8 @@
 //!
 //! Every method that does something goes through [`SessionInner::served`] first.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -36,11 +38,11 @@ pub(crate) enum Served {
 impl Served {
     /// For a method that needs a session or an envelope: who the client is and whether the
     /// answer is modern; a legacy request before `initialize` is refused.
-    pub(crate) fn peer(self) -> Result<(PeerInfo, bool), RpcError> {
+    pub(crate) fn peer(self) -> Result<(Arc<PeerInfo>, bool), RpcError> {
         match self {
             Served::Legacy(None) => Err(not_initialized()),
             Served::Legacy(Some(state)) => Ok((state.client, false)),
-            Served::Modern { client } => Ok((client, true)),
+            Served::Modern { client } => Ok((Arc::new(client), true)),
         }
     }
 }

@@ -30,6 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
 use crate::protocol::meta::MetaParams;
+use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, RpcError};
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
@@ -81,6 +82,18 @@ impl SessionInner {
         }
     }
 
+    /// A `tools/call` the session decoded in one pass (`envelope::decode_call`): served as
+    /// [`request`](Self::request) serves one, without decoding its params again.
+    pub(crate) fn call(self: &Arc<Self>, reply: Reply, params: CallToolParams<'_>) {
+        if let Err(refused) = super::caller::admit(&self.shared) {
+            return reply.error(refused);
+        }
+        match &self.shared.tools {
+            Some(served) => tools::call_decoded(self, served, reply, params),
+            None => reply.error(method_not_found("tools/call")),
+        }
+    }
+
     fn initialize(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
         let p: InitializeParams<'_> = decode_params("initialize", params)?;
         let mut legacy = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
@@ -99,8 +112,12 @@ impl SessionInner {
             "initialize"
         );
         let capabilities = ClientCapabilities::read(p.capabilities);
-        *legacy =
-            Some(LegacyState { version, client: peer(&client, version), capabilities, initialized: false });
+        *legacy = Some(LegacyState {
+            version,
+            client: Arc::new(peer(&client, version)),
+            capabilities,
+            initialized: false,
+        });
         let shared = &self.shared;
         let options = &shared.options;
         Ok(initialize_result(version, &shared.capabilities, &options.info, options.instructions.as_deref()))

@@ -170,7 +170,7 @@ impl SessionInner {
         &self,
         reply: Reply,
         meta: Option<&RequestMeta<'_>>,
-        peer: PeerInfo,
+        peer: Arc<PeerInfo>,
         modern: bool,
         handler: H,
     ) {
@@ -281,7 +281,7 @@ struct Job<H> {
     principal: Arc<crate::principal::Principal>,
     shared: Arc<Shared>,
     handler: H,
-    peer: PeerInfo,
+    peer: Arc<PeerInfo>,
     /// Cancelled when the client cancels the request; a child of the host's token.
     cancel: CancellationToken,
     progress: Option<Arc<ProgressChannel>>,

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
 use crate::principal::Principal;
-use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, kind, parse_frame};
+use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 
@@ -54,7 +54,9 @@ pub(crate) struct SessionInner {
 #[derive(Debug, Clone)]
 pub(crate) struct LegacyState {
     pub(crate) version: ProtocolVersion,
-    pub(crate) client: PeerInfo,
+    /// Shared with every call's [`Context`](crate::Context): a call clones the `Arc`, not
+    /// the client's name and version.
+    pub(crate) client: Arc<PeerInfo>,
     /// What the client said it can be asked for.
     pub(crate) capabilities: ClientCapabilities,
     /// `notifications/initialized` arrived.
@@ -92,7 +94,8 @@ impl Session {
     #[cfg(feature = "http")]
     pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
         let session = Session::new(shared);
-        let client = PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() };
+        let client =
+            Arc::new(PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() });
         let capabilities = ClientCapabilities::default();
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
         session.inner.asking.set_one_shot();
@@ -116,7 +119,7 @@ impl Session {
         let Settled { version, client, capabilities, level, initialized, subscriptions } = settled;
         let state = LegacyState {
             version: *version,
-            client: client.clone(),
+            client: Arc::new(client.clone()),
             capabilities: *capabilities,
             initialized: *initialized,
         };
@@ -138,7 +141,7 @@ impl Session {
         let level = self.inner.asking.level().unwrap_or(super::talk::DEFAULT_LOG_LEVEL);
         Some(Settled {
             version: state.version,
-            client: state.client,
+            client: PeerInfo::clone(&state.client),
             capabilities: state.capabilities,
             level,
             initialized: state.initialized,
@@ -351,6 +354,10 @@ impl SessionInner {
     }
 
     fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool) {
+        // The hot message, in one pass; anything unusual takes the general path below.
+        if let Some((id, params)) = decode_call(text) {
+            return self.call(Reply::new(Some(id), route), params);
+        }
         match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
             Ok(Incoming::Request { id, method, params }) => {

@@ -43,7 +43,7 @@ use serde_json::value::RawValue;
 
 use crate::args::{PyList, PyStr};
 use crate::context::Context;
-use crate::json::canonical_json;
+use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
@@ -216,11 +216,19 @@ fn list<'t>(
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
+    match decode_params("tools/call", params) {
+        Ok(p) => call_decoded(session, tools, reply, p),
+        Err(e) => {
+            tools.calls_seen.fetch_add(1, Ordering::Relaxed);
+            reply.error(e)
+        }
+    }
+}
+
+/// Answer a `tools/call` whose params are decoded: by [`call`], or straight from the
+/// message by the session's one-pass decode of the common shape (`envelope::decode_call`).
+pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, p: CallToolParams<'_>) {
     tools.calls_seen.fetch_add(1, Ordering::Relaxed);
-    let p: CallToolParams<'_> = match decode_params("tools/call", params) {
-        Ok(p) => p,
-        Err(e) => return reply.error(e),
-    };
     let (peer, modern) = match session.served(p.meta.as_ref()).and_then(|s| s.peer()) {
         Ok(served) => served,
         Err(e) => return reply.error(e),
@@ -454,7 +462,7 @@ fn error_json(text: &str, modern: Option<&RawValue>) -> Result<String, serde_jso
     let content = [Content::text(text)];
     let body = CallToolResult { content: &content, structured: None, is_error: true };
     match modern {
-        None => serde_json::to_string(&body),
+        None => body.to_json(),
         Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
     }
 }
@@ -540,6 +548,39 @@ struct CallToolResult<'a> {
     is_error: bool,
 }
 
+impl CallToolResult<'_> {
+    /// The bytes its `Serialize` writes, by hand for text blocks: every legacy call's
+    /// answer is written here (bench/findings.md counts what serde's path cost). Other
+    /// blocks, rare in answers, go through serde; the unit tests hold the two to the same
+    /// bytes.
+    fn to_json(&self) -> Result<String, serde_json::Error> {
+        let texts: usize =
+            self.content.iter().map(|c| if let Content::Text { text } = c { text.len() } else { 0 }).sum();
+        let mut out = String::with_capacity(48 + texts + self.structured.map_or(0, |s| s.get().len() + 22));
+        out.push_str("{\"content\":[");
+        for (i, block) in self.content.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            match block {
+                Content::Text { text } => {
+                    out.push_str("{\"type\":\"text\",\"text\":");
+                    push_json_string(&mut out, text);
+                    out.push('}');
+                }
+                other => out.push_str(&serde_json::to_string(other)?),
+            }
+        }
+        out.push(']');
+        if let Some(structured) = self.structured {
+            out.push_str(",\"structuredContent\":");
+            out.push_str(structured.get());
+        }
+        out.push_str(if self.is_error { ",\"isError\":true}" } else { ",\"isError\":false}" });
+        Ok(out)
+    }
+}
+
 /// The result body for a call's outcome, completed with `modern` (the `_meta`) for a modern
 /// request. A [`ToolError`] is a tool error, never a protocol error: `isError: true` and one
 /// text block holding the error's `Display`.
@@ -566,7 +607,7 @@ fn call_result_json(
         }
     };
     match modern {
-        None => serde_json::to_string(&body),
+        None => body.to_json(),
         Some(meta) => serde_json::to_string(&ModernResult::complete(meta, &body)),
     }
 }
@@ -637,6 +678,38 @@ mod tests {
             1,
             "{fingerprint:?}: the same tools, one fingerprint"
         );
+    }
+
+    #[test]
+    fn the_hand_written_result_is_serdes_byte_for_byte() {
+        use crate::tool::EmbeddedResource;
+        let blocks = [
+            Content::text("plain"),
+            Content::text("q\"b\\\n\u{1}\u{7f}é€\u{2028}😀"),
+            Content::text(""),
+            Content::Image { data: "aGk=".into(), mime_type: "image/png".into() },
+            Content::Resource {
+                resource: EmbeddedResource::text("file:///a", "x\ty").with_mime_type("text/plain"),
+            },
+            Content::ResourceLink {
+                uri: "u".into(),
+                name: "n".into(),
+                description: None,
+                mime_type: Some("m".into()),
+            },
+        ];
+        let structured = RawValue::from_string(r#"{"a":[1,"\u0001"]}"#.to_owned()).unwrap();
+        for n in 0..=blocks.len() {
+            for first in 0..blocks.len() {
+                let content: Vec<Content> = blocks.iter().cycle().skip(first).take(n).cloned().collect();
+                for structured in [None, Some(&*structured)] {
+                    for is_error in [false, true] {
+                        let body = CallToolResult { content: &content, structured, is_error };
+                        assert_eq!(body.to_json().unwrap(), serde_json::to_string(&body).unwrap());
+                    }
+                }
+            }
+        }
     }
 
     #[test]
