@@ -10,11 +10,14 @@
 //!   and is dropped.
 //! - Ids are integers from 1, never reused within a connection.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -23,6 +26,7 @@ use super::answer::Answerer;
 use super::handlers::{HandlerError, ListChanged, LogMessage};
 use super::options::ClientOptions;
 use crate::context::Progress;
+use crate::json::push_json_string;
 use crate::protocol::LoggingLevel;
 
 /// The 2026-07-28 `_meta` member asking for log messages at or above a level.
@@ -54,6 +58,20 @@ pub(crate) struct Out {
     pub(crate) name: Option<String>,
 }
 
+/// A message read as a response: `result` kept as text. `method` only tells a request or
+/// a notification apart; those are read as a `Value`.
+#[derive(Deserialize)]
+struct ResponseIn<'a> {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default)]
+    result: Option<Box<RawValue>>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
 /// How a request ended, short of a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Failure {
@@ -75,7 +93,8 @@ pub(crate) enum Failure {
     Rpc { code: i64, message: String, data: Option<Value> },
 }
 
-type Reply = Result<Value, Failure>;
+/// A request's answer: its `result`, still as text (each caller reads it as its own type).
+type Reply = Result<Box<RawValue>, Failure>;
 
 /// Per-request knobs.
 #[derive(Default, Clone)]
@@ -202,19 +221,16 @@ impl Conn {
     fn prepare(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Cow<'_, Map<String, Value>>,
         progress: Option<ProgressFn>,
     ) -> (i64, Out, oneshot::Receiver<Reply>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut params = match params {
-            Some(Value::Object(map)) => map,
-            _ => Map::new(),
-        };
         let name =
             params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
         let modern = lock(&self.modern).clone();
+        let mut params = params;
         if progress.is_some() || modern.is_some() {
-            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+            let meta = params.to_mut().entry("_meta").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 if progress.is_some() {
                     meta.insert("progressToken".into(), id.into());
@@ -229,16 +245,21 @@ impl Conn {
                 }
             }
         }
-        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        // The envelope by hand, the params by serde straight into it (`Value`'s `Display`
+        // goes through `fmt` a token at a time).
+        let mut json = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"#);
+        push_json_string(&mut json, method);
         if !params.is_empty() {
-            msg["params"] = Value::Object(params);
+            json.push_str(r#","params":"#);
+            json.push_str(&serde_json::to_string(&*params).unwrap_or_else(|_| "{}".to_owned()));
         }
+        json.push('}');
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
         if let Some(p) = progress {
             lock(&self.progress).insert(id, p);
         }
-        let out = Out { json: msg.to_string(), id: Some(id), method: Some(method.to_owned()), name };
+        let out = Out { json, id: Some(id), method: Some(method.to_owned()), name };
         (id, out, rx)
     }
 
@@ -249,6 +270,22 @@ impl Conn {
         params: Option<Value>,
         opts: RequestOpts,
     ) -> Result<Value, Failure> {
+        let params = match params {
+            Some(Value::Object(map)) => Cow::Owned(map),
+            _ => Cow::Owned(Map::new()),
+        };
+        let result = self.request_with(method, params, opts).await?;
+        Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null))
+    }
+
+    /// [`request`](Self::request) with params an object that may be borrowed (a call that
+    /// may be sent again, round after round, keeps its own).
+    pub(crate) async fn request_with(
+        &self,
+        method: &str,
+        params: Cow<'_, Map<String, Value>>,
+        opts: RequestOpts,
+    ) -> Result<Box<RawValue>, Failure> {
         // Cancellation is checked before dispatch: a run cancelled while queued never reaches
         // the server.
         if opts.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
@@ -320,6 +357,13 @@ impl Conn {
         if text.is_empty() {
             return;
         }
+        // A response, read in one pass with its result kept as text; anything else (a
+        // request, a notification, a batch, a line a typed read refuses) as a `Value`.
+        if let Ok(response) = serde_json::from_str::<ResponseIn<'_>>(text)
+            && response.method.is_none()
+        {
+            return self.on_response(response.id.as_ref(), response.error.as_ref(), response.result);
+        }
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(_) => {
@@ -349,18 +393,25 @@ impl Conn {
             (Some(method), Some(id)) if !id.is_null() => self.on_server_request(id, method, params),
             (Some(method), _) => self.on_notification(&method, params),
             (None, id) => {
-                let Some(id) = id.as_ref().and_then(Value::as_i64) else {
-                    tracing::warn!(server = %self.server, "ignoring a response with an id we never sent");
-                    return;
-                };
-                let reply = if let Some(error) = msg.remove("error") {
-                    Err(rpc_failure(&error))
-                } else {
-                    Ok(msg.remove("result").unwrap_or(Value::Null))
-                };
-                self.resolve(id, reply);
+                let result = msg.remove("result").and_then(|r| serde_json::value::to_raw_value(&r).ok());
+                self.on_response(id.as_ref(), msg.get("error"), result);
             }
         }
+    }
+
+    /// A response: the error when it has one (a `null` one is none), else its result (`null`
+    /// when absent).
+    fn on_response(&self, id: Option<&Value>, error: Option<&Value>, result: Option<Box<RawValue>>) {
+        let error = error.filter(|e| !e.is_null());
+        let Some(id) = id.and_then(Value::as_i64) else {
+            tracing::warn!(server = %self.server, "ignoring a response with an id we never sent");
+            return;
+        };
+        let reply = match error {
+            Some(error) => Err(rpc_failure(error)),
+            None => Ok(result.unwrap_or_default()),
+        };
+        self.resolve(id, reply);
     }
 
     /// Deliver an answer to request `id`; an answer no one waits for any more is dropped.
@@ -541,6 +592,45 @@ mod tests {
             sent["error"],
             json!({"code": -32602, "message": "invalid elicitation/create params: `message` is not a string"})
         );
+    }
+
+    /// Send `ping` as request 1 and answer it with `line`; what the caller got.
+    async fn answered_with(line: &str) -> Result<Value, Failure> {
+        let (conn, _rx) = Conn::new(ClientOptions::new("t"));
+        let c = Arc::clone(&conn);
+        let call = tokio::spawn(async move { c.request("ping", None, RequestOpts::default()).await });
+        while !conn.is_pending(1) {
+            tokio::task::yield_now().await;
+        }
+        conn.on_text(line);
+        call.await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn responses_read_in_one_pass_or_as_values_answer_alike() {
+        // The one-pass read: the result as sent, members in any order.
+        assert_eq!(
+            answered_with(r#"{"result":{"a":[1]},"id":1,"jsonrpc":"2.0"}"#).await,
+            Ok(json!({"a": [1]}))
+        );
+        // No result is `null`; a `null` error is no error.
+        assert_eq!(answered_with(r#"{"jsonrpc":"2.0","id":1}"#).await, Ok(Value::Null));
+        assert_eq!(answered_with(r#"{"jsonrpc":"2.0","id":1,"error":null,"result":3}"#).await, Ok(json!(3)));
+        // A member twice is refused by the one-pass read; the `Value` read keeps the last.
+        assert_eq!(answered_with(r#"{"jsonrpc":"2.0","id":1,"result":1,"result":2}"#).await, Ok(json!(2)));
+        assert_eq!(
+            answered_with(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"},"error":null}"#)
+                .await,
+            Ok(Value::Null)
+        );
+        // An error wins over a result, on either path.
+        let error = r#"{"code":-32001,"message":"busy"}"#;
+        for line in [
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{}},"error":{error}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"id":1,"result":{{}},"error":{error}}}"#),
+        ] {
+            assert!(matches!(answered_with(&line).await, Err(Failure::Rpc { code: -32001, .. })), "{line}");
+        }
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -250,7 +251,7 @@ impl Client {
         let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
         let max_rounds = self.inner.options.max_input_rounds;
         match rounds::request(&self.inner.conn, method, params, opts, max_rounds).await {
-            Ok(result) => Ok(result),
+            Ok(result) => Ok(serde_json::from_str(result.get()).unwrap_or(Value::Null)),
             Err(RoundFailure::Request(f)) => Err(self.client_error(method, timeout, f)),
             Err(RoundFailure::Input(problem)) => Err(ClientError::Input {
                 server: self.name().to_owned(),
@@ -436,7 +437,7 @@ impl Client {
                 }
             },
         })?;
-        parse_call_result(result).ok_or_else(|| {
+        parse_call_result(&result).ok_or_else(|| {
             ToolError::failed(name, format_args!("server '{server}' sent a result that is not a tool result"))
         })
     }
@@ -586,11 +587,11 @@ fn server_info_of(version: &str, implementation: Option<&Value>, result: &Value)
 }
 
 /// Read a `CallToolResult`; `None` when it is not one (or is a modern interim result).
-pub(crate) fn parse_call_result(v: Value) -> Option<CallResult> {
+pub(crate) fn parse_call_result(raw: &RawValue) -> Option<CallResult> {
     // A result that is not an object has no members: an empty result, as before.
-    let result = match v {
-        Value::Object(_) => serde_json::from_value::<wire::CallToolResult>(v).ok()?,
-        _ => wire::CallToolResult::default(),
+    let result = match raw.get().trim_start().starts_with('{') {
+        true => serde_json::from_str::<wire::CallToolResult>(raw.get()).ok()?,
+        false => wire::CallToolResult::default(),
     };
     if result.result_type.as_deref().is_some_and(|t| t != "complete") {
         return None;

@@ -20,10 +20,12 @@
 //! for a capability it did not declare, a method it does not know, a handler that failed,
 //! or more rounds than [`ClientOptions::max_input_rounds`](super::ClientOptions::max_input_rounds).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use tokio::time::Instant;
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -57,7 +59,7 @@ pub(crate) async fn request(
     params: Map<String, Value>,
     opts: RequestOpts,
     max_rounds: u32,
-) -> Result<Value, RoundFailure> {
+) -> Result<Box<RawValue>, RoundFailure> {
     let mut retry: Option<InputRound> = None;
     let mut rounds = 0u32;
     let mut url_retried = false;
@@ -72,14 +74,15 @@ pub(crate) async fn request(
         },
     };
     loop {
-        let mut sent = params.clone();
+        // The first round sends the call's params as they are; a retry adds its members.
+        let mut sent = Cow::Borrowed(&params);
         if let Some(round) = &retry
             && let Ok(Value::Object(members)) = serde_json::to_value(round)
         {
-            sent.extend(members);
+            sent.to_mut().extend(members);
         }
         let this = RequestOpts { timeout: left()?, ..opts.clone() };
-        let result = match conn.request(method, Some(Value::Object(sent)), this).await {
+        let result = match conn.request_with(method, sent, this).await {
             Ok(result) => result,
             // 2025-11-25: the server needs URL elicitations done first. Each goes to the
             // handler (URL mode declared); when the user accepted them all, retry, once.
@@ -98,7 +101,7 @@ pub(crate) async fn request(
             }
             Err(f) => return Err(f.into()),
         };
-        if result.get("resultType").and_then(Value::as_str) != Some(INPUT_REQUIRED) {
+        if !asks_for_input(&result) {
             return Ok(result);
         }
         if rounds == max_rounds {
@@ -108,7 +111,7 @@ pub(crate) async fn request(
             )));
         }
         rounds += 1;
-        let asked: InputRequired = serde_json::from_value(result)
+        let asked: InputRequired = serde_json::from_str(result.get())
             .map_err(|e| RoundFailure::Input(format!("its input_required result is malformed: {e}")))?;
         let answering = answer_all(conn, asked.input_requests.unwrap_or_default(), opts.cancel.as_ref());
         let responses = match (left()?, deadline) {
@@ -119,6 +122,23 @@ pub(crate) async fn request(
         };
         retry = Some(InputRound::new(responses, asked.request_state));
     }
+}
+
+/// Whether a result is an `input_required` one (its `resultType`, read without the rest).
+/// A text with neither `resultType` nor a backslash (an escaped member name needs one) has
+/// no such member: most answers are told by one substring search.
+fn asks_for_input(result: &RawValue) -> bool {
+    let text = result.get();
+    if !text.contains("resultType") && !text.contains('\\') {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "resultType", default, borrow)]
+        result_type: Option<Cow<'a, str>>,
+    }
+    serde_json::from_str::<Kind<'_>>(result.get())
+        .is_ok_and(|k| k.result_type.as_deref() == Some(INPUT_REQUIRED))
 }
 
 /// Whether the user accepted every URL elicitation of a -32042 error's `data.elicitations`
@@ -184,5 +204,25 @@ async fn answer_all(
         let raw = serde_json::value::to_raw_value(&answer)
             .map_err(|e| RoundFailure::Input(format!("an answer to {method} did not serialise: {e}")))?;
         responses.insert(key, raw);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_required_results_are_told_apart_whatever_the_escapes() {
+        let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
+        assert!(asks_for_input(&raw(r#"{"resultType":"input_required","inputRequests":{}}"#)));
+        assert!(asks_for_input(&raw(r#"{"result\u0054ype":"input_required"}"#)));
+        assert!(asks_for_input(&raw(r#"{"resultType":"input\u005frequired"}"#)));
+        assert!(!asks_for_input(&raw(r#"{"resultType":"complete"}"#)));
+        assert!(!asks_for_input(&raw(
+            r#"{"content":[{"type":"text","text":"resultType: input_required"}]}"#
+        )));
+        assert!(!asks_for_input(&raw(r#"{"content":[{"type":"text","text":"a \"quote\""}]}"#)));
+        assert!(!asks_for_input(&raw(r#"{"resultType":7}"#)));
+        assert!(!asks_for_input(&raw("null")));
     }
 }
