@@ -9,6 +9,10 @@
 # Needs `cargo build --release -p toolwire-bench --bins` in the tree that owns BIN_DIR, and
 # valgrind. bench/run.sh measures the same cases (and rmcp's) in its full run.
 # CASES="echo read" runs only those (default: all of them).
+#
+# The client cases (client-w1, client-w16) count the other side: toolwire's client
+# (`client-bench`, built with `--features client --bin client-bench`) under callgrind, calling
+# the floor server sequentially or with 16 calls in flight; skipped when it was not built.
 set -euo pipefail
 BIN=${1:-target/release}
 N1=${CG_N1:-1000}
@@ -43,3 +47,20 @@ cg list50 --method list -- "$BIN/toolwire-50"
 cg read --method read -- "$BIN/toolwire-resources"
 cg prompt --method prompt -- "$BIN/toolwire-resources"
 cg rlist1000 --method resources-list -- "$BIN/toolwire-resources" --resources 1000
+
+# cg_client NAME K: toolwire's client under callgrind (the server, the floor, is not).
+cg_client() {
+  local name=$1 k=$2
+  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
+  [[ -x $BIN/client-bench ]] || { echo "$name skipped: $BIN/client-bench not built (--features client)"; return; }
+  local irs=()
+  for n in "$N1" "$N2"; do
+    local f="$OUT/$name.$n.out"
+    valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case "cg:$name" --client toolwire \
+      --calls "$n" --concurrency "$k" -- "$BIN/floor-echo" >/dev/null 2>"$OUT/log"
+    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
+  done
+  echo "$name $(( (irs[1] - irs[0]) / (N2 - N1) )) instructions/call"
+}
+cg_client client-w1 1
+cg_client client-w16 16
