@@ -125,7 +125,18 @@ async fn main() {
         } else {
             assert!(server.remove_tool("added").expect("a live server"));
         }
-        tokio::time::timeout(Duration::from_secs(10), waiting).await.expect("every session heard of it");
+        if tokio::time::timeout(Duration::from_secs(10), waiting).await.is_err() {
+            let behind: Vec<(usize, usize)> = heard
+                .iter()
+                .map(|c| c.load(Ordering::Acquire))
+                .enumerate()
+                .filter(|&(_, n)| n < rep + 1)
+                .collect();
+            panic!(
+                "rep {rep}: not every session heard of it within 10 s; sessions behind (session, notices heard) of {}: {behind:?}",
+                rep + 1
+            );
+        }
         samples.push(start.elapsed().as_micros() as u64);
     }
     samples.sort_unstable();

@@ -302,9 +302,10 @@ impl Handler for ListenCall {
 
     fn start<'a>(&'a self, _ctx: &'a Context) -> Started<'a, ()> {
         Box::pin(async move {
-            // The acknowledgment goes first; only then can a notification reach this subscriber.
-            self.subscriber.send("notifications/subscriptions/acknowledged", &self.ack);
+            // Tracked first, then acknowledged: the acknowledgment is the first message, and
+            // every change after it is announced (`Subscriber::acknowledge`).
             self.shared.subscriptions.add(&self.subscriber);
+            self.subscriber.acknowledge(&self.ack);
             std::future::pending::<()>().await;
         })
     }

@@ -108,6 +108,20 @@ pub(crate) struct Subscriber {
     ready: AtomicBool,
     /// Where its subscriptions are read again before an update (a roaming session's).
     recheck: OnceLock<Arc<dyn Recheck>>,
+    /// Where its notifications stand against its acknowledgment (a legacy subscriber has
+    /// none: [`Gate::Open`] from the start).
+    gate: Mutex<Gate>,
+}
+
+/// A modern subscriber's notifications, against its `notifications/subscriptions/acknowledged`.
+enum Gate {
+    /// Not acknowledged yet: a change now is not owed to the client, which has not been
+    /// told it is listening; its notification is dropped.
+    Before,
+    /// The acknowledgment is being sent: notifications wait here and follow it.
+    Acknowledging(Vec<Outbound>),
+    /// Sent as they come.
+    Open,
 }
 
 impl Subscriber {
@@ -121,11 +135,12 @@ impl Subscriber {
     ) -> Arc<Subscriber> {
         Arc::new(Subscriber {
             sink,
-            listen_id,
             uris: Mutex::new(BTreeSet::new()),
             lists,
             ready: AtomicBool::new(ready),
             recheck: OnceLock::new(),
+            gate: Mutex::new(if listen_id.is_none() { Gate::Open } else { Gate::Before }),
+            listen_id,
         })
     }
 
@@ -170,9 +185,49 @@ impl Subscriber {
         self.uris.lock().unwrap_or_else(|e| e.into_inner()).contains(uri)
     }
 
+    /// Send a modern listen's `notifications/subscriptions/acknowledged` (`members`: its
+    /// params' members), then let its notifications through.
+    ///
+    /// Call it once the subscriber is tracked ([`Subscriptions::add`]). A change from then
+    /// on is either before the acknowledgment (its notification is dropped: the client has
+    /// not been told it is listening) or waits for it and follows it, so the acknowledgment
+    /// is the first message and no change after it goes unannounced. (Acknowledging first
+    /// and tracking after left a window in which a change was announced to no one.)
+    pub(crate) fn acknowledge(&self, members: &str) {
+        *self.gate() = Gate::Acknowledging(Vec::new());
+        // No lock is held while a sink sends: a sink may do anything, even announce a change.
+        self.sink.send(self.message("notifications/subscriptions/acknowledged", members));
+        let held = match std::mem::replace(&mut *self.gate(), Gate::Open) {
+            Gate::Acknowledging(held) => held,
+            Gate::Before | Gate::Open => Vec::new(),
+        };
+        for message in held {
+            self.sink.send(message);
+        }
+    }
+
     /// Send `method` with `members` (JSON object members, without braces), adding the
-    /// subscription id for a modern subscriber.
-    pub(crate) fn send(&self, method: &str, members: &str) {
+    /// subscription id for a modern subscriber; whether it was sent (or will be, right after
+    /// the acknowledgment being sent). Nothing before a modern subscriber's acknowledgment.
+    pub(crate) fn send(&self, method: &str, members: &str) -> bool {
+        let message = self.message(method, members);
+        match &mut *self.gate() {
+            Gate::Before => return false,
+            Gate::Acknowledging(held) => {
+                held.push(message);
+                return true;
+            }
+            Gate::Open => {}
+        }
+        self.sink.send(message);
+        true
+    }
+
+    fn gate(&self) -> std::sync::MutexGuard<'_, Gate> {
+        self.gate.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn message(&self, method: &str, members: &str) -> Outbound {
         let params = match &self.listen_id {
             None => format!("{{{members}}}"),
             Some(id) => {
@@ -180,7 +235,7 @@ impl Subscriber {
                 format!("{{\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{id}}}{sep}{members}}}")
             }
         };
-        self.sink.send(Outbound::notification(method, &params));
+        Outbound::notification(method, &params)
     }
 }
 
@@ -229,8 +284,7 @@ impl Subscriptions {
                     continue;
                 }
             }
-            if s.wants(uri) {
-                s.send("notifications/resources/updated", &members);
+            if s.wants(uri) && s.send("notifications/resources/updated", &members) {
                 sent += 1;
             }
         }
@@ -248,9 +302,71 @@ impl Subscriptions {
                 .filter(|s| s.lists.has(kind) && s.ready.load(Ordering::Acquire))
                 .collect()
         };
-        for s in &targets {
-            s.send(kind.method(), "");
+        targets.iter().filter(|s| s.send(kind.method(), "")).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A modern subscriber on a sink that records what it is sent, and runs `on_ack` (with
+    /// the subscriptions) when the acknowledgment passes through it.
+    fn listening(
+        on_ack: impl Fn(&Subscriptions) + Send + Sync + 'static,
+    ) -> (Arc<Subscriptions>, Arc<Subscriber>, Arc<Mutex<Vec<String>>>) {
+        let subscriptions = Arc::new(Subscriptions::default());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (subs, record) = (Arc::downgrade(&subscriptions), Arc::clone(&seen));
+        let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
+            let acknowledgment = m.as_str().contains("notifications/subscriptions/acknowledged");
+            record.lock().unwrap().push(m.as_str().to_owned());
+            if let (true, Some(subs)) = (acknowledgment, subs.upgrade()) {
+                on_ack(&subs);
+            }
+        });
+        let subscriber =
+            Subscriber::new(sink, Some("\"L\"".into()), ListFlags::default().with(ListKind::Tools), true);
+        subscriptions.add(&subscriber);
+        (subscriptions, subscriber, seen)
+    }
+
+    #[test]
+    fn a_listen_is_told_nothing_before_its_acknowledgment_and_every_change_after_it() {
+        // A change the moment the client has the acknowledgment (here: while it is being
+        // sent) is announced, after it. Acknowledging before tracking lost this one.
+        let (subscriptions, subscriber, seen) = listening(|subs| {
+            assert_eq!(subs.list_changed(ListKind::Tools), 1, "owed, and sent after the acknowledgment");
+        });
+        // Before the acknowledgment: not owed, not sent.
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 0);
+        assert!(seen.lock().unwrap().is_empty());
+        subscriber.acknowledge(r#""notifications":{"toolsListChanged":true}"#);
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 1);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        assert!(seen[0].contains("notifications/subscriptions/acknowledged"), "{seen:?}");
+        for later in &seen[1..] {
+            assert!(later.contains("notifications/tools/list_changed"), "{seen:?}");
+            assert!(later.contains(r#""io.modelcontextprotocol/subscriptionId":"L""#), "{seen:?}");
         }
-        targets.len()
+    }
+
+    #[test]
+    fn changes_racing_the_acknowledgment_never_come_before_it() {
+        for _ in 0..200 {
+            let (subscriptions, subscriber, seen) = listening(|_| {});
+            let changing = {
+                let subscriptions = Arc::clone(&subscriptions);
+                std::thread::spawn(move || {
+                    (0..50).map(|_| subscriptions.list_changed(ListKind::Tools)).sum::<usize>()
+                })
+            };
+            subscriber.acknowledge(r#""notifications":{"toolsListChanged":true}"#);
+            let announced = changing.join().unwrap();
+            let seen = seen.lock().unwrap();
+            assert!(seen[0].contains("notifications/subscriptions/acknowledged"), "{seen:?}");
+            assert_eq!(seen.len(), announced + 1, "every change counted as announced was sent");
+        }
     }
 }
