@@ -67,10 +67,15 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     let change = now.map(|n| (n / ECHO_IR_BEFORE_RESOURCES - 1.0) * 100.0);
     g.push(Goal {
         what: "tools/call instructions per call, against before resources existed",
-        goal: "within 3% of 16286 (the run at a68147a)",
-        figure: format!("{} instructions, {}%", fmt(now, 0), fmt(change, 1)),
-        status: change
-            .map_or(Status::Unmeasured, |c| if c.abs() <= 3.0 { Status::Met } else { Status::NotMet }),
+        // Issue 11's "within 3% of today's" guards against a regression: a cheaper call
+        // keeps it (the status took the absolute change until the count fell 11% below).
+        goal: "within 3% of 16286 (the run at a68147a): at most 3% more",
+        figure: format!(
+            "{} instructions, {}%",
+            fmt(now, 0),
+            change.map_or_else(|| "–".to_owned(), |c| format!("{c:+.1}"))
+        ),
+        status: change.map_or(Status::Unmeasured, |c| if c <= 3.0 { Status::Met } else { Status::NotMet }),
         note: if now.is_none() { "callgrind runs in full mode only".into() } else { String::new() },
     });
     g
