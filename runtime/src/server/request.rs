@@ -239,7 +239,7 @@ impl SessionInner {
                 && (self.shared.options.answers_running_calls(bounded) || !self.asking.is_one_shot());
             return self.poll_then_spawn(&runtime, id, job, hold_back);
         }
-        let handle = runtime.spawn(job.run());
+        let handle = runtime.spawn(job.boxed());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
     }
 
@@ -254,7 +254,7 @@ impl SessionInner {
         hold_back: bool,
     ) {
         use std::task::{Context, Poll, Waker};
-        let mut run = Box::pin(job.run());
+        let mut run = job.boxed();
         // A panic outside the handler's own guard drops the request's `Reply`, which answers
         // -32603 (as a panicking task does); the future is dropped with it.
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -292,7 +292,18 @@ struct Job<H> {
     reply: Reply,
 }
 
+/// A request's task, as spawned: one future type for every kind of request, so tokio's task
+/// machinery (about 60 functions per spawned type and scheduler) is compiled once, not once
+/// per handler and per spawn site. The box costs one allocation per spawned request; a
+/// request answered in its first poll in place is boxed too, and never spawned.
+type JobFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
+
 impl<H: Handler> Job<H> {
+    /// [`Job::run`], boxed as the one type every request's task has.
+    fn boxed(self) -> JobFuture {
+        Box::pin(self.run())
+    }
+
     /// Run the request and answer it.
     async fn run(self) {
         let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } =
@@ -393,42 +404,52 @@ impl<H: Handler> relief::Rescue for Rescuer<'_, H> {
         let late =
             deadline.map(|d| (started + d, self.handler.finish(Err(Stop::DeadlineExceeded(d)), modern)));
         let cancelled = host.as_ref().map(|_| self.handler.finish(Err(Stop::CancelledWhileRunning), modern));
-        let twin = self.reply.twin();
-        let progress = self.progress.cloned();
-        tokio::spawn(async move {
-            let at_deadline = async {
-                match late {
-                    Some((at, answer)) => {
-                        tokio::time::sleep_until(at.into()).await;
-                        answer
-                    }
-                    None => std::future::pending().await,
-                }
-            };
-            let on_cancel = async {
-                match (&host, cancelled) {
-                    (Some(h), Some(answer)) => {
-                        h.cancelled().await;
-                        answer
-                    }
-                    _ => std::future::pending().await,
-                }
-            };
-            let answer = tokio::select! {
-                biased;
-                // The body returned: its own answer goes out; the twin is dropped unsent.
-                _ = returned => return,
-                answer = on_cancel => answer,
-                answer = at_deadline => answer,
-            };
-            if let Some(p) = progress {
-                p.close();
+        tokio::spawn(rescue(returned, late, host, cancelled, self.reply.twin(), self.progress.cloned()));
+    }
+}
+
+/// The task of a [`Rescuer`]: answer through `twin` at the deadline (`late`) or at the host's
+/// cancellation, whichever comes first, unless the body returns first (`returned`). Not
+/// generic, so it is compiled once for every kind of request.
+async fn rescue(
+    returned: tokio::sync::oneshot::Receiver<()>,
+    late: Option<(Instant, Result<String, RpcError>)>,
+    host: Option<CancellationToken>,
+    cancelled: Option<Result<String, RpcError>>,
+    twin: Reply,
+    progress: Option<Arc<ProgressChannel>>,
+) {
+    let at_deadline = async {
+        match late {
+            Some((at, answer)) => {
+                tokio::time::sleep_until(at.into()).await;
+                answer
             }
-            match answer {
-                Ok(body) => twin.result(&body),
-                Err(error) => twin.error(error),
+            None => std::future::pending().await,
+        }
+    };
+    let on_cancel = async {
+        match (&host, cancelled) {
+            (Some(h), Some(answer)) => {
+                h.cancelled().await;
+                answer
             }
-        });
+            _ => std::future::pending().await,
+        }
+    };
+    let answer = tokio::select! {
+        biased;
+        // The body returned: its own answer goes out; the twin is dropped unsent.
+        _ = returned => return,
+        answer = on_cancel => answer,
+        answer = at_deadline => answer,
+    };
+    if let Some(p) = progress {
+        p.close();
+    }
+    match answer {
+        Ok(body) => twin.result(&body),
+        Err(error) => twin.error(error),
     }
 }
 
