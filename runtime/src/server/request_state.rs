@@ -21,12 +21,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{KeyInit, Mac};
+use hmac_sha256::{HMAC, Hash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use sha2::{Digest, Sha256};
-
-type HmacSha256 = hmac::Hmac<Sha256>;
 
 /// The key states are sealed with when the server was given none: 32 random bytes, made
 /// once per process.
@@ -63,7 +60,7 @@ impl Binding {
     /// arguments are `{}`).
     pub(crate) fn new(method: &'static str, name: &str, arguments: &serde_json::Value) -> Binding {
         let canonical = crate::json::canonical_json(arguments);
-        let digest = Sha256::digest(canonical.as_bytes());
+        let digest = Hash::hash(canonical.as_bytes());
         let mut args = String::with_capacity(64);
         for byte in digest {
             args.push_str(&format!("{byte:02x}"));
@@ -185,15 +182,8 @@ fn seal_at(
     let json = serde_json::to_string(&payload).unwrap_or_default();
     let mut out = URL_SAFE_NO_PAD.encode(json.as_bytes());
     out.push('.');
-    out.push_str(&URL_SAFE_NO_PAD.encode(tag(key, json.as_bytes())));
+    out.push_str(&URL_SAFE_NO_PAD.encode(HMAC::mac(json.as_bytes(), key)));
     out
-}
-
-fn tag(key: &[u8], bytes: &[u8]) -> Vec<u8> {
-    // HMAC takes a key of any length.
-    let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(bytes);
-    mac.finalize().into_bytes().to_vec()
 }
 
 /// Open `text` (a `requestState` as the client sent it) for a call bound to `binding`, with
@@ -220,9 +210,11 @@ fn open_at(
     let (body, sig) = text.split_once('.').ok_or(StateError::Forged)?;
     let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Forged)?;
     let sig = URL_SAFE_NO_PAD.decode(sig).map_err(|_| StateError::Forged)?;
-    let mut mac = <HmacSha256 as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(&json);
-    mac.verify_slice(&sig).map_err(|_| StateError::Forged)?;
+    // A tag of the wrong length is forged; one of the right length is compared in constant time.
+    let sig: [u8; 32] = sig.try_into().map_err(|_| StateError::Forged)?;
+    if !HMAC::verify(&json, key, &sig) {
+        return Err(StateError::Forged);
+    }
     // Sealed by us, so it parses; if it does not, it is no state of ours.
     let payload: Payload = serde_json::from_slice(&json).map_err(|_| StateError::Forged)?;
     if payload.e < now {
@@ -258,6 +250,34 @@ mod tests {
 
     fn answers() -> BTreeMap<String, Box<RawValue>> {
         BTreeMap::from([("user_name".to_owned(), raw(r#"{"action":"accept","content":{"name":"Alice"}}"#))])
+    }
+
+    #[test]
+    fn the_binding_and_the_seal_are_sha_256_and_hmac_sha_256() {
+        // The digest of the canonical arguments, as `sha256sum` gives it for `{"a":1}`.
+        let b = Binding::new("tools/call", "greet", &json!({"a": 1}));
+        assert_eq!(b.args, "015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862");
+        // RFC 4231, test case 2.
+        let tag = HMAC::mac(b"what do ya want for nothing?", b"Jefe");
+        let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+        // A seal's tag is that HMAC of its payload under the key.
+        let state = seal(KEY, &b, 1, &BTreeMap::new(), TTL);
+        let (body, sig) = state.split_once('.').unwrap();
+        let payload = URL_SAFE_NO_PAD.decode(body).unwrap();
+        assert_eq!(URL_SAFE_NO_PAD.decode(sig).unwrap(), HMAC::mac(&payload, KEY));
+    }
+
+    #[test]
+    fn a_tag_of_another_length_is_forged() {
+        let b = Binding::new("tools/call", "greet", &json!({}));
+        let state = seal(KEY, &b, 1, &BTreeMap::new(), TTL);
+        let (body, sig) = state.split_once('.').unwrap();
+        let sig = URL_SAFE_NO_PAD.decode(sig).unwrap();
+        for cut in [&sig[..31], &[sig.as_slice(), &[0]].concat()[..]] {
+            let forged = format!("{body}.{}", URL_SAFE_NO_PAD.encode(cut));
+            assert_eq!(open(KEY, &quoted(&forged), &b, TTL).unwrap_err(), StateError::Forged);
+        }
     }
 
     #[test]
