@@ -125,6 +125,7 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
         RuntimeThreads::One => tokio::runtime::Builder::new_current_thread(),
         #[cfg(feature = "http")]
         RuntimeThreads::PerCore => tokio::runtime::Builder::new_multi_thread(),
+        #[cfg(feature = "multi-thread")]
         RuntimeThreads::Exactly(n) => {
             let mut b = tokio::runtime::Builder::new_multi_thread();
             b.worker_threads(n);
@@ -163,6 +164,7 @@ enum RuntimeThreads {
     #[cfg(feature = "http")]
     PerCore,
     /// A multi-threaded runtime with this many workers (`--worker-threads N`).
+    #[cfg(feature = "multi-thread")]
     Exactly(usize),
 }
 
@@ -179,12 +181,17 @@ enum RuntimeThreads {
 /// cores (bench/findings.md, medians of 6 rounds): the README's sync tool 5.7k requests/s on
 /// one thread against 25.4k on one worker per core; the async tool 25.4k against 25.2k.
 fn runtime_threads(flags: &Flags) -> RuntimeThreads {
-    match flags.worker_threads {
-        Some(n) => RuntimeThreads::Exactly(n),
-        #[cfg(feature = "http")]
-        None if flags.http => RuntimeThreads::PerCore,
-        None => RuntimeThreads::One,
+    #[cfg(feature = "multi-thread")]
+    if let Some(n) = flags.worker_threads {
+        return RuntimeThreads::Exactly(n);
     }
+    #[cfg(feature = "http")]
+    if flags.http {
+        return RuntimeThreads::PerCore;
+    }
+    // A tools-only build without `multi-thread` has no flag to read.
+    let _ = flags;
+    RuntimeThreads::One
 }
 
 /// Shut the runtime down and exit: 0 when serving ended cleanly, 1 (after logging why) when
@@ -312,6 +319,7 @@ pub(crate) struct Flags {
     pub(crate) http: bool,
     #[cfg(feature = "http")]
     pub(crate) port: Option<u16>,
+    #[cfg(feature = "multi-thread")]
     pub(crate) worker_threads: Option<usize>,
     #[cfg(feature = "http")]
     pub(crate) show_token: bool,
@@ -332,6 +340,7 @@ impl Default for Flags {
             http: false,
             #[cfg(feature = "http")]
             port: None,
+            #[cfg(feature = "multi-thread")]
             worker_threads: None,
             #[cfg(feature = "http")]
             show_token: false,
@@ -372,69 +381,96 @@ pub(crate) enum Command {
     Version,
 }
 
-/// The flag table: (long name, value name, help, needs the `http` feature). `--help` is
+/// A feature of toolwire's that a flag needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Needs {
+    /// Every build has the flag.
+    Nothing,
+    /// The `http` feature: loopback HTTP.
+    Http,
+    /// The `multi-thread` feature (on with `http`): a multi-threaded runtime.
+    MultiThread,
+}
+
+impl Needs {
+    /// Whether this build has what the flag needs.
+    fn met(self) -> bool {
+        match self {
+            Needs::Nothing => true,
+            Needs::Http => cfg!(feature = "http"),
+            Needs::MultiThread => cfg!(feature = "multi-thread"),
+        }
+    }
+}
+
+/// The flag table: (long name, value name, help, the feature it needs). `--help` is
 /// generated from it, so it lists exactly the flags that exist in this build.
-const FLAGS: &[(&str, Option<&str>, &str, bool)] = &[
-    ("--stdio", None, "Serve MCP over stdin and stdout (the default)", false),
+const FLAGS: &[(&str, Option<&str>, &str, Needs)] = &[
+    ("--stdio", None, "Serve MCP over stdin and stdout (the default)", Needs::Nothing),
     (
         "--http",
         None,
         "Serve MCP streamable HTTP on 127.0.0.1 with a generated bearer token, until SIGINT/SIGTERM",
-        true,
+        Needs::Http,
     ),
-    ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)", true),
+    ("--port", Some("PORT"), "With --http: listen on this port (default: one the OS picks)", Needs::Http),
     (
         "--show-token",
         None,
         "With --http: print the Authorization header (it is always in the config file)",
-        true,
+        Needs::Http,
     ),
     (
         "--drain-grace",
         Some("SECONDS"),
         "With --http: on SIGTERM/SIGINT, wait this long for requests in flight before exiting (default: 30)",
-        true,
+        Needs::Http,
     ),
     (
         "--deadline",
         Some("SECONDS"),
         "Abandon a tool call still running after this long (default: never)",
-        false,
+        Needs::Nothing,
     ),
     (
         "--worker-threads",
         Some("N"),
         "Run calls on N runtime threads (default: one over stdio, one per core over HTTP)",
-        false,
+        Needs::MultiThread,
     ),
-    ("--max-in-flight", Some("N"), "Run at most N tool calls at once; later calls wait (default: 32)", false),
+    (
+        "--max-in-flight",
+        Some("N"),
+        "Run at most N tool calls at once; later calls wait (default: 32)",
+        Needs::Nothing,
+    ),
     (
         "--max-message-bytes",
         Some("N"),
         "Refuse an inbound message longer than N bytes (default: 16777216)",
-        false,
+        Needs::Nothing,
     ),
-    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)", false),
+    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)", Needs::Nothing),
     (
         "--ping-interval",
         Some("SECONDS"),
         "Ping the client of a legacy session this often (default: never)",
-        false,
+        Needs::Nothing,
     ),
     (
         "--log-level",
         Some("LEVEL"),
         "off, error, warn, info, debug or trace; logs go to stderr (default: info)",
-        false,
+        Needs::Nothing,
     ),
-    ("--help", None, "Print this help and exit (also -h)", false),
-    ("--version", None, "Print the server's name and version and exit (also -V)", false),
+    ("--help", None, "Print this help and exit (also -h)", Needs::Nothing),
+    ("--version", None, "Print the server's name and version and exit (also -V)", Needs::Nothing),
 ];
 
-/// The flags of this build: the HTTP ones only with the `http` feature.
-fn available_flags() -> impl Iterator<Item = &'static (&'static str, Option<&'static str>, &'static str, bool)>
-{
-    FLAGS.iter().filter(|(_, _, _, http)| !http || cfg!(feature = "http"))
+/// The flags of this build: each only with the feature it needs.
+fn available_flags()
+-> impl Iterator<Item = &'static (&'static str, Option<&'static str>, &'static str, Needs)> {
+    FLAGS.iter().filter(|(_, _, _, needs)| needs.met())
 }
 
 pub(crate) fn help(spec: &MainSpec) -> String {
@@ -468,9 +504,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             _ => (arg.clone(), None),
         };
         let takes_value = match FLAGS.iter().find(|(n, _, _, _)| *n == name) {
-            // Rule: an HTTP flag in a build without the `http` feature is refused by name,
+            // Rule: a flag in a build without the feature it needs is refused by name,
             // saying why, rather than as an unknown flag.
-            Some((_, _, _, true)) if !cfg!(feature = "http") => return Err(without_http(&name)),
+            Some((_, _, _, needs)) if !needs.met() => return Err(unavailable(&name, *needs)),
             Some((_, value, _, _)) => value.is_some(),
             None => {
                 return Err(match name.as_str() {
@@ -514,6 +550,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
             "--deadline" => flags.deadline = Some(seconds(&name, &value)?),
             "--ping-interval" => flags.ping_interval = Some(seconds(&name, &value)?),
             "--max-in-flight" => flags.max_in_flight = count(&name, &value)?,
+            #[cfg(feature = "multi-thread")]
             "--worker-threads" => flags.worker_threads = Some(count(&name, &value)?),
             "--max-message-bytes" => flags.max_message_bytes = count(&name, &value)?,
             "--page-size" => flags.page_size = count(&name, &value)?,
@@ -532,11 +569,16 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
     Ok(Command::Serve(flags))
 }
 
-/// The usage error for an HTTP flag in a build without the `http` feature.
-fn without_http(name: &str) -> String {
-    format!(
-        "'{name}' is not available: this server was built without toolwire's `http` feature, so it serves MCP over stdio only (enable the feature on its toolwire dependency to serve over loopback HTTP)"
-    )
+/// The usage error for a flag in a build without the feature it needs.
+fn unavailable(name: &str, needs: Needs) -> String {
+    match needs {
+        Needs::MultiThread => format!(
+            "'{name}' is not available: this server was built without toolwire's `multi-thread` feature, so it runs on one thread (enable `multi-thread`, or `http`, on its toolwire dependency to run calls on several)"
+        ),
+        _ => format!(
+            "'{name}' is not available: this server was built without toolwire's `http` feature, so it serves MCP over stdio only (enable the feature on its toolwire dependency to serve over loopback HTTP)"
+        ),
+    }
 }
 
 /// Every name in [`FLAGS`] is matched above; this only keeps the match total.
@@ -598,12 +640,28 @@ mod tests {
             "invalid value '0' for '--page-size': expected a positive integer"
         );
         assert_eq!(run(&["--stdio=yes"]).unwrap_err(), "flag '--stdio' takes no value");
+    }
+
+    #[cfg(feature = "multi-thread")]
+    #[test]
+    fn worker_threads_parse_as_a_positive_count() {
         let Command::Serve(f) = run(&["--worker-threads", "4"]).unwrap() else { panic!() };
         assert_eq!(f.worker_threads, Some(4));
         assert_eq!(
             run(&["--worker-threads", "0"]).unwrap_err(),
             "invalid value '0' for '--worker-threads': expected a positive integer"
         );
+    }
+
+    #[cfg(not(feature = "multi-thread"))]
+    #[test]
+    fn worker_threads_are_refused_naming_the_feature() {
+        for args in [&["--worker-threads", "2"][..], &["--worker-threads=2"]] {
+            assert_eq!(
+                run(args).unwrap_err(),
+                "'--worker-threads' is not available: this server was built without toolwire's `multi-thread` feature, so it runs on one thread (enable `multi-thread`, or `http`, on its toolwire dependency to run calls on several)"
+            );
+        }
     }
 
     #[test]
@@ -613,6 +671,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(threads(&[]), RuntimeThreads::One);
+        #[cfg(feature = "multi-thread")]
         assert_eq!(threads(&["--worker-threads", "3"]), RuntimeThreads::Exactly(3));
         #[cfg(feature = "http")]
         {
@@ -662,10 +721,11 @@ mod tests {
         let spec = MainSpec { name: "demo", version: "1.0.0", title: None, instructions: None };
         let text = help(&spec);
         assert!(text.starts_with("demo 1.0.0: an MCP server."));
-        for (name, _, _, http) in FLAGS {
+        for (name, _, _, needs) in FLAGS {
             let listed = text.lines().any(|l| l.trim_start().starts_with(&format!("{name} ")));
-            assert_eq!(listed, !http || cfg!(feature = "http"), "{name} listed: {listed}");
+            assert_eq!(listed, needs.met(), "{name} listed: {listed}");
         }
         assert_eq!(text.contains("--http"), cfg!(feature = "http"));
+        assert_eq!(text.contains("--worker-threads"), cfg!(feature = "multi-thread"));
     }
 }
