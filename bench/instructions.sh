@@ -6,7 +6,8 @@
 #
 #   bash bench/instructions.sh [BIN_DIR]     default target/release; prints one line per case
 #
-# Needs `cargo build --release -p toolwire-bench --bins` in the tree that owns BIN_DIR, and
+# Needs `cargo build --release -p toolwire-bench --bins` and, in a cargo invocation of its own,
+# `cargo build --release -p toolwire-bench-servers --bins` in the tree that owns BIN_DIR, and
 # valgrind. bench/run.sh measures the same cases (and rmcp's) in its full run.
 # CASES="echo read" runs only those (default: all of them).
 #

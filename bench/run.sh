@@ -113,6 +113,10 @@ apt_need bench/run.sh "command -v wrk" wrk
 echo "== build ($PROFILE)"
 if [[ $PROFILE == release ]]; then
   cargo build --release --locked -p toolwire-bench --bins
+  # toolwire's stdio servers in invocations of their own, so they link what a tools-only crate
+  # links (bench/servers/Cargo.toml): the driver's and rmcp's tokio features are not theirs.
+  cargo build --release --locked -p toolwire-bench-servers --bins
+  cargo build --release --locked -p toolwire-bench-servers --features multi-thread --bin toolwire-echo-workers
   # The client bench separately, so the server binaries above carry no client code; the HTTP
   # servers separately, so the stdio servers carry no HTTP server.
   cargo build --release --locked -p toolwire-bench --features client --bin client-bench
@@ -120,7 +124,8 @@ if [[ $PROFILE == release ]]; then
 else
   # One invocation, so one feature resolution: every bench binary, the soak pair and the
   # cluster bench's replicas (toolwire-tests' `replica`, `cluster-up`).
-  cargo build --locked -p toolwire-bench -p toolwire-tests --features toolwire-bench/client,toolwire-bench/http --bins
+  cargo build --locked -p toolwire-bench -p toolwire-bench-servers -p toolwire-tests \
+    --features toolwire-bench/client,toolwire-bench/http,toolwire-bench-servers/multi-thread --bins
   export TOOLWIRE_BENCH_BUILT=$PROFILE
 fi
 
@@ -178,7 +183,7 @@ echo_server() {
     toolwire-sync) SRV=("$BIN/toolwire-echo-sync") ;;
     # The same sync body as `#[tool(inline)]`: run where the call is polled (the opt-in).
     toolwire-inline) SRV=("$BIN/toolwire-echo-inline") ;;
-    toolwire-mt) SRV=("$BIN/toolwire-echo" --worker-threads 2) ;;
+    toolwire-mt) SRV=("$BIN/toolwire-echo-workers" --worker-threads 2) ;;
   esac
 }
 ECHO_IMPLS=(toolwire rmcp floor toolwire-sync toolwire-inline toolwire-mt)

@@ -15,8 +15,9 @@ KEEP_AWAKE=1
 [[ ${1:-} == --no-keep-awake ]] && KEEP_AWAKE=0
 ROUNDS=${ROUNDS:-5}; SEQ=${SEQ:-20000}; PIPE=${PIPE:-20000}; SECS=${SECS:-3}
 BIN=${CARGO_TARGET_DIR:-target}/release
-cargo build --release --locked -p toolwire-bench --bin driver --bin http-bench --bin toolwire-echo \
-  --bin toolwire-echo-sync --bin toolwire-echo-inline --bin rmcp-echo --bin floor-echo
+cargo build --release --locked -p toolwire-bench --bin driver --bin http-bench --bin rmcp-echo --bin floor-echo
+cargo build --release --locked -p toolwire-bench-servers --bin toolwire-echo --bin toolwire-echo-sync \
+  --bin toolwire-echo-inline
 cargo build --release --locked -p toolwire-bench --features http --bin toolwire-http
 mkdir -p target/bench
 RAW=target/bench/raw-sync.txt LOG=target/bench/servers-sync.log

@@ -10,7 +10,7 @@
 #   bash bench/syscalls.sh [BIN_DIR]    default target/release; one line per case
 #
 # Needs `perf` with tracepoints (`perf stat -e raw_syscalls:sys_enter true` tells) and the
-# release bins of toolwire-bench. CASES="echo floor" runs only those; WINDOW=16 pipelines.
+# release bins of toolwire-bench and toolwire-bench-servers. CASES="echo floor" runs only those; WINDOW=16 pipelines.
 set -euo pipefail
 BIN=${1:-target/release}
 N1=${SC_N1:-2000}

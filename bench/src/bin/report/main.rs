@@ -701,8 +701,8 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     let mt = |suite: &str| d.med(&format!("{suite}:toolwire-mt"), "rps");
     let _ = writeln!(
         s,
-        "\nThe same toolwire echo binary with `--worker-threads 2` (a multi-threaded runtime instead of the \
-         default single runtime thread): {} req/s sequential, {} req/s 16 pipelined ({}× / {}× the default), \
+        "\nThe same echo built with toolwire's `multi-thread` feature and run with `--worker-threads 2` \
+         (`toolwire-echo-workers`: a multi-threaded runtime instead of the default single runtime thread): {} req/s sequential, {} req/s 16 pipelined ({}× / {}× the default), \
          idle RSS {} KiB.",
         fmt(mt("echo.w1"), 0),
         fmt(mt("echo.w16"), 0),

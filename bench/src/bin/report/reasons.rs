@@ -20,8 +20,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
              another thread (`bash bench/syscalls.sh`: one read and one write per call, as the floor; the \
              write is `pwritev2(RWF_NOWAIT)` on a pipe, so no `poll` first); the gap to the floor is the \
              engine's work (the JSON-RPC parse, the arguments, the result). With \
-             `--worker-threads 2` (a multi-threaded runtime: every call spawned onto a worker) the same binary \
-             does {} req/s against {} for the default single runtime thread (same rounds)",
+             `--worker-threads 2` (a multi-threaded runtime: every call spawned onto a worker; the same echo \
+             built with toolwire's `multi-thread` feature) it does {} req/s against {} for the default single runtime thread (same rounds)",
             fmt(tw_ir, 0),
             fmt(ratio(tw_ir, rm_ir), 2),
             fmt(med("echo.w1:toolwire", "p50_us"), 1),
@@ -114,11 +114,13 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             };
             format!(
                 "toolwire idles at {} KiB{}, rmcp at {} KiB{}, the floor (one thread, a 0.5 MB binary) at {} KiB{}. \
-                 Threads are not what holds it back: `--worker-threads 2` adds two and idles at {} KiB. Most of a \
-                 small server's resident set is file-backed pages of the binary and libc touched while loading \
-                 (relocations, start-up code), so the lever is the size of what the serve main links. The stdio \
-                 binary is built without toolwire's `http` feature (no axum, hyper, mio) and logs to stderr \
-                 through toolwire's own subscriber (no tracing-subscriber)",
+                 The same echo built with toolwire's `multi-thread` feature and run with `--worker-threads 2` idles \
+                 at {} KiB: two threads more, and libm, which the multi-threaded scheduler's one `pow` import \
+                 loads. Most of a small server's resident set is file-backed pages of the binary and the \
+                 libraries touched while loading (relocations, start-up code), so the lever is the size of what \
+                 the serve main links. The stdio binary is built as a tools-only crate is (bench/servers): \
+                 without toolwire's `http` and `multi-thread` features (no axum, hyper, mio, no multi-threaded \
+                 scheduler and so no libm), logging to stderr through toolwire's own subscriber",
                 fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
                 split("toolwire"),
                 fmt(med("echo.w1:rmcp", "rss_idle_kb"), 0),
@@ -130,8 +132,12 @@ pub(super) fn why(what: &str, d: &Data) -> String {
         }
         "cold start, spawn to initialize reply" => format!(
             "spawn to initialize reply includes exec, the dynamic loader and the first round trip; the floor \
-             (no runtime, no logging) takes {} µs. toolwire's main also installs a tracing subscriber and starts \
-             its runtime and two stdio threads before it reads the first line",
+             (no runtime, no logging, one thread, a 0.5 MB binary) takes {} µs. toolwire's main also installs its \
+             stderr subscriber, builds the registry and a current-thread runtime, and starts the stdin reader \
+             thread (a second thread, with a malloc arena of its own) before it reads the first line; the stdout \
+             writer thread starts only when an answer cannot be written inline. Its binary is several times \
+             the floor's, so the loader and the first touches of its pages fault in more (see findings.md, \
+             'cold start ≤ 1.2× the floor')",
             fmt(d.init("floor"), 0)
         ),
         "macro expansion per tool" => {

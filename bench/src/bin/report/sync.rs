@@ -19,7 +19,7 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     let mut g = Vec::new();
     let seq = rps(d, "echo.w1:toolwire-sync");
     let mut first = versus(
-        "sync `#[tool] fn`, stdio sequential (build: default features, no `http`)",
+        "sync `#[tool] fn`, stdio sequential (build: tools-only, toolwire without default features)",
         "≥ 0.8× the async tool, and ≥ 5× rmcp",
         (seq, rps(d, "echo.w1:toolwire")),
         "req/s",
@@ -33,7 +33,7 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     }
     g.push(first);
     g.push(versus(
-        "sync `#[tool] fn`, stdio 16 pipelined (build: default features, no `http`)",
+        "sync `#[tool] fn`, stdio 16 pipelined (build: tools-only, toolwire without default features)",
         "≥ 0.8× the async tool",
         (rps(d, "echo.w16:toolwire-sync"), rps(d, "echo.w16:toolwire")),
         "req/s",
