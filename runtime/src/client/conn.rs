@@ -9,6 +9,11 @@
 //!   `notifications/cancelled` goes to the server; a late answer then finds no one waiting
 //!   and is dropped.
 //! - Ids are integers from 1, never reused within a connection.
+//! - A response is read in one pass, its `result` kept as text for the caller to parse
+//!   into its own type. A `null` `error` beside a `result` is no error (some servers write
+//!   both); a response with neither is a `null` result. A line the one-pass read refuses
+//!   (a request, a notification, a batch, members of the wrong type) is read as a `Value`
+//!   and routed the same way.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
