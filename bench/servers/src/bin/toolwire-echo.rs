@@ -10,6 +10,7 @@ async fn echo(
     text
 }
 
-fn main() {
+// `pub(crate)`: toolwire-echo-workers runs this same main.
+pub(crate) fn main() {
     toolwire::serve_registry!(name = "toolwire-bench-echo", tools = [echo]);
 }
