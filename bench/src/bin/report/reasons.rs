@@ -164,7 +164,9 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                  mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`cargo tree -i <name>` in the \
                  generated crate says what pulls each in). On 2 cores the build is bound less by the \
                  graph's size than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, \
-                 toolwire, the crate: see `cargo build --timings` in the generated crate)",
+                 toolwire, the crate: see `cargo build --timings` in the generated crate), whose tail is \
+                 toolwire's own code generation: the last unit to finish, with nothing else left to build \
+                 beside it (findings.md, 'What a tools-only crate compiles and links')",
                 fmt(d.compile("crate", "toolwire"), 2),
                 fmt(d.compile("crate", "rmcp"), 2),
                 count("toolwire"),
