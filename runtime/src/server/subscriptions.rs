@@ -311,7 +311,10 @@ mod tests {
     use super::*;
 
     /// A modern subscriber on a sink that records what it is sent, and runs `on_ack` (with
-    /// the subscriptions) when the acknowledgment passes through it.
+    /// the subscriptions) when the acknowledgment passes through it. The acknowledgment is
+    /// recorded when its send is done, as a slow write lands: anything sent meanwhile (a
+    /// change announced while it is being written) is recorded before it, as it would reach
+    /// the wire before it.
     fn listening(
         on_ack: impl Fn(&Subscriptions) + Send + Sync + 'static,
     ) -> (Arc<Subscriptions>, Arc<Subscriber>, Arc<Mutex<Vec<String>>>) {
@@ -320,10 +323,10 @@ mod tests {
         let (subs, record) = (Arc::downgrade(&subscriptions), Arc::clone(&seen));
         let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
             let acknowledgment = m.as_str().contains("notifications/subscriptions/acknowledged");
-            record.lock().unwrap().push(m.as_str().to_owned());
             if let (true, Some(subs)) = (acknowledgment, subs.upgrade()) {
                 on_ack(&subs);
             }
+            record.lock().unwrap().push(m.as_str().to_owned());
         });
         let subscriber =
             Subscriber::new(sink, Some("\"L\"".into()), ListFlags::default().with(ListKind::Tools), true);
