@@ -16,6 +16,22 @@ pub fn status_kb(pid: u32, field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// The shared libraries process `pid` has mapped (file names, as `libm.so.6`), sorted, the
+/// dynamic loader included: what its resident set holds besides the binary.
+pub fn mapped_libraries(pid: u32) -> Option<Vec<String>> {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?;
+    let mut libs: Vec<String> = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter_map(|path| path.rsplit('/').next())
+        .filter(|name| name.contains(".so"))
+        .map(str::to_owned)
+        .collect();
+    libs.sort();
+    libs.dedup();
+    Some(libs)
+}
+
 /// Wait for the child to exit (after its stdin closed); kill it after `limit`.
 /// Returns the exit code, or -1 if it had to be killed or died by a signal.
 pub fn wait_bounded(child: &mut Child, limit: Duration) -> i32 {

@@ -15,6 +15,7 @@
 //! - `reply_bytes`: the size of the last reply line;
 //! - `rss_idle_kb`: the server's resident set right after initializing (Linux `/proc`), and
 //!   its split `rss_idle_anon_kb` (heap, stacks) / `rss_idle_file_kb` (binary, libraries);
+//! - `libs_idle`: the shared libraries the server has mapped then (`libc.so.6,libm.so.6,...`);
 //! - `rss_end_kb`, and `rss_at_<n>_kb` for each `--rss-at n`: after that many calls.
 //!
 //! Every reply is checked (it must be a result, not an error nor `isError: true`; a
@@ -34,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use toolwire_bench::json;
-use toolwire_bench::proc::{rss_kb, status_kb, wait_bounded};
+use toolwire_bench::proc::{mapped_libraries, rss_kb, status_kb, wait_bounded};
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::percentile_sorted;
 
@@ -243,6 +244,7 @@ fn run(args: &Args) -> Result<Record, String> {
     // Anonymous memory (heap, stacks) apart from file-backed pages (the binary and libraries).
     let rss_idle_anon = status_kb(pid, "RssAnon:");
     let rss_idle_file = status_kb(pid, "RssFile:");
+    let libraries = mapped_libraries(pid);
 
     let total = args.warmup + args.calls;
     let mut sent_at: Vec<Option<Instant>> = vec![None; total as usize + 1];
@@ -312,6 +314,9 @@ fn run(args: &Args) -> Result<Record, String> {
     }
     if let Some(kb) = rss_idle_file {
         r.set("rss_idle_file_kb", kb);
+    }
+    if let Some(libs) = libraries {
+        r.set("libs_idle", libs.join(","));
     }
     if let Some(kb) = rss_end {
         r.set("rss_end_kb", kb);

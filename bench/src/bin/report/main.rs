@@ -78,6 +78,12 @@ impl Data {
         Some(out)
     }
 
+    /// The shared libraries `case`'s server had mapped when idle (its first run's record), as
+    /// the driver listed them; `None` when no run recorded them.
+    fn libraries(&self, case: &str) -> Option<String> {
+        self.runs(case).iter().find_map(|r| r.get("libs_idle")).map(|l| l.replace(',', ", "))
+    }
+
     /// Spawn to initialize reply: the median over every echo run (sequential and pipelined).
     fn init(&self, imp: &str) -> Option<f64> {
         let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");

@@ -105,6 +105,7 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             hops()
         ),
         "idle stdio server RSS" => {
+            let libs = |imp: &str| d.libraries(&format!("echo.w1:{imp}")).unwrap_or_else(|| "–".to_owned());
             let split = |imp: &str| {
                 let c = format!("echo.w1:{imp}");
                 match (med(&c, "rss_idle_anon_kb"), med(&c, "rss_idle_file_kb")) {
@@ -120,7 +121,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                  libraries touched while loading (relocations, start-up code), so the lever is the size of what \
                  the serve main links. The stdio binary is built as a tools-only crate is (bench/servers): \
                  without toolwire's `http` and `multi-thread` features (no axum, hyper, mio, no multi-threaded \
-                 scheduler and so no libm), logging to stderr through toolwire's own subscriber",
+                 scheduler), logging to stderr through toolwire's own subscriber. Libraries mapped when idle: \
+                 toolwire {}; with `multi-thread` {}; rmcp {}; the floor {}",
                 fmt(med("echo.w1:toolwire", "rss_idle_kb"), 0),
                 split("toolwire"),
                 fmt(med("echo.w1:rmcp", "rss_idle_kb"), 0),
@@ -128,6 +130,10 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 fmt(med("echo.w1:floor", "rss_idle_kb"), 0),
                 split("floor"),
                 fmt(med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
+                libs("toolwire"),
+                libs("toolwire-mt"),
+                libs("rmcp"),
+                libs("floor"),
             )
         }
         "cold start, spawn to initialize reply" => format!(
