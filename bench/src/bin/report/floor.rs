@@ -62,8 +62,9 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
                      the runtime, and its binary is several times the floor's, so the loader relocates and \
                      faults in more. Start-up work was cut before (tracing-subscriber, the listing at start, \
                      libm, the signal driver): findings.md, 'cold start ≤ 1.2× the floor' and 'What a \
-                     tools-only crate compiles and links'"
-                .to_owned();
+                     tools-only crate compiles and links'. "
+                .to_owned()
+                + &d.init_spread();
     }
     g.push(cold);
     g

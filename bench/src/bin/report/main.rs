@@ -91,6 +91,33 @@ impl Data {
         median(&v)
     }
 
+    /// How this run's spawn-to-initialize samples of toolwire, rmcp and the floor spread: the
+    /// range and how many took over 2.5 ms. Under the keep-awake loop the starts are bimodal,
+    /// so the median of a few swings between runs; the reasons say so with the samples.
+    fn init_spread(&self) -> String {
+        let one = |imp: &str| {
+            let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
+            v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
+            v.sort_by(f64::total_cmp);
+            match (v.first(), v.last()) {
+                (Some(lo), Some(hi)) => format!(
+                    "{imp} {lo:.0} to {hi:.0} µs ({} of {} over 2.5 ms)",
+                    v.iter().filter(|x| **x > 2500.0).count(),
+                    v.len()
+                ),
+                _ => format!("{imp} –"),
+            }
+        };
+        format!(
+            "This run's starts: {}; {}; {}. Under the keep-awake loop starts are bimodal (some wait \
+             milliseconds), so the median of a few swings between runs; findings.md ('What a tools-only crate \
+             compiles and links') has 30 interleaved starts by hand with and without the loop",
+            one("toolwire"),
+            one("rmcp"),
+            one("floor")
+        )
+    }
+
     fn compile(&self, what: &str, imp: &str) -> Option<f64> {
         let v: Vec<f64> = self
             .recs

@@ -143,8 +143,9 @@ pub(super) fn why(what: &str, d: &Data) -> String {
              thread (a second thread, with a malloc arena of its own) before it reads the first line; the stdout \
              writer thread starts only when an answer cannot be written inline. Its binary is several times \
              the floor's, so the loader and the first touches of its pages fault in more (see findings.md, \
-             'cold start ≤ 1.2× the floor')",
-            fmt(d.init("floor"), 0)
+             'cold start ≤ 1.2× the floor'). {}",
+            fmt(d.init("floor"), 0),
+            d.init_spread()
         ),
         "macro expansion per tool" => {
             "two syn majors: toolwire's own macros use syn 3, but `tracing`'s default `attributes` feature \
