@@ -743,6 +743,16 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         fmt(ratio(mt("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
         fmt(d.med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
     );
+    let libs = |imp: &str| d.libraries(&format!("echo.w1:{imp}")).unwrap_or_else(|| "–".to_owned());
+    let _ = writeln!(
+        s,
+        "\nShared libraries each server had mapped when idle: toolwire {}; toolwire with `multi-thread` {}; \
+         rmcp {}; the floor {}.",
+        libs("toolwire"),
+        libs("toolwire-mt"),
+        libs("rmcp"),
+        libs("floor"),
+    );
     sync::markdown(d, &mut s);
     resources::markdown(d, &mut s);
     talk::markdown(d, &mut s);
