@@ -210,16 +210,18 @@ impl Subscriber {
     /// subscription id for a modern subscriber; whether it was sent (or will be, right after
     /// the acknowledgment being sent). Nothing before a modern subscriber's acknowledgment.
     pub(crate) fn send(&self, method: &str, members: &str) -> bool {
-        let message = self.message(method, members);
-        match &mut *self.gate() {
+        let mut gate = self.gate();
+        match &mut *gate {
+            // Not owed: nothing is written, not even the message.
             Gate::Before => return false,
             Gate::Acknowledging(held) => {
-                held.push(message);
+                held.push(self.message(method, members));
                 return true;
             }
             Gate::Open => {}
         }
-        self.sink.send(message);
+        drop(gate);
+        self.sink.send(self.message(method, members));
         true
     }
 

@@ -78,17 +78,26 @@ impl Data {
         Some(out)
     }
 
-    /// The shared libraries `case`'s server had mapped when idle (its first run's record), as
-    /// the driver listed them; `None` when no run recorded them.
-    fn libraries(&self, case: &str) -> Option<String> {
-        self.runs(case).iter().find_map(|r| r.get("libs_idle")).map(|l| l.replace(',', ", "))
+    /// The shared libraries `imp`'s echo server had mapped when idle (its first sequential
+    /// run's record), as the driver listed them; `–` when no run recorded them.
+    fn libraries(&self, imp: &str) -> String {
+        let case = format!("echo.w1:{imp}");
+        self.runs(&case)
+            .iter()
+            .find_map(|r| r.get("libs_idle"))
+            .map_or_else(|| "–".to_owned(), |l| l.replace(',', ", "))
+    }
+
+    /// Every spawn-to-initialize sample of `imp`'s echo server (sequential and pipelined runs).
+    fn init_samples(&self, imp: &str) -> Vec<f64> {
+        let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
+        v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
+        v
     }
 
     /// Spawn to initialize reply: the median over every echo run (sequential and pipelined).
     fn init(&self, imp: &str) -> Option<f64> {
-        let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
-        v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
-        median(&v)
+        median(&self.init_samples(imp))
     }
 
     /// How this run's spawn-to-initialize samples of toolwire, rmcp and the floor spread: the
@@ -96,8 +105,7 @@ impl Data {
     /// so the median of a few swings between runs; the reasons say so with the samples.
     fn init_spread(&self) -> String {
         let one = |imp: &str| {
-            let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
-            v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
+            let mut v = self.init_samples(imp);
             v.sort_by(f64::total_cmp);
             match (v.first(), v.last()) {
                 (Some(lo), Some(hi)) => format!(
@@ -743,15 +751,14 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         fmt(ratio(mt("echo.w16"), d.med("echo.w16:toolwire", "rps")), 2),
         fmt(d.med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
     );
-    let libs = |imp: &str| d.libraries(&format!("echo.w1:{imp}")).unwrap_or_else(|| "–".to_owned());
     let _ = writeln!(
         s,
         "\nShared libraries each server had mapped when idle: toolwire {}; toolwire with `multi-thread` {}; \
          rmcp {}; the floor {}.",
-        libs("toolwire"),
-        libs("toolwire-mt"),
-        libs("rmcp"),
-        libs("floor"),
+        d.libraries("toolwire"),
+        d.libraries("toolwire-mt"),
+        d.libraries("rmcp"),
+        d.libraries("floor"),
     );
     sync::markdown(d, &mut s);
     resources::markdown(d, &mut s);

@@ -105,7 +105,6 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             hops()
         ),
         "idle stdio server RSS" => {
-            let libs = |imp: &str| d.libraries(&format!("echo.w1:{imp}")).unwrap_or_else(|| "–".to_owned());
             let split = |imp: &str| {
                 let c = format!("echo.w1:{imp}");
                 match (med(&c, "rss_idle_anon_kb"), med(&c, "rss_idle_file_kb")) {
@@ -130,10 +129,10 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 fmt(med("echo.w1:floor", "rss_idle_kb"), 0),
                 split("floor"),
                 fmt(med("echo.w1:toolwire-mt", "rss_idle_kb"), 0),
-                libs("toolwire"),
-                libs("toolwire-mt"),
-                libs("rmcp"),
-                libs("floor"),
+                d.libraries("toolwire"),
+                d.libraries("toolwire-mt"),
+                d.libraries("rmcp"),
+                d.libraries("floor"),
             )
         }
         "cold start, spawn to initialize reply" => format!(
