@@ -70,6 +70,62 @@ fn over_stdio_sync_tools_sleeping_2_s_hold_up_none_of_100_fast_calls() {
     assert_eq!(slow, (0..MISBEHAVING).map(|i| format!("slow-{i}")).collect::<Vec<_>>());
 }
 
+/// What a client writes before the server is ready (the handshake and calls, all waiting on
+/// stdin when serving begins) is dispatched by the serving thread before the stdin reader
+/// thread starts: `initialize` is answered first, every line in order, and a call among those
+/// lines is spawned, never run on the serving thread (the runtime's, `main`), so sync bodies
+/// that sleep hold up none of the rest. A line cut short is completed by the reader.
+#[test]
+fn over_stdio_calls_waiting_before_serving_began_are_answered_in_order_and_no_body_runs_on_the_serving_thread()
+ {
+    use std::io::Write;
+    let (input, mut client) = std::io::pipe().unwrap();
+    let mut waiting = format!(
+        "{}\r\n{}\n",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    for i in 0..MISBEHAVING {
+        waiting += &(call(json!(format!("slow-{i}")), "sleepy", json!({})) + "\n");
+    }
+    waiting += &(call(json!("where"), "whereabouts", json!({})) + "\n");
+    waiting += &(call(json!("fast"), "fast", json!({"text": "fast"})) + "\n");
+    waiting += r#"{"jsonrpc":"2.0","id":"ping","method":"ping"}"#;
+    client.write_all(waiting.as_bytes()).unwrap();
+    let mut child = Command::new(SERVER)
+        .args(["--log-level", "off"])
+        .stdin(input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn sync-tools");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut next = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        parse(&line)
+    };
+    let init = next();
+    assert_eq!(init["id"], json!(0), "initialize is answered first: {init}");
+    assert!(init["result"]["serverInfo"]["name"] == json!("sync-tools"), "{init}");
+    let (first, second) = (next(), next());
+    let mut quick = [first["id"].as_str().unwrap(), second["id"].as_str().unwrap()];
+    quick.sort();
+    assert_eq!(quick, ["fast", "where"], "answered before any sleeping body: {first} {second}");
+    let whereabouts = if first["id"] == json!("where") { &first } else { &second };
+    let thread = text_of(whereabouts).0;
+    assert_ne!(thread, "main", "a sync body ran on the serving thread");
+    client.write_all(b"\n").unwrap();
+    assert_eq!(next()["id"], json!("ping"), "the line cut short is read and answered");
+    for _ in 0..MISBEHAVING {
+        let reply = next();
+        assert_eq!(text_of(&reply), ("slept 2 s", false), "{reply}");
+    }
+    drop(client);
+    assert!(child.wait().unwrap().success());
+}
+
 /// A short sync body runs on the stdin reader itself; after a body that sleeps has been
 /// relieved, the thread that reads (and runs short bodies) is a new stdin reader.
 #[test]

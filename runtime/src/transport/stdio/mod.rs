@@ -10,6 +10,10 @@
 //!   A sync tool body runs right there too; one that runs past about 2 ms is relieved: a new
 //!   reader thread takes over the input (the two take turns under one mutex, see
 //!   `tool::relief`), and the old one leaves once its body has answered.
+//! - What the client wrote before serving began (on stdin, usually `initialize`) is read
+//!   without blocking and dispatched by the serving thread itself, every call spawned, before
+//!   the reader thread starts: the handshake does not wait for a thread to start (see
+//!   `waiting`). [`serve_lines`] does not do this: it cannot poll its input.
 //! - stdout is written inline, by the thread that produced the answer, when the write cannot
 //!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
 //!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
@@ -32,6 +36,7 @@
 //!   client closes stdout first, serving ends at once, also with `Ok(())`.
 
 mod output;
+mod waiting;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
@@ -103,12 +108,18 @@ pub async fn serve_stdio(registry: ToolRegistry, options: ServerOptions) -> Resu
 /// [`calls_seen`](Server::calls_seen) afterwards).
 pub async fn serve(server: Server) -> Result<(), StdioError> {
     #[cfg(unix)]
-    match output::Polled::new(io::stdout()) {
-        Ok(stdout) => serve_bounded(server, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
-        Err(stdout) => serve_bounded(server, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
+    {
+        let waiting = waiting::read(&mut io::stdin());
+        match output::Polled::new(io::stdout()) {
+            Ok(stdout) => serve_bounded(server, waiting, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
+            Err(stdout) => {
+                serve_bounded(server, waiting, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT)
+                    .await
+            }
+        }
     }
     #[cfg(not(unix))]
-    serve_bounded(server, io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, Vec::new(), io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
@@ -123,13 +134,16 @@ where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
-    serve_bounded(server, input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, Vec::new(), input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// [`serve_lines`] on an output that may be written inline, reading paused while more than
-/// `max_unwritten` bytes are not yet written.
+/// `max_unwritten` bytes are not yet written. `waiting` is what was read from `input` before
+/// (see [`waiting`]): its complete lines are dispatched on this thread before the reader
+/// thread starts, and the rest is read first.
 async fn serve_bounded<R, D>(
     server: Server,
+    waiting: Vec<u8>,
     input: R,
     output: D,
     max_unwritten: usize,
@@ -185,8 +199,19 @@ where
         max_unwritten,
         max_admitted: options.max_in_flight + MAX_WAITING_CALLS,
     });
+    // What the client wrote before serving began, dispatched here with every call spawned
+    // (this is the runtime's thread) and its answers written now, as the reader writes its
+    // own: the reply to `initialize` goes out before any thread starts.
+    let rest = if waiting.is_empty() {
+        waiting
+    } else {
+        let _deferring = out.defer_on_this_thread();
+        let rest = waiting::dispatch(waiting, |line| session.handle_bytes(line, &sink));
+        out.flush_deferred();
+        rest
+    };
     let input = Arc::new(Mutex::new(Input {
-        reader: BufReader::with_capacity(64 * 1024, input),
+        reader: BufReader::with_capacity(64 * 1024, io::Cursor::new(rest).chain(input)),
         done: Some(input_tx),
     }));
     // Readers take turns: a sync body run in place that runs long hands the reading to a
@@ -516,7 +541,7 @@ mod tests {
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let serving = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(serve_bounded(server, input, output::Opaque(output), 16 * 1024))
+            runtime.block_on(serve_bounded(server, Vec::new(), input, output::Opaque(output), 16 * 1024))
         });
         let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = written.clone();
