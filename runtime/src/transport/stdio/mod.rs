@@ -449,7 +449,7 @@ fn next_line<R: Read>(
                 Line::Complete
             });
         }
-        let (chunk, found) = match buf.iter().position(|&b| b == b'\n') {
+        let (chunk, found) = match memchr::memchr(b'\n', buf) {
             Some(i) => (&buf[..i], Some(i + 1)),
             None => (buf, None),
         };

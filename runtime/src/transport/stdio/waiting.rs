@@ -46,7 +46,7 @@ pub(super) fn read(input: &mut (impl Read + std::os::fd::AsFd)) -> Vec<u8> {
 /// them) to `handle`, in order; return what follows the last newline.
 pub(super) fn dispatch(mut waiting: Vec<u8>, mut handle: impl FnMut(&[u8])) -> Vec<u8> {
     let mut used = 0;
-    while let Some(n) = waiting[used..].iter().position(|&b| b == b'\n') {
+    while let Some(n) = memchr::memchr(b'\n', &waiting[used..]) {
         let line = &waiting[used..used + n];
         handle(line.strip_suffix(b"\r").unwrap_or(line));
         used += n + 1;
