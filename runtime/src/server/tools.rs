@@ -549,14 +549,27 @@ struct CallToolResult<'a> {
 }
 
 impl CallToolResult<'_> {
+    /// How long [`to_json`](Self::to_json)'s text is when no character needs escaping and
+    /// every block is text: `{"content":[`, `]` and `,"isError":false}` (30 bytes), then
+    /// `{"type":"text","text":""}` (25) around each block's text and a comma between blocks,
+    /// then the structured content after `,"structuredContent":` (21). Allocated whole, the
+    /// common answer is written without regrowing (and copying) its buffer.
+    fn json_len(&self) -> usize {
+        let texts: usize =
+            self.content.iter().map(|c| if let Content::Text { text } = c { text.len() } else { 0 }).sum();
+        let blocks = self.content.len();
+        30 + 25 * blocks
+            + blocks.saturating_sub(1)
+            + texts
+            + self.structured.map_or(0, |s| s.get().len() + 21)
+    }
+
     /// The bytes its `Serialize` writes, by hand for text blocks: every legacy call's
     /// answer is written here (bench/findings.md counts what serde's path cost). Other
     /// blocks, rare in answers, go through serde; the unit tests hold the two to the same
     /// bytes.
     fn to_json(&self) -> Result<String, serde_json::Error> {
-        let texts: usize =
-            self.content.iter().map(|c| if let Content::Text { text } = c { text.len() } else { 0 }).sum();
-        let mut out = String::with_capacity(48 + texts + self.structured.map_or(0, |s| s.get().len() + 22));
+        let mut out = String::with_capacity(self.json_len());
         out.push_str("{\"content\":[");
         for (i, block) in self.content.iter().enumerate() {
             if i > 0 {
@@ -707,6 +720,24 @@ mod tests {
                         let body = CallToolResult { content: &content, structured, is_error };
                         assert_eq!(body.to_json().unwrap(), serde_json::to_string(&body).unwrap());
                     }
+                }
+            }
+        }
+    }
+
+    /// Text blocks with nothing to escape are written into a buffer sized for them at the
+    /// start, exactly: the common answer is one allocation, never regrown.
+    #[test]
+    fn the_hand_written_result_is_sized_before_it_is_written() {
+        let structured = RawValue::from_string(r#"{"a":[1,2]}"#.to_owned()).unwrap();
+        for content in [vec![], vec![Content::text("hello")], vec![Content::text("a"), Content::text("")]] {
+            for structured in [None, Some(&*structured)] {
+                for is_error in [false, true] {
+                    let body = CallToolResult { content: &content, structured, is_error };
+                    let json = body.to_json().unwrap();
+                    // `true` is a byte shorter than `false`.
+                    assert_eq!(json.len() + usize::from(is_error), body.json_len(), "{json}");
+                    assert_eq!(json.capacity(), body.json_len(), "{json}");
                 }
             }
         }
