@@ -67,6 +67,9 @@ const STALLED: std::time::Duration = std::time::Duration::from_millis(100);
 /// once that line has been handled, so one 16 MiB line does not leave 16 MiB behind.
 const LINE_KEEP: usize = 64 * 1024;
 
+/// The input's buffer: a read takes up to this much of what the client wrote.
+const INPUT_BUFFER: usize = 64 * 1024;
+
 /// Why serving over stdio stopped with an error. (stdin closing is not an error: it is how
 /// a client says it is done.)
 #[derive(Debug, thiserror::Error)]
@@ -107,19 +110,17 @@ pub async fn serve_stdio(registry: ToolRegistry, options: ServerOptions) -> Resu
 /// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
 /// [`calls_seen`](Server::calls_seen) afterwards).
 pub async fn serve(server: Server) -> Result<(), StdioError> {
+    let mut input = BufReader::with_capacity(INPUT_BUFFER, io::stdin());
     #[cfg(unix)]
     {
-        let waiting = waiting::read(&mut io::stdin());
+        waiting::read(&mut input);
         match output::Polled::new(io::stdout()) {
-            Ok(stdout) => serve_bounded(server, waiting, io::stdin(), stdout, MAX_UNWRITTEN_OUTPUT).await,
-            Err(stdout) => {
-                serve_bounded(server, waiting, io::stdin(), output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT)
-                    .await
-            }
+            Ok(stdout) => serve_bounded(server, input, stdout, MAX_UNWRITTEN_OUTPUT).await,
+            Err(stdout) => serve_bounded(server, input, output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
         }
     }
     #[cfg(not(unix))]
-    serve_bounded(server, Vec::new(), io::stdin(), output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, input, output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
@@ -134,17 +135,22 @@ where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
-    serve_bounded(server, Vec::new(), input, output::Opaque(output), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(
+        server,
+        BufReader::with_capacity(INPUT_BUFFER, input),
+        output::Opaque(output),
+        MAX_UNWRITTEN_OUTPUT,
+    )
+    .await
 }
 
 /// [`serve_lines`] on an output that may be written inline, reading paused while more than
-/// `max_unwritten` bytes are not yet written. `waiting` is what was read from `input` before
-/// (see [`waiting`]): its complete lines are dispatched on this thread before the reader
-/// thread starts, and the rest is read first.
+/// `max_unwritten` bytes are not yet written. The complete lines already in `input`'s buffer
+/// (what [`serve`] read before, see [`waiting`]) are dispatched on this thread before the
+/// reader thread starts.
 async fn serve_bounded<R, D>(
     server: Server,
-    waiting: Vec<u8>,
-    input: R,
+    mut input: BufReader<R>,
     output: D,
     max_unwritten: usize,
 ) -> Result<(), StdioError>
@@ -202,18 +208,12 @@ where
     // What the client wrote before serving began, dispatched here with every call spawned
     // (this is the runtime's thread) and its answers written now, as the reader writes its
     // own: the reply to `initialize` goes out before any thread starts.
-    let rest = if waiting.is_empty() {
-        waiting
-    } else {
+    if !input.buffer().is_empty() {
         let _deferring = out.defer_on_this_thread();
-        let rest = waiting::dispatch(waiting, |line| session.handle_bytes(line, &sink));
+        waiting::dispatch(&mut input, |line| session.handle_bytes(line, &sink));
         out.flush_deferred();
-        rest
-    };
-    let input = Arc::new(Mutex::new(Input {
-        reader: BufReader::with_capacity(64 * 1024, io::Cursor::new(rest).chain(input)),
-        done: Some(input_tx),
-    }));
+    }
+    let input = Arc::new(Mutex::new(Input { reader: input, done: Some(input_tx) }));
     // Readers take turns: a sync body run in place that runs long hands the reading to a
     // new thread (see `relief`).
     let post = relief::Post::new(tokio::runtime::Handle::current(), move |post, generation| {
@@ -541,7 +541,7 @@ mod tests {
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let serving = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(serve_bounded(server, Vec::new(), input, output::Opaque(output), 16 * 1024))
+            runtime.block_on(serve_bounded(server, BufReader::new(input), output::Opaque(output), 16 * 1024))
         });
         let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = written.clone();
