@@ -19,6 +19,7 @@ use std::path::Path;
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::median;
 
+mod cold;
 mod compile;
 mod floor;
 mod http;
@@ -86,44 +87,6 @@ impl Data {
             .iter()
             .find_map(|r| r.get("libs_idle"))
             .map_or_else(|| "–".to_owned(), |l| l.replace(',', ", "))
-    }
-
-    /// Every spawn-to-initialize sample of `imp`'s echo server (sequential and pipelined runs).
-    fn init_samples(&self, imp: &str) -> Vec<f64> {
-        let mut v = self.values(&format!("echo.w1:{imp}"), "init_us");
-        v.extend(self.values(&format!("echo.w16:{imp}"), "init_us"));
-        v
-    }
-
-    /// Spawn to initialize reply: the median over every echo run (sequential and pipelined).
-    fn init(&self, imp: &str) -> Option<f64> {
-        median(&self.init_samples(imp))
-    }
-
-    /// How this run's spawn-to-initialize samples of toolwire, rmcp and the floor spread: the
-    /// range and how many took over 2.5 ms. Under the keep-awake loop the starts are bimodal,
-    /// so the median of a few swings between runs; the reasons say so with the samples.
-    fn init_spread(&self) -> String {
-        let one = |imp: &str| {
-            let mut v = self.init_samples(imp);
-            v.sort_by(f64::total_cmp);
-            match (v.first(), v.last()) {
-                (Some(lo), Some(hi)) => format!(
-                    "{imp} {lo:.0} to {hi:.0} µs ({} of {} over 2.5 ms)",
-                    v.iter().filter(|x| **x > 2500.0).count(),
-                    v.len()
-                ),
-                _ => format!("{imp} –"),
-            }
-        };
-        format!(
-            "This run's starts: {}; {}; {}. Under the keep-awake loop starts are bimodal (some wait \
-             milliseconds), so the median of a few swings between runs; findings.md ('What a tools-only crate \
-             compiles and links') has 30 interleaved starts by hand with and without the loop",
-            one("toolwire"),
-            one("rmcp"),
-            one("floor")
-        )
     }
 
     fn compile(&self, what: &str, imp: &str) -> Option<f64> {
@@ -411,21 +374,13 @@ fn goals(d: &Data) -> Vec<Goal> {
             String::new()
         },
     });
-    let init = |imp: &str| d.init(imp);
-    let r = ratio(init("toolwire"), init("rmcp"));
-    g.push(Goal {
-        what: "cold start, spawn to initialize reply",
-        goal: "≤ 0.7× rmcp",
-        figure: format!(
-            "{}× ({} vs {} µs; floor {} µs)",
-            fmt(r, 3),
-            fmt(init("toolwire"), 0),
-            fmt(init("rmcp"), 0),
-            fmt(init("floor"), 0)
-        ),
-        status: at_most(r, 0.7),
-        note: String::new(),
-    });
+    g.push(cold::goal(
+        d,
+        "cold start, spawn to initialize reply",
+        "≤ 0.7× rmcp, with keep-awake and without",
+        "rmcp",
+        0.7,
+    ));
     let compile_note = || if d.smoke { "not measured in smoke mode".to_owned() } else { String::new() };
     let (a, b) = (d.compile("clean", "toolwire"), d.compile("clean", "rmcp"));
     let r = ratio(a, b);
@@ -704,7 +659,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     );
     let _ = writeln!(s, "| case | figure | toolwire | rmcp | floor | toolwire/rmcp | toolwire/floor |");
     let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    let rows: [(&str, &str, &str, usize); 13] = [
+    let rows: [(&str, &str, &str, usize); 14] = [
         ("echo, sequential", "echo.w1", "rps", 0),
         ("echo, sequential", "echo.w1", "p50_us", 1),
         ("echo, sequential", "echo.w1", "p99_us", 1),
@@ -715,7 +670,8 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         ("50 tools, call tool_7, sequential", "fifty.w1", "p99_us", 1),
         ("50 tools, tools/list, sequential", "list50.w1", "rps", 0),
         ("50 tools, tools/list, sequential", "list50.w1", "p99_us", 1),
-        ("spawn to initialize reply", "echo.w1", "init_us", 0),
+        ("spawn to initialize reply (cold-start bench, with keep-awake)", "cold", "init_us", 0),
+        ("spawn to initialize reply (cold-start bench, without keep-awake)", "cold-idle", "init_us", 0),
         ("idle RSS (KiB)", "echo.w1", "rss_idle_kb", 0),
         ("RSS after the run (KiB)", "echo.w1", "rss_end_kb", 0),
     ];

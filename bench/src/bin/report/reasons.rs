@@ -137,14 +137,14 @@ pub(super) fn why(what: &str, d: &Data) -> String {
         }
         "cold start, spawn to initialize reply" => format!(
             "spawn to initialize reply includes exec, the dynamic loader and the first round trip; the floor \
-             (no runtime, no logging, one thread, a 0.5 MB binary) takes {} µs. toolwire's main also installs its \
-             stderr subscriber, builds the registry and a current-thread runtime, and starts the stdin reader \
-             thread (a second thread, with a malloc arena of its own) before it reads the first line; the stdout \
-             writer thread starts only when an answer cannot be written inline. Its binary is several times \
-             the floor's, so the loader and the first touches of its pages fault in more (see findings.md, \
-             'cold start ≤ 1.2× the floor'). {}",
-            fmt(d.init("floor"), 0),
-            d.init_spread()
+             (no runtime, no logging, one thread, a 0.5 MB binary) takes {} µs without keep-awake. toolwire's \
+             main also installs its stderr log, builds the registry and a current-thread runtime, and answers \
+             the `initialize` waiting on stdin on that thread before it starts the stdin reader thread; rmcp \
+             builds a multi-threaded runtime (a worker per core) first. toolwire's binary is several times \
+             the floor's, so the loader and the first touches of its pages fault in more (findings.md, 'cold \
+             start'). {}",
+            fmt(d.med("cold-idle:floor", "init_us"), 0),
+            super::cold::spread(d)
         ),
         "macro expansion per tool" => {
             "two syn majors: toolwire's own macros use syn 3, but `tracing`'s default `attributes` feature \
