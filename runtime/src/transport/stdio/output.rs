@@ -541,11 +541,24 @@ impl<D: Destination> Output<D> {
     }
 
     /// Write what is queued, then stop; later lines are dropped.
+    ///
+    /// When the writer thread was never started and nothing is queued (every answer went out
+    /// inline, and inline writes flush themselves), it is not started just to stop: its
+    /// starter is dropped instead, which tells whoever waits for the writer that it is done
+    /// (the channel it would have reported on closes). A server that answered everything
+    /// inline exits without starting a thread.
     pub(super) fn close(&self) {
         let mut s = self.lock();
         s.closing = true;
-        self.wake_writer(&mut s);
-        drop(s);
+        if s.starter.is_some() && s.queue.is_empty() && s.failed.is_none() {
+            s.gone = true;
+            let starter = s.starter.take();
+            drop(s);
+            drop(starter);
+        } else {
+            self.wake_writer(&mut s);
+            drop(s);
+        }
         self.room.notify_all();
     }
 }
@@ -672,6 +685,55 @@ mod tests {
         assert_eq!(done.recv().unwrap(), Ok(()));
         assert_eq!(starts.load(Ordering::SeqCst), 1, "started once");
         flusher.abort();
+    }
+
+    /// Closing an output whose answers all went out inline starts no writer thread: its
+    /// starter is dropped, so whoever waits for the writer hears it is done. With a line
+    /// still queued, closing starts the thread, which writes it.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "current_thread")]
+    async fn closing_after_inline_answers_starts_no_writer_thread() {
+        let (reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let starts = Arc::new(AtomicU64::new(0));
+        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
+        let (done_tx, done) = std::sync::mpsc::channel();
+        out.start_writer_with(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let out = theirs.upgrade().expect("alive");
+            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
+            Ok(())
+        }));
+        let flusher = tokio::spawn(out.clone().flush_inline());
+        out.send(line(1, 10));
+        let small = format!("{}\n", line(1, 10).as_str());
+        let (_reader, got) = read_n(reader, small.len()).await;
+        assert_eq!(got, small);
+        out.close();
+        assert!(done.recv().is_err(), "the writer's channel closed without a thread");
+        assert_eq!(starts.load(Ordering::SeqCst), 0, "no writer thread started to close");
+        out.send(line(2, 10));
+        assert_eq!(out.lines_written(), 1, "a line sent after closing is dropped");
+        flusher.abort();
+
+        // A line queued and not yet written when closing: the thread starts and writes it.
+        let (reader, writer) = io::pipe().unwrap();
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
+        let (done_tx, done) = std::sync::mpsc::channel();
+        out.start_writer_with(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let out = theirs.upgrade().expect("alive");
+            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
+            Ok(())
+        }));
+        out.send(line(3, 10)); // no flusher task: it stays queued
+        out.close();
+        let queued = format!("{}\n", line(3, 10).as_str());
+        let (_reader, got) = read_n(reader, queued.len()).await;
+        assert_eq!(got, queued);
+        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert_eq!(starts.load(Ordering::SeqCst), 1);
     }
 
     /// On Linux a pipe is written with `RWF_NOWAIT`: whole while it has room, and not at all
