@@ -10,12 +10,8 @@ use super::{Data, Goal, Status, at_most, fmt, ratio};
 /// The two runs: (case, how the report names it).
 const RUNS: [(&str, &str); 2] = [("cold", "with keep-awake"), ("cold-idle", "without keep-awake")];
 
-/// The median start of `imp` in `case`, in µs.
-fn start(d: &Data, case: &str, imp: &str) -> Option<f64> {
-    d.med(&format!("{case}:{imp}"), "init_us")
-}
-
-/// A field of `imp`'s record in `case` (the bench prints one per server and run).
+/// A field of `imp`'s record in `case` (the bench prints one per server and run;
+/// `init_us` is the median start, in µs).
 fn field(d: &Data, case: &str, imp: &str, name: &str) -> Option<f64> {
     d.med(&format!("{case}:{imp}"), name)
 }
@@ -26,12 +22,12 @@ pub(super) fn goal(d: &Data, what: &'static str, goal: &'static str, base: &str,
     let runs: Vec<(Option<f64>, String)> = RUNS
         .iter()
         .map(|(case, how)| {
-            let (tw, other) = (start(d, case, "toolwire"), start(d, case, base));
+            let (tw, other) = (field(d, case, "toolwire", "init_us"), field(d, case, base, "init_us"));
             let r = ratio(tw, other);
             let floor = if base == "floor" {
                 String::new()
             } else {
-                format!("; floor {} µs", fmt(start(d, case, "floor"), 0))
+                format!("; floor {} µs", fmt(field(d, case, "floor", "init_us"), 0))
             };
             (r, format!("{how} {}× ({} vs {} µs{floor})", fmt(r, 3), fmt(tw, 0), fmt(other, 0)))
         })

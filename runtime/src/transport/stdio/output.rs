@@ -145,15 +145,8 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
     const INLINE: bool = true;
 
     fn writable_now(&self) -> bool {
-        use std::os::fd::AsRawFd;
-        let mut fd = libc::pollfd { fd: self.out.as_fd().as_raw_fd(), events: libc::POLLOUT, revents: 0 };
-        // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which
-        // points at a live, initialised local for the whole call; the descriptor is borrowed
-        // from `self.0`, so it is open. A timeout of 0 never blocks.
-        #[allow(unsafe_code)]
-        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
         // POLLERR (the reader is gone) is "writable" too: the write fails at once with EPIPE.
-        ready == 1 && fd.revents & (libc::POLLOUT | libc::POLLERR) != 0
+        super::poll_now(self.out.as_fd(), libc::POLLOUT) & (libc::POLLOUT | libc::POLLERR) != 0
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -550,7 +543,8 @@ impl<D: Destination> Output<D> {
     pub(super) fn close(&self) {
         let mut s = self.lock();
         s.closing = true;
-        if s.starter.is_some() && s.queue.is_empty() && s.failed.is_none() {
+        // (A failed inline write has started the thread already, to report it.)
+        if s.starter.is_some() && s.queue.is_empty() {
             s.gone = true;
             let starter = s.starter.take();
             drop(s);
@@ -655,12 +649,18 @@ mod tests {
         .unwrap()
     }
 
+    /// How a test's writer thread ended.
     #[cfg(unix)]
-    #[tokio::test(flavor = "current_thread")]
-    async fn the_writer_thread_starts_on_its_first_batch_not_before() {
+    type WriterEnd = std::sync::mpsc::Receiver<Result<(), String>>;
+
+    /// An output on a new pipe (its read end returned) whose writer thread, when started,
+    /// adds one to `starts` and reports how it ended on the returned channel.
+    #[cfg(unix)]
+    fn counted_output(
+        starts: &Arc<AtomicU64>,
+    ) -> (io::PipeReader, Arc<Output<Polled<io::PipeWriter>>>, WriterEnd) {
         let (reader, writer) = io::pipe().unwrap();
         let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
-        let starts = Arc::new(AtomicU64::new(0));
         let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
         let (done_tx, done) = std::sync::mpsc::channel();
         out.start_writer_with(Box::new(move || {
@@ -669,6 +669,14 @@ mod tests {
             std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
             Ok(())
         }));
+        (reader, out, done)
+    }
+
+    #[cfg(unix)]
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_writer_thread_starts_on_its_first_batch_not_before() {
+        let starts = Arc::new(AtomicU64::new(0));
+        let (reader, out, done) = counted_output(&starts);
         let flusher = tokio::spawn(out.clone().flush_inline());
         out.send(line(1, 10));
         let small = format!("{}\n", line(1, 10).as_str());
@@ -693,17 +701,8 @@ mod tests {
     #[cfg(unix)]
     #[tokio::test(flavor = "current_thread")]
     async fn closing_after_inline_answers_starts_no_writer_thread() {
-        let (reader, writer) = io::pipe().unwrap();
-        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
         let starts = Arc::new(AtomicU64::new(0));
-        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
-        let (done_tx, done) = std::sync::mpsc::channel();
-        out.start_writer_with(Box::new(move || {
-            counted.fetch_add(1, Ordering::SeqCst);
-            let out = theirs.upgrade().expect("alive");
-            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
-            Ok(())
-        }));
+        let (reader, out, done) = counted_output(&starts);
         let flusher = tokio::spawn(out.clone().flush_inline());
         out.send(line(1, 10));
         let small = format!("{}\n", line(1, 10).as_str());
@@ -717,16 +716,7 @@ mod tests {
         flusher.abort();
 
         // A line queued and not yet written when closing: the thread starts and writes it.
-        let (reader, writer) = io::pipe().unwrap();
-        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
-        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
-        let (done_tx, done) = std::sync::mpsc::channel();
-        out.start_writer_with(Box::new(move || {
-            counted.fetch_add(1, Ordering::SeqCst);
-            let out = theirs.upgrade().expect("alive");
-            std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
-            Ok(())
-        }));
+        let (reader, out, done) = counted_output(&starts);
         out.send(line(3, 10)); // no flusher task: it stays queued
         out.close();
         let queued = format!("{}\n", line(3, 10).as_str());

@@ -20,14 +20,7 @@ use std::io::{BufRead, BufReader, Read};
 /// then meets the same end or error and reports it).
 #[cfg(unix)]
 pub(super) fn read<R: Read + std::os::fd::AsFd>(input: &mut BufReader<R>) {
-    use std::os::fd::AsRawFd;
-    let mut fd = libc::pollfd { fd: input.get_ref().as_fd().as_raw_fd(), events: libc::POLLIN, revents: 0 };
-    // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which points
-    // at a live, initialised local for the whole call; the descriptor is borrowed from
-    // `input`, so it is open. A timeout of 0 never blocks.
-    #[allow(unsafe_code)]
-    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
-    if ready == 1 && fd.revents & libc::POLLIN != 0 {
+    if super::poll_now(input.get_ref().as_fd(), libc::POLLIN) & libc::POLLIN != 0 {
         let _ = input.fill_buf();
     }
 }
