@@ -67,6 +67,7 @@ pub use roots::{Root, Roots};
 pub use sample::{Sampled, SamplingMessage, SamplingRequest};
 pub use talk::{Asked, Talkback};
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -115,10 +116,14 @@ pub struct Context {
 
 #[derive(Default)]
 struct Inner {
-    /// Made on first use when nobody gave one: a builder that is handed the server's token
-    /// allocates no other.
+    /// The call's own token, made on first use when nobody gave one (a child of `parent`
+    /// when there is one): a call that nobody cancels and whose tool never looks at its
+    /// cancellation allocates no token.
     cancel: OnceLock<CancellationToken>,
-    deadline: Option<Instant>,
+    /// The token the call's own is made a child of: the host's, in a server.
+    parent: Option<CancellationToken>,
+    /// Set once, by the builder or by a server when the call gets its slot.
+    deadline: OnceLock<Instant>,
     progress: Option<ProgressSink>,
     last_progress: Mutex<Option<f64>>,
     /// `None`: nobody is known ([`PeerInfo::default`]).
@@ -127,14 +132,14 @@ struct Inner {
     states: Option<Arc<StateMap>>,
     talk: Option<Arc<dyn Talkback>>,
     /// Why this call can never ask the client anything, when the server knows it up front.
-    cannot_ask: Option<String>,
+    cannot_ask: Option<Cow<'static, str>>,
 }
 
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
             .field("cancelled", &self.is_cancelled())
-            .field("deadline", &self.inner.deadline)
+            .field("deadline", &self.deadline())
             .field("reports_progress", &self.inner.progress.is_some())
             .field("peer", self.peer())
             .field("principal", &self.principal().subject())
@@ -157,12 +162,34 @@ impl Context {
 
     /// The host's cancellation for the run this call belongs to.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.inner.cancel.get_or_init(CancellationToken::new)
+        self.inner.cancel.get_or_init(|| match &self.inner.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
     }
 
     /// Whether the host has cancelled the run.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.get().is_some_and(CancellationToken::is_cancelled)
+        match self.inner.cancel.get() {
+            Some(token) => token.is_cancelled(),
+            // Not made yet, so nobody cancelled the call itself (that makes it).
+            None => self.inner.parent.as_ref().is_some_and(CancellationToken::is_cancelled),
+        }
+    }
+
+    /// Cancel the call (what a client's `notifications/cancelled` does): its token is made
+    /// now if nobody had asked for it yet, so it is cancelled for whoever asks later.
+    pub(crate) fn cancel(&self) {
+        self.cancellation().cancel();
+    }
+
+    /// Start the deadline's clock, unless it has one: a server starts it when the call gets
+    /// its slot, after the context is made.
+    pub(crate) fn start_deadline(&self, at: Option<Instant>) {
+        if let Some(at) = at {
+            // Set once: a deadline the builder gave stands.
+            let _ = self.inner.deadline.set(at);
+        }
     }
 
     /// Resolves when the host cancels the run; a long tool can `select!` on it to stop early.
@@ -172,7 +199,7 @@ impl Context {
 
     /// When the server will abandon the call, if it set a deadline.
     pub fn deadline(&self) -> Option<Instant> {
-        self.inner.deadline
+        self.inner.deadline.get().copied()
     }
 
     /// Who is calling.
@@ -230,7 +257,7 @@ impl Context {
     /// The way back to the client, for asking `what`; or why there is none.
     fn talkback(&self, what: &'static str) -> Result<&Arc<dyn Talkback>, AskError> {
         if let Some(why) = &self.inner.cannot_ask {
-            return Err(AskError::Unavailable { what, why: why.clone() });
+            return Err(AskError::Unavailable { what, why: why.clone().into_owned() });
         }
         if let Some(talk) = &self.inner.talk {
             return Ok(talk);
@@ -294,7 +321,14 @@ impl ContextBuilder {
 
     /// The instant the server abandons the call.
     pub fn deadline(mut self, deadline: Option<Instant>) -> Self {
-        self.inner.deadline = deadline;
+        self.inner.deadline = deadline.map(OnceLock::from).unwrap_or_default();
+        self
+    }
+
+    /// Make the call's token, when first asked for, a child of `parent` (a server hands
+    /// each call the host's token this way, so a call that never looks allocates none).
+    pub(crate) fn cancellation_under(mut self, parent: Option<CancellationToken>) -> Self {
+        self.inner.parent = parent;
         self
     }
 
@@ -333,7 +367,14 @@ impl ContextBuilder {
     /// (a server that knows no answer could reach the call: stateless HTTP). Logging still
     /// goes through the talkback.
     pub fn cannot_ask(mut self, why: impl Into<String>) -> Self {
-        self.inner.cannot_ask = Some(why.into());
+        self.inner.cannot_ask = Some(Cow::Owned(why.into()));
+        self
+    }
+
+    /// [`cannot_ask`](Self::cannot_ask) with a reason the server has as a constant, which
+    /// it hands every call of a stateless session without copying it.
+    pub(crate) fn cannot_ask_because(mut self, why: &'static str) -> Self {
+        self.inner.cannot_ask = Some(Cow::Borrowed(why));
         self
     }
 
@@ -359,5 +400,50 @@ mod tests {
             ctx.report_progress(v, Some(3.0), None);
         }
         assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn a_token_made_late_is_as_cancelled_as_the_call() {
+        // Cancelled before anyone looked: the token made for the cancel is the one seen later.
+        let ctx = Context::builder().cancellation_under(None).build();
+        assert!(ctx.inner.cancel.get().is_none(), "no token until someone needs one");
+        let seen = ctx.clone();
+        ctx.cancel();
+        assert!(seen.is_cancelled());
+        assert!(seen.cancellation().is_cancelled());
+
+        // The host cancels before the call's token exists: the call reads cancelled, and the
+        // token it makes afterwards is a cancelled child.
+        let host = CancellationToken::new();
+        let ctx = Context::builder().cancellation_under(Some(host.clone())).build();
+        assert!(!ctx.is_cancelled());
+        host.cancel();
+        assert!(ctx.is_cancelled());
+        assert!(ctx.inner.cancel.get().is_none());
+        assert!(ctx.cancellation().is_cancelled());
+
+        // Made first, cancelled by the host afterwards: the child follows its parent, and
+        // cancelling the call does not cancel the host.
+        let host = CancellationToken::new();
+        let ctx = Context::builder().cancellation_under(Some(host.clone())).build();
+        let token = ctx.cancellation().clone();
+        let other = Context::builder().cancellation_under(Some(host.clone())).build();
+        other.cancel();
+        assert!(!host.is_cancelled() && !token.is_cancelled() && !ctx.is_cancelled());
+        host.cancel();
+        assert!(token.is_cancelled() && ctx.is_cancelled());
+    }
+
+    #[test]
+    fn the_deadline_is_set_once() {
+        let ctx = Context::new();
+        assert_eq!(ctx.deadline(), None);
+        let at = Instant::now();
+        ctx.start_deadline(Some(at));
+        ctx.start_deadline(Some(at + std::time::Duration::from_secs(1)));
+        assert_eq!(ctx.deadline(), Some(at), "the first start stands");
+        let given = Context::builder().deadline(Some(at)).build();
+        given.start_deadline(Some(at + std::time::Duration::from_secs(1)));
+        assert_eq!(given.deadline(), Some(at), "a deadline the builder gave stands");
     }
 }

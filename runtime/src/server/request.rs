@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Context, ContextBuilder, PeerInfo, Progress, Talkback};
+use crate::context::{Context, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
@@ -185,8 +185,6 @@ impl SessionInner {
             .and_then(|m| m.progress_token)
             .filter(|t| is_progress_token(t))
             .map(|t| ProgressChannel::new(reply.route().sink().clone(), t.to_owned()));
-        let cancel =
-            self.shared.options.cancellation.as_ref().map(CancellationToken::child_token).unwrap_or_default();
         // A legacy call can talk back to its client on the call's own stream; a modern one
         // through the rounds its capability runs it in, if it does (see `crate::context`).
         let talk = match self.legacy_capabilities() {
@@ -199,9 +197,30 @@ impl SessionInner {
             _ if modern => handler.talkback(),
             _ => None,
         };
+        let options = &self.shared.options;
+        let forward_to = talk.clone().filter(|_| options.forward_tracing);
+        // The context is made here, not in the task, so the in-flight table can hold it: a
+        // client's cancellation cancels the call's token through it, and a call nobody
+        // cancels never makes one (the host's token is its parent, when there is one).
+        let mut ctx = Context::builder()
+            .cancellation_under(options.cancellation.clone())
+            .peer(peer)
+            .principal(super::caller::principal(&self.shared));
+        if let Some(channel) = progress.clone() {
+            ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
+        }
+        if let Some(talk) = talk {
+            ctx = ctx.talkback(talk);
+        }
         // A legacy session made for this one request (stateless HTTP) can never be
         // answered: the client's answer would arrive on a fresh session.
-        let cannot_ask = (!modern && self.asking.is_one_shot()).then_some(super::talk::ONE_SHOT);
+        if !modern && self.asking.is_one_shot() {
+            ctx = ctx.cannot_ask_because(super::talk::ONE_SHOT);
+        }
+        if let Some(states) = handler.states() {
+            ctx = ctx.states(Arc::clone(states));
+        }
+        let ctx = ctx.build();
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -215,14 +234,11 @@ impl SessionInner {
         }
         let bounded = handler.bounded();
         let job = Job {
-            principal: super::caller::principal(&self.shared),
             shared: self.shared.clone(),
             handler,
-            peer,
-            cancel: cancel.clone(),
+            ctx: ctx.clone(),
             progress,
-            talk,
-            cannot_ask,
+            forward_to,
             modern,
             reply: reply.tracked(self.running.clone()),
         };
@@ -233,14 +249,14 @@ impl SessionInner {
             Inline::No => false,
         };
         if poll_here {
-            calls.insert(id.clone(), RunningCall { abort: None, cancel });
+            calls.insert(id.clone(), RunningCall { abort: None, ctx });
             drop(calls);
             let hold_back = inline == Inline::Handler
                 && (self.shared.options.answers_running_calls(bounded) || !self.asking.is_one_shot());
             return self.poll_then_spawn(&runtime, id, job, hold_back);
         }
         let handle = runtime.spawn(job.boxed());
-        calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), cancel });
+        calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), ctx });
     }
 
     /// Poll a request once on this thread; spawn it only if it is not done. The request is
@@ -277,17 +293,14 @@ impl SessionInner {
 
 /// Everything a request's task owns.
 struct Job<H> {
-    /// Who the request is served for.
-    principal: Arc<crate::principal::Principal>,
     shared: Arc<Shared>,
     handler: H,
-    peer: Arc<PeerInfo>,
-    /// Cancelled when the client cancels the request; a child of the host's token.
-    cancel: CancellationToken,
+    /// The call's context, which the in-flight table holds too (to cancel the call).
+    ctx: Context,
     progress: Option<Arc<ProgressChannel>>,
-    talk: Option<Arc<dyn Talkback>>,
-    /// Why no ask of this call can be answered, when that is known up front.
-    cannot_ask: Option<&'static str>,
+    /// Where the body's `tracing` events go besides the server's subscriber, when the
+    /// server forwards them to the client.
+    forward_to: Option<Arc<dyn Talkback>>,
     modern: bool,
     reply: Reply,
 }
@@ -306,20 +319,8 @@ impl<H: Handler> Job<H> {
 
     /// Run the request and answer it.
     async fn run(self) {
-        let Job { principal, shared, handler, peer, cancel, progress, talk, cannot_ask, modern, reply } =
-            self;
+        let Job { shared, handler, ctx, progress, forward_to, modern, reply } = self;
         let options = &shared.options;
-        let mut ctx = Context::builder().cancellation(cancel).peer(peer).principal(principal);
-        if let Some(channel) = progress.clone() {
-            ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
-        }
-        let forward_to = talk.clone().filter(|_| options.forward_tracing);
-        if let Some(talk) = talk {
-            ctx = ctx.talkback(talk);
-        }
-        if let Some(why) = cannot_ask {
-            ctx = ctx.cannot_ask(why);
-        }
         let (deadline, permits) =
             if handler.bounded() { (options.deadline, Some(&shared.permits)) } else { (None, None) };
         // A sync body run in place (on the stdin reader, or a runtime worker) that runs long
@@ -457,7 +458,7 @@ async fn rescue(
 /// before and during the run, enforce the deadline, and catch a panic.
 async fn execute<H: Handler>(
     handler: &H,
-    ctx: ContextBuilder,
+    ctx: Context,
     host: Option<&CancellationToken>,
     deadline: Option<Duration>,
     permits: Option<&Semaphore>,
@@ -481,14 +482,9 @@ async fn execute<H: Handler>(
         return Err(Stop::CancelledBeforeDispatch);
     }
 
-    let mut ctx = ctx;
-    if let Some(states) = handler.states() {
-        ctx = ctx.states(Arc::clone(states));
-    }
     if let Some(d) = deadline {
-        ctx = ctx.deadline(Instant::now().checked_add(d));
+        ctx.start_deadline(Instant::now().checked_add(d));
     }
-    let ctx = ctx.build();
 
     let body = async {
         let run = async {

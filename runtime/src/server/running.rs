@@ -16,11 +16,10 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use crate::context::Context;
+use crate::protocol::RequestId;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
-use tokio_util::sync::CancellationToken;
-
-use crate::protocol::RequestId;
 
 /// Up to this many calls in flight, the table is a vector.
 const FEW: usize = 8;
@@ -36,7 +35,8 @@ pub(crate) struct Running {
 pub(crate) struct RunningCall {
     /// `None` while a call polled inline has not been spawned yet.
     pub(crate) abort: Option<AbortHandle>,
-    pub(crate) cancel: CancellationToken,
+    /// The call's context: cancelling the call cancels its token.
+    pub(crate) ctx: Context,
 }
 
 /// The table itself: a few entries searched in place, or a map once there are more.
@@ -152,7 +152,7 @@ impl Running {
             self.idle.notify_waiters();
         }
         drop(calls);
-        call.cancel.cancel();
+        call.ctx.cancel();
         if let Some(abort) = &call.abort {
             abort.abort();
         }
@@ -163,7 +163,7 @@ impl Running {
         let calls = self.lock().drain();
         self.idle.notify_waiters();
         for call in &calls {
-            call.cancel.cancel();
+            call.ctx.cancel();
             if let Some(abort) = &call.abort {
                 abort.abort();
             }
@@ -177,7 +177,7 @@ mod tests {
     use super::*;
 
     fn call() -> RunningCall {
-        RunningCall { abort: None, cancel: CancellationToken::new() }
+        RunningCall { abort: None, ctx: Context::new() }
     }
 
     #[test]

@@ -28,6 +28,9 @@ enum Behaviour {
     /// A sync body (as `#[tool] fn` runs one): answers with the name of the thread it ran on.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     Sync,
+    /// A sync body that waits (up to 5 s) until its context reads cancelled, then sets the
+    /// flag and answers.
+    WatchCancel,
 }
 
 struct TestTool {
@@ -69,6 +72,18 @@ impl Tool for TestTool {
                         std::thread::current().name().unwrap_or("unnamed").to_owned()
                     });
                     Ok(ToolOutput::text(ran_on.await?))
+                }
+                Behaviour::WatchCancel => {
+                    let (ctx, seen) = (ctx.clone(), self.dropped.clone());
+                    crate::tool::run_blocking(name, move || {
+                        let until = std::time::Instant::now() + Duration::from_secs(5);
+                        while !ctx.is_cancelled() && std::time::Instant::now() < until {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        seen.store(ctx.is_cancelled(), Ordering::SeqCst);
+                    })
+                    .await?;
+                    Ok(ToolOutput::text("watched"))
                 }
                 Behaviour::Forever => {
                     let _flag = DropFlag(self.dropped.clone());
@@ -478,6 +493,38 @@ async fn client_cancellation_drops_the_call_and_sends_nothing() {
     // The session serves on, and the id is free again.
     wire.send(&call(7, "echo", ""));
     assert_eq!(wire.wait(1).await, [text_result(7, "{}", false)]);
+}
+
+/// A body still running after its call was cancelled (a sync body on a blocking thread)
+/// sees the cancellation through its context, whether the client cancelled the call or the
+/// host cancelled the run, though nothing had asked for the call's token before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_sync_body_sees_its_call_cancelled() {
+    let watched = |f: &Fixture| {
+        let until = std::time::Instant::now() + Duration::from_secs(3);
+        while !f.dropped.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        f.dropped.load(Ordering::SeqCst)
+    };
+    let f = fixture_of(options(), &[("watch", Behaviour::WatchCancel)]);
+    let wire = Wire::new(&f.server);
+    wire.initialize("2025-11-25");
+    wire.send(&call(7, "watch", ""));
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert!(!f.dropped.load(Ordering::SeqCst));
+    wire.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
+    assert!(watched(&f), "the body saw the client's cancellation");
+    assert!(wire.take().is_empty(), "a cancelled call is not answered");
+
+    let host = CancellationToken::new();
+    let f = fixture_of(options().cancellation(host.clone()), &[("watch", Behaviour::WatchCancel)]);
+    let wire = Wire::new(&f.server);
+    wire.initialize("2025-11-25");
+    wire.send(&call(8, "watch", ""));
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    host.cancel();
+    assert!(watched(&f), "the body saw the host's cancellation");
 }
 
 #[tokio::test]
