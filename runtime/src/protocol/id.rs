@@ -68,10 +68,7 @@ impl RequestId {
     /// Append the id as JSON.
     pub(crate) fn write_json(&self, out: &mut String) {
         match self {
-            RequestId::Number(n) => {
-                use fmt::Write;
-                let _ = write!(out, "{n}");
-            }
+            RequestId::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
             RequestId::String(s) => push_json_string(out, s),
         }
     }
@@ -118,6 +115,9 @@ mod tests {
         assert_eq!(read(r#""7""#), Ok(RequestId::String("7".into())));
         assert_eq!(read(r#""a\u0062""#), Ok(RequestId::String("ab".into())));
         assert_eq!(read("7").unwrap().to_json(), "7");
+        for n in [0, -3, i64::MAX, i64::MIN] {
+            assert_eq!(read(&n.to_string()).unwrap().to_json(), n.to_string());
+        }
         assert_eq!(read(r#""q\"""#).unwrap().to_json(), r#""q\"""#);
     }
 
