@@ -115,7 +115,12 @@ pub fn envelope(data: &[u8]) {
 /// general path reads it: the same id, method `tools/call`, and the same params as the
 /// method decodes them from the raw `params` (an object, then `CallToolParams`).
 fn one_pass_call_agrees(message: &str) {
-    let Some((id, params)) = envelope::decode_call(message) else { return };
+    let Some(call) = envelope::decode_call(message) else { return };
+    // The HTTP transport routes such a body by the decode's shape, not by peeking: the same.
+    if let Some(shape) = crate::transport::http::peek::from_call(&call, message) {
+        assert_eq!(shape, crate::transport::http::peek::peek(message), "{message}");
+    }
+    let (id, params) = (call.id, call.params);
     let Ok(Incoming::Request { id: general_id, method, params: raw }) = envelope::decode(message) else {
         panic!("the one-pass decode read a tools/call the general path refuses: {message}");
     };

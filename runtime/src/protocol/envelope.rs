@@ -123,7 +123,7 @@ pub(crate) fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
 /// ([`decode`], the method's own params decode), which answers each of those exactly as it
 /// always has; a message this accepts is one the general path accepts with the same id and
 /// params. Text without `"tools/call"` in it is turned away by one substring search.
-pub(crate) fn decode_call(text: &str) -> Option<(RequestId, CallToolParams<'_>)> {
+pub(crate) fn decode_call(text: &str) -> Option<DecodedCall<'_>> {
     if !text.contains("\"tools/call\"") {
         return None;
     }
@@ -133,11 +133,23 @@ pub(crate) fn decode_call(text: &str) -> Option<(RequestId, CallToolParams<'_>)>
     Some(call)
 }
 
+/// A `tools/call` request [`decode_call`] read in one pass.
+#[derive(Debug)]
+pub(crate) struct DecodedCall<'a> {
+    /// The request's id.
+    pub(crate) id: RequestId,
+    /// The id as the JSON text it was sent as (`1`, `"a"`), for a transport that names it
+    /// in an answer of its own.
+    pub(crate) raw_id: &'a str,
+    /// The params, decoded.
+    pub(crate) params: CallToolParams<'a>,
+}
+
 /// The visitor behind [`decode_call`]: any surprise is an error, and the caller falls back.
 struct CallVisitor;
 
 impl<'de> Visitor<'de> for CallVisitor {
-    type Value = (RequestId, CallToolParams<'de>);
+    type Value = DecodedCall<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a tools/call request")
@@ -155,7 +167,8 @@ impl<'de> Visitor<'de> for CallVisitor {
                     }
                 }
                 Member::Id if id.is_none() => {
-                    id = Some(RequestId::from_raw(map.next_value()?).map_err(|_| fall_back())?);
+                    let raw: &RawValue = map.next_value()?;
+                    id = Some((RequestId::from_raw(raw).map_err(|_| fall_back())?, raw.get()));
                 }
                 Member::Method if !method => {
                     method = map.next_value::<&str>()? == "tools/call";
@@ -173,7 +186,7 @@ impl<'de> Visitor<'de> for CallVisitor {
             }
         }
         match (jsonrpc, id, method, params) {
-            (true, Some(id), true, Some(params)) => Ok((id, params)),
+            (true, Some((id, raw_id)), true, Some(params)) => Ok(DecodedCall { id, raw_id, params }),
             _ => Err(fall_back()),
         }
     }
@@ -492,11 +505,11 @@ mod tests {
 
     #[test]
     fn the_common_tools_call_is_read_in_one_pass() {
-        let (id, p) = decode_call(
+        let DecodedCall { id, raw_id, params: p } = decode_call(
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{ "text":"hi" },"_meta":{"progressToken":1}},"x":[1]}"#,
         )
         .expect("the common shape");
-        assert_eq!(id, RequestId::Number(7));
+        assert_eq!((id, raw_id), (RequestId::Number(7), "7"));
         assert_eq!(p.name, "echo");
         assert_eq!(p.arguments.unwrap().get(), r#"{ "text":"hi" }"#);
         assert_eq!(p.meta.unwrap().progress_token.unwrap().get(), "1");

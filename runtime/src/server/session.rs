@@ -13,7 +13,9 @@ use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
 use crate::principal::Principal;
-use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
+use crate::protocol::envelope::{
+    DecodedCall, Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame,
+};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 
@@ -205,6 +207,28 @@ impl Session {
         super::caller::scoped(caller, || self.handle(message, sink));
     }
 
+    /// [`handle_admitted`](Self::handle_admitted) for a `tools/call` the transport has
+    /// already decoded in one pass (`envelope::decode_call`) to route `message`: served
+    /// as `handle` would serve it, without decoding it again.
+    #[cfg(feature = "http")]
+    pub(crate) fn handle_call_admitted(
+        &self,
+        principal: Arc<Principal>,
+        exposure: &Arc<super::Exposure>,
+        message: &str,
+        call: DecodedCall<'_>,
+        sink: &Arc<dyn Sink>,
+    ) {
+        if message.len() > self.inner.shared.options.max_message_size {
+            return self.reject_oversized(sink);
+        }
+        let caller =
+            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
+        super::caller::scoped(caller, || {
+            self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params)
+        });
+    }
+
     /// [`handle`](Self::handle) for bytes: text that is not UTF-8 is a parse error.
     pub fn handle_bytes(&self, message: &[u8], sink: &Arc<dyn Sink>) {
         if message.len() > self.inner.shared.options.max_message_size {
@@ -355,8 +379,8 @@ impl SessionInner {
 
     fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool) {
         // The hot message, in one pass; anything unusual takes the general path below.
-        if let Some((id, params)) = decode_call(text) {
-            return self.call(Reply::new(Some(id), route), params);
+        if let Some(call) = decode_call(text) {
+            return self.call(Reply::new(Some(call.id), route), call.params);
         }
         match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),

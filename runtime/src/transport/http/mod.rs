@@ -79,7 +79,7 @@ mod jwks;
 mod listen;
 mod outbox;
 mod params;
-mod peek;
+pub(crate) mod peek;
 mod response;
 mod roaming;
 mod session_store;
@@ -97,6 +97,7 @@ use axum::response::{IntoResponse, Response};
 
 use serde_json::value::RawValue;
 
+use crate::protocol::envelope::decode_call;
 use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
 use crate::server::{Exposure, Server, Session};
 
@@ -477,7 +478,13 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
             "parse error: the body is empty",
         );
     }
-    let shape = peek(text);
+    // A `tools/call` of the common shape is decoded once, here, and handed to the engine
+    // decoded; anything else is peeked at and decoded again by the engine.
+    let call = decode_call(text);
+    let (shape, call) = match call.as_ref().and_then(|c| peek::from_call(c, text)) {
+        Some(shape) => (shape, call),
+        None => (peek(text), None),
+    };
     let id = match &shape {
         Shape::Request { id, .. } => Some(*id),
         _ => None,
@@ -543,8 +550,9 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     // A call that completes on its first poll is answered in this poll (module
     // `server::request`): its answer is in `rx` before `respond` awaits it.
-    crate::server::polling_in_handler(|| {
-        session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink);
+    crate::server::polling_in_handler(|| match call {
+        Some(call) => session.handle_call_admitted(principal.clone(), &endpoint.exposure, text, call, &sink),
+        None => session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink),
     });
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.

@@ -9,6 +9,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::protocol::envelope::DecodedCall;
+
 /// The shape of a POST body, as far as routing cares.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Shape<'a> {
@@ -84,6 +86,47 @@ pub(crate) fn peek(body: &str) -> Shape<'_> {
     }
 }
 
+/// The shape of `body`, which the engine's one-pass decode read as `call` (see
+/// `envelope::decode_call`), without parsing it again: exactly what [`peek`] says of the
+/// same text. `None` wherever the two could differ, and the caller peeks:
+///
+/// - a `_meta` version that is not a plain string, or capabilities given as `null` (the
+///   decode keeps them raw, `peek` reads them as a string and as absent);
+/// - an escaped name;
+/// - a member `uri` anywhere, or any `\u` escape (which could spell one): `peek` reads a
+///   `uri` in `params`, and gives up on one that is not a string, where `tools/call` ignores
+///   it.
+pub(crate) fn from_call<'a>(call: &DecodedCall<'a>, body: &str) -> Option<Shape<'a>> {
+    if body.contains("\"uri\"") || body.contains("\\u") {
+        return None;
+    }
+    let Cow::Borrowed(name) = call.params.name else { return None };
+    let meta = call.params.meta.as_ref();
+    let meta_version = match meta.and_then(|m| m.protocol_version) {
+        None => None,
+        Some(raw) => {
+            let text = raw.get();
+            let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+            if inner.contains(['\\', '"']) {
+                return None;
+            }
+            Some(Cow::Borrowed(inner))
+        }
+    };
+    let meta_capabilities = match meta.and_then(|m| m.client_capabilities) {
+        None => false,
+        Some(raw) if raw.get() == "null" => return None,
+        Some(_) => true,
+    };
+    Some(Shape::Request {
+        id: call.raw_id,
+        method: Cow::Borrowed("tools/call"),
+        name: Some(Cow::Borrowed(name)),
+        meta_version,
+        meta_capabilities,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,5 +161,44 @@ mod tests {
         assert_eq!(peek(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Shape::NoReply);
         assert_eq!(peek("{nope"), Shape::Unreadable);
         assert_eq!(peek(r#"[{"jsonrpc":"2.0","method":"x"}]"#), Shape::Batch { has_requests: false });
+    }
+
+    /// The shape of a body read by the one-pass decode, where that decode's shape is used.
+    fn shape_of_call(body: &str) -> Option<Shape<'_>> {
+        let call = crate::protocol::envelope::decode_call(body).expect("a tools/call of the common shape");
+        from_call(&call, body)
+    }
+
+    #[test]
+    fn a_decoded_call_has_the_shape_peek_gives_it() {
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            r#" {"jsonrpc":"2.0","id":-4,"method":"tools/call","params":{"name":"e","_meta":{"progressToken":2}},"x":null} "#,
+        ] {
+            assert_eq!(shape_of_call(body), Some(peek(body)), "{body}");
+        }
+    }
+
+    #[test]
+    fn where_a_decoded_call_could_read_otherwise_peek_decides() {
+        for body in [
+            // A version that is not a plain string, capabilities given as null.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"io.modelcontextprotocol/protocolVersion":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-\n28"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{"io.modelcontextprotocol/clientCapabilities":null}}}"#,
+            // An escaped name; a `uri`, which peek reads and tools/call ignores; a \u escape.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e\tf"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","uri":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","\u0075ri":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"t":"\u00e9"}}}"#,
+        ] {
+            assert_eq!(shape_of_call(body), None, "{body}");
+        }
+        // What peek says of those where it differs: a non-string `uri` is unreadable to it.
+        assert_eq!(
+            peek(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","uri":5}}"#),
+            Shape::Unreadable
+        );
     }
 }
