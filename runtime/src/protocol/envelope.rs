@@ -140,6 +140,8 @@ pub(crate) struct DecodedCall<'a> {
     pub(crate) id: RequestId,
     /// The id as the JSON text it was sent as (`1`, `"a"`), for a transport that names it
     /// in an answer of its own.
+    // Only HTTP's routing reads it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) raw_id: &'a str,
     /// The params, decoded.
     pub(crate) params: CallToolParams<'a>,

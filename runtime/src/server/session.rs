@@ -13,9 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
 use crate::principal::Principal;
-use crate::protocol::envelope::{
-    DecodedCall, Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame,
-};
+use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 
@@ -216,7 +214,7 @@ impl Session {
         principal: Arc<Principal>,
         exposure: &Arc<super::Exposure>,
         message: &str,
-        call: DecodedCall<'_>,
+        call: crate::protocol::envelope::DecodedCall<'_>,
         sink: &Arc<dyn Sink>,
     ) {
         if message.len() > self.inner.shared.options.max_message_size {
