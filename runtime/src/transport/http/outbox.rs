@@ -6,10 +6,10 @@
 //! `max_backlog` bytes held, notifications are dropped (and the drop logged once per
 //! stream); responses are always queued, so the request is still answered.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-use tokio::sync::mpsc;
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
 
 use crate::protocol::{Outbound, OutboundKind};
 use crate::server::Sink;
@@ -21,10 +21,38 @@ pub(super) struct Queued {
     pub(super) message: Outbound,
 }
 
+/// What a feed and its outbox share: a queue behind a lock, with the reader's waker. One
+/// writer ([`Feed`], which the session's sink owns) and one reader ([`Outbox`]), and most
+/// POSTs carry one message, so a lock is all it takes; tokio's unbounded channel, which this
+/// replaces, allocated a block of 32 slots for every POST.
+struct Shared {
+    state: Mutex<State>,
+}
+
+struct State {
+    queue: VecDeque<Queued>,
+    /// Bytes of the queued messages.
+    held: usize,
+    /// The feed is gone: once the queue is read, the outbox ends.
+    feed_gone: bool,
+    /// The outbox is gone: messages are dropped, not queued.
+    outbox_gone: bool,
+    /// The reader waiting for the next message.
+    waiting: Option<Waker>,
+    /// A notification was dropped for the backlog (the warning is logged once per stream).
+    warned: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing here panics while holding the lock; a poisoned one is taken over anyway.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// The receiving end: messages in order, with the bytes they held released as they leave.
 pub(super) struct Outbox {
-    rx: mpsc::UnboundedReceiver<Queued>,
-    held: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
 }
 
 impl Outbox {
@@ -34,25 +62,52 @@ impl Outbox {
         self.next().await.map(|q| q.message)
     }
 
-    /// The next message with its place in the stream.
+    /// The next message with its place in the stream. Cancel-safe: a message is taken only
+    /// when it is returned.
     pub(super) async fn next(&mut self) -> Option<Queued> {
-        let queued = self.rx.recv().await?;
-        self.held.fetch_sub(queued.message.as_str().len(), Ordering::AcqRel);
-        Some(queued)
+        poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    fn poll_next(&self, cx: &mut Context<'_>) -> Poll<Option<Queued>> {
+        let mut s = self.shared.lock();
+        if let Some(queued) = s.queue.pop_front() {
+            s.held -= queued.message.as_str().len();
+            return Poll::Ready(Some(queued));
+        }
+        if s.feed_gone {
+            return Poll::Ready(None);
+        }
+        match &mut s.waiting {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 
     /// Bytes queued and not yet taken.
     #[cfg(test)]
     fn held(&self) -> usize {
-        self.held.load(Ordering::Acquire)
+        self.shared.lock().held
+    }
+}
+
+impl Drop for Outbox {
+    fn drop(&mut self) {
+        let mut s = self.shared.lock();
+        s.outbox_gone = true;
+        s.held = 0;
+        // Dropped after the lock is released: a message's drop runs no code of ours, but
+        // the queue may be long.
+        let queue = std::mem::take(&mut s.queue);
+        drop(s);
+        drop(queue);
     }
 }
 
 /// The sending end of an [`Outbox`], holding at most `max_backlog` bytes of notifications.
+/// Dropping it ends the outbox once what is queued has been read.
 pub(super) struct Feed {
-    tx: mpsc::UnboundedSender<Queued>,
-    held: Arc<AtomicUsize>,
-    warned: AtomicBool,
+    shared: Arc<Shared>,
     max_backlog: usize,
 }
 
@@ -61,10 +116,14 @@ impl Feed {
     /// full, or if the reading end is gone.
     pub(super) fn push(&self, seq: u64, message: Outbound) {
         let len = message.as_str().len();
-        if message.kind() != OutboundKind::Response
-            && self.held.load(Ordering::Acquire) + len > self.max_backlog
-        {
-            if !self.warned.swap(true, Ordering::Relaxed) {
+        let mut s = self.shared.lock();
+        if s.outbox_gone {
+            return;
+        }
+        if message.kind() != OutboundKind::Response && s.held + len > self.max_backlog {
+            let warn = !std::mem::replace(&mut s.warned, true);
+            drop(s);
+            if warn {
                 tracing::warn!(
                     max_backlog = self.max_backlog,
                     "the client is not reading its SSE stream; dropping notifications until it does"
@@ -72,17 +131,41 @@ impl Feed {
             }
             return;
         }
-        self.held.fetch_add(len, Ordering::AcqRel);
-        let _ = self.tx.send(Queued { seq, message });
+        s.held += len;
+        s.queue.push_back(Queued { seq, message });
+        let waiting = s.waiting.take();
+        drop(s);
+        if let Some(waker) = waiting {
+            waker.wake();
+        }
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        let mut s = self.shared.lock();
+        s.feed_gone = true;
+        let waiting = s.waiting.take();
+        drop(s);
+        if let Some(waker) = waiting {
+            waker.wake();
+        }
     }
 }
 
 /// A feed and its outbox, holding at most `max_backlog` bytes of notifications.
 pub(super) fn channel(max_backlog: usize) -> (Feed, Outbox) {
-    let (tx, rx) = mpsc::unbounded_channel::<Queued>();
-    let held = Arc::new(AtomicUsize::new(0));
-    let feed = Feed { tx, held: held.clone(), warned: AtomicBool::new(false), max_backlog };
-    (feed, Outbox { rx, held })
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            queue: VecDeque::new(),
+            held: 0,
+            feed_gone: false,
+            outbox_gone: false,
+            waiting: None,
+            warned: false,
+        }),
+    });
+    (Feed { shared: Arc::clone(&shared), max_backlog }, Outbox { shared })
 }
 
 /// A sink for one POST and its outbox, holding at most `max_backlog` bytes of notifications
@@ -118,5 +201,55 @@ mod tests {
         assert!(notifications > 0 && notifications < 10_000, "{notifications}");
         assert_eq!(last.unwrap().kind(), OutboundKind::Response);
         assert_eq!(outbox.held(), 0);
+    }
+
+    fn response(n: i64) -> Outbound {
+        Outbound::result(&RequestId::Number(n), "{}")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiting_reader_is_woken_and_reads_in_order_until_the_feed_is_gone() {
+        let (feed, mut outbox) = channel(1024);
+        let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+        let reader = tokio::spawn(async move {
+            while let Some(q) = outbox.next().await {
+                let _ = seen_tx.send((q.seq, q.message.into_string()));
+            }
+        });
+        let five = std::time::Duration::from_secs(5);
+        // The reader is waiting when each message arrives, and is woken for it (the feed
+        // lives on, so no end of the outbox wakes it instead).
+        for n in 1..=3 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            feed.push(n as u64, response(n));
+            let got = tokio::time::timeout(five, seen.recv()).await;
+            assert_eq!(got.unwrap(), Some((n as u64, response(n).into_string())));
+        }
+        feed.push(4, response(4));
+        feed.push(5, response(5));
+        drop(feed);
+        for n in [4, 5] {
+            assert_eq!(tokio::time::timeout(five, seen.recv()).await.unwrap().map(|q| q.0), Some(n));
+        }
+        tokio::time::timeout(five, reader).await.unwrap().unwrap();
+        assert_eq!(seen.recv().await, None, "the outbox ended with the feed");
+    }
+
+    #[tokio::test]
+    async fn a_read_given_up_takes_nothing_and_a_gone_reader_queues_nothing() {
+        let (feed, mut outbox) = channel(1024);
+        // A read abandoned while waiting (as `select!` abandons one) loses nothing.
+        let waited = tokio::time::timeout(std::time::Duration::from_millis(10), outbox.next()).await;
+        assert!(waited.is_err());
+        feed.push(1, response(1));
+        assert_eq!(outbox.next().await.map(|q| q.seq), Some(1));
+        // Once the reader is gone, what is pushed is dropped, not held.
+        let shared = Arc::clone(&feed.shared);
+        drop(outbox);
+        for n in 0..100 {
+            feed.push(n, response(n as i64));
+        }
+        assert_eq!(shared.lock().queue.len(), 0);
+        assert_eq!(shared.lock().held, 0);
     }
 }
