@@ -23,8 +23,12 @@ pub(super) fn check_media(headers: &HeaderMap) -> Result<(), Response> {
             "not acceptable: the Accept header must name both application/json and text/event-stream",
         ));
     }
-    let is_json = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|v| {
+        // What clients send, compared whole before the value is taken apart.
+        v.as_bytes() == b"application/json"
+            || v.to_str().is_ok_and(|v| {
+                v.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+            })
     });
     if !is_json {
         return Err(error_response(
@@ -156,6 +160,13 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
 
 /// Whether `Accept` names both media types a streamable-HTTP client must take.
 fn accepts_both(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    // What the official SDKs send, compared whole before the list is taken apart.
+    if let (Some(only), None) = (values.next(), values.next())
+        && only.as_bytes() == b"application/json, text/event-stream"
+    {
+        return true;
+    }
     let mut json = false;
     let mut sse = false;
     for value in headers.get_all(header::ACCEPT) {
@@ -167,4 +178,52 @@ fn accepts_both(headers: &HeaderMap) -> bool {
         }
     }
     json && sse
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(accept: &[&'static str], content_type: Option<&'static str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for a in accept {
+            h.append(header::ACCEPT, HeaderValue::from_static(a));
+        }
+        if let Some(c) = content_type {
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(c));
+        }
+        h
+    }
+
+    fn status(h: &HeaderMap) -> Option<StatusCode> {
+        check_media(h).err().map(|r| r.status())
+    }
+
+    #[test]
+    fn media_types_are_read_whatever_their_spelling() {
+        let json = Some("application/json");
+        for accept in [
+            &["application/json, text/event-stream"][..],
+            &["text/event-stream, application/json"],
+            &["Application/JSON;q=0.9 ,  text/event-stream;q=1"],
+            &["application/json", "text/event-stream"],
+            &["application/json, text/event-stream", "text/html"],
+        ] {
+            assert_eq!(status(&headers(accept, json)), None, "{accept:?}");
+        }
+        for content_type in ["application/json", "application/json; charset=utf-8", "APPLICATION/JSON"] {
+            let h = headers(&["application/json, text/event-stream"], Some(content_type));
+            assert_eq!(status(&h), None, "{content_type}");
+        }
+        for accept in
+            [&["application/json"][..], &["text/event-stream"], &[], &["application/json, text/html"]]
+        {
+            assert_eq!(status(&headers(accept, json)), Some(StatusCode::NOT_ACCEPTABLE), "{accept:?}");
+        }
+        for content_type in [None, Some("text/plain"), Some("application/jsonx")] {
+            let h = headers(&["application/json, text/event-stream"], content_type);
+            assert_eq!(status(&h), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE), "{content_type:?}");
+        }
+    }
 }
