@@ -6,6 +6,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
+use super::names::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
 use super::params;
 use super::peek::Shape;
 use super::response::error_response;
@@ -113,7 +114,7 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
     // The version header must say what `_meta` says (a missing `_meta` version is the
     // engine's -32602, not a mismatch).
     if let Some(body_version) = meta_version {
-        match headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
+        match headers.get(MCP_PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
             None => {
                 return Err(format!(
                     "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
@@ -127,7 +128,7 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
             Some(_) => {}
         }
     }
-    let header_method = headers.get("mcp-method").and_then(|v| v.to_str().ok());
+    let header_method = headers.get(MCP_METHOD).and_then(|v| v.to_str().ok());
     if header_method != Some(method.as_ref()) {
         let what = match header_method {
             None => {
@@ -140,7 +141,7 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
     let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
     if names_something {
         // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
-        let decoded = headers.get("mcp-name").map(|v| params::decode(v.as_bytes()));
+        let decoded = headers.get(MCP_NAME).map(|v| params::decode(v.as_bytes()));
         let header_name = match &decoded {
             None => None,
             Some(Ok(n)) => Some(n.as_str()),

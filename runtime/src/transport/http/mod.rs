@@ -51,6 +51,7 @@
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
 //!   what a POST must be before it is routed (media types, the body, the era's headers);
+//!   `names`: the MCP header names, made once;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
 //!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
@@ -77,6 +78,7 @@ mod inbound;
 #[cfg(feature = "oauth")]
 mod jwks;
 mod listen;
+mod names;
 mod outbox;
 mod params;
 pub(crate) mod peek;
@@ -117,6 +119,7 @@ use inbound::{check_media, check_modern_headers, is_modern, read_body};
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
+use names::{LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use params::ParamHeaders;
 use peek::{Shape, peek};
 use response::{
@@ -288,7 +291,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
     };
     let headers = parts.headers;
     let modern = headers
-        .get("mcp-protocol-version")
+        .get(MCP_PROTOCOL_VERSION)
         .and_then(|v| ProtocolVersion::parse(v.to_str().ok()?))
         .is_some_and(|v| v.era() == Era::Modern);
     if modern || endpoint.config.stateless {
@@ -333,7 +336,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             "not found: no such session (it ended or never existed); send initialize again",
         );
     };
-    if let Some(last) = headers.get("last-event-id") {
+    if let Some(last) = headers.get(LAST_EVENT_ID) {
         return resume(&endpoint, sid, &slot, last.as_bytes()).await;
     }
     match slot.open() {
@@ -489,7 +492,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         Shape::Request { id, .. } => Some(*id),
         _ => None,
     };
-    let header_version = match headers.get("mcp-protocol-version") {
+    let header_version = match headers.get(MCP_PROTOCOL_VERSION) {
         None => None,
         Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(v) => Some(v),
@@ -792,5 +795,5 @@ impl Drop for CancelOnDrop {
 }
 
 fn session_id(headers: &HeaderMap) -> Option<&str> {
-    headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
+    headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok())
 }

@@ -4,6 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::names::MCP_SESSION_ID;
 use super::peek::Shape;
 use crate::json::json_string;
 use crate::protocol::{Era, ProtocolVersion, code};
@@ -115,7 +116,7 @@ pub(super) fn unsupported_version(requested: &[u8], id: Option<&str>, shape: &Sh
 /// `response` with `Mcp-Session-Id: id`, when there is one.
 pub(super) fn with_session_id(mut response: Response, id: Option<&str>) -> Response {
     if let Some(v) = id.and_then(|id| HeaderValue::from_str(id).ok()) {
-        response.headers_mut().insert("mcp-session-id", v);
+        response.headers_mut().insert(MCP_SESSION_ID, v);
     }
     response
 }
