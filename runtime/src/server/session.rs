@@ -77,6 +77,20 @@ pub(crate) struct Settled {
     pub(crate) subscriptions: std::collections::BTreeSet<String>,
 }
 
+/// The client of a session made for one request (stateless HTTP): nobody known, speaking
+/// `version`. One `Arc` per version for the whole process, so such a request copies no
+/// version string into a client of its own.
+#[cfg(feature = "http")]
+fn unknown_client(version: ProtocolVersion) -> Arc<PeerInfo> {
+    static CLIENTS: [OnceLock<Arc<PeerInfo>>; ProtocolVersion::ALL.len()] =
+        [const { OnceLock::new() }; ProtocolVersion::ALL.len()];
+    // A fieldless enum's discriminants are its positions in `ALL` (a test holds them to it).
+    let client = &CLIENTS[version as usize];
+    Arc::clone(client.get_or_init(|| {
+        Arc::new(PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() })
+    }))
+}
+
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>) -> Session {
         Session {
@@ -94,8 +108,7 @@ impl Session {
     #[cfg(feature = "http")]
     pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
         let session = Session::new(shared);
-        let client =
-            Arc::new(PeerInfo { protocol_version: Some(version.as_str().to_owned()), ..PeerInfo::default() });
+        let client = unknown_client(version);
         let capabilities = ClientCapabilities::default();
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
         session.inner.asking.set_one_shot();
@@ -444,5 +457,21 @@ impl SessionInner {
     /// notifications outside a call.
     pub(crate) fn legacy_subscriber(&self) -> Option<Arc<Subscriber>> {
         self.subscriber.get().cloned()
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_version_has_one_unknown_client_of_its_own() {
+        for (i, version) in ProtocolVersion::ALL.into_iter().enumerate() {
+            assert_eq!(version as usize, i, "ALL is in declaration order");
+            let client = unknown_client(version);
+            assert_eq!(client.protocol_version.as_deref(), Some(version.as_str()));
+            assert_eq!((client.name.as_deref(), client.version.as_deref()), (None, None));
+            assert!(Arc::ptr_eq(&client, &unknown_client(version)), "made once");
+        }
     }
 }
