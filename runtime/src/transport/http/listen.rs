@@ -157,7 +157,9 @@ impl HeadScan {
             let start = &whole[..whole.len().min(self.line.len())];
             // A whole line in this read with no `\r` among its first bytes (every line a
             // client sends, in practice) is read where it lies; the rest are gathered first.
-            let ended = if self.len == 0 && !start.contains(&b'\r') {
+            // (A loop, not `contains`: the standard library's byte search costs more than it
+            // saves on 18 bytes.)
+            let ended = if self.len == 0 && !start.iter().any(|&b| b == b'\r') {
                 self.end_line(start)
             } else {
                 self.take(part);
@@ -191,8 +193,12 @@ impl HeadScan {
             return true;
         }
         let named = |prefix: &[u8]| start.get(..prefix.len()).is_some_and(|s| s.eq_ignore_ascii_case(prefix));
-        self.content_length |= named(b"content-length:");
-        self.transfer_encoding |= named(b"transfer-encoding:");
+        // Most lines start with neither name's first letter, and are done with at once.
+        match start[0].to_ascii_lowercase() {
+            b'c' => self.content_length |= named(b"content-length:"),
+            b't' => self.transfer_encoding |= named(b"transfer-encoding:"),
+            _ => {}
+        }
         self.len = 0;
         false
     }
@@ -517,6 +523,15 @@ mod tests {
         let mut scan = HeadScan::default();
         assert!(scan.feed(b"POST / HTTP/1.1\nX-Content-Length: 3\nTransfer-Encoding: chunked\n\n"));
         assert!(!scan.content_length && scan.transfer_encoding);
+        // The names in any case; a line that only starts with a name's letter is not it.
+        let mut scan = HeadScan::default();
+        assert!(
+            scan.feed(b"POST / HTTP/1.1\r\nTE: x\r\ncontent-length: 3\r\nTRANSFER-ENCODING: chunked\r\n\r\n")
+        );
+        assert!(scan.content_length && scan.transfer_encoding);
+        let mut scan = HeadScan::default();
+        assert!(scan.feed(b"POST / HTTP/1.1\r\nContent-Type: a\r\nTrailer: b\r\n\r\n"));
+        assert!(!scan.content_length && !scan.transfer_encoding);
     }
 
     #[test]
