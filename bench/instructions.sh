@@ -11,6 +11,9 @@
 # valgrind. bench/run.sh measures the same cases (and rmcp's) in its full run.
 # CASES="echo read" runs only those (default: all of them).
 #
+# The HTTP cases (http-json, http-floor) count a stateless JSON `tools/call` over HTTP, in
+# toolwire's server and in the bare axum floor (`cg_http` below).
+#
 # The client cases (client-w1, client-w16) count the other side: toolwire's client
 # (`client-bench`, built with `--features client --bin client-bench`) under callgrind, calling
 # the floor server sequentially or with 16 calls in flight; skipped when it was not built.
@@ -65,3 +68,30 @@ cg_client() {
 }
 cg_client client-w1 1
 cg_client client-w16 16
+
+# cg_http NAME [HTTP-BENCH FLAGS] -- SERVER...: an HTTP server under callgrind, sent N1 and
+# then N2 `tools/call`s one after another on one keep-alive connection by `http-bench
+# --calls` (built with `--features http`); skipped when it was not built. HTTP_N1 and
+# HTTP_N2 (default 500 and 2500) are the two lengths: a request costs some ten times a
+# stdio call, and callgrind runs the server about fifty times slower.
+H1=${HTTP_N1:-500}
+H2=${HTTP_N2:-2500}
+cg_http() {
+  local name=$1; shift
+  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
+  [[ -x $BIN/http-bench && -x $BIN/toolwire-http ]] \
+    || { echo "$name skipped: $BIN/http-bench or toolwire-http not built (--features http)"; return; }
+  local flags=()
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  local irs=()
+  for n in "$H1" "$H2"; do
+    local f="$OUT/$name.$n.out"
+    "$BIN/http-bench" --case "cg:$name" --mode json --calls "$n" "${flags[@]}" \
+      -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>"$OUT/log"
+    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
+  done
+  echo "$name $(( (irs[1] - irs[0]) / (H2 - H1) )) instructions/request"
+}
+cg_http http-json -- "$BIN/toolwire-http" --mode json
+cg_http http-floor --path /json -- "$BIN/floor-http"

@@ -1,6 +1,8 @@
 //! A minimal HTTP/1.1 client on std's `TcpStream`, for the few requests the HTTP bench makes
 //! around its `wrk` runs (open a session, check an answer, open idle sessions): one request
-//! per connection (`Connection: close`), read to the end, chunked bodies decoded.
+//! per connection (`Connection: close`), read to the end, chunked bodies decoded. And
+//! [`KeepAlive`], requests one after another on one connection, for the instruction count of
+//! a server under callgrind.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -53,6 +55,72 @@ pub fn post(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) 
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).map_err(|e| format!("read from {addr}: {e}"))?;
     parse(&raw)
+}
+
+/// One keep-alive connection, for requests one after another: what `wrk` does per
+/// connection, without its load (`http-bench --calls`). Every answer must carry a
+/// `Content-Length`.
+pub struct KeepAlive {
+    stream: TcpStream,
+    addr: SocketAddr,
+    /// Bytes read and not yet part of an answer.
+    buf: Vec<u8>,
+}
+
+impl KeepAlive {
+    /// Connect to `addr`.
+    pub fn connect(addr: SocketAddr) -> Result<KeepAlive, String> {
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+            .map_err(|e| format!("connect to {addr}: {e}"))?;
+        stream.set_read_timeout(Some(Duration::from_secs(60))).map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        Ok(KeepAlive { stream, addr, buf: Vec::with_capacity(4096) })
+    }
+
+    /// POST `body` to `path` with `headers` and read its answer; the connection stays open.
+    pub fn post(&mut self, path: &str, headers: &[(&str, &str)], body: &str) -> Result<Answer, String> {
+        let addr = self.addr;
+        let mut request =
+            format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n", body.len());
+        for (k, v) in headers {
+            request.push_str(&format!("{k}: {v}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        self.stream.write_all(request.as_bytes()).map_err(|e| format!("write to {addr}: {e}"))?;
+        let head_end = loop {
+            if let Some(i) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            self.fill()?;
+        };
+        let head = String::from_utf8_lossy(&self.buf[..head_end]).to_ascii_lowercase();
+        let length: usize = head
+            .split("\r\n")
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .ok_or("a keep-alive answer without a Content-Length")?
+            .trim()
+            .parse()
+            .map_err(|e| format!("bad Content-Length: {e}"))?;
+        while self.buf.len() < head_end + length {
+            self.fill()?;
+        }
+        let answer = parse(&self.buf[..head_end + length]);
+        self.buf.drain(..head_end + length);
+        answer
+    }
+
+    fn fill(&mut self) -> Result<(), String> {
+        let mut chunk = [0u8; 4096];
+        match self.stream.read(&mut chunk) {
+            Ok(0) => Err(format!("{} closed the connection mid-answer", self.addr)),
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                Ok(())
+            }
+            Err(e) => Err(format!("read from {}: {e}", self.addr)),
+        }
+    }
 }
 
 fn parse(raw: &[u8]) -> Result<Answer, String> {

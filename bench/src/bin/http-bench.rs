@@ -10,6 +10,9 @@
 //!   `errors` (connect, read, write, timeouts and non-2xx answers), the answer's `framing`
 //!   (`json` or `sse`) and the server's resident set before and after (`rss_idle_kb`,
 //!   `rss_end_kb`); or
+//! - with `--calls N`, makes N `tools/call`s one after another on one keep-alive connection
+//!   (each checked: 200 and the echoed text) and prints `calls`: the client side of
+//!   `bench/instructions.sh`'s HTTP cases, which run the server under callgrind; or
 //! - with `--sessions N`, opens N legacy sessions (initialize, then
 //!   notifications/initialized, each on its own connection), leaves them idle, and prints
 //!   the resident-set growth per session (`session_bytes`); with `--expire-after-s S` it
@@ -24,7 +27,8 @@
 //! ```text
 //! http-bench --case http.json.c16:toolwire --mode json|sse|session [--path /mcp]
 //!            [--tool echo|echo_progress|echo_sync|echo_inline] [--connections 16] [--duration-s 5]
-//!            [--sessions 1000 [--expire-after-s 4]] [--script bench/http.lua] -- SERVER [ARGS...]
+//!            [--sessions 1000 [--expire-after-s 4]] [--calls N] [--script bench/http.lua]
+//!            -- SERVER [ARGS...]
 //! ```
 
 use std::io::{BufRead, BufReader};
@@ -32,7 +36,7 @@ use std::net::SocketAddr;
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::time::Duration;
 
-use toolwire_bench::http::{Answer, post, split_url};
+use toolwire_bench::http::{Answer, KeepAlive, post, split_url};
 use toolwire_bench::proc::{rss_kb, wait_bounded};
 use toolwire_bench::record::Record;
 
@@ -47,6 +51,7 @@ struct Args {
     duration_s: u32,
     sessions: Option<u32>,
     expire_after_s: Option<u64>,
+    calls: Option<u32>,
     script: String,
     command: Vec<String>,
 }
@@ -61,6 +66,7 @@ fn parse_args() -> Result<Args, String> {
         duration_s: 5,
         sessions: None,
         expire_after_s: None,
+        calls: None,
         script: "bench/http.lua".into(),
         command: Vec::new(),
     };
@@ -78,6 +84,7 @@ fn parse_args() -> Result<Args, String> {
             "--expire-after-s" => {
                 a.expire_after_s = Some(value()?.parse().map_err(|e| format!("--expire-after-s: {e}"))?)
             }
+            "--calls" => a.calls = Some(value()?.parse().map_err(|e| format!("--calls: {e}"))?),
             "--script" => a.script = value()?,
             "--" => {
                 a.command = it.collect();
@@ -259,6 +266,9 @@ fn run(args: &Args, r: &mut Record) -> Result<(), String> {
     let framing = check_call(&server, addr, &path, session.as_deref(), &args.tool)?;
     r.set("mode", &args.mode).set("connections", args.connections).set("framing", framing);
     r.set("rss_idle_kb", rss_kb(pid).unwrap_or(0));
+    if let Some(n) = args.calls {
+        return calls_in_sequence(&server, addr, &path, session.as_deref(), &args.tool, n, r);
+    }
 
     let duration = args.duration_s.to_string();
     let connections = args.connections.to_string();
@@ -297,6 +307,31 @@ fn run(args: &Args, r: &mut Record) -> Result<(), String> {
     if errors > 0.0 {
         return Err(format!("wrk counted {errors} errors: {line}"));
     }
+    Ok(())
+}
+
+/// `n` checked `tools/call`s of `tool`, one after another on one keep-alive connection.
+fn calls_in_sequence(
+    server: &Server,
+    addr: SocketAddr,
+    path: &str,
+    session: Option<&str>,
+    tool: &str,
+    n: u32,
+    r: &mut Record,
+) -> Result<(), String> {
+    let headers = base_headers(server, session);
+    let mut conn = KeepAlive::connect(addr)?;
+    for id in 0..n {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
+        );
+        let a = conn.post(path, &headers, &body)?;
+        if a.status != 200 || !a.body.contains(ECHO_TEXT) || a.body.contains("\"isError\":true") {
+            return Err(format!("call {id} answered {}: {}", a.status, a.body));
+        }
+    }
+    r.set("calls", n);
     Ok(())
 }
 
