@@ -498,7 +498,11 @@ async fn client_cancellation_drops_the_call_and_sends_nothing() {
 /// A body still running after its call was cancelled (a sync body on a blocking thread)
 /// sees the cancellation through its context, whether the client cancelled the call or the
 /// host cancelled the run, though nothing had asked for the call's token before.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+///
+/// On a current-thread runtime the body goes to a sync worker: on a multi-threaded one it
+/// would run in place and hold the process's one in-place seat for a 2-worker runtime while
+/// it waits, which another test expects to find free.
+#[tokio::test]
 async fn a_running_sync_body_sees_its_call_cancelled() {
     let watched = |f: &Fixture| {
         let until = std::time::Instant::now() + Duration::from_secs(3);
