@@ -17,6 +17,16 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         0,
         Bound::AtLeast(0.9),
     );
+    // The same pair without the keep-awake loop (run.sh), reported beside the goal's run.
+    let (idle, idle_floor) = (med("echo.w1.idle:toolwire", "rps"), med("echo.w1.idle:floor", "rps"));
+    if idle.is_some() && idle_floor.is_some() {
+        stdio.figure += &format!(
+            "; without keep-awake {}× ({} vs {} req/s)",
+            fmt(super::ratio(idle, idle_floor), 3),
+            fmt(idle, 0),
+            fmt(idle_floor, 0)
+        );
+    }
     if stdio.status == Status::NotMet {
         stdio.note = format!(
             "the same system calls and context switches per call as the floor (one read, one write, one switch: \
