@@ -38,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Limits;
 use super::drain::Drain;
 use super::response::{error_response, holding};
+use super::woken::OnWake;
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
 const NEVER: u64 = u64::MAX;
@@ -420,19 +421,22 @@ impl Connection {
         loop {
             let deadline = activity.deadline(&limits);
             let sleep_until = deadline.unwrap_or_else(|| Instant::now() + limits.idle_timeout);
+            // The connection wakes this task for every request; the other branches are
+            // polled only when they woke it (module `woken`).
             tokio::select! {
+                biased;
                 served = conn.as_mut() => {
                     if let Err(e) = served {
                         tracing::debug!(error = %e, "HTTP connection ended with an error");
                     }
                     return;
                 }
-                () = close.cancelled() => return,
-                () = draining.cancelled(), if !draining_seen => {
+                () = OnWake::new(close.cancelled()) => return,
+                () = OnWake::new(draining.cancelled()), if !draining_seen => {
                     draining_seen = true;
                     conn.as_mut().graceful_shutdown();
                 }
-                () = tokio::time::sleep_until(sleep_until.into()) => {
+                () = OnWake::new(tokio::time::sleep_until(sleep_until.into())) => {
                     if activity.deadline(&limits).is_some_and(|d| d <= Instant::now()) {
                         return;
                     }

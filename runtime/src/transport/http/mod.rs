@@ -57,7 +57,8 @@
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
 //!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
 //!   table in front of it (a session this replica does not hold is re-made from the store);
-//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec);
+//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec)
+//!   (`woken`: the connection's rarely-ready branches, polled only when they wake);
 //!   `drain`: `/healthz`, `/readyz` and stopping a replica without losing a request ([`Drain`]).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -88,6 +89,7 @@ mod session_store;
 mod sessions;
 mod sse;
 mod stream;
+mod woken;
 
 use std::sync::Arc;
 use std::time::Duration;
