@@ -95,9 +95,15 @@ pub(crate) fn peek(body: &str) -> Shape<'_> {
 /// - an escaped name;
 /// - a member `uri` anywhere, or any `\u` escape (which could spell one): `peek` reads a
 ///   `uri` in `params`, and gives up on one that is not a string, where `tools/call` ignores
-///   it.
+///   it;
+/// - a `_meta` that is not an object, anywhere: the decode reads an array as its fields in
+///   order (serde's derived structs do, and its fields all have defaults), where `peek`
+///   gives up.
 pub(crate) fn from_call<'a>(call: &DecodedCall<'a>, body: &str) -> Option<Shape<'a>> {
     if body.contains("\"uri\"") || body.contains("\\u") {
+        return None;
+    }
+    if call.params.meta.is_some() && !every_meta_is_an_object(body) {
         return None;
     }
     let Cow::Borrowed(name) = call.params.name else { return None };
@@ -124,6 +130,20 @@ pub(crate) fn from_call<'a>(call: &DecodedCall<'a>, body: &str) -> Option<Shape<
         name: Some(Cow::Borrowed(name)),
         meta_version,
         meta_capabilities,
+    })
+}
+
+/// Whether every `_meta` member in `body` holds an object. A `"_meta"` token followed by a
+/// colon is a member's name (inside a string its quotes would be escaped); one that is not
+/// is a string value, and does not count.
+fn every_meta_is_an_object(body: &str) -> bool {
+    const SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+    body.match_indices("\"_meta\"").all(|(at, token)| {
+        let after = body[at + token.len()..].trim_start_matches(SPACE);
+        match after.strip_prefix(':') {
+            Some(value) => value.trim_start_matches(SPACE).starts_with('{'),
+            None => true,
+        }
     })
 }
 
@@ -175,6 +195,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
             r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             r#" {"jsonrpc":"2.0","id":-4,"method":"tools/call","params":{"name":"e","_meta":{"progressToken":2}},"x":null} "#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"_meta","_meta" : {},"arguments":{"k":"_meta"}}}"#,
         ] {
             assert_eq!(shape_of_call(body), Some(peek(body)), "{body}");
         }
@@ -192,6 +213,12 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","uri":5}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","\u0075ri":5}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"t":"\u00e9"}}}"#,
+            // A `_meta` that is not an object (the property tests found `[]`), at params or
+            // deeper.
+            r#"{"jsonrpc":"2.0","id":-1,"method":"tools/call","params":{"_meta":[],"name":"e"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta" :
+               ["2026-07-28"]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","_meta":{},"arguments":{"_meta":[]}}}"#,
         ] {
             assert_eq!(shape_of_call(body), None, "{body}");
         }
