@@ -25,20 +25,40 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 command -v valgrind >/dev/null || { echo "bench/instructions.sh: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
 
-cg() {
-  local name=$1; shift
-  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
+# selected NAME: whether CASES (if set) names the case.
+selected() {
+  [[ -z ${CASES:-} || " $CASES " == *" $1 "* ]]
+}
+
+# measured NAME UNIT N1 N2 RUN ARGS...: `RUN N FILE ARGS...` for N = N1 and then N2, each
+# leaving a callgrind profile in FILE; prints the instructions per UNIT between the two.
+measured() {
+  local name=$1 unit=$2 lo=$3 hi=$4; shift 4
+  local run=$1; shift
+  local irs=()
+  for n in "$lo" "$hi"; do
+    local f="$OUT/$name.$n.out"
+    "$run" "$n" "$f" "$@" >/dev/null 2>"$OUT/log"
+    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
+  done
+  echo "$name $(( (irs[1] - irs[0]) / (hi - lo) )) $unit"
+}
+
+# driven N FILE NAME [DRIVER FLAGS] -- SERVER...: the driver sends N calls to SERVER under
+# callgrind.
+driven() {
+  local n=$1 f=$2 name=$3; shift 3
   local flags=()
   while [[ $1 != -- ]]; do flags+=("$1"); shift; done
   shift
-  local irs=()
-  for n in "$N1" "$N2"; do
-    local f="$OUT/$name.$n.out"
-    "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
-      -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>"$OUT/log"
-    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
-  done
-  echo "$name $(( (irs[1] - irs[0]) / (N2 - N1) )) instructions/call"
+  "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
+    -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@"
+}
+
+# cg NAME [DRIVER FLAGS] -- SERVER...: a stdio server under callgrind.
+cg() {
+  selected "$1" || return 0
+  measured "$1" instructions/call "$N1" "$N2" driven "$@"
 }
 cg echo -- "$BIN/toolwire-echo"
 cg echo-sync -- "$BIN/toolwire-echo-sync"
@@ -53,18 +73,15 @@ cg prompt --method prompt -- "$BIN/toolwire-resources"
 cg rlist1000 --method resources-list -- "$BIN/toolwire-resources" --resources 1000
 
 # cg_client NAME K: toolwire's client under callgrind (the server, the floor, is not).
+client_run() {
+  local n=$1 f=$2 name=$3 k=$4
+  valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case "cg:$name" --client toolwire \
+    --calls "$n" --concurrency "$k" -- "$BIN/floor-echo"
+}
 cg_client() {
-  local name=$1 k=$2
-  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
-  [[ -x $BIN/client-bench ]] || { echo "$name skipped: $BIN/client-bench not built (--features client)"; return; }
-  local irs=()
-  for n in "$N1" "$N2"; do
-    local f="$OUT/$name.$n.out"
-    valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case "cg:$name" --client toolwire \
-      --calls "$n" --concurrency "$k" -- "$BIN/floor-echo" >/dev/null 2>"$OUT/log"
-    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
-  done
-  echo "$name $(( (irs[1] - irs[0]) / (N2 - N1) )) instructions/call"
+  selected "$1" || return 0
+  [[ -x $BIN/client-bench ]] || { echo "$1 skipped: $BIN/client-bench not built (--features client)"; return 0; }
+  measured "$1" instructions/call "$N1" "$N2" client_run "$1" "$2"
 }
 cg_client client-w1 1
 cg_client client-w16 16
@@ -76,22 +93,19 @@ cg_client client-w16 16
 # stdio call, and callgrind runs the server about fifty times slower.
 H1=${HTTP_N1:-500}
 H2=${HTTP_N2:-2500}
-cg_http() {
-  local name=$1; shift
-  if [[ -n ${CASES:-} && " $CASES " != *" $name "* ]]; then return; fi
-  [[ -x $BIN/http-bench && -x $BIN/toolwire-http ]] \
-    || { echo "$name skipped: $BIN/http-bench or toolwire-http not built (--features http)"; return; }
+http_run() {
+  local n=$1 f=$2 name=$3; shift 3
   local flags=()
   while [[ $1 != -- ]]; do flags+=("$1"); shift; done
   shift
-  local irs=()
-  for n in "$H1" "$H2"; do
-    local f="$OUT/$name.$n.out"
-    "$BIN/http-bench" --case "cg:$name" --mode json --calls "$n" "${flags[@]}" \
-      -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>"$OUT/log"
-    irs+=("$(awk '/^(summary|totals):/{print $2; exit}' "$f")")
-  done
-  echo "$name $(( (irs[1] - irs[0]) / (H2 - H1) )) instructions/request"
+  "$BIN/http-bench" --case "cg:$name" --mode json --calls "$n" "${flags[@]}" \
+    -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@"
+}
+cg_http() {
+  selected "$1" || return 0
+  [[ -x $BIN/http-bench && -x $BIN/toolwire-http ]] \
+    || { echo "$1 skipped: $BIN/http-bench or toolwire-http not built (--features http)"; return 0; }
+  measured "$1" instructions/request "$H1" "$H2" http_run "$@"
 }
 cg_http http-json -- "$BIN/toolwire-http" --mode json
 cg_http http-floor --path /json -- "$BIN/floor-http"

@@ -224,6 +224,19 @@ fn open_session(server: &Server, addr: SocketAddr, path: &str) -> Result<String,
     Ok(sid)
 }
 
+/// A `tools/call` of `tool` with the echo text, under `id` (JSON text), `meta` (empty, or
+/// `,"_meta":{...}`) after the arguments.
+fn call_body(id: &str, tool: &str, meta: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{ECHO_TEXT}"}}{meta}}}}}"#
+    )
+}
+
+/// Whether `a` is a successful call's answer carrying the echoed text.
+fn echoed(a: &Answer) -> bool {
+    a.status == 200 && a.body.contains(ECHO_TEXT) && !a.body.contains("\"isError\":true")
+}
+
 /// One call by hand, checked: 200, the echoed text, and for `echo_progress` the progress
 /// notification first. Returns the answer's framing.
 fn check_call(
@@ -234,12 +247,9 @@ fn check_call(
     tool: &str,
 ) -> Result<&'static str, String> {
     let meta = if tool == "echo_progress" { r#","_meta":{"progressToken":"check"}"# } else { "" };
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":"check","method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{ECHO_TEXT}"}}{meta}}}}}"#
-    );
-    let a: Answer = post(addr, path, &base_headers(server, session), &body)?;
+    let a: Answer = post(addr, path, &base_headers(server, session), &call_body(r#""check""#, tool, meta))?;
     let bad = || format!("the check call answered {}: {}", a.status, a.body);
-    if a.status != 200 || !a.body.contains(ECHO_TEXT) || a.body.contains("\"isError\":true") {
+    if !echoed(&a) {
         return Err(bad());
     }
     if tool == "echo_progress" {
@@ -323,11 +333,8 @@ fn calls_in_sequence(
     let headers = base_headers(server, session);
     let mut conn = KeepAlive::connect(addr)?;
     for id in 0..n {
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
-        );
-        let a = conn.post(path, &headers, &body)?;
-        if a.status != 200 || !a.body.contains(ECHO_TEXT) || a.body.contains("\"isError\":true") {
+        let a = conn.post(path, &headers, &call_body(&id.to_string(), tool, ""))?;
+        if !echoed(&a) {
             return Err(format!("call {id} answered {}: {}", a.status, a.body));
         }
     }

@@ -205,38 +205,26 @@ impl Session {
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
     /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says.
+    /// `decoded` is the message as a `tools/call` when the transport has decoded it in one
+    /// pass already (`envelope::decode_call`, to route it): it is served as `handle` would
+    /// serve it, without decoding the message again.
     #[cfg(feature = "http")]
     pub(crate) fn handle_admitted(
         &self,
         principal: Arc<Principal>,
         exposure: &Arc<super::Exposure>,
         message: &str,
+        decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,
     ) {
         let caller =
             super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
-        super::caller::scoped(caller, || self.handle(message, sink));
-    }
-
-    /// [`handle_admitted`](Self::handle_admitted) for a `tools/call` the transport has
-    /// already decoded in one pass (`envelope::decode_call`) to route `message`: served
-    /// as `handle` would serve it, without decoding it again.
-    #[cfg(feature = "http")]
-    pub(crate) fn handle_call_admitted(
-        &self,
-        principal: Arc<Principal>,
-        exposure: &Arc<super::Exposure>,
-        message: &str,
-        call: crate::protocol::envelope::DecodedCall<'_>,
-        sink: &Arc<dyn Sink>,
-    ) {
-        if message.len() > self.inner.shared.options.max_message_size {
-            return self.reject_oversized(sink);
-        }
-        let caller =
-            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
-        super::caller::scoped(caller, || {
-            self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params)
+        super::caller::scoped(caller, || match decoded {
+            // An oversized message goes to `handle`, which refuses it.
+            Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
+                self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params)
+            }
+            _ => self.handle(message, sink),
         });
     }
 

@@ -555,9 +555,8 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
     };
     // A call that completes on its first poll is answered in this poll (module
     // `server::request`): its answer is in `rx` before `respond` awaits it.
-    crate::server::polling_in_handler(|| match call {
-        Some(call) => session.handle_call_admitted(principal.clone(), &endpoint.exposure, text, call, &sink),
-        None => session.handle_admitted(principal.clone(), &endpoint.exposure, text, &sink),
+    crate::server::polling_in_handler(|| {
+        session.handle_admitted(principal.clone(), &endpoint.exposure, text, call, &sink);
     });
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.

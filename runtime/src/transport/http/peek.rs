@@ -113,7 +113,8 @@ pub(crate) fn from_call<'a>(call: &DecodedCall<'a>, body: &str) -> Option<Shape<
         Some(raw) => {
             let text = raw.get();
             let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-            if inner.contains(['\\', '"']) {
+            // Inside a JSON string a quote is escaped too: a backslash marks every escape.
+            if inner.contains('\\') {
                 return None;
             }
             Some(Cow::Borrowed(inner))
