@@ -25,7 +25,9 @@ impl BearerToken {
     ///
     /// If the operating system cannot supply random bytes, which leaves nothing safe to do.
     pub fn generate() -> BearerToken {
-        BearerToken(random_id(32))
+        let token = random_id(32);
+        debug_assert_eq!(token.len(), TOKEN_LEN);
+        BearerToken(token)
     }
 
     /// The token's text, for a config file or an `Authorization` header.
@@ -38,7 +40,9 @@ impl BearerToken {
     /// not secret (every token is 43 characters), so a value of another length fails at once.
     pub fn matches_header(&self, header: &[u8]) -> bool {
         let Some((scheme, rest)) = split_scheme(header) else { return false };
-        scheme.eq_ignore_ascii_case(b"bearer") && bool::from(rest.ct_eq(self.0.as_bytes()))
+        scheme.eq_ignore_ascii_case(b"bearer")
+            && rest.len() == TOKEN_LEN
+            && bool::from(words(rest).ct_eq(&words(self.0.as_bytes())))
     }
 }
 
@@ -47,6 +51,23 @@ impl fmt::Debug for BearerToken {
         // Never print a live credential.
         f.write_str("BearerToken(<redacted>)")
     }
+}
+
+/// A token's length: 32 bytes as unpadded base64url.
+const TOKEN_LEN: usize = 43;
+
+/// A token's bytes as the words `subtle` compares: its per-element compare costs the same
+/// for a `u64` as for a byte, so six words cost a seventh of 43 bytes (about 100
+/// instructions instead of 700 a request). `bytes` is [`TOKEN_LEN`] long; the padding is
+/// zero in both.
+fn words(bytes: &[u8]) -> [u64; TOKEN_LEN.div_ceil(8)] {
+    let mut padded = [0u8; TOKEN_LEN.div_ceil(8) * 8];
+    padded[..bytes.len()].copy_from_slice(bytes);
+    std::array::from_fn(|i| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&padded[i * 8..i * 8 + 8]);
+        u64::from_ne_bytes(word)
+    })
 }
 
 fn split_scheme(header: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -100,5 +121,13 @@ mod tests {
         assert!(!t.matches_header(t.expose().as_bytes()));
         assert!(!t.matches_header(format!("Bearer {}x", t.expose()).as_bytes()));
         assert!(!t.matches_header(b"Bearer "));
+        // A difference in any one byte, the last word's included, is a mismatch.
+        for at in 0..TOKEN_LEN {
+            let mut wrong = good.clone().into_bytes();
+            wrong[7 + at] ^= 1;
+            assert!(!t.matches_header(&wrong), "byte {at}");
+        }
+        let short = &good.as_bytes()[..good.len() - 1];
+        assert!(!t.matches_header(short));
     }
 }
