@@ -324,15 +324,32 @@ fn bearer(parts: &Parts) -> Option<&str> {
 pub(super) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
     match auth.authenticate(parts).await {
         Ok(principal) => Ok(principal.into_shared()),
-        Err(refusal) => {
-            let mut response = error_response(refusal.status(), None, &refusal.to_string());
-            let challenge = refusal.challenge(auth.resource_server());
-            if let Ok(v) = HeaderValue::from_str(&challenge) {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            Err(response)
-        }
+        Err(refusal) => Err(refused(&refusal, auth.resource_server())),
     }
+}
+
+/// [`BearerToken`]'s check as [`authenticate`] would run it through the trait, without the
+/// boxed future or a principal made per request: `authorization` is the request's first
+/// `Authorization` value.
+pub(super) fn bearer_token(
+    token: &BearerToken,
+    authorization: Option<&HeaderValue>,
+) -> Result<Arc<Principal>, Response> {
+    if authorization.is_some_and(|v| token.matches_header(v.as_bytes())) {
+        Ok(Principal::shared_host())
+    } else {
+        Err(refused(&Refusal::Unauthenticated, None))
+    }
+}
+
+/// The answer to a refused request: its status, its JSON-RPC error, and the challenge.
+fn refused(refusal: &Refusal, resource_server: Option<&ResourceServer>) -> Response {
+    let mut response = error_response(refusal.status(), None, &refusal.to_string());
+    let challenge = refusal.challenge(resource_server);
+    if let Ok(v) = HeaderValue::from_str(&challenge) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    response
 }
 
 /// The router's RFC 9728 metadata answer.

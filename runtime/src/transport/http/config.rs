@@ -85,8 +85,8 @@ impl std::fmt::Debug for Auth {
 #[non_exhaustive]
 pub struct HttpConfig {
     pub(crate) guard: Guard,
-    /// `None` only when auth was turned off by name.
-    pub(crate) auth: Option<Arc<dyn Authenticate>>,
+    /// Who may call; [`Auth::None`] only when auth was turned off by name.
+    pub(crate) auth: Auth,
     pub(crate) stateless: bool,
     pub(crate) max_body: usize,
     pub(crate) session_idle_ttl: Duration,
@@ -141,7 +141,7 @@ impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpConfig")
             .field("guard", &self.guard)
-            .field("authenticated", &self.auth.is_some())
+            .field("authenticated", &!matches!(self.auth, Auth::None))
             .field("stateless", &self.stateless)
             .field("max_body", &self.max_body)
             .field("session_idle_ttl", &self.session_idle_ttl)
@@ -159,7 +159,7 @@ impl HttpConfig {
     pub fn new(auth: Auth) -> HttpConfig {
         HttpConfig {
             guard: Guard::default(),
-            auth: None,
+            auth,
             stateless: false,
             max_body: DEFAULT_MAX_BODY,
             session_idle_ttl: DEFAULT_SESSION_IDLE_TTL,
@@ -175,16 +175,11 @@ impl HttpConfig {
             sse_polling: None,
             drain: None,
         }
-        .with_auth(auth)
     }
 
     /// The same options with another `auth` (the agent-CLI spec puts its generated token in).
     pub(crate) fn with_auth(mut self, auth: Auth) -> HttpConfig {
-        self.auth = match auth {
-            Auth::Bearer(t) => Some(Arc::new(t)),
-            Auth::None => None,
-            Auth::Authenticator(a) => Some(a),
-        };
+        self.auth = auth;
         self
     }
 

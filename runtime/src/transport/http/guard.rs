@@ -13,9 +13,10 @@
 //! refusal comes before body reading and everything else. Then comes the authenticator
 //! (module `authn`: the bearer token, or a resource server's verifier).
 
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 
+use super::heads::Heads;
 use super::response::error_response;
 
 /// What the guard lets through.
@@ -35,19 +36,16 @@ pub(crate) struct Refusal {
 }
 
 impl Guard {
-    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        // One look-up per header: the first value, and whether a second follows.
-        let only = |name: header::HeaderName, message: &'static str| {
-            let mut values = headers.get_all(name).iter();
-            let first = values.next();
-            match values.next() {
-                Some(_) => Err(Refusal { status: StatusCode::BAD_REQUEST, message }),
-                None => Ok(first),
-            }
-        };
-        let host = only(header::HOST, "bad request: more than one Host header")?;
-        let origin = only(header::ORIGIN, "bad request: more than one Origin header")?;
-        let host = host.and_then(|h| h.to_str().ok());
+    pub(super) fn check(&self, heads: &Heads<'_>) -> Result<(), Refusal> {
+        let repeated = |message: &'static str| Err(Refusal { status: StatusCode::BAD_REQUEST, message });
+        if heads.host.repeated {
+            return repeated("bad request: more than one Host header");
+        }
+        if heads.origin.repeated {
+            return repeated("bad request: more than one Origin header");
+        }
+        let host = heads.host.text();
+        let origin = heads.origin.first;
         let host_ok = host.is_some_and(|h| {
             is_loopback_authority(h)
                 || self
@@ -77,8 +75,8 @@ impl Guard {
 
     /// The answer to a request the guard refuses (a JSON-RPC error with no id), or `None`
     /// when it passes.
-    pub(super) fn refusal(&self, headers: &HeaderMap) -> Option<Response> {
-        self.check(headers).err().map(|refusal| error_response(refusal.status, None, refusal.message))
+    pub(super) fn refusal(&self, heads: &Heads<'_>) -> Option<Response> {
+        self.check(heads).err().map(|refusal| error_response(refusal.status, None, refusal.message))
     }
 }
 
@@ -114,7 +112,7 @@ fn is_loopback_origin(origin: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use axum::http::{HeaderMap, HeaderValue, header};
 
     // Found by the `http_request` fuzz target: an unclosed `[` sliced past the end.
     #[test]
@@ -149,7 +147,13 @@ mod tests {
 
     #[test]
     fn order_is_host_then_origin() {
-        let g = Guard::default();
+        struct Checked(Guard);
+        impl Checked {
+            fn check(&self, map: &HeaderMap) -> Result<(), Refusal> {
+                self.0.check(&Heads::of(map))
+            }
+        }
+        let g = Checked(Guard::default());
         let bearer = "Bearer x".to_owned();
         assert_eq!(g.check(&headers(&[(header::HOST, "evil:1")])).unwrap_err().status, StatusCode::FORBIDDEN);
         let r =
@@ -165,7 +169,7 @@ mod tests {
         let mut twice = headers(&[(header::HOST, "127.0.0.1:1"), (header::ORIGIN, "http://localhost")]);
         twice.append(header::ORIGIN, HeaderValue::from_static("http://localhost"));
         assert_eq!(g.check(&twice).unwrap_err().status, StatusCode::BAD_REQUEST);
-        let open = Guard { allowed_hosts: vec!["tools.internal".into()], ..Guard::default() };
+        let open = Checked(Guard { allowed_hosts: vec!["tools.internal".into()], ..Guard::default() });
         assert!(open.check(&headers(&[(header::HOST, "tools.internal:443")])).is_ok());
     }
 }

@@ -3,10 +3,10 @@
 //! that say what the body says.
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::Response;
 
-use super::names::{MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION};
+use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
 use super::response::error_response;
@@ -16,15 +16,15 @@ use crate::protocol::{Era, ProtocolVersion};
 /// the body is `application/json`.
 // A refusal is the answer itself, once per request at most: boxing it buys nothing.
 #[allow(clippy::result_large_err)]
-pub(super) fn check_media(headers: &HeaderMap) -> Result<(), Response> {
-    if !accepts_both(headers) {
+pub(super) fn check_media(heads: &Heads<'_>) -> Result<(), Response> {
+    if !accepts_both(heads) {
         return Err(error_response(
             StatusCode::NOT_ACCEPTABLE,
             None,
             "not acceptable: the Accept header must name both application/json and text/event-stream",
         ));
     }
-    let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|v| {
+    let is_json = heads.content_type.first.is_some_and(|v| {
         // What clients send, compared whole before the value is taken apart.
         v.as_bytes() == b"application/json"
             || v.to_str().is_ok_and(|v| {
@@ -43,7 +43,7 @@ pub(super) fn check_media(headers: &HeaderMap) -> Result<(), Response> {
 
 /// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
 /// (cut short, or chunked wrongly).
-pub(super) async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Response> {
+pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response> {
     use futures_util::StreamExt as _;
     let too_large = || {
         error_response(
@@ -52,7 +52,7 @@ pub(super) async fn read_body(body: Body, limit: usize, headers: &HeaderMap) -> 
             &format!("payload too large: the body is over the {limit}-byte limit"),
         )
     };
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let declared = heads.content_length.text().and_then(|v| v.parse::<u64>().ok());
     let mut stream = body.into_data_stream();
     let mut chunks: Vec<Bytes> = Vec::new();
     let mut total = 0usize;
@@ -109,12 +109,12 @@ pub(super) fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersio
 }
 
 /// The modern era routes on headers, so they must say what the body says.
-pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Result<(), String> {
+pub(super) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Result<(), String> {
     let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
     // The version header must say what `_meta` says (a missing `_meta` version is the
     // engine's -32602, not a mismatch).
     if let Some(body_version) = meta_version {
-        match headers.get(MCP_PROTOCOL_VERSION).and_then(|v| v.to_str().ok()) {
+        match heads.protocol_version.text() {
             None => {
                 return Err(format!(
                     "header mismatch: the MCP-Protocol-Version header is missing; the body's _meta says '{body_version}'"
@@ -128,7 +128,7 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
             Some(_) => {}
         }
     }
-    let header_method = headers.get(MCP_METHOD).and_then(|v| v.to_str().ok());
+    let header_method = heads.method.text();
     if header_method != Some(method.as_ref()) {
         let what = match header_method {
             None => {
@@ -141,7 +141,7 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
     let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
     if names_something {
         // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
-        let decoded = headers.get(MCP_NAME).map(|v| params::decode(v.as_bytes()));
+        let decoded = heads.name.first.map(|v| params::decode(v.as_bytes()));
         let header_name = match &decoded {
             None => None,
             Some(Ok(n)) => Some(n.as_str()),
@@ -160,17 +160,16 @@ pub(super) fn check_modern_headers(headers: &HeaderMap, shape: &Shape<'_>) -> Re
 }
 
 /// Whether `Accept` names both media types a streamable-HTTP client must take.
-fn accepts_both(headers: &HeaderMap) -> bool {
-    let mut values = headers.get_all(header::ACCEPT).iter();
+fn accepts_both(heads: &Heads<'_>) -> bool {
     // What the official SDKs send, compared whole before the list is taken apart.
-    if let (Some(only), None) = (values.next(), values.next())
+    if let Seen { first: Some(only), repeated: false } = heads.accept
         && only.as_bytes() == b"application/json, text/event-stream"
     {
         return true;
     }
     let mut json = false;
     let mut sse = false;
-    for value in headers.get_all(header::ACCEPT) {
+    for value in heads.map.get_all(header::ACCEPT) {
         let Ok(value) = value.to_str() else { continue };
         for item in value.split(',') {
             let media = item.split(';').next().unwrap_or("").trim();
@@ -184,7 +183,7 @@ fn accepts_both(headers: &HeaderMap) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use axum::http::{HeaderMap, HeaderValue};
 
     fn headers(accept: &[&'static str], content_type: Option<&'static str>) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -198,7 +197,7 @@ mod tests {
     }
 
     fn status(h: &HeaderMap) -> Option<StatusCode> {
-        check_media(h).err().map(|r| r.status())
+        check_media(&Heads::of(h)).err().map(|r| r.status())
     }
 
     #[test]

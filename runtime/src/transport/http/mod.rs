@@ -75,6 +75,7 @@ mod config;
 mod drain;
 mod event_store;
 mod guard;
+mod heads;
 mod inbound;
 #[cfg(feature = "oauth")]
 mod jwks;
@@ -96,7 +97,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use serde_json::value::RawValue;
@@ -117,11 +118,12 @@ pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
+use heads::Heads;
 use inbound::{check_media, check_modern_headers, is_modern, read_body};
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
-use names::{LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
+use names::LAST_EVENT_ID;
 use params::ParamHeaders;
 use peek::{Shape, peek};
 use response::{
@@ -221,7 +223,9 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
     // Every handler of `/mcp`, its method fallback too, calls `admit` first; the 404 does not.
     let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
     let mut router = Router::new().route("/mcp", mcp);
-    if let Some(rs) = auth.as_ref().and_then(|a| a.resource_server()) {
+    if let Auth::Authenticator(a) = &auth
+        && let Some(rs) = a.resource_server()
+    {
         let json: Arc<str> = rs.metadata_json().into();
         for path in rs.metadata_paths() {
             let json = Arc::clone(&json);
@@ -243,7 +247,8 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
 
 /// 405 for anything but POST, GET and DELETE (once the request is admitted).
 async fn method_not_allowed(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    if let Err(refused) = admit(&endpoint, &request.into_parts().0).await {
+    let (parts, _) = request.into_parts();
+    if let Err(refused) = admit(&endpoint, &parts, &Heads::of(&parts.headers)).await {
         return refused;
     }
     let mut response = error_response(
@@ -274,27 +279,30 @@ async fn find_session(
 async fn admit(
     endpoint: &Endpoint,
     parts: &axum::http::request::Parts,
+    heads: &Heads<'_>,
 ) -> Result<Arc<crate::principal::Principal>, Response> {
-    if let Some(refused) = endpoint.config.guard.refusal(&parts.headers) {
+    if let Some(refused) = endpoint.config.guard.refusal(heads) {
         return Err(refused);
     }
     match &endpoint.config.auth {
-        Some(auth) => authn::authenticate(&**auth, parts).await,
-        None => Ok(endpoint.server.host_principal()),
+        Auth::Bearer(token) => authn::bearer_token(token, heads.authorization.first),
+        Auth::None => Ok(endpoint.server.host_principal()),
+        Auth::Authenticator(auth) => authn::authenticate(&**auth, parts).await,
     }
 }
 
 /// GET: open a legacy session's stream (module `stream`).
 async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let principal = match admit(&endpoint, &parts).await {
+    let heads = Heads::of(&parts.headers);
+    let principal = match admit(&endpoint, &parts, &heads).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    let headers = parts.headers;
-    let modern = headers
-        .get(MCP_PROTOCOL_VERSION)
-        .and_then(|v| ProtocolVersion::parse(v.to_str().ok()?))
+    let modern = heads
+        .protocol_version
+        .text()
+        .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Modern);
     if modern || endpoint.config.stateless {
         let mut response = error_response(
@@ -309,7 +317,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
         response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
         return response;
     }
-    let takes_sse = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+    let takes_sse = parts.headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
         v.split(',')
             .any(|item| item.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("text/event-stream"))
     });
@@ -320,7 +328,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             "not acceptable: a GET stream is server-sent events; the Accept header must name text/event-stream",
         );
     }
-    let Some(sid) = session_id(&headers) else {
+    let Some(sid) = heads.session_id() else {
         return error_response(
             StatusCode::BAD_REQUEST,
             None,
@@ -338,7 +346,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             "not found: no such session (it ended or never existed); send initialize again",
         );
     };
-    if let Some(last) = headers.get(LAST_EVENT_ID) {
+    if let Some(last) = parts.headers.get(LAST_EVENT_ID) {
         return resume(&endpoint, sid, &slot, last.as_bytes()).await;
     }
     match slot.open() {
@@ -425,11 +433,12 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
 
 async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, _) = request.into_parts();
-    let principal = match admit(&endpoint, &parts).await {
+    let heads = Heads::of(&parts.headers);
+    let principal = match admit(&endpoint, &parts, &heads).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    let ended = match (session_id(&parts.headers), &endpoint.roaming) {
+    let ended = match (heads.session_id(), &endpoint.roaming) {
         (None, _) => None,
         (Some(id), None) => Some(endpoint.sessions.remove(id, principal.subject())),
         (Some(id), Some(r)) => match r.end(&endpoint.sessions, id, principal.subject()).await {
@@ -456,15 +465,15 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
 /// to the session, and answer with what comes back.
 async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let principal = match admit(&endpoint, &parts).await {
+    let heads = Heads::of(&parts.headers);
+    let principal = match admit(&endpoint, &parts, &heads).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
-    let headers = parts.headers;
-    if let Err(refusal) = check_media(&headers) {
+    if let Err(refusal) = check_media(&heads) {
         return refusal;
     }
-    let body = match read_body(body, endpoint.config.max_body, &headers).await {
+    let body = match read_body(body, endpoint.config.max_body, &heads).await {
         Ok(b) => b,
         Err(refusal) => return refusal,
     };
@@ -494,7 +503,7 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         Shape::Request { id, .. } => Some(*id),
         _ => None,
     };
-    let header_version = match headers.get(MCP_PROTOCOL_VERSION) {
+    let header_version = match heads.protocol_version.first {
         None => None,
         Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(v) => Some(v),
@@ -509,14 +518,14 @@ async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respon
         return rate_limited(&principal, wait, id);
     }
     let subject = principal.subject();
-    let found = match session_id(&headers) {
+    let found = match heads.session_id() {
         Some(sid) if !modern => match find_session(&endpoint, sid, subject).await {
             Ok(found) => found,
             Err(refused) => return refused.response(id),
         },
         _ => None,
     };
-    let request = Incoming { headers: &headers, text, shape: &shape, id, header_version, modern, subject };
+    let request = Incoming { heads: &heads, text, shape: &shape, id, header_version, modern, subject };
     let (session, new_session_id, legacy) = match choose_session(&endpoint, &request, found) {
         Ok(chosen) => chosen,
         Err(refusal) => return refusal,
@@ -599,7 +608,7 @@ fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Opt
 /// A POST body read and peeked at, with what its headers say.
 #[derive(Clone, Copy)]
 struct Incoming<'a> {
-    headers: &'a HeaderMap,
+    heads: &'a Heads<'a>,
     text: &'a str,
     shape: &'a Shape<'a>,
     /// The request's id as JSON text, once the body says it.
@@ -622,11 +631,11 @@ fn choose_session<'a>(
     request: &Incoming<'a>,
     found: Option<(Session, Arc<stream::StreamSlot>)>,
 ) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
-    let Incoming { headers, text, shape, id, header_version, modern, subject } = *request;
+    let Incoming { heads, text, shape, id, header_version, modern, subject } = *request;
     // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
     // ignored (2026-07-28, backward compatibility), not looked up.
     if modern {
-        if let Err(mismatch) = check_modern_headers(headers, shape) {
+        if let Err(mismatch) = check_modern_headers(heads, shape) {
             return Err(error_response_with_id(
                 StatusCode::BAD_REQUEST,
                 Some(HEADER_MISMATCH),
@@ -641,7 +650,7 @@ fn choose_session<'a>(
             if !wanted.is_empty() {
                 let body: Option<serde_json::Value> = serde_json::from_str(text).ok();
                 let arguments = body.as_ref().and_then(|b| b.pointer("/params/arguments"));
-                if let Err(mismatch) = params::check(wanted, headers, arguments) {
+                if let Err(mismatch) = params::check(wanted, heads.map, arguments) {
                     return Err(error_response_with_id(
                         StatusCode::BAD_REQUEST,
                         Some(HEADER_MISMATCH),
@@ -673,7 +682,7 @@ fn choose_session<'a>(
         // may well use the same request id at the same time.
         return Ok((endpoint.server.session(), None, None));
     }
-    if let Some(sid) = session_id(headers) {
+    if let Some(sid) = heads.session_id() {
         return match found {
             Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
             None => Err(error_response_with_id(
@@ -757,8 +766,10 @@ async fn respond(
     let code = first.error_code();
     let status = status_for(code, answering);
     let failed = status != StatusCode::OK || code.is_some();
-    let text = first.into_string();
-    let mut response = (status, text).into_response();
+    // Made whole, not through `(status, text).into_response()`, which would name the body
+    // `text/plain` only to have the header replaced.
+    let mut response = Response::new(axum::body::Body::from(first.into_string()));
+    *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     match new_session_id {
         // A failed initialize leaves no session behind, and names none.
@@ -793,8 +804,4 @@ impl Drop for CancelOnDrop {
             tracing::info!(%id, "the client closed the response stream; the request was cancelled");
         }
     }
-}
-
-fn session_id(headers: &HeaderMap) -> Option<&str> {
-    headers.get(MCP_SESSION_ID).and_then(|v| v.to_str().ok())
 }
