@@ -156,9 +156,15 @@ impl HeadScan {
             rest = &rest[end + 1..];
             let whole = part.strip_suffix(b"\r").unwrap_or(part);
             let start = &whole[..whole.len().min(self.line.len())];
-            // A whole line in this read with no `\r` among its first bytes (every line a
-            // client sends, in practice) is read where it lies; the rest are gathered first.
-            let ended = if self.len == 0 && !start.contains(&b'\r') {
+            // A whole line in this read is read where it lies when skipping its `\r`s cannot
+            // change what it says (every line a client sends, in practice): it has none among
+            // its first bytes, or it starts with neither a `\r` nor a looked-for name's first
+            // letter, which no skipping can change. The rest are gathered first.
+            let in_place = match start.first() {
+                None => true,
+                Some(b) => !matches!(b.to_ascii_lowercase(), b'c' | b't' | b'\r') || !start.contains(&b'\r'),
+            };
+            let ended = if self.len == 0 && in_place {
                 self.end_line(start)
             } else {
                 self.take(part);
@@ -538,11 +544,12 @@ mod tests {
 
     #[test]
     fn the_head_scan_reads_the_same_however_the_head_is_split() {
-        let heads: [&[u8]; 4] = [
+        let heads: [&[u8]; 5] = [
             b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
             b"POST /mcp HTTP/1.1\r\nX-A-Very-Long-Header-Name-Indeed: 1\r\nCONTENT-LENGTH: 3\r\n\r\n",
             b"POST /mcp HTTP/1.1\r\nTrans\rfer-Encoding: chunked\r\n\r\r\n",
             b"POST /mcp HTTP/1.1\r\nHost: x\r\n",
+            b"POST /mcp HTTP/1.1\r\nHo\rst: x\r\n\rContent-Length: 3\r\n\r\n",
         ];
         for head in heads {
             let mut whole = HeadScan::default();
@@ -560,5 +567,9 @@ mod tests {
         assert!(scan.transfer_encoding, "\\r inside a line is skipped, as before");
         let mut scan = HeadScan::default();
         assert!(!scan.feed(heads[3]));
+        // A line read where it lies says what it says with its `\r`s skipped.
+        let mut scan = HeadScan::default();
+        assert!(scan.feed(heads[4]));
+        assert!(scan.content_length && !scan.transfer_encoding, "a leading \\r is skipped");
     }
 }
