@@ -92,14 +92,17 @@ fn host_name(authority: &str) -> &str {
     authority.rsplit_once(':').map(|(h, _)| h).unwrap_or(authority)
 }
 
+/// Whether `authority` is a loopback host with no port or a numeric one. Compared byte by
+/// byte: the guard runs on every request.
 fn is_loopback_authority(authority: &str) -> bool {
     let host = host_name(authority);
-    if let Some((_, port)) = authority.strip_prefix(host).and_then(|r| r.split_once(':'))
-        && (port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return false;
-    }
-    ["127.0.0.1", "localhost", "[::1]"].iter().any(|name| name.eq_ignore_ascii_case(host))
+    // `host_name` gives a prefix: what follows is the port, or something that is not one.
+    let port_ok = match &authority.as_bytes()[host.len()..] {
+        [] => true,
+        [b':', digits @ ..] => !digits.is_empty() && digits.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    port_ok && (host == "127.0.0.1" || host == "[::1]" || host.eq_ignore_ascii_case("localhost"))
 }
 
 fn is_loopback_origin(origin: &str) -> bool {
@@ -137,7 +140,16 @@ mod tests {
         for ok in ["127.0.0.1:8080", "localhost:1", "LOCALHOST", "[::1]:9", "127.0.0.1"] {
             assert!(is_loopback_authority(ok), "{ok}");
         }
-        for bad in ["evil.example:80", "127.0.0.1.evil.example", "localhost:80x", "[::2]:1", "127.0.0.2:1"] {
+        for bad in [
+            "evil.example:80",
+            "127.0.0.1.evil.example",
+            "localhost:80x",
+            "[::2]:1",
+            "127.0.0.2:1",
+            "127.0.0.1:",
+            "[::1]evil:80",
+            "[::1]:",
+        ] {
             assert!(!is_loopback_authority(bad), "{bad}");
         }
         assert!(is_loopback_origin("http://localhost:3000"));
