@@ -306,6 +306,40 @@ proptest! {
         let line = format!("{{{}}}", order.iter().map(|&i| members[i].as_str()).collect::<Vec<_>>().join(","));
         fuzz::envelope(line.as_bytes());
     }
+
+    /// The common `tools/call` line with a few single-byte edits (whitespace or a JSON
+    /// character inserted, a byte replaced or deleted): whatever the hand scan reads, the
+    /// serde decode and the general path read the same (the checks inside the `envelope`
+    /// target).
+    #[test]
+    fn edits_of_the_common_tools_call_are_read_as_the_general_path_reads_them(
+        id in prop_oneof![
+            request_id().prop_map(|id| id.to_json()),
+            "-?0?[0-9]{0,19}(\\.[0-9])?([eE]-?[0-9])?",
+            r#""([a-z]|\\[n"\\u]){0,6}""#,
+        ],
+        arguments in prop::option::of(json_value()),
+        meta in prop::option::of(json_value()),
+        edits in prop::collection::vec((0usize..400, 0usize..3, prop::sample::select(
+            b" \t\n\r{}[],:\"\\0123456789-+.eEnulltrfa_".to_vec()
+        )), 0..4),
+    ) {
+        let mut params = format!(r#"{{"name":"echo""#);
+        if let Some(a) = arguments { params += &format!(r#","arguments":{a}"#); }
+        if let Some(m) = meta { params += &format!(r#","_meta":{m}"#); }
+        let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}}}"#)
+            .into_bytes();
+        for (at, kind, byte) in edits {
+            let at = at % (line.len() + 1);
+            match kind {
+                0 => line.insert(at, byte),
+                1 if at < line.len() => line[at] = byte,
+                _ if at < line.len() => { line.remove(at); }
+                _ => {}
+            }
+        }
+        fuzz::envelope(&line);
+    }
 }
 
 // ---- Canonical JSON -------------------------------------------------------------------------

@@ -115,6 +115,17 @@ pub fn envelope(data: &[u8]) {
 /// general path reads it: the same id, method `tools/call`, and the same params as the
 /// method decodes them from the raw `params` (an object, then `CallToolParams`).
 fn one_pass_call_agrees(message: &str) {
+    // The hand scan reads what the serde decode reads, when both read the message (the
+    // serde decode also wants `method` before `params`; the general path, below, does not).
+    if crate::protocol::call_scan::scan_call(message).is_some()
+        && let Some(by_serde) = envelope::decode_call_serde(message)
+    {
+        assert_eq!(
+            format!("{:?}", envelope::decode_call(message)),
+            format!("{:?}", Some(by_serde)),
+            "{message}"
+        );
+    }
     let Some(call) = envelope::decode_call(message) else { return };
     // The HTTP transport routes such a body by the decode's shape, not by peeking: the same.
     if let Some(shape) = crate::transport::http::peek::from_call(&call, message) {

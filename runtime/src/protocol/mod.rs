@@ -45,6 +45,7 @@
 //!
 //! A new body is derived; write one by hand only with a benchmark that shows it matters.
 
+pub(crate) mod call_scan;
 pub(crate) mod client_capabilities;
 pub(crate) mod envelope;
 pub(crate) mod error;

@@ -331,6 +331,7 @@ pub(super) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Resu
 /// [`BearerToken`]'s check as [`authenticate`] would run it through the trait, without the
 /// boxed future or a principal made per request: `authorization` is the request's first
 /// `Authorization` value.
+#[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `admit`.
 pub(super) fn bearer_token(
     token: &BearerToken,
     authorization: Option<&HeaderValue>,
