@@ -47,10 +47,10 @@ pub(crate) fn scan_call(text: &str) -> Option<ScannedCall<'_>> {
     let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);
     loop {
         match s.key()? {
-            "jsonrpc" if !jsonrpc => jsonrpc = s.exactly(b"\"2.0\"")?,
-            "id" if id.is_none() => id = Some(s.id()?),
-            "method" if !method => method = s.exactly(b"\"tools/call\"")?,
-            "params" if params.is_none() => params = Some(s.params()?),
+            Key::Jsonrpc if !jsonrpc => jsonrpc = s.exactly(b"\"2.0\"")?,
+            Key::Id if id.is_none() => id = Some(s.id()?),
+            Key::Method if !method => method = s.exactly(b"\"tools/call\"")?,
+            Key::Params if params.is_none() => params = Some(s.params()?),
             _ => return None,
         }
         if s.close()? {
@@ -60,6 +60,18 @@ pub(crate) fn scan_call(text: &str) -> Option<ScannedCall<'_>> {
     s.whitespace();
     let ((id, raw_id), (name, arguments, meta)) = (id?, params?);
     (s.at == text.len() && jsonrpc && method).then_some(ScannedCall { id, raw_id, name, arguments, meta })
+}
+
+/// The members the scan reads: the envelope's, then `params`'.
+#[derive(Clone, Copy)]
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Name,
+    Arguments,
+    Meta,
 }
 
 /// The message, and how far it has been read.
@@ -118,14 +130,26 @@ impl<'a> Scanner<'a> {
     }
 
     /// `literal`, exactly; always `true` when it is there.
-    fn exactly(&mut self, literal: &[u8]) -> Option<bool> {
-        self.rest().starts_with(literal).then(|| self.at += literal.len()).map(|()| true)
+    // A literal of a length known at compile time is compared in place, not by a call to
+    // `memcmp`.
+    fn exactly<const N: usize>(&mut self, literal: &[u8; N]) -> Option<bool> {
+        (self.rest().first_chunk::<N>() == Some(literal)).then(|| self.at += N).map(|()| true)
     }
 
-    /// A member's name and its colon.
-    fn key(&mut self) -> Option<&'a str> {
+    /// A member's name, one the scan knows, and its colon. The name's first letter says
+    /// which it can be; the whole name and its closing quote must follow.
+    fn key(&mut self) -> Option<Key> {
         self.whitespace();
-        let key = self.plain_string()?;
+        let key = match self.rest().get(1)? {
+            b'j' => self.exactly(b"\"jsonrpc\"").map(|_| Key::Jsonrpc),
+            b'i' => self.exactly(b"\"id\"").map(|_| Key::Id),
+            b'm' => self.exactly(b"\"method\"").map(|_| Key::Method),
+            b'p' => self.exactly(b"\"params\"").map(|_| Key::Params),
+            b'n' => self.exactly(b"\"name\"").map(|_| Key::Name),
+            b'a' => self.exactly(b"\"arguments\"").map(|_| Key::Arguments),
+            b'_' => self.exactly(b"\"_meta\"").map(|_| Key::Meta),
+            _ => None,
+        }?;
         self.whitespace();
         self.exactly(b":")?;
         self.whitespace();
@@ -188,9 +212,9 @@ impl<'a> Scanner<'a> {
         }
         loop {
             match self.key()? {
-                "name" if name.is_none() => name = Some(self.plain_string()?),
-                "arguments" if arguments.is_none() => arguments = Some(self.value()?),
-                "_meta" if meta.is_none() => meta = Some(self.value()?),
+                Key::Name if name.is_none() => name = Some(self.plain_string()?),
+                Key::Arguments if arguments.is_none() => arguments = Some(self.value()?),
+                Key::Meta if meta.is_none() => meta = Some(self.value()?),
                 _ => return None,
             }
             if self.close()? {
