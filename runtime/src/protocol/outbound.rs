@@ -5,6 +5,10 @@ use super::error::RpcError;
 use super::id::RequestId;
 use crate::json::push_json_string;
 
+/// Room a result body leaves in its buffer for [`Outbound::result_around`]: the envelope's
+/// head with any integer id (at most 53 bytes), its closing brace, and a line's newline.
+pub(crate) const RESULT_ROOM: usize = 56;
+
 /// What kind of message an [`Outbound`] is, so a transport can tell a request's final answer
 /// from the notifications that precede it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +43,27 @@ impl Outbound {
         json.push_str(body);
         json.push('}');
         Outbound { json, kind: OutboundKind::Response, error_code: None }
+    }
+
+    /// [`Outbound::result`] written in `body`'s own buffer: the envelope's head is moved in
+    /// before the body. A body made with [`RESULT_ROOM`] to spare (a call's result is) takes
+    /// no second allocation and no copy into one; a string id takes the copying path.
+    pub(crate) fn result_around(id: &RequestId, mut body: String) -> Outbound {
+        const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+        const RESULT: &[u8] = b",\"result\":";
+        let RequestId::Number(n) = id else { return Outbound::result(id, &body) };
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(*n).as_bytes();
+        let mut head = [0u8; OPEN.len() + 20 + RESULT.len()];
+        let len = OPEN.len() + digits.len() + RESULT.len();
+        head[..OPEN.len()].copy_from_slice(OPEN);
+        head[OPEN.len()..OPEN.len() + digits.len()].copy_from_slice(digits);
+        head[OPEN.len() + digits.len()..len].copy_from_slice(RESULT);
+        // ASCII throughout, so this never falls back.
+        let Ok(head) = std::str::from_utf8(&head[..len]) else { return Outbound::result(id, &body) };
+        body.insert_str(0, head);
+        body.push('}');
+        Outbound { json: body, kind: OutboundKind::Response, error_code: None }
     }
 
     /// An error response. The id is omitted when it could not be read; `null` is never sent.
@@ -131,6 +156,21 @@ mod tests {
     fn envelopes_are_compact_and_never_carry_a_null_id() {
         let id = RequestId::String("a".into());
         assert_eq!(Outbound::result(&id, "{}").as_str(), r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        // Written around the body, the same bytes, for every kind of id.
+        for id in [id.clone(), RequestId::Number(0), RequestId::Number(i64::MIN), RequestId::Number(i64::MAX)]
+        {
+            let body = r#"{"content":[]}"#;
+            let mut room = String::with_capacity(body.len() + RESULT_ROOM);
+            room.push_str(body);
+            let (around, capacity) = (Outbound::result_around(&id, room.clone()), room.capacity());
+            assert_eq!(around, Outbound::result(&id, body), "{id:?}");
+            if let RequestId::Number(_) = id {
+                assert!(
+                    around.as_str().len() < capacity,
+                    "{id:?}: the room is enough, with a newline to spare"
+                );
+            }
+        }
         let e = RpcError::new(code::PARSE_ERROR, "parse error: x");
         assert_eq!(
             Outbound::error(None, &e).as_str(),

@@ -353,7 +353,7 @@ impl<H: Handler> Job<H> {
             p.close();
         }
         match handler.finish(outcome, modern.then_some(&*shared.modern_meta)) {
-            Ok(body) => reply.result(&body),
+            Ok(body) => reply.result_in(body),
             Err(error) => reply.error(error),
         }
     }

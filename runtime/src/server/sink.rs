@@ -138,6 +138,19 @@ impl Reply {
         self.send(message);
     }
 
+    /// Answer with a result body made for it (module `tools`: with
+    /// [`RESULT_ROOM`](crate::protocol::outbound::RESULT_ROOM) to spare), wrapped in place.
+    pub(crate) fn result_in(self, body: String) {
+        let message = match &self.id {
+            Some(id) => Outbound::result_around(id, body),
+            None => {
+                return self
+                    .error(RpcError::new(code::INTERNAL_ERROR, "internal error: a result without an id"));
+            }
+        };
+        self.send(message);
+    }
+
     /// Answer with an error.
     pub(crate) fn error(self, error: RpcError) {
         let message = Outbound::error(self.id.as_ref(), &error);

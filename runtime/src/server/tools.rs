@@ -47,6 +47,7 @@ use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::wire::Icon;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
@@ -569,7 +570,8 @@ impl CallToolResult<'_> {
     /// blocks, rare in answers, go through serde; the unit tests hold the two to the same
     /// bytes.
     fn to_json(&self) -> Result<String, serde_json::Error> {
-        let mut out = String::with_capacity(self.json_len());
+        // With room for the response's envelope, which is written around it in place.
+        let mut out = String::with_capacity(self.json_len() + RESULT_ROOM);
         out.push_str("{\"content\":[");
         for (i, block) in self.content.iter().enumerate() {
             if i > 0 {
@@ -737,7 +739,7 @@ mod tests {
                     let json = body.to_json().unwrap();
                     // `true` is a byte shorter than `false`.
                     assert_eq!(json.len() + usize::from(is_error), body.json_len(), "{json}");
-                    assert_eq!(json.capacity(), body.json_len(), "{json}");
+                    assert_eq!(json.capacity(), body.json_len() + RESULT_ROOM, "{json}");
                 }
             }
         }
