@@ -307,6 +307,24 @@ proptest! {
         fuzz::envelope(line.as_bytes());
     }
 
+    /// Arguments objects of every value kind, names with escapes, any spacing: the members
+    /// found by structure are serde's (the check inside the `arguments` target).
+    #[test]
+    fn argument_members_are_found_as_serde_finds_them(
+        members in prop::collection::vec((text(), json_value()), 0..5),
+        spaced in any::<bool>(),
+    ) {
+        let body: Vec<String> = members
+            .iter()
+            .map(|(name, value)| {
+                let (name, value) = (Value::from(name.as_str()).to_string(), value.to_string());
+                if spaced { format!("\n {name} :\t{value} ") } else { format!("{name}:{value}") }
+            })
+            .collect();
+        let object = format!("{{{}}}", body.join(","));
+        fuzz::arguments(format!("{{}}\n{object}").as_bytes());
+    }
+
     /// The common `tools/call` line with a few single-byte edits (whitespace or a JSON
     /// character inserted, a byte replaced or deleted): whatever the hand scan reads, the
     /// serde decode and the general path read the same (the checks inside the `envelope`

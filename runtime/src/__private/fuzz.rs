@@ -176,7 +176,37 @@ pub fn arguments(data: &[u8]) {
     let (schema, args) = text.split_once('\n').unwrap_or((text, "{}"));
     let Ok(schema) = serde_json::from_str::<Value>(schema) else { return };
     let Ok(args) = serde_json::from_str::<&RawValue>(args) else { return };
+    members_agree(args.get());
     let _ = check_arguments(&arg_spec(&schema), args);
+}
+
+/// The members of an arguments object found by structure (`args::members`) are the ones
+/// serde reads: the same names, repeats included, with the same raw values, in order.
+fn members_agree(object: &str) {
+    use serde::de::{Deserializer as _, MapAccess, Visitor};
+    struct Members;
+    impl<'de> Visitor<'de> for Members {
+        type Value = Vec<(String, &'de str)>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut members = Vec::new();
+            while let Some(name) = map.next_key::<String>()? {
+                members.push((name, map.next_value::<&RawValue>()?.get()));
+            }
+            Ok(members)
+        }
+    }
+    let mut found = Vec::new();
+    if crate::args::members::each_member(object, |name, value| found.push((name.to_owned(), value))).is_none()
+    {
+        return;
+    }
+    let by_serde = serde_json::Deserializer::from_str(object)
+        .deserialize_map(Members)
+        .unwrap_or_else(|e| panic!("members found in what serde does not read as an object ({e}): {object}"));
+    assert_eq!(found, by_serde, "{object}");
 }
 
 /// Validate `args` as a tool call would: the object, then each parameter in turn.

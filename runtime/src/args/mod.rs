@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 mod check;
+pub(crate) mod members;
 
 use check::Checker;
 
@@ -246,11 +247,17 @@ impl ArgSpec {
         // instructions per call more than an allocation filled in place (callgrind).
         let values = self.params.iter().map(|_| None).collect();
         let mut sorted = Sorted { spec: self, values, duplicate: None, unexpected: Vec::new() };
-        let mut de = serde_json::Deserializer::from_str(text);
-        (&mut de)
-            .deserialize_map(&mut sorted)
-            .and_then(|()| de.end())
-            .map_err(|e| self.error(ArgumentProblem::NotAnObject { got: format!("malformed JSON ({e})") }))?;
+        // The members found by structure alone (the text is valid JSON); serde reads an
+        // object whose names have escapes, from scratch.
+        if members::each_member(text, |name, value| sorted.sort(Cow::Borrowed(name), value)).is_none() {
+            sorted.values.iter_mut().for_each(|v| *v = None);
+            sorted.duplicate = None;
+            sorted.unexpected.clear();
+            let mut de = serde_json::Deserializer::from_str(text);
+            (&mut de).deserialize_map(&mut sorted).and_then(|()| de.end()).map_err(|e| {
+                self.error(ArgumentProblem::NotAnObject { got: format!("malformed JSON ({e})") })
+            })?;
+        }
         let Sorted { values, duplicate, unexpected, .. } = sorted;
         if let Some(name) = duplicate {
             return Err(self.error(ArgumentProblem::Duplicate { name }));
@@ -377,13 +384,15 @@ fn clean_serde_message(err: &serde_json::Error) -> String {
 #[derive(Debug)]
 pub struct Args<'a, 's> {
     spec: &'s ArgSpec,
-    values: Vec<Option<&'a RawValue>>,
+    /// Each parameter's raw JSON text (valid JSON: a member of a `RawValue`'s object).
+    values: Vec<Option<&'a str>>,
 }
 
 impl Args<'_, '_> {
     /// The raw value of parameter `index`, if the call supplied it.
     pub fn raw(&self, index: usize) -> Option<&RawValue> {
-        self.values[index]
+        // Valid JSON, so this reads it; it is read here, not for every call.
+        self.values[index].and_then(|text| serde_json::from_str(text).ok())
     }
 
     /// The wire name of parameter `index`.
@@ -395,7 +404,7 @@ impl Args<'_, '_> {
     /// `null`, which an `Option` reads as `None`.
     pub fn take<T: ToolParam>(&self, index: usize) -> Result<T, ToolArgumentError> {
         match self.values[index] {
-            Some(raw) => self.parse(index, raw),
+            Some(text) => self.parse_text(index, text),
             None => serde_json::from_str("null").map_err(|e| {
                 self.spec.invalid(index, "", format!("could not be read: {}", clean_serde_message(&e)))
             }),
@@ -409,7 +418,10 @@ impl Args<'_, '_> {
     /// exactly what the schema accepts, a value that fails is retried once with integral
     /// floats rewritten as integers.
     pub fn parse<T: ToolParam>(&self, index: usize, raw: &RawValue) -> Result<T, ToolArgumentError> {
-        let text = raw.get();
+        self.parse_text(index, raw.get())
+    }
+
+    fn parse_text<T: ToolParam>(&self, index: usize, text: &str) -> Result<T, ToolArgumentError> {
         self.spec.check_arg(index, text)?;
         match serde_json::from_str::<T>(text) {
             Ok(v) => Ok(v),
@@ -457,9 +469,23 @@ fn integralize(value: &mut Value) -> bool {
 /// parsed, so malformed JSON is reported first).
 struct Sorted<'a, 's> {
     spec: &'s ArgSpec,
-    values: Vec<Option<&'a RawValue>>,
+    values: Vec<Option<&'a str>>,
     duplicate: Option<String>,
     unexpected: Vec<String>,
+}
+
+impl<'a> Sorted<'a, '_> {
+    /// Member `name` with raw value `value`: into its parameter's slot, or noted as a
+    /// repeat or as unknown.
+    fn sort(&mut self, name: Cow<'a, str>, value: &'a str) {
+        match self.spec.params.iter().position(|p| p.name == *name) {
+            Some(i) if self.values[i].is_some() => {
+                self.duplicate.get_or_insert_with(|| name.into_owned());
+            }
+            Some(i) => self.values[i] = Some(value),
+            None => self.unexpected.push(name.into_owned()),
+        }
+    }
 }
 
 impl<'de> Visitor<'de> for &mut Sorted<'de, '_> {
@@ -472,13 +498,7 @@ impl<'de> Visitor<'de> for &mut Sorted<'de, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let value: &'de RawValue = map.next_value()?;
-            match self.spec.params.iter().position(|p| p.name == *key) {
-                Some(i) if self.values[i].is_some() => {
-                    self.duplicate.get_or_insert_with(|| key.into_owned());
-                }
-                Some(i) => self.values[i] = Some(value),
-                None => self.unexpected.push(key.into_owned()),
-            }
+            self.sort(key, value.get());
         }
         Ok(())
     }
