@@ -185,8 +185,9 @@ pub struct ArgSpec {
     params: Vec<ParamSpec>,
     accepted: Vec<String>,
     defs: Map<String, Value>,
-    /// Per parameter, the JSON types its schema admits when it says nothing else.
-    simple: Vec<Option<Vec<&'static str>>>,
+    /// Per parameter, the kinds of value ([`QUICK_STRING`] and the like) its schema admits
+    /// without a look past the first byte: it says nothing but its type.
+    quick: Vec<u8>,
 }
 
 impl ArgSpec {
@@ -195,8 +196,8 @@ impl ArgSpec {
     pub fn new(tool: Cow<'static, str>, params: Vec<ParamSpec>, defs: Map<String, Value>) -> Self {
         let mut accepted: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         accepted.sort();
-        let simple = params.iter().map(|p| simple_kinds(&defs, &p.schema)).collect();
-        ArgSpec { tool, params, accepted, defs, simple }
+        let quick = params.iter().map(|p| quick_kinds(&defs, &p.schema)).collect();
+        ArgSpec { tool, params, accepted, defs, quick }
     }
 
     /// The tool's name.
@@ -282,12 +283,9 @@ impl ArgSpec {
     /// Check argument `index`'s raw text against its schema.
     fn check_arg(&self, index: usize, text: &str) -> Result<(), ToolArgumentError> {
         let param = &self.params[index];
-        // Fast path: a string or boolean against a schema that says nothing but its type
-        // needs no parse; the first byte decides.
-        let kind = raw_kind(text);
-        if matches!(kind, "string" | "boolean" | "null")
-            && self.simple[index].as_ref().is_some_and(|kinds| kinds.contains(&kind))
-        {
+        // Fast path: a string, boolean or null against a schema that says nothing but its
+        // type needs no parse; the first byte decides.
+        if self.quick[index] & quick_kind(text) != 0 {
             return Ok(());
         }
         let value: Value = serde_json::from_str(text).map_err(|e| self.invalid(index, "", e.to_string()))?;
@@ -314,6 +312,36 @@ impl ArgSpec {
             message,
         })
     }
+}
+
+/// [`ArgSpec`]'s quick kinds: a string, a boolean, `null`, as bits.
+const QUICK_STRING: u8 = 1;
+const QUICK_BOOLEAN: u8 = 2;
+const QUICK_NULL: u8 = 4;
+
+/// The quick kind of a raw value (valid JSON) by its first byte; 0 for a number, an array
+/// or an object, which the schema checks for real.
+fn quick_kind(raw: &str) -> u8 {
+    match raw.bytes().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'"') => QUICK_STRING,
+        Some(b't' | b'f') => QUICK_BOOLEAN,
+        Some(b'n') => QUICK_NULL,
+        _ => 0,
+    }
+}
+
+/// The quick kinds `schema` admits when it is nothing but `type` (module `check` would
+/// pass any value of them); 0 when it needs the real check.
+fn quick_kinds(defs: &Map<String, Value>, schema: &Value) -> u8 {
+    let kinds = simple_kinds(defs, schema).unwrap_or_default();
+    kinds.iter().fold(0, |bits, kind| {
+        bits | match *kind {
+            "string" => QUICK_STRING,
+            "boolean" => QUICK_BOOLEAN,
+            "null" => QUICK_NULL,
+            _ => 0,
+        }
+    })
 }
 
 /// For a schema that is nothing but `type` (plus annotations and numeric bounds), the JSON
