@@ -207,6 +207,12 @@ fn members_agree(object: &str) {
         .deserialize_map(Members)
         .unwrap_or_else(|e| panic!("members found in what serde does not read as an object ({e}): {object}"));
     assert_eq!(found, by_serde, "{object}");
+    // A string value read without serde reads as serde reads it.
+    for (_, value) in found {
+        if let Some(plain) = crate::args::plain_string::<String>(value) {
+            assert_eq!(Some(plain), serde_json::from_str::<String>(value).ok(), "{value}");
+        }
+    }
 }
 
 /// Validate `args` as a tool call would: the object, then each parameter in turn.

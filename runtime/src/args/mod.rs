@@ -451,6 +451,9 @@ impl Args<'_, '_> {
 
     fn parse_text<T: ToolParam>(&self, index: usize, text: &str) -> Result<T, ToolArgumentError> {
         self.spec.check_arg(index, text)?;
+        if let Some(v) = plain_string(text) {
+            return Ok(v);
+        }
         match serde_json::from_str::<T>(text) {
             Ok(v) => Ok(v),
             Err(err) => {
@@ -465,6 +468,22 @@ impl Args<'_, '_> {
             }
         }
     }
+}
+
+/// A `String` parameter's value when its raw text (valid JSON) is a string with no escape:
+/// the text between the quotes, which is what serde would read, without serde. The most
+/// common parameter there is; `None` for any other type or text.
+pub(crate) fn plain_string<T: 'static>(text: &str) -> Option<T> {
+    if std::any::TypeId::of::<T>() != std::any::TypeId::of::<String>() {
+        return None;
+    }
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if memchr::memchr(b'\\', inner.as_bytes()).is_some() {
+        return None;
+    }
+    // `T` is `String`: the downcast succeeds.
+    let mut value = Some(inner.to_owned());
+    (&mut value as &mut dyn std::any::Any).downcast_mut::<Option<T>>()?.take()
 }
 
 /// Rewrite every float that is mathematically an integer (and fits 64 bits) as an integer;
@@ -624,6 +643,14 @@ mod tests {
             reject(r#"{"x":1,"strict":true,"name":"a","strict":false,"y":2}"#),
             "tool 'run_check' call rejected: argument 'strict' was given more than once"
         );
+        // A string with escapes reads as serde reads it; one without, the same, unread.
+        let strings = raw(r#"{"name":"a\"b\u00e9\n","strict":null}"#);
+        assert_eq!(spec().parse(&strings).unwrap().take::<String>(0).unwrap(), "a\"b\u{e9}\n");
+        let plain = raw(r#"{"name":"plain é text"}"#);
+        assert_eq!(spec().parse(&plain).unwrap().take::<String>(0).unwrap(), "plain é text");
+        assert_eq!(plain_string::<String>(r#""x""#), Some("x".to_owned()));
+        assert_eq!(plain_string::<Option<String>>(r#""x""#), None);
+        assert_eq!(plain_string::<String>(r#""a\"b""#), None);
         // A name written with escapes is the name it spells.
         let escaped = raw(r#"{"na\u006de":"lint"}"#);
         assert_eq!(spec().parse(&escaped).unwrap().take::<String>(0).unwrap(), "lint");
