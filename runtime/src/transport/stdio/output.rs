@@ -151,14 +151,26 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
-        use std::os::fd::AsRawFd;
         // Two slices a line (its text, its newline); a batch with more lines than that takes
-        // the poll path (rare: INLINE_MAX bytes of answers are few lines).
-        const MAX_LINES: usize = 64;
-        if !self.nowait || lines.len() > MAX_LINES {
+        // the poll path (rare: INLINE_MAX bytes of answers are few lines). One line (every
+        // sequential answer) fills an array of two, not of 128 zeroed first.
+        match lines.len() {
+            1 => self.write_nowait::<2>(lines),
+            n if n <= 64 => self.write_nowait::<128>(lines),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+impl<W: Write + std::os::fd::AsFd> Polled<W> {
+    /// [`Destination::write_now`] with room for `SLICES / 2` lines (at least `lines.len()`).
+    fn write_nowait<const SLICES: usize>(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
+        use std::os::fd::AsRawFd;
+        if !self.nowait || 2 * lines.len() > SLICES {
             return None;
         }
-        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; 2 * MAX_LINES];
+        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; SLICES];
         let mut total = 0;
         for (pair, line) in iov.chunks_exact_mut(2).zip(lines) {
             let text = line.as_str().as_bytes();
