@@ -473,6 +473,8 @@ async fn execute<H: Handler>(
     permits: Option<&Semaphore>,
 ) -> Result<H::Output, Stop> {
     let _permit = match permits {
+        // A free slot is taken at once, without the acquire future (the common case).
+        Some(permits) if let Ok(permit) = permits.try_acquire() => Some(permit),
         Some(permits) => {
             let permit = match host {
                 Some(h) => tokio::select! {
