@@ -42,7 +42,11 @@ pub(crate) enum Frame<'a> {
 
 /// Split `text` into a [`Frame`], or say why it is not one.
 pub(crate) fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
-    let first = text.trim_start().as_bytes().first().copied();
+    // Every message in practice starts with its `{`: no trim for it.
+    let first = match text.as_bytes().first() {
+        Some(b'{') => return Ok(Frame::Single(text)),
+        _ => text.trim_start().as_bytes().first().copied(),
+    };
     if first == Some(b'[') {
         return match serde_json::from_str::<Vec<&RawValue>>(text) {
             Ok(items) => Ok(Frame::Batch(items)),

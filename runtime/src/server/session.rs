@@ -183,8 +183,9 @@ impl Session {
         if message.len() > limit {
             return self.reject_oversized(sink);
         }
-        // A blank line is not a message: nothing to answer.
-        if message.trim().is_empty() {
+        // A blank line is not a message: nothing to answer. (A message that starts with
+        // `{`, every one in practice, is not blank: no trim.)
+        if message.as_bytes().first() != Some(&b'{') && message.trim().is_empty() {
             return;
         }
         match parse_frame(message) {
