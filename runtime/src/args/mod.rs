@@ -240,13 +240,11 @@ impl ArgSpec {
     /// name present. Values are checked later, one by one, by [`Args::take`].
     pub fn parse<'a>(&self, raw: &'a RawValue) -> Result<Args<'a, '_>, ToolArgumentError> {
         let text = raw.get();
-        if !text.trim_start().starts_with('{') {
+        if text.as_bytes().first() != Some(&b'{') && !text.trim_start().starts_with('{') {
             return Err(self.error(ArgumentProblem::NotAnObject { got: json_kind(text).into() }));
         }
-        // One pass: each member's value goes straight to its parameter's slot. Not
-        // `vec![None; n]`: that is a zeroed allocation (`calloc`), which costs about 250
-        // instructions per call more than an allocation filled in place (callgrind).
-        let values = self.params.iter().map(|_| None).collect();
+        // One pass: each member's value goes straight to its parameter's slot.
+        let values = Slots::new(self.params.len());
         let mut sorted = Sorted { spec: self, values, duplicate: None, unexpected: Vec::new() };
         // The members found by structure alone (the text is valid JSON); serde reads an
         // object whose names have escapes, from scratch.
@@ -266,7 +264,7 @@ impl ArgSpec {
         let missing: Vec<String> = self
             .params
             .iter()
-            .zip(&values)
+            .zip(values.iter())
             .filter(|(p, v)| p.required && v.is_none())
             .map(|(p, _)| p.name.to_string())
             .collect();
@@ -413,7 +411,7 @@ fn clean_serde_message(err: &serde_json::Error) -> String {
 pub struct Args<'a, 's> {
     spec: &'s ArgSpec,
     /// Each parameter's raw JSON text (valid JSON: a member of a `RawValue`'s object).
-    values: Vec<Option<&'a str>>,
+    values: Slots<'a>,
 }
 
 impl Args<'_, '_> {
@@ -510,13 +508,70 @@ fn integralize(value: &mut Value) -> bool {
     }
 }
 
+/// Each parameter's raw text, if given: in place for up to [`Slots::IN_PLACE`] parameters
+/// (most tools), so reading a call's arguments allocates nothing for them.
+#[derive(Debug)]
+enum Slots<'a> {
+    InPlace([Option<&'a str>; Slots::IN_PLACE], usize),
+    Heap(Vec<Option<&'a str>>),
+}
+
+impl<'a> Slots<'a> {
+    const IN_PLACE: usize = 4;
+
+    /// `n` empty slots. Past the few in place, not `vec![None; n]`: that is a zeroed
+    /// allocation (`calloc`), about 250 instructions more than one filled in place.
+    fn new(n: usize) -> Slots<'a> {
+        if n <= Slots::IN_PLACE {
+            Slots::InPlace([None; Slots::IN_PLACE], n)
+        } else {
+            Slots::Heap((0..n).map(|_| None).collect())
+        }
+    }
+
+    fn as_slice(&self) -> &[Option<&'a str>] {
+        match self {
+            Slots::InPlace(slots, n) => &slots[..*n],
+            Slots::Heap(slots) => slots,
+        }
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, Option<&'a str>> {
+        self.as_slice().iter()
+    }
+
+    fn iter_mut(&mut self) -> std::slice::IterMut<'_, Option<&'a str>> {
+        match self {
+            Slots::InPlace(slots, n) => slots[..*n].iter_mut(),
+            Slots::Heap(slots) => slots.iter_mut(),
+        }
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Slots<'a> {
+    type Output = Option<&'a str>;
+
+    fn index(&self, i: usize) -> &Option<&'a str> {
+        &self.as_slice()[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Slots<'_> {
+    fn index_mut(&mut self, i: usize) -> &mut Self::Output {
+        match self {
+            Slots::InPlace(slots, n) => &mut slots[..*n][i],
+            Slots::Heap(slots) => &mut slots[i],
+        }
+    }
+}
+
 /// A call's arguments object read into its parameters' slots, in one pass: each member's
 /// raw value goes to the slot of the parameter it names; the first name given twice and the
 /// names no parameter has are kept for the errors (which wait until the whole object has
 /// parsed, so malformed JSON is reported first).
 struct Sorted<'a, 's> {
     spec: &'s ArgSpec,
-    values: Vec<Option<&'a str>>,
+    values: Slots<'a>,
     duplicate: Option<String>,
     unexpected: Vec<String>,
 }
@@ -651,6 +706,22 @@ mod tests {
         assert_eq!(plain_string::<String>(r#""x""#), Some("x".to_owned()));
         assert_eq!(plain_string::<Option<String>>(r#""x""#), None);
         assert_eq!(plain_string::<String>(r#""a\"b""#), None);
+        // More parameters than fit in place: each value still lands in its own slot.
+        let many: Vec<ParamSpec> = (0..6)
+            .map(|i| ParamSpec {
+                name: format!("p{i}").into(),
+                required: i < 5,
+                schema: json!({"type": "integer"}),
+            })
+            .collect();
+        let wide = ArgSpec::new("many".into(), many, Map::new());
+        let r = raw(r#"{"p4":4,"p0":0,"p3":3,"p1":1,"p2":2}"#);
+        let args = wide.parse(&r).unwrap();
+        assert_eq!((0..5).map(|i| args.take::<i64>(i).unwrap()).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        assert_eq!(args.take::<Option<i64>>(5).unwrap(), None);
+        assert!(
+            wide.parse(&raw(r#"{"p0":0}"#)).unwrap_err().to_string().contains("['p1', 'p2', 'p3', 'p4']")
+        );
         // A name written with escapes is the name it spells.
         let escaped = raw(r#"{"na\u006de":"lint"}"#);
         assert_eq!(spec().parse(&escaped).unwrap().take::<String>(0).unwrap(), "lint");
