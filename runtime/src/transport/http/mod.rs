@@ -51,7 +51,8 @@
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
 //!   what a POST must be before it is routed (media types, the body, the era's headers);
-//!   `names`: the MCP header names, made once;
+//!   `names`: the MCP header names, made once; `heads`: the headers a request is read by,
+//!   found in one pass;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
 //!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
