@@ -342,7 +342,7 @@ proptest! {
             b" \t\n\r{}[],:\"\\0123456789-+.eEnulltrfa_".to_vec()
         )), 0..4),
     ) {
-        let mut params = format!(r#"{{"name":"echo""#);
+        let mut params = r#"{"name":"echo""#.to_owned();
         if let Some(a) = arguments { params += &format!(r#","arguments":{a}"#); }
         if let Some(m) = meta { params += &format!(r#","_meta":{m}"#); }
         let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}}}"#)
