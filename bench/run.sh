@@ -99,7 +99,7 @@ FAILED=0
 
 if [[ $MODE == full ]]; then
   ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000; RES=20000
-  RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; BUILD_ROUNDS=3; COLD=100
+  RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; HTTP_CG_N1=500; HTTP_CG_N2=2500; BUILD_ROUNDS=3; COLD=100
   HTTP_ROUNDS=5; HTTP_SECS=5; IDLE_SESSIONS=1000
 else
   ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300; RES=300; COLD=3
@@ -354,6 +354,13 @@ if [[ $MODE == full ]]; then
   CG="$OUT/callgrind"
   rm -rf "$CG"
   mkdir -p "$CG"
+  # cg_record NAME N FILE: the record of one callgrind run of N calls that left FILE.
+  cg_record() {
+    local ir
+    ir=$(awk '/^(summary|totals):/{print $2; exit}' "$3")
+    callgrind_annotate --threshold=100 "$3" >"$3.annotate" 2>/dev/null || true
+    echo "bench kind=callgrind case=$1 calls=$2 ir=$ir annotate=$3.annotate" >>"$RAW"
+  }
   # cg NAME DRIVER-FLAGS... -- SERVER...: two runs of different length under callgrind.
   cg() {
     local name=$1; shift
@@ -364,10 +371,27 @@ if [[ $MODE == full ]]; then
       local f="$CG/$name.$n.out"
       if "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
         -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
-        local ir
-        ir=$(awk '/^(summary|totals):/{print $2; exit}' "$f")
-        callgrind_annotate --threshold=100 "$f" >"$f.annotate" 2>/dev/null || true
-        echo "bench kind=callgrind case=$name calls=$n ir=$ir annotate=$f.annotate" >>"$RAW"
+        cg_record "$name" "$n" "$f"
+      else
+        FAILED=$((FAILED + 1))
+        echo "  FAILED: callgrind $name $n (see $LOG)" >&2
+      fi
+    done
+  }
+  # cg_http NAME HTTP-BENCH-FLAGS... -- SERVER...: an HTTP server under callgrind, sent
+  # HTTP_CG_N1 and then HTTP_CG_N2 stateless JSON `tools/call`s one after another on one
+  # keep-alive connection (as bench/instructions.sh's HTTP cases): the report's reason for
+  # the HTTP-against-the-floor goal reads them.
+  cg_http() {
+    local name=$1; shift
+    local flags=()
+    while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+    shift
+    for n in "$HTTP_CG_N1" "$HTTP_CG_N2"; do
+      local f="$CG/$name.$n.out"
+      if "$BIN/http-bench" --case "cg:$name" --mode json --calls "$n" "${flags[@]}" \
+        -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
+        cg_record "$name" "$n" "$f"
       else
         FAILED=$((FAILED + 1))
         echo "  FAILED: callgrind $name $n (see $LOG)" >&2
@@ -390,6 +414,8 @@ if [[ $MODE == full ]]; then
   cg echo-log:toolwire -- "$BIN/toolwire-echo-log"
   cg elicit:toolwire --method elicit -- "$BIN/toolwire-elicit"
   cg elicit:rmcp --method elicit -- "$BIN/rmcp-elicit"
+  cg_http http-json:toolwire -- "$BIN/toolwire-http" --mode json
+  cg_http http-json:floor --path /json -- "$BIN/floor-http"
 
   keep_awake_stop
   echo "== compile cost: two generated 50-tool crates"
