@@ -354,49 +354,38 @@ if [[ $MODE == full ]]; then
   CG="$OUT/callgrind"
   rm -rf "$CG"
   mkdir -p "$CG"
-  # cg_record NAME N FILE: the record of one callgrind run of N calls that left FILE.
-  cg_record() {
-    local ir
-    ir=$(awk '/^(summary|totals):/{print $2; exit}' "$3")
-    callgrind_annotate --threshold=100 "$3" >"$3.annotate" 2>/dev/null || true
-    echo "bench kind=callgrind case=$1 calls=$2 ir=$ir annotate=$3.annotate" >>"$RAW"
+  # cg_with "DRIVER ARGS" N1 N2 NAME FLAGS... -- SERVER...: DRIVER (a bench client and its
+  # fixed arguments) sends N1 and then N2 calls to SERVER under callgrind; a record each.
+  cg_with() {
+    local driver=$1 lo=$2 hi=$3 name=$4; shift 4
+    local flags=()
+    while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+    shift
+    for n in "$lo" "$hi"; do
+      local f="$CG/$name.$n.out"
+      # shellcheck disable=SC2086 # $driver is a command and its fixed arguments
+      if $driver --case "cg:$name" --calls "$n" "${flags[@]}" \
+        -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
+        local ir
+        ir=$(awk '/^(summary|totals):/{print $2; exit}' "$f")
+        callgrind_annotate --threshold=100 "$f" >"$f.annotate" 2>/dev/null || true
+        echo "bench kind=callgrind case=$name calls=$n ir=$ir annotate=$f.annotate" >>"$RAW"
+      else
+        FAILED=$((FAILED + 1))
+        echo "  FAILED: callgrind $name $n (see $LOG)" >&2
+      fi
+    done
   }
-  # cg NAME DRIVER-FLAGS... -- SERVER...: two runs of different length under callgrind.
+  # cg NAME DRIVER-FLAGS... -- SERVER...: a stdio server, CG_N1 and then CG_N2 calls.
   cg() {
-    local name=$1; shift
-    local flags=()
-    while [[ $1 != -- ]]; do flags+=("$1"); shift; done
-    shift
-    for n in "$CG_N1" "$CG_N2"; do
-      local f="$CG/$name.$n.out"
-      if "$BIN/driver" --case "cg:$name" --calls "$n" --warmup 0 --timeout-s 900 "${flags[@]}" \
-        -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
-        cg_record "$name" "$n" "$f"
-      else
-        FAILED=$((FAILED + 1))
-        echo "  FAILED: callgrind $name $n (see $LOG)" >&2
-      fi
-    done
+    cg_with "$BIN/driver --warmup 0 --timeout-s 900" "$CG_N1" "$CG_N2" "$@"
   }
-  # cg_http NAME HTTP-BENCH-FLAGS... -- SERVER...: an HTTP server under callgrind, sent
-  # HTTP_CG_N1 and then HTTP_CG_N2 stateless JSON `tools/call`s one after another on one
-  # keep-alive connection (as bench/instructions.sh's HTTP cases): the report's reason for
-  # the HTTP-against-the-floor goal reads them.
+  # cg_http NAME HTTP-BENCH-FLAGS... -- SERVER...: an HTTP server, sent HTTP_CG_N1 and then
+  # HTTP_CG_N2 stateless JSON `tools/call`s one after another on one keep-alive connection
+  # (as bench/instructions.sh's HTTP cases): the report's reason for the
+  # HTTP-against-the-floor goal reads them.
   cg_http() {
-    local name=$1; shift
-    local flags=()
-    while [[ $1 != -- ]]; do flags+=("$1"); shift; done
-    shift
-    for n in "$HTTP_CG_N1" "$HTTP_CG_N2"; do
-      local f="$CG/$name.$n.out"
-      if "$BIN/http-bench" --case "cg:$name" --mode json --calls "$n" "${flags[@]}" \
-        -- valgrind --tool=callgrind --callgrind-out-file="$f" "$@" >/dev/null 2>>"$LOG"; then
-        cg_record "$name" "$n" "$f"
-      else
-        FAILED=$((FAILED + 1))
-        echo "  FAILED: callgrind $name $n (see $LOG)" >&2
-      fi
-    done
+    cg_with "$BIN/http-bench --mode json" "$HTTP_CG_N1" "$HTTP_CG_N2" "$@"
   }
   cg echo:toolwire -- "$BIN/toolwire-echo"
   cg echo:rmcp -- "$BIN/rmcp-echo"

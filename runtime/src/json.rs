@@ -6,7 +6,8 @@
 //! - [`canonical_json`]: a whole value in canonical form (schemas, structured results);
 //! - `push_json_string` / `json_string`: one string literal, escaped minimally;
 //! - `json_number`: one number as ECMAScript writes it (`3`, not `3.0`);
-//! - `es6_number`: ECMAScript's `Number.prototype.toString` for a finite double.
+//! - `es6_number`: ECMAScript's `Number.prototype.toString` for a finite double;
+//! - `skip_whitespace`: past JSON's whitespace, for the readers that scan text by hand.
 //!
 //! # The canonical form
 //!
@@ -33,6 +34,16 @@ pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write_value(&mut out, value);
     out
+}
+
+/// The first position at or after `at` in `bytes` that is not JSON whitespace (space, tab,
+/// line feed, carriage return): the hand-written readers (`protocol::call_scan`,
+/// `args::members`) step over it with this.
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
 }
 
 /// Append `s` as a JSON string literal, escaped minimally (RFC 8785 §3.2.2.2).

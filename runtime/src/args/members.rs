@@ -10,6 +10,8 @@
 //! A member name with an escape (`"na\u006de"`) is not one this reads: [`each_member`] says
 //! so, and the caller reads the object with serde instead.
 
+use crate::json::skip_whitespace;
+
 /// Call `member(name, value)` for each member of `object`, a JSON object's valid text, in
 /// order; `value` is the member's raw JSON text. `None` when a name has an escape, or the
 /// text is not an object; `member` may have been called for earlier members by then.
@@ -43,13 +45,6 @@ pub(crate) fn each_member<'a>(object: &'a str, mut member: impl FnMut(&'a str, &
             _ => return None,
         }
     }
-}
-
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
-        at += 1;
-    }
-    at
 }
 
 /// Just past the string that starts at `at` (its opening quote).

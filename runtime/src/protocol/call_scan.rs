@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 
 use super::id::RequestId;
 use super::meta::RequestMeta;
+use crate::json::skip_whitespace;
 
 /// A `tools/call` [`scan_call`] read.
 #[derive(Debug)]
@@ -47,9 +48,15 @@ pub(crate) fn scan_call(text: &str) -> Option<ScannedCall<'_>> {
     let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);
     loop {
         match s.key()? {
-            Key::Jsonrpc if !jsonrpc => jsonrpc = s.exactly(b"\"2.0\"")?,
+            Key::Jsonrpc if !jsonrpc => {
+                s.exactly(b"\"2.0\"")?;
+                jsonrpc = true;
+            }
             Key::Id if id.is_none() => id = Some(s.id()?),
-            Key::Method if !method => method = s.exactly(b"\"tools/call\"")?,
+            Key::Method if !method => {
+                s.exactly(b"\"tools/call\"")?;
+                method = true;
+            }
             Key::Params if params.is_none() => params = Some(s.params()?),
             _ => return None,
         }
@@ -105,16 +112,13 @@ impl<'a> Scanner<'a> {
     }
 
     fn whitespace(&mut self) {
-        let bytes = self.text.as_bytes();
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.at) {
-            self.at += 1;
-        }
+        self.at = skip_whitespace(self.text.as_bytes(), self.at);
     }
 
     /// `{`, after any whitespace.
     fn open(&mut self) -> Option<()> {
         self.whitespace();
-        self.exactly(b"{").map(drop)
+        self.exactly(b"{")
     }
 
     /// After a member: `true` at the object's `}`, `false` at a `,` (another member follows).
@@ -129,11 +133,10 @@ impl<'a> Scanner<'a> {
         Some(closed)
     }
 
-    /// `literal`, exactly; always `true` when it is there.
-    // A literal of a length known at compile time is compared in place, not by a call to
-    // `memcmp`.
-    fn exactly<const N: usize>(&mut self, literal: &[u8; N]) -> Option<bool> {
-        (self.rest().first_chunk::<N>() == Some(literal)).then(|| self.at += N).map(|()| true)
+    /// `literal`, exactly. A literal of a length known at compile time is compared in
+    /// place, not by a call to `memcmp`.
+    fn exactly<const N: usize>(&mut self, literal: &[u8; N]) -> Option<()> {
+        (self.rest().first_chunk::<N>() == Some(literal)).then(|| self.at += N)
     }
 
     /// A member's name, one the scan knows, and its colon. The name's first letter says

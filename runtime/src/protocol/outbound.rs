@@ -6,8 +6,12 @@ use super::id::RequestId;
 use crate::json::push_json_string;
 
 /// Room a result body leaves in its buffer for [`Outbound::result_around`]: the envelope's
-/// head with any integer id (at most 53 bytes), its closing brace, and a line's newline.
+/// head with any integer id (at most 52 bytes), its closing brace, and a line's newline.
 pub(crate) const RESULT_ROOM: usize = 56;
+
+/// A result response's text before its id, and between its id and its body.
+const RESULT_OPEN: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
+const RESULT_KEY: &str = ",\"result\":";
 
 /// What kind of message an [`Outbound`] is, so a transport can tell a request's final answer
 /// from the notifications that precede it.
@@ -37,9 +41,9 @@ impl Outbound {
     /// object this crate wrote.
     pub(crate) fn result(id: &RequestId, body: &str) -> Outbound {
         let mut json = String::with_capacity(body.len() + 40);
-        json.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+        json.push_str(RESULT_OPEN);
         id.write_json(&mut json);
-        json.push_str(",\"result\":");
+        json.push_str(RESULT_KEY);
         json.push_str(body);
         json.push('}');
         Outbound { json, kind: OutboundKind::Response, error_code: None }
@@ -49,8 +53,8 @@ impl Outbound {
     /// before the body. A body made with [`RESULT_ROOM`] to spare (a call's result is) takes
     /// no second allocation and no copy into one; a string id takes the copying path.
     pub(crate) fn result_around(id: &RequestId, mut body: String) -> Outbound {
-        const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
-        const RESULT: &[u8] = b",\"result\":";
+        const OPEN: &[u8] = RESULT_OPEN.as_bytes();
+        const RESULT: &[u8] = RESULT_KEY.as_bytes();
         let RequestId::Number(n) = id else { return Outbound::result(id, &body) };
         let mut digits = itoa::Buffer::new();
         let digits = digits.format(*n).as_bytes();

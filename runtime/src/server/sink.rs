@@ -127,28 +127,25 @@ impl Reply {
 
     /// Answer with a result body (a JSON object).
     pub(crate) fn result(self, body: &str) {
-        let message = match &self.id {
-            Some(id) => Outbound::result(id, body),
-            // A request always has an id; a result without one cannot be addressed.
-            None => {
-                return self
-                    .error(RpcError::new(code::INTERNAL_ERROR, "internal error: a result without an id"));
-            }
-        };
-        self.send(message);
+        self.result_with(|id| Outbound::result(id, body));
     }
 
     /// Answer with a result body made for it (module `tools`: with
     /// [`RESULT_ROOM`](crate::protocol::outbound::RESULT_ROOM) to spare), wrapped in place.
     pub(crate) fn result_in(self, body: String) {
-        let message = match &self.id {
-            Some(id) => Outbound::result_around(id, body),
-            None => {
-                return self
-                    .error(RpcError::new(code::INTERNAL_ERROR, "internal error: a result without an id"));
+        self.result_with(|id| Outbound::result_around(id, body));
+    }
+
+    /// Send the result `message` writes under the request's id.
+    fn result_with(self, message: impl FnOnce(&RequestId) -> Outbound) {
+        match &self.id {
+            Some(id) => {
+                let message = message(id);
+                self.send(message);
             }
-        };
-        self.send(message);
+            // A request always has an id; a result without one cannot be addressed.
+            None => self.error(RpcError::new(code::INTERNAL_ERROR, "internal error: a result without an id")),
+        }
     }
 
     /// Answer with an error.

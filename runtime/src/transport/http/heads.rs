@@ -9,6 +9,8 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 
+use super::names;
+
 /// One header's first value, and whether the request carries more than one.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Seen<'a> {
@@ -74,10 +76,10 @@ impl<'a> Heads<'a> {
                 "accept" => &mut heads.accept,
                 "content-type" => &mut heads.content_type,
                 "content-length" => &mut heads.content_length,
-                "mcp-protocol-version" => &mut heads.protocol_version,
-                "mcp-session-id" => &mut heads.session_id,
-                "mcp-method" => &mut heads.method,
-                "mcp-name" => &mut heads.name,
+                names::PROTOCOL_VERSION => &mut heads.protocol_version,
+                names::SESSION_ID => &mut heads.session_id,
+                names::METHOD => &mut heads.method,
+                names::NAME => &mut heads.name,
                 _ => continue,
             };
             seen.note(value);
@@ -97,9 +99,9 @@ mod tests {
     use crate::transport::http::names::MCP_SESSION_ID;
     use axum::http::{HeaderName, header};
 
-    const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-    const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-    const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+    const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static(names::PROTOCOL_VERSION);
+    const MCP_METHOD: HeaderName = HeaderName::from_static(names::METHOD);
+    const MCP_NAME: HeaderName = HeaderName::from_static(names::NAME);
 
     /// Every header `Heads` keeps, with the name it is found by.
     fn kept<'h>(heads: &Heads<'h>) -> [(HeaderName, Seen<'h>); 10] {
