@@ -100,10 +100,10 @@ FAILED=0
 if [[ $MODE == full ]]; then
   ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000; RES=20000
   RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; HTTP_CG_N1=500; HTTP_CG_N2=2500; BUILD_ROUNDS=3; COLD=100
-  HTTP_ROUNDS=5; HTTP_SECS=5; IDLE_SESSIONS=1000
+  HTTP_ROUNDS=5; HTTP_IDLE_ROUNDS=3; HTTP_SECS=5; IDLE_SESSIONS=1000
 else
   ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300; RES=300; COLD=3
-  HTTP_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
+  HTTP_ROUNDS=1; HTTP_IDLE_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
 fi
 
 # shellcheck source=../tests/peers/apt.sh
@@ -261,14 +261,18 @@ cold_start() {
 cold_start cold
 keep_awake_stop
 cold_start cold-idle
-# The async tool against the floor again, without the loop: issue 15 asks that a goal that
-# depends on the machine also be reported as an idle machine gives it. The goal reads the
-# run with the loop; the report shows this one beside it.
-echo "== stdio sequential without keep-awake, $ROUNDS interleaved rounds"
+# Issue 15's stdio goals again, without the loop: a goal that depends on the machine is also
+# reported as an idle machine gives it. Each goal reads the run with the loop; the report shows
+# this one beside it (the `.idle` cases).
+echo "== stdio without keep-awake, $ROUNDS interleaved rounds"
 for round in $(seq 1 "$ROUNDS"); do
-  for impl in toolwire floor; do
+  for impl in toolwire floor toolwire-sync rmcp; do
     echo_server "$impl"
     drive "echo.w1.idle:$impl" --calls "$SEQ" --window 1 -- "${SRV[@]}"
+  done
+  for impl in toolwire toolwire-sync; do
+    echo_server "$impl"
+    drive "echo.w16.idle:$impl" --calls "$PIPE" --window 16 -- "${SRV[@]}"
   done
 done
 keep_awake_start
@@ -325,6 +329,34 @@ for round in $(seq 1 "$HTTP_ROUNDS"); do
     fi
   done
 done
+# Issue 15's HTTP goals again without the loop (the report's `.idle` figures): JSON at c=1
+# and c=16 against the floor (throughput and p99), the sync tool, one legacy session against
+# rmcp, and the README's main. Fewer rounds than above: the report reads only their medians.
+keep_awake_stop
+echo "== HTTP without keep-awake, $HTTP_IDLE_ROUNDS interleaved rounds"
+for round in $(seq 1 "$HTTP_IDLE_ROUNDS"); do
+  for c in 1 16; do
+    for impl in toolwire floor; do
+      http_server "$impl" json
+      http "http.json.c$c.idle:$impl" --mode json --connections "$c" --duration-s "$HTTP_SECS" "${HPATH[@]}" \
+        -- "${SRV[@]}"
+    done
+  done
+  http_server toolwire json
+  http "http.json.c16.idle:toolwire-sync" --mode json --tool echo_sync --connections 16 \
+    --duration-s "$HTTP_SECS" -- "${SRV[@]}"
+  for impl in toolwire rmcp; do
+    http_server "$impl" session
+    http "http.session.c16.idle:$impl" --mode session --connections 16 --duration-s "$HTTP_SECS" -- "${SRV[@]}"
+  done
+  for tool in echo echo_sync; do
+    name=toolwire-main; [[ $tool == echo_sync ]] && name=toolwire-main-sync
+    http "http.session.c16.idle:$name" --mode session --tool "$tool" --connections 16 \
+      --duration-s "$HTTP_SECS" -- "$BIN/toolwire-http-main" --http --show-token
+  done
+done
+keep_awake_start
+
 # A live server (1,000 tools, 100 sessions with an open subscriptions/listen): add or remove
 # one tool, time until every session has its list_changed (bench/src/bin/live-fanout.rs).
 echo "== live registry: list_changed fan-out"

@@ -17,16 +17,7 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         0,
         Bound::AtLeast(0.9),
     );
-    // The same pair without the keep-awake loop (run.sh), reported beside the goal's run.
-    let (idle, idle_floor) = (med("echo.w1.idle:toolwire", "rps"), med("echo.w1.idle:floor", "rps"));
-    if idle.is_some() && idle_floor.is_some() {
-        stdio.figure += &format!(
-            "; without keep-awake {}× ({} vs {} req/s)",
-            fmt(super::ratio(idle, idle_floor), 3),
-            fmt(idle, 0),
-            fmt(idle_floor, 0)
-        );
-    }
+    stdio.add_idle(d, "echo.w1:toolwire", "echo.w1:floor");
     if stdio.status == Status::NotMet {
         stdio.note = format!(
             "the same system calls and context switches per call as the floor (one read, one write, one switch: \
@@ -49,6 +40,7 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         0,
         Bound::AtLeast(0.9),
     );
+    http.add_idle(d, "http.json.c16:toolwire", "http.json.c16:floor");
     if http.status == Status::NotMet {
         // Counted under callgrind in the same run, one request at a time (run.sh's `cg_http`).
         let counted = match (d.per_call("http-json:toolwire"), d.per_call("http-json:floor")) {

@@ -7,7 +7,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Bound, Data, Goal, Status, at_least, at_most, fmt, ratio, report_svg, versus};
+use super::{
+    Bound, Data, Goal, Status, at_least, at_most, fmt, ratio, report_svg, versus, without_keep_awake,
+};
 
 /// The implementations in the HTTP table, in column order.
 const IMPLS: [&str; 4] = ["toolwire", "rmcp", "rmcp-default", "floor"];
@@ -53,12 +55,22 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         .map(|(m, c)| fmt(med(d, m, *c, "floor", "p99_us").map(|v| v / 1000.0), 2))
         .collect();
     let ms = |v: Option<f64>| fmt(v.map(|v| v / 1000.0), 2);
+    // The JSON cases again without the keep-awake loop (run.sh's `.idle` cases), when made.
+    let idle = |c: u32| {
+        without_keep_awake(d, (&case("json", c, "toolwire"), &case("json", c, "floor")), "p99_us", "µs", 0)
+    };
+    let idle = match (idle(1), idle(16)) {
+        (Some(c1), Some(c16)) => {
+            format!("; without keep-awake, JSON p99 against the floor's: c=1 {c1}, c=16 {c16}")
+        }
+        _ => String::new(),
+    };
     g.push(Goal {
         what: "HTTP with default settings, c=1 and c=16, JSON and SSE",
         goal: "p99: c=1 ≤ 2 ms (no Nagle stall); c=16 ≤ 1.0× the axum floor's p99 in the same run",
         figure: format!(
             "toolwire p99 JSON c=1 / c=16, SSE c=1 / c=16: {} / {} / {} / {} ms; rmcp as its examples serve it: \
-             {} ms; the axum floor: {} ms",
+             {} ms; the axum floor: {} ms{idle}",
             ms(p99s[0]),
             ms(p99s[1]),
             ms(p99s[2]),
@@ -93,14 +105,16 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         note: String::new(),
     });
 
-    g.push(versus(
+    let mut session = versus(
         "one legacy session with 16 concurrent requests",
         "≥ 3× rmcp",
         (med(d, "session", 16, "toolwire", "rps"), med(d, "session", 16, "rmcp", "rps")),
         "req/s",
         0,
         Bound::AtLeast(3.0),
-    ));
+    );
+    session.add_idle(d, &case("session", 16, "toolwire"), &case("session", 16, "rmcp"));
+    g.push(session);
 
     let (a, b) = (d.med("sessions:toolwire", "session_bytes"), d.med("sessions:rmcp", "session_bytes"));
     let r = ratio(a, b);

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Bound, Data, Goal, fmt, ratio, versus};
+use super::{Bound, Data, Goal, fmt, ratio, versus, without_keep_awake};
 
 fn rps(d: &Data, case: &str) -> Option<f64> {
     d.med(case, "rps")
@@ -31,31 +31,41 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     if vs_rmcp.is_some_and(|r| r < 5.0) {
         first.status = super::Status::NotMet;
     }
+    first.add_idle(d, "echo.w1:toolwire-sync", "echo.w1:toolwire");
+    if let Some(idle) = without_keep_awake(d, ("echo.w1:toolwire-sync", "echo.w1:rmcp"), "rps", "req/s", 0) {
+        let _ = write!(first.figure, ", against rmcp {idle}");
+    }
     g.push(first);
-    g.push(versus(
+    let mut pipelined = versus(
         "sync `#[tool] fn`, stdio 16 pipelined (build: tools-only, toolwire without default features)",
         "≥ 0.8× the async tool",
         (rps(d, "echo.w16:toolwire-sync"), rps(d, "echo.w16:toolwire")),
         "req/s",
         0,
         Bound::AtLeast(0.8),
-    ));
-    g.push(versus(
+    );
+    pipelined.add_idle(d, "echo.w16:toolwire-sync", "echo.w16:toolwire");
+    g.push(pipelined);
+    let mut http = versus(
         "sync `#[tool] fn` over HTTP, stateless JSON, c=16 (build: `http`)",
         "≥ 0.8× the async tool",
         (rps(d, "http.json.c16:toolwire-sync"), rps(d, "http.json.c16:toolwire")),
         "req/s",
         0,
         Bound::AtLeast(0.8),
-    ));
-    g.push(versus(
+    );
+    http.add_idle(d, "http.json.c16:toolwire-sync", "http.json.c16:toolwire");
+    g.push(http);
+    let mut main = versus(
         "sync `#[tool] fn` in the README's `serve_registry!` main run with `--http`, one legacy session, c=16 (build: `http`)",
         "≥ 0.8× the async tool in the same main",
         (rps(d, "http.session.c16:toolwire-main-sync"), rps(d, "http.session.c16:toolwire-main")),
         "req/s",
         0,
         Bound::AtLeast(0.8),
-    ));
+    );
+    main.add_idle(d, "http.session.c16:toolwire-main-sync", "http.session.c16:toolwire-main");
+    g.push(main);
     g
 }
 
