@@ -28,10 +28,17 @@ pub(super) fn read<R: Read + std::os::fd::AsFd>(input: &mut BufReader<R>) {
 /// Hand each complete line in `input`'s buffer (its `\r\n` or `\n` cut off, as the reader
 /// cuts them) to `handle`, in order, consuming it; what follows the last newline stays.
 /// Reads nothing more.
+///
+/// The newlines are found byte by byte, not with `memchr`: `memchr`'s first call in a
+/// process asks the CPU which vector instructions it has (`cpuid`, through std's feature
+/// detection), and in a virtual machine each `cpuid` exits to the hypervisor: 27 µs in the
+/// bench's VM, about a seventh of what a cold start costs over the no-SDK floor's
+/// (bench/findings.md, "cold start"). The lines waiting here are the handshake's, a few
+/// hundred bytes; the reader thread, started after the reply, makes that first call.
 pub(super) fn dispatch<R: Read>(input: &mut BufReader<R>, mut handle: impl FnMut(&[u8])) {
     let mut used = 0;
     let buffer = input.buffer();
-    while let Some(n) = memchr::memchr(b'\n', &buffer[used..]) {
+    while let Some(n) = buffer[used..].iter().position(|&b| b == b'\n') {
         let line = &buffer[used..used + n];
         handle(line.strip_suffix(b"\r").unwrap_or(line));
         used += n + 1;
