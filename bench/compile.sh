@@ -60,8 +60,8 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "  the crate alone, non-incremental ($ROUNDS rounds)"
-# A first non-incremental build, unmeasured: it also rebuilds the path dependency (toolwire's
-# runtime is a local package, so CARGO_INCREMENTAL applies to it too).
+# A first non-incremental build, unmeasured (toolwire's packages are built non-incrementally
+# already: gen-compile's profile overrides, as for a registry dependency).
 for impl in toolwire rmcp; do build "$impl" CARGO_INCREMENTAL=0; done
 for round in $(seq 1 "$ROUNDS"); do
   for impl in toolwire rmcp; do
