@@ -168,11 +168,14 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                 "the macros' own share is small (the crate alone builds in {} vs {} s), and the graph is already \
                  the smaller one: the crate depends on toolwire without its `http` feature (no axum, hyper, tower, \
                  mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`cargo tree -i <name>` in the \
-                 generated crate says what pulls each in). On 2 cores the build is bound less by the \
-                 graph's size than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, \
-                 toolwire, the crate: see `cargo build --timings` in the generated crate), whose tail is \
-                 toolwire's own code generation: the last unit to finish, with nothing else left to build \
-                 beside it (findings.md, 'What a tools-only crate compiles and links')",
+                 generated crate says what pulls each in). toolwire is built as a registry dependency is, not \
+                 incrementally, as rmcp is (gen-compile's profile overrides; by path cargo would build it \
+                 incrementally, 9.0 s against 6.5 s). On 2 cores the build is bound less by the graph's size \
+                 than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, toolwire, the \
+                 crate: see `cargo build --timings` in the generated crate): both cores are busy until toolwire \
+                 starts, and toolwire's own compile (about 3.5 s to its metadata, 3 s of code generation after \
+                 it) then runs on one core, the last unit to finish (findings.md, 'What a tools-only crate \
+                 compiles and links' and session 20's section)",
                 fmt(d.compile("crate", "toolwire"), 2),
                 fmt(d.compile("crate", "rmcp"), 2),
                 count("toolwire"),
