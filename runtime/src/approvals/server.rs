@@ -44,6 +44,7 @@ use crate::schema::Schema;
 use crate::server::ServerOptions;
 #[cfg(feature = "http")]
 use crate::spec::{McpServerSpec, SpecError, SpecOptions, serve_registry};
+use crate::sync::lock;
 use crate::tool::{Declarations, Tool, ToolFuture, ToolInfo, ToolOutput};
 
 /// The permission-prompt tool's default name.
@@ -338,7 +339,7 @@ impl ApprovalServer {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ApprovalDecision>> {
-        self.inner.decisions.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner.decisions)
     }
 
     /// Serve this tool over loopback HTTP as the MCP server `server_name`, with a

@@ -12,12 +12,13 @@
 //!   callback once, and only for an id this client accepted.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use super::handlers::{HandlerError, HandlerFuture, INVALID_PARAMS};
 use super::options::{ClientOptions, Root};
+use crate::sync::lock;
 
 /// Why a server's request was not handed to a handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,11 +146,6 @@ impl Answerer {
             _ => Err(Refusal::Unknown),
         }
     }
-}
-
-/// Lock a mutex, ignoring poisoning (every critical section here leaves the data valid).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

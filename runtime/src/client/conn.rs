@@ -33,6 +33,7 @@ use super::options::ClientOptions;
 use crate::context::Progress;
 use crate::json::push_json_string;
 use crate::protocol::LoggingLevel;
+use crate::sync::lock;
 
 /// The 2026-07-28 `_meta` member asking for log messages at or above a level.
 pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
@@ -536,11 +537,6 @@ pub(crate) fn rpc_failure(error: &Value) -> Failure {
         message: error.get("message").and_then(Value::as_str).unwrap_or_default().to_owned(),
         data: error.get("data").cloned(),
     }
-}
-
-/// Lock a mutex, ignoring poisoning (every critical section here leaves the data valid).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

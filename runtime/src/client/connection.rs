@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::conn::{Conn, Failure, ProgressFn, RequestOpts, lock};
+use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
 use super::http::HttpLink;
 use super::normalise::call_result;
@@ -20,6 +20,7 @@ use super::rounds::{self, RoundFailure};
 use super::stdio::StdioLink;
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
+use crate::sync::lock;
 use crate::tool::{RemoteError, ToolError};
 
 /// The modern (stateless) version this client speaks.

@@ -9,12 +9,13 @@ use std::sync::atomic::Ordering;
 
 use serde_json::json;
 
-use super::conn::{UpdateFn, lock};
+use super::conn::UpdateFn;
 use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
 use super::wire::{Cached, ResourceContent, ResourceInfo, ResourceTemplateInfo};
 use crate::protocol::wire;
+use crate::sync::lock;
 
 impl Client {
     /// The server's resources, every page, cached as the server's caching hints say (see

@@ -4,11 +4,11 @@
 
 use serde_json::json;
 
-use super::conn::lock;
 use super::connection::Client;
 use super::error::ClientError;
 use super::options::Root;
 use crate::protocol::LoggingLevel;
+use crate::sync::lock;
 
 impl Client {
     /// Ask for the server's log messages at `level` and above, delivered to

@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::schema_gen::{SchemaGen, resolve_in};
+use crate::sync::{read_lock, write_lock};
 
 use super::Context;
 use super::error::AskError;
@@ -214,11 +215,11 @@ fn cached_form_schema<T: JsonSchema + 'static>() -> Result<Arc<str>, AskError> {
     static CACHE: OnceLock<FormCache> = OnceLock::new();
     let cache = CACHE.get_or_init(FormCache::default);
     let id = TypeId::of::<T>();
-    if let Some(found) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
+    if let Some(found) = read_lock(cache).get(&id) {
         return found.clone();
     }
     let made = form_schema::<T>().map(|schema| Arc::<str>::from(schema.to_string()));
-    cache.write().unwrap_or_else(|e| e.into_inner()).entry(id).or_insert(made).clone()
+    write_lock(cache).entry(id).or_insert(made).clone()
 }
 
 /// The `requestedSchema` for `T`: a flat object with every reference inlined, or why `T`

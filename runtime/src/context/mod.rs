@@ -74,6 +74,7 @@ use std::time::Instant;
 
 use crate::principal::Principal;
 use crate::state::{State, StateMap};
+use crate::sync::lock;
 
 /// Re-exported so tools can name the cancellation token type without a direct dependency.
 pub use tokio_util::sync::CancellationToken;
@@ -238,7 +239,7 @@ impl Context {
             return;
         }
         {
-            let mut last = self.inner.last_progress.lock().unwrap_or_else(|e| e.into_inner());
+            let mut last = lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) {
                 return;
             }

@@ -32,6 +32,7 @@ use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_
 use crate::protocol::meta::MetaParams;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, RpcError};
+use crate::sync::lock;
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
 use super::resources;
@@ -96,7 +97,7 @@ impl SessionInner {
 
     fn initialize(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
         let p: InitializeParams<'_> = decode_params("initialize", params)?;
-        let mut legacy = self.legacy.lock().unwrap_or_else(|e| e.into_inner());
+        let mut legacy = lock(&self.legacy);
         if let Some(state) = &*legacy {
             return Err(RpcError::invalid_request(format!(
                 "invalid request: the session is already initialized (protocol version {})",

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use crate::principal::Principal;
+use crate::sync::lock;
 
 /// What a principal needs to use one item: every one of [`scopes`](Require::scopes), and at
 /// least one of [`roles`](Require::roles) when any are named.
@@ -201,7 +202,7 @@ impl<T> Default for Views<T> {
 impl<T> Views<T> {
     /// The view for `mask`, built with `build` the first time.
     pub(crate) fn get(&self, mask: Vec<u64>, build: impl FnOnce() -> T) -> Arc<T> {
-        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        let mut views = lock(&self.views);
         if let Some(v) = views.get(&mask) {
             return Arc::clone(v);
         }

@@ -33,6 +33,7 @@ use crate::context::{Context, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
+use crate::sync::lock;
 use crate::tool::{ToolError, relief};
 
 use super::Shared;
@@ -537,7 +538,7 @@ impl ProgressChannel {
     /// Send one report, unless the request has completed. [`Context`] has already dropped
     /// reports that do not increase.
     fn emit(&self, p: &Progress) {
-        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let open = lock(&self.open);
         if *open {
             let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
             super::sink::send_from_call(
@@ -549,6 +550,6 @@ impl ProgressChannel {
 
     /// The request completed: later reports (from a task the code left behind) are dropped.
     fn close(&self) {
-        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = false;
+        *lock(&self.open) = false;
     }
 }

@@ -32,6 +32,7 @@ use crate::protocol::logging::parse_level;
 use crate::protocol::meta::{ModernResult, RequestMeta};
 use crate::protocol::wire::{INPUT_REQUIRED, InputRequest, InputRequests, InputRequired};
 use crate::protocol::{ClientCapabilities, LoggingLevel, Outbound, RpcError};
+use crate::sync::lock;
 
 use super::options::ServerOptions;
 use super::request_state::{self, Binding};
@@ -81,7 +82,7 @@ impl Round {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner)
     }
 
     /// Whether the body must stop: it asked for something it was not given, or was given

@@ -18,6 +18,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::context::Context;
 use crate::protocol::RequestId;
+use crate::sync::lock;
 use tokio::sync::Notify;
 use tokio::task::AbortHandle;
 
@@ -126,7 +127,7 @@ impl Calls {
 
 impl Running {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Calls> {
-        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.calls)
     }
 
     pub(crate) fn len(&self) -> usize {

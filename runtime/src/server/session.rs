@@ -6,7 +6,7 @@
 //! handshake state, the table of calls in flight (so `notifications/cancelled` can find
 //! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
@@ -16,6 +16,7 @@ use crate::principal::Principal;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
+use crate::sync::lock;
 
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
@@ -435,10 +436,6 @@ impl SessionInner {
             tracing::debug!(id = ?id, "response to no request of ours awaited; ignored");
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SessionInner {

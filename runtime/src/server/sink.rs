@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::protocol::{Outbound, RequestId, RpcError, code};
+use crate::sync::lock;
 
 use super::running::Running;
 
@@ -240,6 +241,6 @@ impl BatchCollector {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BatchState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 }

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::json::json_string;
 use crate::protocol::Outbound;
+use crate::sync::lock;
 
 use super::sink::Sink;
 
@@ -154,13 +155,13 @@ impl Subscriber {
     /// The URIs it is subscribed to.
     #[cfg(feature = "http")]
     pub(crate) fn uris(&self) -> BTreeSet<String> {
-        self.uris.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.uris).clone()
     }
 
     /// Take `uris` as the URIs it is subscribed to (another replica changed them).
     #[cfg(feature = "http")]
     pub(crate) fn set_uris(&self, uris: &BTreeSet<String>) {
-        let mut held = self.uris.lock().unwrap_or_else(|e| e.into_inner());
+        let mut held = lock(&self.uris);
         if *held != *uris {
             held.clone_from(uris);
         }
@@ -173,16 +174,16 @@ impl Subscriber {
 
     /// Add `uri`; whether it was new.
     pub(crate) fn subscribe(&self, uri: &str) -> bool {
-        self.uris.lock().unwrap_or_else(|e| e.into_inner()).insert(uri.to_owned())
+        lock(&self.uris).insert(uri.to_owned())
     }
 
     /// Remove `uri`; whether it was there.
     pub(crate) fn unsubscribe(&self, uri: &str) -> bool {
-        self.uris.lock().unwrap_or_else(|e| e.into_inner()).remove(uri)
+        lock(&self.uris).remove(uri)
     }
 
     fn wants(&self, uri: &str) -> bool {
-        self.uris.lock().unwrap_or_else(|e| e.into_inner()).contains(uri)
+        lock(&self.uris).contains(uri)
     }
 
     /// Send a modern listen's `notifications/subscriptions/acknowledged` (`members`: its
@@ -226,7 +227,7 @@ impl Subscriber {
     }
 
     fn gate(&self) -> std::sync::MutexGuard<'_, Gate> {
-        self.gate.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.gate)
     }
 
     fn message(&self, method: &str, members: &str) -> Outbound {
@@ -250,7 +251,7 @@ pub(crate) struct Subscriptions {
 impl Subscriptions {
     /// Track `subscriber` until it is dropped.
     pub(crate) fn add(&self, subscriber: &Arc<Subscriber>) {
-        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let mut live = lock(&self.live);
         live.retain(|w| w.strong_count() > 0);
         live.push(Arc::downgrade(subscriber));
     }
@@ -260,7 +261,7 @@ impl Subscriptions {
     /// subscriptions are read again (if they name `uri`), and is not counted.
     pub(crate) fn updated(&self, uri: &str) -> usize {
         let targets: Vec<Arc<Subscriber>> = {
-            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = lock(&self.live);
             live.retain(|w| w.strong_count() > 0);
             live.iter()
                 .filter_map(Weak::upgrade)
@@ -297,7 +298,7 @@ impl Subscriptions {
     /// were sent.
     pub(crate) fn list_changed(&self, kind: ListKind) -> usize {
         let targets: Vec<Arc<Subscriber>> = {
-            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = lock(&self.live);
             live.retain(|w| w.strong_count() > 0);
             live.iter()
                 .filter_map(Weak::upgrade)

@@ -14,6 +14,8 @@
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, RwLock};
 
+use crate::sync::{lock, read_lock, write_lock};
+
 /// A set that is fixed, or swapped whole on change.
 pub(crate) enum Swap<T> {
     /// Never changes.
@@ -64,9 +66,7 @@ impl<T> Swap<T> {
     pub(crate) fn load(&self) -> Loaded<'_, T> {
         match self {
             Swap::Fixed(t) => Loaded::Borrowed(t),
-            Swap::Live { current, .. } => {
-                Loaded::Owned(Arc::clone(&current.read().unwrap_or_else(|e| e.into_inner())))
-            }
+            Swap::Live { current, .. } => Loaded::Owned(Arc::clone(&read_lock(current))),
         }
     }
 
@@ -77,11 +77,11 @@ impl<T> Swap<T> {
         change: impl FnOnce(&T) -> Result<Option<T>, E>,
     ) -> Option<Result<bool, E>> {
         let Swap::Live { current, writer } = self else { return None };
-        let _one_at_a_time = writer.lock().unwrap_or_else(|e| e.into_inner());
-        let old = Arc::clone(&current.read().unwrap_or_else(|e| e.into_inner()));
+        let _one_at_a_time = lock(writer);
+        let old = Arc::clone(&read_lock(current));
         Some(match change(&old) {
             Ok(Some(new)) => {
-                *current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(new);
+                *write_lock(current) = Arc::new(new);
                 Ok(true)
             }
             Ok(None) => Ok(false),

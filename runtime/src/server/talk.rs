@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
@@ -19,6 +19,7 @@ use tokio::sync::oneshot;
 
 use crate::context::{AskError, Asked, Roots, Talkback};
 use crate::protocol::{ClientCapabilities, LoggingLevel, Outbound, RequestId};
+use crate::sync::lock;
 
 use super::sink::Sink;
 
@@ -203,8 +204,4 @@ impl Drop for Withdraw {
             self.sink.send(Outbound::notification("notifications/cancelled", &params));
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

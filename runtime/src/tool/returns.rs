@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::schema::Schema;
 use crate::schema_gen::SchemaGen;
+use crate::sync::{read_lock, write_lock};
 use crate::tool::{ToolError, ToolOutput};
 
 /// A return type a `#[tool]` fn may have, other than a `Serialize + JsonSchema` value (which
@@ -137,10 +138,10 @@ fn wraps<T: JsonSchema>() -> bool {
     static CACHE: OnceLock<RwLock<BTreeMap<String, bool>>> = OnceLock::new();
     let key = T::schema_id();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(w) = cache.read().unwrap_or_else(|e| e.into_inner()).get(key.as_ref()) {
+    if let Some(w) = read_lock(cache).get(key.as_ref()) {
         return *w;
     }
     let w = structured_output_schema::<T>().1;
-    cache.write().unwrap_or_else(|e| e.into_inner()).insert(key.into_owned(), w);
+    write_lock(cache).insert(key.into_owned(), w);
     w
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use tokio::sync::oneshot;
 
 use crate::approvals::asker::{Answer, ApprovalRequest};
+use crate::sync::lock;
 
 /// How many settled prompts the page lists (the oldest are forgotten first).
 pub(super) const SETTLED_KEPT: usize = 50;
@@ -130,7 +131,7 @@ pub(super) struct Snapshot {
 
 impl Board {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// Put a prompt on the board; its answer arrives on the receiver. `None` once the board

@@ -47,6 +47,7 @@ use tokio::sync::oneshot;
 
 use self::board::{Board, Outcome};
 use super::asker::{Answer, ApprovalRequest, AskFuture, Asker};
+use crate::sync::lock;
 
 /// How long an [`ApprovalConsole`] waits for a person before it denies a prompt, unless told
 /// otherwise: 5 minutes.
@@ -87,7 +88,7 @@ struct Running {
 
 impl Running {
     fn stop(&self) {
-        if let Some(stop) = self.shutdown.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(stop) = lock(&self.shutdown).take() {
             let _ = stop.send(());
         }
         self.board.stop_all();

@@ -56,6 +56,8 @@ mod sink;
 
 use sink::{Descriptor, Lines};
 
+use crate::sync::lock;
+
 /// Install the stderr log as the process's default subscriber, at `max` and above. Does
 /// nothing when a subscriber is already installed.
 pub(crate) fn install(max: LevelFilter) {
@@ -111,7 +113,7 @@ impl<L: Lines> StderrLog<L> {
     }
 
     fn spans(&self) -> MutexGuard<'_, Spans> {
-        self.spans.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.spans)
     }
 
     /// The span entered last on this thread, if it is one of this log's.

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::SystemTime;
 
 use super::timestamp;
+use crate::sync::lock;
 
 /// Where a log's lines go.
 pub(crate) trait Lines: Send + Sync + 'static {
@@ -37,7 +38,7 @@ impl<W: Output> Descriptor<W> {
 
 impl<W: Output> Lines for Descriptor<W> {
     fn line(&self, line: &str) {
-        let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _held = lock(&self.lock);
         let dropped = self.dropped.load(Ordering::Relaxed);
         let with_notice;
         let bytes = if dropped == 0 {

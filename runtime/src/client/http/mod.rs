@@ -57,10 +57,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::conn::{Conn, Failure, Out, lock, rpc_failure};
+use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
 use crate::protocol::ProtocolVersion;
+use crate::sync::lock;
 
 mod sse;
 mod tls;

@@ -42,6 +42,8 @@ use std::time::{Duration, Instant};
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
+use crate::sync::lock;
+
 /// How often the watcher looks at the bodies running in place.
 const TICK: Duration = Duration::from_millis(1);
 /// Ticks without a body before the watcher sleeps.
@@ -161,7 +163,7 @@ impl Post {
     }
 
     fn lock(&self) -> MutexGuard<'_, PostState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// Run `body` here if `admit` lets it, as this post's; give it back otherwise.

@@ -27,6 +27,8 @@ use std::task::{Context as TaskContext, Poll, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
+use crate::sync::lock;
+
 /// How long the polling thread waits (asleep) for a body's result before it waits as a
 /// future does.
 pub(super) const BUDGET: Duration = Duration::from_micros(50);
@@ -97,7 +99,7 @@ impl Claimed {
         if prev == NEW {
             return start(worker, job);
         }
-        *worker.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
+        *lock(&worker.job) = Some(job);
         worker.ready.store(true, Ordering::Release);
         if let (PARKED, Some(t)) = (prev, worker.thread.get()) {
             t.unpark();
@@ -112,14 +114,14 @@ fn start(w: &'static Worker, job: Job) -> Result<(), Job> {
     let slot = Arc::new(Mutex::new(Some(job)));
     let first = slot.clone();
     let spawned = thread::Builder::new().name("toolwire-sync".into()).spawn(move || {
-        let job = first.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let job = lock(&first).take();
         work(w, job);
     });
     match spawned {
         Ok(_) => Ok(()),
         Err(_) => {
             // The thread never ran, so the body is still in its slot.
-            let job = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let job = lock(&slot).take();
             w.state.store(NEW, Ordering::Release);
             job.map_or(Ok(()), Err)
         }
@@ -149,7 +151,7 @@ fn work(w: &'static Worker, mut job: Option<Job>) {
             std::hint::spin_loop();
         }
         w.ready.store(false, Ordering::Relaxed);
-        job = w.job.lock().unwrap_or_else(|e| e.into_inner()).take();
+        job = lock(&w.job).take();
     }
 }
 
@@ -164,11 +166,7 @@ struct Shot<R> {
 
 impl<R> Shot<R> {
     fn take(&self) -> Option<thread::Result<R>> {
-        if self.done.load(Ordering::Acquire) {
-            self.value.lock().unwrap_or_else(|e| e.into_inner()).take()
-        } else {
-            None
-        }
+        if self.done.load(Ordering::Acquire) { lock(&self.value).take() } else { None }
     }
 }
 
@@ -188,12 +186,12 @@ where
     let theirs = shot.clone();
     let job: Job = Box::new(move || {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
-        *theirs.value.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        *lock(&theirs.value) = Some(result);
         theirs.done.store(true, Ordering::Release);
-        if let Some(t) = theirs.poller.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some(t) = lock(&theirs.poller).take() {
             t.unpark();
         }
-        let waker = theirs.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let waker = lock(&theirs.waker).take();
         if let Some(w) = waker {
             w.wake();
         }
@@ -224,7 +222,7 @@ impl<R> Future for Wait<R> {
             let until = Instant::now() + BUDGET;
             // Asleep until the worker wakes this thread, or the budget is spent.
             if !self.shot.done.load(Ordering::Acquire) {
-                *self.shot.poller.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread::current());
+                *lock(&self.shot.poller) = Some(thread::current());
                 loop {
                     if self.shot.done.load(Ordering::Acquire) {
                         break;
@@ -235,14 +233,14 @@ impl<R> Future for Wait<R> {
                     }
                     thread::park_timeout(until - now);
                 }
-                self.shot.poller.lock().unwrap_or_else(|e| e.into_inner()).take();
+                lock(&self.shot.poller).take();
             }
             if let Some(v) = self.shot.take() {
                 return Poll::Ready(v);
             }
         }
         {
-            let mut waker = self.shot.waker.lock().unwrap_or_else(|e| e.into_inner());
+            let mut waker = lock(&self.shot.waker);
             match &mut *waker {
                 Some(w) if w.will_wake(cx.waker()) => {}
                 slot => *slot = Some(cx.waker().clone()),

@@ -21,6 +21,7 @@ use super::event_store::{EventStore, StoredEvent};
 use super::outbox::Feed;
 use crate::protocol::{Outbound, OutboundKind};
 use crate::server::Sink;
+use crate::sync::lock;
 
 /// What a legacy session's streams are resumable with: the store, and the session's id.
 #[derive(Clone)]
@@ -95,7 +96,7 @@ impl Channel {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// The store its events are kept in.
@@ -199,7 +200,7 @@ pub(super) struct LiveStreams {
 
 impl LiveStreams {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Arc<str>, Weak<Channel>>> {
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.map)
     }
 
     /// The live channel of `stream`, if it is one of `session`'s.

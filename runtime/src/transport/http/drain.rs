@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::authn::BoxFuture;
 use super::response::{error_response, holding};
 use super::session_store::{SessionStore, SessionStoreError};
+use crate::sync::lock;
 
 /// How long a drain waits for the requests in flight by default: 30 seconds (Kubernetes'
 /// default `terminationGracePeriodSeconds`, the longest a supervisor usually waits).
@@ -175,7 +176,7 @@ impl Drain {
 
     /// Answer `/readyz` with 503 while `check` fails.
     pub fn require(&self, check: impl ReadyCheck) {
-        self.inner.checks.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::new(check));
+        lock(&self.inner.checks).push(Arc::new(check));
     }
 
     /// Begin draining: `/readyz` answers 503, `/mcp` refuses new requests, and the listener
@@ -270,7 +271,7 @@ impl Drain {
         if self.is_draining() {
             return Err("draining".to_owned());
         }
-        let checks = self.inner.checks.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let checks = lock(&self.inner.checks).clone();
         for check in checks {
             check.check().await.map_err(|reason| format!("{}: {reason}", check.name()))?;
         }

@@ -22,6 +22,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 
+use crate::sync::lock;
+
 /// The default cap on the events [`MemoryEventStore`] keeps per stream: 1,000.
 pub const DEFAULT_EVENTS_PER_STREAM: usize = 1_000;
 /// The default cap on the bytes [`MemoryEventStore`] keeps over all streams: 8 MiB, counting
@@ -229,7 +231,7 @@ impl MemoryEventStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Memory> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.inner)
     }
 
     /// How many events it holds now, and the bytes they count for (text plus

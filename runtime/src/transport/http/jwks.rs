@@ -26,6 +26,7 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 
 use crate::principal::Principal;
+use crate::sync::lock;
 
 use super::authn::{BoxFuture, Refusal, VerifyToken};
 
@@ -137,7 +138,7 @@ impl JwksVerifier {
     }
 
     fn cached(&self) -> Option<Cached> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.cache).clone()
     }
 
     /// The key set: the cached one while it is fresh (and, when `stale_ok_since` is given,
@@ -159,8 +160,7 @@ impl JwksVerifier {
         match self.fetch().await {
             Ok(keys) => {
                 let keys = Arc::new(keys);
-                *self.cache.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(Cached { keys: Arc::clone(&keys), fetched: Instant::now() });
+                *lock(&self.cache) = Some(Cached { keys: Arc::clone(&keys), fetched: Instant::now() });
                 Ok(keys)
             }
             Err(why) => {

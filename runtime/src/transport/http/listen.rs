@@ -39,6 +39,7 @@ use super::config::Limits;
 use super::drain::Drain;
 use super::response::{error_response, holding};
 use super::woken::OnWake;
+use crate::sync::lock;
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
 const NEVER: u64 = u64::MAX;
@@ -311,7 +312,7 @@ struct Table {
 
 impl Table {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.open)
     }
 
     fn insert(&self, activity: &Arc<Activity>, close: &CancellationToken) -> u64 {

@@ -13,6 +13,7 @@ use std::task::{Context, Poll, Waker};
 
 use crate::protocol::{Outbound, OutboundKind};
 use crate::server::Sink;
+use crate::sync::lock;
 
 /// One message on its way to the connection, with its place in its stream (`seq`, from 1;
 /// 0 for a stream whose events carry no id).
@@ -46,7 +47,7 @@ struct State {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Nothing here panics while holding the lock; a poisoned one is taken over anyway.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 }
 

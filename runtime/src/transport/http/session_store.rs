@@ -43,6 +43,8 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sync::lock;
+
 /// The longest the transport waits for one store call, whatever the store's own timeouts:
 /// 2 seconds.
 pub(super) const STORE_CALL_TIMEOUT: Duration = Duration::from_secs(2);
@@ -191,7 +193,7 @@ impl MemorySessionStore {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (SessionState, Instant)>> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.table)
     }
 }
 

@@ -22,6 +22,7 @@ use super::event_store::EventStore;
 use super::session_store::{STORE_CALL_TIMEOUT, SessionStore};
 use super::stream::StreamSlot;
 use crate::server::{Recheck, Reread, Server, Session, Settled};
+use crate::sync::lock;
 
 struct Entry {
     session: Session,
@@ -81,7 +82,7 @@ impl Sessions {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.table)
     }
 
     /// A new session of `subject`'s, and its id.

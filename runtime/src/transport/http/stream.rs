@@ -28,6 +28,7 @@ use super::outbox::{Outbox, channel};
 use super::sse;
 use crate::protocol::Outbound;
 use crate::server::Sink;
+use crate::sync::lock;
 
 /// One session's GET stream: the channel its messages go to, and whether a connection is
 /// reading it.
@@ -62,7 +63,7 @@ impl StreamSlot {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// The stream's id (the `<stream>` of its events' ids).

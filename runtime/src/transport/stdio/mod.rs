@@ -45,6 +45,7 @@ use tokio::sync::oneshot;
 
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
+use crate::sync::lock;
 use crate::tool::relief;
 
 /// How many bytes of answers may be sent and not yet written to stdout before the stdin
@@ -193,13 +194,13 @@ where
                 Some(writer) => writer.write_queued(),
                 None => Ok(()),
             };
-            if let Some(tx) = theirs.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            if let Some(tx) = lock(&theirs).take() {
                 let _ = tx.send(result);
             }
         });
         spawned.map(drop).inspect_err(|e| {
             let message = format!("could not start the stdio writer thread: {e}");
-            if let Some(tx) = done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            if let Some(tx) = lock(&done).take() {
                 let _ = tx.send(Err(io::Error::new(e.kind(), message)));
             }
         })
@@ -364,7 +365,7 @@ impl<D: output::Destination> Reader<D> {
             if !post.reads(generation) {
                 return;
             }
-            let mut input = input.lock().unwrap_or_else(|e| e.into_inner());
+            let mut input = lock(input);
             let Input { reader, done } = &mut *input;
             // Relieved while this thread waited for the input, or reading is over.
             let Some(done_tx) = done.as_ref().filter(|_| post.reads(generation)) else { return };

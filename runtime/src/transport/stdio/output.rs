@@ -46,6 +46,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::protocol::Outbound;
 use crate::server::Sink;
+use crate::sync::{lock, wait};
 
 thread_local! {
     /// Its address tells this thread from any other alive now.
@@ -310,7 +311,7 @@ impl<D: Destination> Output<D> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State<D>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     /// Start the writer thread with `start` the first time it has work, not now. When it
@@ -468,7 +469,7 @@ impl<D: Destination> Output<D> {
         tracing::debug!(unwritten = paused, limit, "stdout is not being read; pausing stdin");
         while s.unwritten > resume_at && !s.gone && !s.closing {
             s.resume_at = Some(resume_at);
-            s = self.room.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = wait(&self.room, s);
         }
         s.resume_at = None;
         tracing::debug!(unwritten = s.unwritten, "stdout drained; reading stdin again");
@@ -536,7 +537,7 @@ impl<D: Destination> Output<D> {
                 // Inline writes flush themselves: nothing is buffered.
                 return s.out.as_mut().map_or(Ok(()), BufWriter::flush);
             }
-            s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = wait(&self.wake, s);
         }
     }
 
