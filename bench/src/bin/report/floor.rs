@@ -80,7 +80,8 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
                      after the reply). Its binary is several times the floor's, so the loader relocates and \
                      faults in more. Start-up work was cut before (tracing-subscriber, the listing at start, \
                      libm, the signal driver, the reader thread before the reply, the CPU-feature probe `memchr` \
-                     makes on its first call, 27 µs of `cpuid` exits in this VM): findings.md, 'cold start'. "
+                     makes on its first call, whose `cpuid`s exit to the hypervisor in a VM): findings.md, \
+                     'cold start'. "
             .to_owned()
             + &cold::spread(d);
     }

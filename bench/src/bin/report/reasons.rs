@@ -169,13 +169,12 @@ pub(super) fn why(what: &str, d: &Data) -> String {
                  the smaller one: the crate depends on toolwire without its `http` feature (no axum, hyper, tower, \
                  mio), {} packages against rmcp's {}. Only in toolwire's graph: {only} (`cargo tree -i <name>` in the \
                  generated crate says what pulls each in). toolwire is built as a registry dependency is, not \
-                 incrementally, as rmcp is (gen-compile's profile overrides; by path cargo would build it \
-                 incrementally, 9.0 s against 6.5 s). On 2 cores the build is bound less by the graph's size \
-                 than by its longest serial chain (syn, serde_derive, serde, serde_json, schemars, toolwire, the \
-                 crate: see `cargo build --timings` in the generated crate): both cores are busy until toolwire \
-                 starts, and toolwire's own compile (about 3.5 s to its metadata, 3 s of code generation after \
-                 it) then runs on one core, the last unit to finish (findings.md, 'What a tools-only crate \
-                 compiles and links' and session 20's section)",
+                 incrementally, as rmcp is (gen-compile's profile overrides: by path cargo would build it \
+                 incrementally). On 2 cores the build is bound less by the graph's size than by its longest \
+                 serial chain (syn, serde_derive, serde, serde_json, schemars, toolwire, the crate: see `cargo \
+                 build --timings` in the generated crate): both cores are busy until toolwire starts, and \
+                 toolwire's own compile then runs on one core, the last unit to finish (findings.md, 'What a \
+                 tools-only crate compiles and links' and session 20's section)",
                 fmt(d.compile("crate", "toolwire"), 2),
                 fmt(d.compile("crate", "rmcp"), 2),
                 count("toolwire"),
