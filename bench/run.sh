@@ -251,16 +251,25 @@ done
 # changes who waits for a core at start; the report holds a cold-start goal met only when it
 # is met in both.
 echo "== cold start: $COLD interleaved starts per server, with keep-awake and without"
+# The same with 50 tools (the `fifty` servers; informational, no goal): what a server with
+# many `#[tool]`s pays at start (case `cold50`, and `cold50-idle` without the loop).
 cold_start() {
-  if ! "$BIN/cold-start" --case "$1" --rounds "$COLD" --server "toolwire=$BIN/toolwire-echo" \
-    --server "rmcp=$BIN/rmcp-echo" --server "floor=$BIN/floor-echo" >>"$RAW" 2>>"$LOG"; then
+  local suffix=${2:-} servers
+  if [[ -n $suffix ]]; then
+    servers=(--server "toolwire=$BIN/toolwire-50" --server "rmcp=$BIN/rmcp-50" --server "floor=$BIN/floor-echo --tools 50")
+  else
+    servers=(--server "toolwire=$BIN/toolwire-echo" --server "rmcp=$BIN/rmcp-echo" --server "floor=$BIN/floor-echo")
+  fi
+  if ! "$BIN/cold-start" --case "$1" --rounds "$COLD" "${servers[@]}" >>"$RAW" 2>>"$LOG"; then
     FAILED=$((FAILED + 1))
     echo "  FAILED: cold start $1 (see $LOG)" >&2
   fi
 }
 cold_start cold
+cold_start cold50 50
 keep_awake_stop
 cold_start cold-idle
+cold_start cold50-idle 50
 # Issue 15's stdio goals again, without the loop: a goal that depends on the machine is also
 # reported as an idle machine gives it. Each goal reads the run with the loop; the report shows
 # this one beside it (the `.idle` cases).

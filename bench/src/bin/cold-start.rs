@@ -18,7 +18,11 @@
 //!
 //! ```text
 //! cold-start --case cold --rounds 40 --server toolwire=PATH --server rmcp=PATH ...
+//! cold-start --case cold50 --rounds 40 --server "floor=PATH --tools 50" ...
 //! ```
+//!
+//! A server is `NAME=COMMAND`: the command's words split on whitespace, the first the
+//! executable, the rest its arguments.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, ExitCode, Stdio};
@@ -34,7 +38,7 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 struct Args {
     case: String,
     rounds: usize,
-    /// `(name, path)`: each server is one executable, started without arguments.
+    /// `(name, command)`: each server's executable and its arguments, split on whitespace.
     servers: Vec<(String, String)>,
 }
 
@@ -61,10 +65,13 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// One start of `path`: microseconds from spawn to the `initialize` reply.
-fn start(path: &str) -> Result<u64, String> {
+/// One start of `command`: microseconds from spawn to the `initialize` reply.
+fn start(command: &str) -> Result<u64, String> {
+    let mut words = command.split_whitespace();
+    let path = words.next().ok_or("an empty server command")?;
     let spawned_at = Instant::now();
     let mut child = Command::new(path)
+        .args(words)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -693,7 +693,7 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     );
     let _ = writeln!(s, "| case | figure | toolwire | rmcp | floor | toolwire/rmcp | toolwire/floor |");
     let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    let rows: [(&str, &str, &str, usize); 14] = [
+    let rows: [(&str, &str, &str, usize); 16] = [
         ("echo, sequential", "echo.w1", "rps", 0),
         ("echo, sequential", "echo.w1", "p50_us", 1),
         ("echo, sequential", "echo.w1", "p99_us", 1),
@@ -706,6 +706,8 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         ("50 tools, tools/list, sequential", "list50.w1", "p99_us", 1),
         ("spawn to initialize reply (cold-start bench, with keep-awake)", "cold", "init_us", 0),
         ("spawn to initialize reply (cold-start bench, without keep-awake)", "cold-idle", "init_us", 0),
+        ("50 tools, spawn to initialize reply (with keep-awake)", "cold50", "init_us", 0),
+        ("50 tools, spawn to initialize reply (without keep-awake)", "cold50-idle", "init_us", 0),
         ("idle RSS (KiB)", "echo.w1", "rss_idle_kb", 0),
         ("RSS after the run (KiB)", "echo.w1", "rss_end_kb", 0),
     ];
