@@ -72,7 +72,9 @@ fi
 # and waking it again costs every process about 40 µs; a sequential ping-pong then measures
 # that and not the software (seen here: the floor server does 43k req/s sequentially on an
 # idle machine and 190k with one core kept busy; rmcp 15k either way). `--no-keep-awake`
-# measures without it. Stopped before the compile-cost builds, which keep both cores busy.
+# measures without it. Stopped before the compile-cost builds, which keep both cores busy,
+# and for the `.idle` runs of issue 15's goals (the cold start, stdio, HTTP), which the
+# report shows beside each goal as what an idle machine gives.
 KEEP_AWAKE_PID=
 keep_awake_start() {
   if ((KEEP_AWAKE == 1)); then
