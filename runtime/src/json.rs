@@ -1,6 +1,6 @@
 //! JSON text: the canonical writer, RFC 8785 (the JSON Canonicalization Scheme).
 //!
-//! The bottom of the crate: it imports nothing from it. Everything that writes JSON text by
+//! Near the bottom of the crate: it imports only `swar`. Everything that writes JSON text by
 //! hand uses these, so there is one escaper and one number format:
 //!
 //! - [`canonical_json`]: a whole value in canonical form (schemas, structured results);
@@ -27,6 +27,8 @@
 use std::fmt::Write;
 
 use serde_json::Value;
+
+use crate::swar;
 
 /// Write `value` in canonical form (RFC 8785; the rules are in this module's docs and on
 /// [`Schema`](crate::Schema)).
@@ -81,15 +83,12 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
 /// The first byte at or after `from` that a JSON string must escape: `"`, `\\`, or a
 /// control character (below 0x20).
 fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
-    // Whether any byte of `w` is zero (exact as a yes or no; which byte, not).
-    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
     while let Some(chunk) = bytes.get(from..from + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        // A byte below 0x20 (the same test against 0x20 instead of 1), a quote, a backslash.
-        let below = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
-        if below || zero_byte(w ^ (ONES * u64::from(b'"'))) || zero_byte(w ^ (ONES * u64::from(b'\\'))) {
+        let w = swar::word(chunk.try_into().unwrap_or(&[0; 8]));
+        let escaped = swar::bytes_below(w, 0x20)
+            | swar::zero_bytes(w ^ swar::splat(b'"'))
+            | swar::zero_bytes(w ^ swar::splat(b'\\'));
+        if escaped != 0 {
             break;
         }
         from += 8;

@@ -110,6 +110,7 @@ pub mod schema;
 mod schema_gen;
 pub mod server;
 pub mod state;
+mod swar;
 mod sync;
 pub mod tool;
 mod transport;

@@ -1,12 +1,12 @@
 //! Locks taken over after a panic.
 //!
 //! A thread that panics while it holds a `std::sync` lock leaves the lock poisoned, and
-//! every later `lock()` returns an error. toolwire's locks guard its own tables and queues
-//! (calls in flight, sessions, subscriptions, output queues), never user code, and a server
-//! goes on answering other calls after one body's panic (it is caught and answered as an
-//! error). So every lock in this crate is taken (and waited on) through these functions,
-//! which take a poisoned lock over instead of turning one panic into a panic in every later
-//! caller.
+//! every later `lock()` returns an error. These locks guard toolwire's own tables and queues
+//! (calls in flight, sessions, subscriptions, output queues), and a server goes on answering
+//! other calls after one body's panic (it is caught and answered as an error). Every lock in
+//! the crate had already chosen, one by one, to take a poisoned lock over rather than turn
+//! one panic into a panic in every later caller; these functions are that choice in one
+//! place, and every lock is taken (and waited on) through them.
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 

@@ -58,8 +58,8 @@ const TOKEN_LEN: usize = 43;
 
 /// A token's bytes as the words `subtle` compares: its per-element compare costs the same
 /// for a `u64` as for a byte, so six words take a seventh of the compares of 43 bytes
-/// (`matches_header`: 286 instructions a request instead of 839, callgrind, inclusive). `bytes` is [`TOKEN_LEN`] long; the padding is
-/// zero in both.
+/// (`matches_header`: 286 instructions a request instead of 839, callgrind, inclusive).
+/// `bytes` is [`TOKEN_LEN`] long; the padding is zero in both.
 fn words(bytes: &[u8]) -> [u64; TOKEN_LEN.div_ceil(8)] {
     let mut padded = [0u8; TOKEN_LEN.div_ceil(8) * 8];
     padded[..bytes.len()].copy_from_slice(bytes);
