@@ -12,7 +12,8 @@
 # CASES="echo read" runs only those (default: all of them).
 #
 # The HTTP cases (http-json, http-floor) count a stateless JSON `tools/call` over HTTP, in
-# toolwire's server and in the bare axum floor (`cg_http` below).
+# toolwire's server and in the bare axum floor (`cg_http` below); http-session counts one
+# in a legacy session.
 #
 # The client cases (client-w1, client-w16) count the other side: toolwire's client
 # (`client-bench`, built with `--features client --bin client-bench`) under callgrind, calling
@@ -109,3 +110,6 @@ cg_http() {
 }
 cg_http http-json -- "$BIN/toolwire-http" --mode json
 cg_http http-floor --path /json -- "$BIN/floor-http"
+# One legacy session (`initialize` first, its `Mcp-Session-Id` on every call): what the
+# session adds to a stateless request, with http-json.
+cg_http http-session --mode session -- "$BIN/toolwire-http" --mode session
