@@ -151,7 +151,7 @@ impl StaticsBuilder {
     pub fn build(mut self) -> ToolStatics {
         let defs = self.generator.take_defs();
         let args = ArgSpec::new(Cow::Borrowed(self.name), self.params, defs);
-        let input = Schema::from_value(args.input_schema());
+        let input = Schema::from_canonical(args.input_schema_text());
         let mut info = ToolInfo::new(self.name, self.description, input)
             .with_declarations(self.declarations)
             .with_output_by_construction();

@@ -4,6 +4,8 @@
 //! hand uses these, so there is one escaper and one number format:
 //!
 //! - [`canonical_json`]: a whole value in canonical form (schemas, structured results);
+//!   `write_canonical` appends one, and `write_canonical_object` an object put together
+//!   from parts (`ArgSpec`'s input schema, written without building it);
 //! - `push_json_string` / `json_string`: one string literal, escaped minimally;
 //! - `json_number`: one number as ECMAScript writes it (`3`, not `3.0`);
 //! - `es6_number`: ECMAScript's `Number.prototype.toString` for a finite double;
@@ -34,7 +36,7 @@ use crate::swar;
 /// [`Schema`](crate::Schema)).
 pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
-    write_value(&mut out, value);
+    write_canonical(&mut out, value);
     out
 }
 
@@ -116,7 +118,13 @@ pub(crate) fn json_number(n: f64) -> String {
     }
 }
 
-fn write_value(out: &mut String, value: &Value) {
+/// The canonical order of two member names: by their UTF-16 code units (RFC 8785 §3.2.3).
+fn canonical_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Append `value` in canonical form to `out`.
+pub(crate) fn write_canonical(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -128,26 +136,27 @@ fn write_value(out: &mut String, value: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item);
+                write_canonical(out, item);
             }
             out.push(']');
         }
-        Value::Object(map) => {
-            let mut members: Vec<(&String, &Value)> = map.iter().collect();
-            // RFC 8785 §3.2.3: sort by the UTF-16 code units of the names.
-            members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, (name, member)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_json_string(out, name);
-                out.push(':');
-                write_value(out, member);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_canonical_object(out, map.iter().map(|(k, v)| (k.as_str(), v)).collect()),
     }
+}
+
+/// Append the object of `members` (names distinct) in canonical form to `out`.
+pub(crate) fn write_canonical_object(out: &mut String, mut members: Vec<(&str, &Value)>) {
+    members.sort_by(|(a, _), (b, _)| canonical_order(a, b));
+    out.push('{');
+    for (i, (name, member)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_string(out, name);
+        out.push(':');
+        write_canonical(out, member);
+    }
+    out.push('}');
 }
 
 fn write_number(out: &mut String, n: &serde_json::Number) {

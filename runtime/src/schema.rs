@@ -2,7 +2,7 @@
 //! `crate::json`.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -13,7 +13,7 @@ pub use crate::json::canonical_json;
 
 /// A JSON Schema held in canonical form: the bytes that go on the wire, plus the parsed value.
 ///
-/// Cloning is cheap: both halves are shared.
+/// Cloning is cheap: the text and its parsed forms are shared.
 ///
 /// # The canonical form
 ///
@@ -35,17 +35,28 @@ pub use crate::json::canonical_json;
 /// `preserve_order` feature into the build. A schema is serialised once, kept as bytes
 /// (this type), and those bytes are sent verbatim.
 #[derive(Clone)]
-pub struct Schema {
-    raw: Arc<RawValue>,
-    value: Arc<Value>,
+pub struct Schema(Arc<Forms>);
+
+/// A schema's canonical text, and the forms made from it when first asked for: a server that
+/// only lists its tools writes the text and never needs the other two.
+struct Forms {
+    text: Box<str>,
+    value: OnceLock<Value>,
+    raw: OnceLock<Box<RawValue>>,
 }
 
 impl Schema {
     /// Canonicalise a schema value.
     pub fn from_value(value: Value) -> Schema {
-        let text = canonical_json(&value);
-        let raw: Box<RawValue> = RawValue::from_string(text).expect("canonical JSON is always valid JSON");
-        Schema { raw: Arc::from(raw), value: Arc::new(value) }
+        let text = canonical_json(&value).into_boxed_str();
+        Schema(Arc::new(Forms { text, value: OnceLock::from(value), raw: OnceLock::new() }))
+    }
+
+    /// A schema from text already in canonical form (`crate::json` wrote it); its value is
+    /// parsed from the text when first asked for.
+    pub(crate) fn from_canonical(text: String) -> Schema {
+        debug_assert!(serde_json::from_str::<Value>(&text).is_ok_and(|v| canonical_json(&v) == text));
+        Schema(Arc::new(Forms { text: text.into_boxed_str(), value: OnceLock::new(), raw: OnceLock::new() }))
     }
 
     /// The schema of a tool without parameters: `{"additionalProperties":false,"type":"object"}`.
@@ -55,17 +66,21 @@ impl Schema {
 
     /// The canonical bytes, as text.
     pub fn as_str(&self) -> &str {
-        self.raw.get()
+        &self.0.text
     }
 
     /// The canonical bytes as a raw JSON value, for embedding verbatim in a message.
     pub fn as_raw(&self) -> &RawValue {
-        &self.raw
+        self.0.raw.get_or_init(|| {
+            RawValue::from_string(self.0.text.to_string()).expect("canonical JSON is always valid JSON")
+        })
     }
 
     /// The parsed schema.
     pub fn value(&self) -> &Value {
-        &self.value
+        self.0
+            .value
+            .get_or_init(|| serde_json::from_str(&self.0.text).expect("canonical JSON is always valid JSON"))
     }
 }
 
@@ -85,7 +100,7 @@ impl Eq for Schema {}
 
 impl Serialize for Schema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.raw.serialize(serializer)
+        self.as_raw().serialize(serializer)
     }
 }
 

@@ -232,6 +232,48 @@ impl ArgSpec {
         root.into()
     }
 
+    /// [`input_schema`](Self::input_schema) in canonical form, written from the parts: the
+    /// same bytes as `canonical_json(&self.input_schema())` without building the object
+    /// (whose parameter schemas and `$defs` would be cloned into it only to be written).
+    pub(crate) fn input_schema_text(&self) -> String {
+        use crate::json::{push_json_string, write_canonical_object};
+        let mut out = String::with_capacity(128);
+        // The root's members in canonical order: `$defs`, `additionalProperties`,
+        // `properties`, `required`, `type`.
+        out.push('{');
+        if !self.defs.is_empty() {
+            out.push_str("\"$defs\":");
+            write_canonical_object(&mut out, self.defs.iter().map(|(k, v)| (k.as_str(), v)).collect());
+            out.push(',');
+        }
+        out.push_str("\"additionalProperties\":false,");
+        if !self.params.is_empty() {
+            // Of two parameters with one name, the later is kept, as the map keeps it.
+            let mut properties: Vec<(&str, &Value)> = Vec::with_capacity(self.params.len());
+            for (i, p) in self.params.iter().enumerate() {
+                if !self.params[i + 1..].iter().any(|later| later.name == p.name) {
+                    properties.push((&p.name, &p.schema));
+                }
+            }
+            out.push_str("\"properties\":");
+            write_canonical_object(&mut out, properties);
+            out.push(',');
+            let mut required = self.params.iter().filter(|p| p.required).peekable();
+            if required.peek().is_some() {
+                out.push_str("\"required\":[");
+                for (i, p) in required.enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    push_json_string(&mut out, &p.name);
+                }
+                out.push_str("],");
+            }
+        }
+        out.push_str("\"type\":\"object\"}");
+        out
+    }
+
     fn error(&self, problem: ArgumentProblem) -> ToolArgumentError {
         ToolArgumentError { tool: self.tool.to_string(), problem }
     }
@@ -661,6 +703,64 @@ mod tests {
                 _ => panic!("{args} was accepted"),
             },
         }
+    }
+
+    /// The input schema written from its parts is the canonical form of the one built as a
+    /// value, byte for byte: with and without parameters, required or not, `$defs`, names in
+    /// an order where UTF-16 and UTF-8 disagree (U+1F600 before U+FFFF), names that need
+    /// escaping, and a name given twice (the later parameter kept, as a map keeps it).
+    #[test]
+    fn the_input_schema_text_is_the_canonical_form_of_the_value() {
+        let p = |name: &str, required: bool, schema: Value| ParamSpec {
+            name: name.to_owned().into(),
+            required,
+            schema,
+        };
+        let defs: Map<String, Value> = [
+            ("Zed".to_owned(), json!({"type": "integer", "maximum": 3})),
+            ("Ab".to_owned(), json!({"const": "x"})),
+        ]
+        .into_iter()
+        .collect();
+        let specs = [
+            ArgSpec::new("none".into(), vec![], Map::new()),
+            spec(),
+            ArgSpec::new("defs".into(), vec![p("who", true, json!({"$ref": "#/$defs/Zed"}))], defs.clone()),
+            ArgSpec::new("defs_only".into(), vec![], defs),
+            ArgSpec::new(
+                "order".into(),
+                vec![
+                    p("\u{ffff}", true, json!({})),
+                    p("😀", false, json!({"type": "string"})),
+                    p("z", true, json!({"enum": [1, 2.5, "a\"b"]})),
+                    p("a\"b\n", true, json!(null)),
+                    p("", false, json!(true)),
+                ],
+                Map::new(),
+            ),
+            ArgSpec::new(
+                "twice".into(),
+                vec![p("x", true, json!({"type": "string"})), p("x", false, json!({"type": "integer"}))],
+                Map::new(),
+            ),
+        ];
+        for spec in specs {
+            assert_eq!(
+                spec.input_schema_text(),
+                crate::json::canonical_json(&spec.input_schema()),
+                "{}",
+                spec.tool()
+            );
+        }
+        let order = ArgSpec::new(
+            "order".into(),
+            vec![p("\u{ffff}", true, json!({})), p("😀", true, json!({})), p("a", true, json!({}))],
+            Map::new(),
+        );
+        assert_eq!(
+            order.input_schema_text(),
+            "{\"additionalProperties\":false,\"properties\":{\"a\":{},\"😀\":{},\"\u{ffff}\":{}},\"required\":[\"\u{ffff}\",\"😀\",\"a\"],\"type\":\"object\"}"
+        );
     }
 
     #[test]

@@ -49,13 +49,10 @@ use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::{ListParams, ModernResult};
 use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
-use crate::protocol::wire::Icon;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
 use crate::registry::ToolRegistry;
 use crate::state::StateMap;
-use crate::tool::{
-    Annotations, Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
-};
+use crate::tool::{Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 
 use super::caller;
 use super::era::{decode_params, method_not_found};
@@ -491,25 +488,6 @@ impl Listed for ToolInfo {
     }
 }
 
-/// One tool as `tools/list` advertises it. The schemas are the tool's canonical bytes,
-/// embedded verbatim.
-#[derive(Serialize)]
-struct WireTool<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    description: &'a str,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    icons: &'a [Icon],
-    #[serde(rename = "inputSchema")]
-    input_schema: &'a RawValue,
-    #[serde(rename = "outputSchema", skip_serializing_if = "Option::is_none")]
-    output_schema: Option<&'a RawValue>,
-    annotations: Annotations,
-    #[serde(rename = "_meta")]
-    meta: ToolMeta<'a>,
-}
-
 /// `{"toolwire": <declarations>, ..custom}`: the declarations keyed by [`META_KEY`], then
 /// the tool's own entries in key order (never `toolwire`; [`ToolInfo::with_meta`] refuses it).
 struct ToolMeta<'a>(&'a Declarations, &'a [(Cow<'static, str>, serde_json::Value)]);
@@ -525,18 +503,36 @@ impl Serialize for ToolMeta<'_> {
     }
 }
 
-/// The advertised JSON object for one tool.
+/// The advertised JSON object for one tool: `name`, `title` (when given), `description`,
+/// `icons` (when any), `inputSchema`, `outputSchema` (when declared), `annotations`, `_meta`.
+/// Written by hand so the schemas go in as the canonical text they are held in.
 fn tool_json(info: &ToolInfo) -> Result<String, serde_json::Error> {
-    serde_json::to_string(&WireTool {
-        name: info.name(),
-        title: info.title(),
-        description: info.description(),
-        icons: info.icons(),
-        input_schema: info.input_schema().as_raw(),
-        output_schema: info.output_schema().map(|s| s.as_raw()),
-        annotations: info.annotations(),
-        meta: ToolMeta(info.declarations(), info.meta()),
-    })
+    let input = info.input_schema().as_str();
+    let mut out = String::with_capacity(160 + info.description().len() + input.len());
+    out.push_str("{\"name\":");
+    push_json_string(&mut out, info.name());
+    if let Some(title) = info.title() {
+        out.push_str(",\"title\":");
+        push_json_string(&mut out, title);
+    }
+    out.push_str(",\"description\":");
+    push_json_string(&mut out, info.description());
+    if !info.icons().is_empty() {
+        out.push_str(",\"icons\":");
+        out.push_str(&serde_json::to_string(info.icons())?);
+    }
+    out.push_str(",\"inputSchema\":");
+    out.push_str(input);
+    if let Some(output) = info.output_schema() {
+        out.push_str(",\"outputSchema\":");
+        out.push_str(output.as_str());
+    }
+    out.push_str(",\"annotations\":");
+    out.push_str(&serde_json::to_string(&info.annotations())?);
+    out.push_str(",\"_meta\":");
+    out.push_str(&serde_json::to_string(&ToolMeta(info.declarations(), info.meta()))?);
+    out.push('}');
+    Ok(out)
 }
 
 /// A `tools/call` result body, without the modern `_meta`/`resultType` members.
@@ -652,6 +648,31 @@ mod tests {
             tool_json(&info).unwrap(),
             r#"{"name":"deploy","description":"Deploy it.","inputSchema":{"additionalProperties":false,"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},"_meta":{"toolwire":{"side_effecting":true,"requires_approval":true,"caps":["egress"]}}}"#
         );
+    }
+
+    /// Every optional member, in the order a derived `Serialize` of the wire shape wrote
+    /// them, with text that needs escaping; the schemas go in as their canonical text.
+    #[test]
+    fn a_tool_with_every_member_is_written_in_order() {
+        let icon = crate::protocol::wire::Icon {
+            src: "https://example.com/i.png".into(),
+            mime_type: Some("image/png".into()),
+            sizes: vec!["48x48".into()],
+            theme: None,
+        };
+        let output = Schema::from_value(json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}));
+        let info = ToolInfo::new("say", "Say \"hi\"\n\tthen stop.", Schema::empty_object())
+            .with_title("Säy ✓")
+            .with_icon(icon)
+            .with_output_schema(output)
+            .with_meta("example.com/k", json!({"a": [true]}))
+            .unwrap();
+        assert_eq!(
+            tool_json(&info).unwrap(),
+            r#"{"name":"say","title":"Säy ✓","description":"Say \"hi\"\n\tthen stop.","icons":[{"src":"https://example.com/i.png","mimeType":"image/png","sizes":["48x48"]}],"inputSchema":{"additionalProperties":false,"type":"object"},"outputSchema":{"properties":{"ok":{"type":"boolean"}},"type":"object"},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":false,"openWorldHint":false},"_meta":{"toolwire":{"side_effecting":true,"requires_approval":false,"caps":[]},"example.com/k":{"a":[true]}}}"#
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&tool_json(&info).unwrap()).unwrap();
+        assert_eq!(parsed["description"], "Say \"hi\"\n\tthen stop.");
     }
 
     /// The listing is serialised on the first list, once; replacing a set that was never
