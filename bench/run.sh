@@ -251,7 +251,8 @@ done
 # The cold start (issue 15): each stdio server started $COLD times, one start of each in turn
 # (bench/src/bin/cold-start.rs), with the keep-awake loop and then without it, since the loop
 # changes who waits for a core at start; the report holds a cold-start goal met only when it
-# is met in both.
+# is met in both. Each server starts from a copy of its binary, as `cargo install` leaves one:
+# a file the linker has just written maps slower at every start (cold-start.rs says why).
 echo "== cold start: $COLD interleaved starts per server, with keep-awake and without"
 # The same with 50 tools (the `fifty` servers; informational, no goal): what a server with
 # many `#[tool]`s pays at start (case `cold50`, and `cold50-idle` without the loop).

@@ -16,15 +16,26 @@
 //! run fails), note the time; then close stdin and wait for the exit (killed after 10 s),
 //! which is not measured. `run.sh` runs it with the keep-awake loop and without.
 //!
+//! Each server runs from a copy of its executable, made before the first round with
+//! `std::fs::copy` (as `cargo install` puts a binary in place), unless `--in-place`. How a
+//! file was written decides how its pages sit in the page cache, and so what mapping them
+//! costs at every start: a binary the linker has just written in small pieces started
+//! 90 to 140 µs slower than a copy of the same bytes (toolwire's echo; rmcp's about 220 µs,
+//! the floor's about 30), and a copy written 4 KiB at a time was as slow as the linker's
+//! (bench/findings.md, session 21). A server an agent starts was installed, unpacked or read
+//! from disk, not linked a moment ago; the copy measures that, the same for every server.
+//! The record says which (`binary=copy` or `binary=in-place`).
+//!
 //! ```text
 //! cold-start --case cold --rounds 40 --server toolwire=PATH --server rmcp=PATH ...
-//! cold-start --case cold50 --rounds 40 --server "floor=PATH --tools 50" ...
+//! cold-start --case cold50 --rounds 40 --server "floor=PATH --tools 50" ... [--in-place]
 //! ```
 //!
 //! A server is `NAME=COMMAND`: the command's words split on whitespace, the first the
 //! executable, the rest its arguments.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -40,10 +51,12 @@ struct Args {
     rounds: usize,
     /// `(name, command)`: each server's executable and its arguments, split on whitespace.
     servers: Vec<(String, String)>,
+    /// Run each executable where it lies, not from a copy.
+    in_place: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { case: "cold".into(), rounds: 40, servers: Vec::new() };
+    let mut args = Args { case: "cold".into(), rounds: 40, servers: Vec::new(), in_place: false };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -56,13 +69,31 @@ fn parse_args() -> Result<Args, String> {
                     v.split_once('=').ok_or_else(|| format!("--server wants NAME=PATH, got {v:?}"))?;
                 args.servers.push((name.to_owned(), path.to_owned()));
             }
+            "--in-place" => args.in_place = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     if args.servers.is_empty() || args.rounds == 0 {
-        return Err("usage: cold-start [--case NAME] --rounds N --server NAME=PATH...".into());
+        return Err("usage: cold-start [--case NAME] --rounds N --server NAME=PATH... [--in-place]".into());
     }
     Ok(args)
+}
+
+/// Copy each server's executable into `dir` (as `cargo install` puts one in place) and
+/// point its command at the copy.
+fn install(servers: &mut [(String, String)], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (k, (name, command)) in servers.iter_mut().enumerate() {
+        let mut words = command.split_whitespace();
+        let path = Path::new(words.next().ok_or_else(|| format!("{name}: an empty server command"))?);
+        let file = path.file_name().ok_or_else(|| format!("{name}: {} names no file", path.display()))?;
+        let copy = dir.join(format!("{k}-{}", file.to_string_lossy()));
+        std::fs::copy(path, &copy)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", path.display(), copy.display()))?;
+        let rest: Vec<&str> = words.collect();
+        *command = std::iter::once(copy.to_string_lossy().as_ref()).chain(rest).collect::<Vec<_>>().join(" ");
+    }
+    Ok(())
 }
 
 /// One start of `command`: microseconds from spawn to the `initialize` reply.
@@ -103,13 +134,31 @@ fn start(command: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args() {
+    let mut args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("cold-start: {e}");
             return ExitCode::from(2);
         }
     };
+    let installed = (!args.in_place)
+        .then(|| std::env::temp_dir().join(format!("toolwire-cold-start-{}", std::process::id())));
+    if let Some(dir) = &installed
+        && let Err(e) = install(&mut args.servers, dir)
+    {
+        eprintln!("cold-start: {e}");
+        let _ = std::fs::remove_dir_all(dir);
+        return ExitCode::from(2);
+    }
+    let code = measure(&args);
+    if let Some(dir) = &installed {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    code
+}
+
+/// The rounds, then one record per server.
+fn measure(args: &Args) -> ExitCode {
     let n = args.servers.len();
     let mut samples: Vec<Vec<u64>> = vec![Vec::with_capacity(args.rounds); n];
     for round in 0..args.rounds {
@@ -131,6 +180,7 @@ fn main() -> ExitCode {
         let mut r = Record::new();
         r.set("case", format!("{}:{name}", args.case))
             .set("starts", sorted.len())
+            .set("binary", if args.in_place { "in-place" } else { "copy" })
             .set("init_us", median(&sorted.iter().map(|&us| us as f64).collect::<Vec<_>>()).unwrap_or(0.0))
             .set("p10_us", percentile_sorted(&sorted, 10.0))
             .set("p90_us", percentile_sorted(&sorted, 90.0))

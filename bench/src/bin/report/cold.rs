@@ -3,7 +3,8 @@
 //! (case `cold`) and once without (case `cold-idle`, what a user's idle machine gives). A
 //! cold-start goal is met only when it is met in both runs: under the loop some starts wait
 //! milliseconds for a core (rmcp's more than most: its runtime starts a worker per core), so
-//! the loop alone could flatter either side.
+//! the loop alone could flatter either side. Each server starts from a copy of its binary
+//! (`binary=copy` in the records; the bench's docs say why), which the figure names.
 
 use super::{Data, Goal, Status, at_most, fmt, ratio};
 
@@ -40,11 +41,14 @@ pub(super) fn goal(d: &Data, what: &'static str, goal: &'static str, base: &str,
     } else {
         Status::Met
     };
+    // Older raw files have no `binary` field: their servers ran where cargo built them.
+    let copied = d.runs(&format!("{}:toolwire", RUNS[0].0)).iter().any(|r| r.get("binary") == Some("copy"));
     let figure = format!(
-        "{}; {}; medians of {} interleaved starts each",
+        "{}; {}; medians of {} interleaved starts each{}",
         runs[0].1,
         runs[1].1,
-        fmt(field(d, RUNS[0].0, "toolwire", "starts"), 0)
+        fmt(field(d, RUNS[0].0, "toolwire", "starts"), 0),
+        if copied { ", each server started from a copy of its binary, as `cargo install` leaves it" } else { "" }
     );
     let note = match status {
         Status::Unmeasured => "not measured: no cold-start records in this run".to_owned(),
