@@ -36,6 +36,9 @@ apt_need bench/compile.sh "command -v hyperfine" hyperfine
 
 rm -rf "$G"
 "$BIN/gen-compile" "$G" runtime
+# Absolute from here on: the builds run inside the generated crates, and an OUT_DIR given
+# relative (run.sh's) or absolute must name the same target directories there as here.
+G=$(cd "$G" && pwd)
 for c in toolwire rmcp toolwire-plain rmcp-plain; do
   cp Cargo.lock "$G/$c/Cargo.lock"
 done
@@ -45,7 +48,7 @@ now_ms() { date +%s%3N; }
 # build IMPL [ENV...]: cargo build in the generated crate, its own target dir.
 build() {
   local impl=$1; shift
-  (cd "$G/$impl" && env CARGO_TARGET_DIR="$ROOT/$G/target-$impl" "$@" cargo build --offline -q)
+  (cd "$G/$impl" && env CARGO_TARGET_DIR="$G/target-$impl" "$@" cargo build --offline -q)
 }
 
 echo "  clean dev builds ($ROUNDS rounds)"
@@ -77,8 +80,8 @@ echo "  incremental rebuild after editing one tool body (hyperfine, $ROUNDS roun
 for impl in toolwire rmcp; do build "$impl"; done
 for round in $(seq 1 "$ROUNDS"); do
   for impl in toolwire rmcp; do
-    json="$ROOT/$G/hyperfine-$impl-$round.json"
-    (cd "$G/$impl" && CARGO_TARGET_DIR="$ROOT/$G/target-$impl" hyperfine --style none --warmup 1 --runs 3 \
+    json="$G/hyperfine-$impl-$round.json"
+    (cd "$G/$impl" && CARGO_TARGET_DIR="$G/target-$impl" hyperfine --style none --warmup 1 --runs 3 \
       --prepare "sed -i \"s/EDIT[0-9]*/EDIT\$(date +%s%N)/\" src/lib.rs" \
       --export-json "$json" "cargo build --offline -q" >/dev/null)
     echo "bench kind=hyperfine impl=$impl round=$round json=$json" >>"$RAW"
@@ -89,8 +92,8 @@ echo "  expansion lines"
 count() { grep -cv '^[[:space:]]*$' "$1"; }
 for c in toolwire toolwire-plain rmcp rmcp-plain; do
   impl=${c%-plain}
-  f="$ROOT/$G/$c.expanded.rs"
-  (cd "$G/$c" && CARGO_TARGET_DIR="$ROOT/$G/target-$impl" RUSTC_BOOTSTRAP=1 \
+  f="$G/$c.expanded.rs"
+  (cd "$G/$c" && CARGO_TARGET_DIR="$G/target-$impl" RUSTC_BOOTSTRAP=1 \
     cargo rustc --offline -q --lib --profile=check -- -Zunpretty=expanded >"$f")
   rustfmt --edition 2024 --config-path "$ROOT/rustfmt.toml" "$f"
   echo "bench kind=expand crate=$c lines=$(count "$f")" >>"$RAW"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A server's CPU time per request under load (`perf stat -e task-clock`, user and kernel), for
 # toolwire and the no-SDK floor, interleaved: the HTTP stateless JSON case at c=16 and the
-# sequential stdio echo. On this bench's 2 cores the HTTP server is CPU-bound (wrk has the
+# sequential stdio echo; and for one legacy session at c=16, toolwire and rmcp (with
+# `TCP_NODELAY`, as run.sh runs it). On this bench's 2 cores the HTTP server is CPU-bound (wrk has the
 # other core), so its requests/s follow its CPU per request; that figure moves far less from
 # run to run than requests/s do on a shared machine, so it tells two builds apart where a
 # timed run cannot (bench/findings.md, session 19).
@@ -10,7 +11,7 @@
 #                                   seconds a round, default 4), CALLS (stdio, default 100000)
 #
 # Needs `perf` (`perf stat -e task-clock true` tells), the release bins of toolwire-bench
-# built with `--features http` (http-bench, toolwire-http, floor-http, driver) and, in a cargo
+# built with `--features http` (http-bench, toolwire-http, floor-http, rmcp-http, driver) and, in a cargo
 # invocation of its own, of toolwire-bench-servers (toolwire-echo, floor-echo). Prints one
 # line per case: the median of the rounds for each server, and toolwire's over the floor's.
 # The stdio figure runs under perf's bookkeeping of every context switch, so it is higher
@@ -51,23 +52,30 @@ stdio_us() {
   awk -v ms="$(task_ms "$OUT/$name")" -v n="$CALLS" 'BEGIN {printf "%.2f\n", ms * 1000 / n}'
 }
 
-# report CASE UNIT FILE-OURS FILE-FLOOR: the medians and their ratio.
+# report CASE UNIT FILE-OURS FILE-OTHER [OTHER]: the medians and their ratio (OTHER names the
+# other server: floor unless given).
 report() {
   python3 - "$@" <<'PY'
 import statistics, sys
-case, unit, ours, floor = sys.argv[1:5]
+case, unit, ours, other = sys.argv[1:5]
+name = sys.argv[5] if len(sys.argv) > 5 else "floor"
 o = statistics.median(float(x) for x in open(ours).read().split())
-f = statistics.median(float(x) for x in open(floor).read().split())
-print(f"{case:22s} toolwire {o:6.2f} {unit}, floor {f:6.2f} {unit}: {o / f:.3f}x the floor's CPU")
+f = statistics.median(float(x) for x in open(other).read().split())
+whose = "the floor's" if name == "floor" else f"{name}'s"
+print(f"{case:22s} toolwire {o:6.2f} {unit}, {name} {f:6.2f} {unit}: {o / f:.3f}x {whose} CPU")
 PY
 }
 
 : >"$OUT/http.toolwire"; : >"$OUT/http.floor"; : >"$OUT/stdio.toolwire"; : >"$OUT/stdio.floor"
+: >"$OUT/session.toolwire"; : >"$OUT/session.rmcp"
 for _ in $(seq "$ROUNDS"); do
   http_us toolwire -- "$BIN/toolwire-http" --mode json >>"$OUT/http.toolwire"
   http_us floor --path /json -- "$BIN/floor-http" >>"$OUT/http.floor"
+  http_us session-toolwire --mode session -- "$BIN/toolwire-http" --mode session >>"$OUT/session.toolwire"
+  http_us session-rmcp --mode session -- "$BIN/rmcp-http" --mode session --nodelay >>"$OUT/session.rmcp"
   stdio_us toolwire -- "$BIN/toolwire-echo" >>"$OUT/stdio.toolwire"
   stdio_us floor -- "$BIN/floor-echo" >>"$OUT/stdio.floor"
 done
 report "http-json c=16" "µs/request" "$OUT/http.toolwire" "$OUT/http.floor"
 report "stdio echo, sequential" "µs/call" "$OUT/stdio.toolwire" "$OUT/stdio.floor"
+report "http-session c=16" "µs/request" "$OUT/session.toolwire" "$OUT/session.rmcp" rmcp
