@@ -48,7 +48,11 @@ pub(super) fn goal(d: &Data, what: &'static str, goal: &'static str, base: &str,
         runs[0].1,
         runs[1].1,
         fmt(field(d, RUNS[0].0, "toolwire", "starts"), 0),
-        if copied { ", each server started from a copy of its binary, as `cargo install` leaves it" } else { "" }
+        if copied {
+            ", each server started from a copy of its binary, as `cargo install` leaves it"
+        } else {
+            ""
+        }
     );
     let note = match status {
         Status::Unmeasured => "not measured: no cold-start records in this run".to_owned(),
