@@ -41,7 +41,6 @@ use super::era::not_initialized;
 use super::running::RunningCall;
 use super::session::SessionInner;
 use super::sink::{Reply, Sink};
-use super::talk::CallTalk;
 
 thread_local! {
     /// Where this thread is dispatching from, when a transport polls calls inline (see
@@ -189,12 +188,9 @@ impl SessionInner {
         // A legacy call can talk back to its client on the call's own stream; a modern one
         // through the rounds its capability runs it in, if it does (see `crate::context`).
         let talk = match self.legacy_capabilities() {
-            Some(capabilities) if !modern => Some(Arc::new(CallTalk {
-                asking: self.asking.clone(),
-                sink: reply.route().sink().clone(),
-                capabilities,
-                timeout: self.shared.options.client_request_timeout,
-            }) as Arc<dyn Talkback>),
+            Some(capabilities) if !modern => {
+                Some(self.call_talk(reply.route().sink(), capabilities) as Arc<dyn Talkback>)
+            }
             _ if modern => handler.talkback(),
             _ => None,
         };

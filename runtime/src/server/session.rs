@@ -21,7 +21,7 @@ use crate::sync::lock;
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::subscriptions::{ListFlags, Subscriber};
-use super::talk::{Answer, Asking};
+use super::talk::{Answer, Asking, CallTalk};
 use super::{PingError, Shared};
 
 /// One connection's state. Cheap to clone: clones share it.
@@ -49,6 +49,10 @@ pub(crate) struct SessionInner {
     /// This session's legacy subscriber (its `resources/subscribe`s, and the list changes
     /// it takes), made when the transport gives it a notifier.
     pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
+    /// The talk-back handle of the legacy calls whose sink is the session's notifier itself
+    /// (stdio's one output, which lives as long as the session): made once, not per call.
+    /// Each call of an HTTP POST gets its own: a kept one would hold the POST's answer open.
+    call_talk: OnceLock<Arc<CallTalk>>,
 }
 
 /// What the `initialize` handshake settled.
@@ -101,6 +105,7 @@ impl Session {
                 running: Arc::new(Running::default()),
                 asking: Arc::new(Asking::default()),
                 subscriber: OnceLock::new(),
+                call_talk: OnceLock::new(),
             }),
         }
     }
@@ -345,6 +350,29 @@ impl SessionInner {
         lock(&self.legacy).as_ref().map(|s| s.capabilities)
     }
 
+    /// What a legacy call answered on `sink` talks back through, for a client that said it
+    /// can be asked for `capabilities`: the session's one handle when `sink` is the
+    /// session's notifier (see `call_talk`), else a new one.
+    pub(crate) fn call_talk(&self, sink: &Arc<dyn Sink>, capabilities: ClientCapabilities) -> Arc<CallTalk> {
+        let make = || {
+            Arc::new(CallTalk {
+                asking: self.asking.clone(),
+                sink: sink.clone(),
+                capabilities,
+                timeout: self.shared.options.client_request_timeout,
+            })
+        };
+        match self.call_talk.get() {
+            // The handshake is over before any call: the capabilities it kept are these.
+            Some(talk) if Arc::ptr_eq(&talk.sink, sink) => talk.clone(),
+            Some(_) => make(),
+            None if self.subscriber.get().is_some_and(|s| s.sends_to(sink)) => {
+                self.call_talk.get_or_init(make).clone()
+            }
+            None => make(),
+        }
+    }
+
     fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>) {
         let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
         match self.legacy_state().map(|s| s.version) {
@@ -459,5 +487,31 @@ mod tests {
             assert_eq!((client.name.as_deref(), client.version.as_deref()), (None, None));
             assert!(Arc::ptr_eq(&client, &unknown_client(version)), "made once");
         }
+    }
+
+    /// A call answered on the session's notifier (stdio's output) shares the session's one
+    /// talk-back handle; a call answered on another sink (an HTTP POST's) gets its own, and
+    /// is never the one kept.
+    #[test]
+    fn only_the_notifiers_calls_share_a_talk_back_handle() {
+        let server =
+            super::super::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
+        let session = server.session();
+        let sink = || -> Arc<dyn Sink> { Arc::new(|_: Outbound| {}) };
+        let (output, post) = (sink(), sink());
+        let caps = ClientCapabilities::default();
+        let inner = &session.inner;
+        assert!(
+            !Arc::ptr_eq(&inner.call_talk(&output, caps), &inner.call_talk(&output, caps)),
+            "no notifier yet"
+        );
+        session.set_notifier(output.clone());
+        let first = inner.call_talk(&post, caps);
+        assert!(Arc::ptr_eq(&first.sink, &post));
+        assert!(!Arc::ptr_eq(&first, &inner.call_talk(&post, caps)), "a POST's handle is not kept");
+        let kept = inner.call_talk(&output, caps);
+        assert!(Arc::ptr_eq(&kept.sink, &output));
+        assert!(Arc::ptr_eq(&kept, &inner.call_talk(&output, caps)), "the notifier's handle is made once");
+        assert!(!Arc::ptr_eq(&kept, &inner.call_talk(&post, caps)));
     }
 }

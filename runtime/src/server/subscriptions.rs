@@ -126,6 +126,11 @@ enum Gate {
 }
 
 impl Subscriber {
+    /// Whether it sends on `sink` (the very one, not an equal one).
+    pub(crate) fn sends_to(&self, sink: &Arc<dyn Sink>) -> bool {
+        Arc::ptr_eq(&self.sink, sink)
+    }
+
     /// A subscriber sending on `sink`; `listen_id` for a modern `subscriptions/listen`. It
     /// takes the list changes in `lists`, once [`ready`](Self::ready) when `ready` is false.
     pub(crate) fn new(
