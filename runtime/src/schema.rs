@@ -76,7 +76,9 @@ impl Schema {
         })
     }
 
-    /// The parsed schema.
+    /// The parsed schema: the value it was made from ([`from_value`](Self::from_value)), or
+    /// for a `#[tool]`'s input schema (written as text from its parts) the canonical bytes
+    /// parsed when first asked for, so its objects keep the canonical member order.
     pub fn value(&self) -> &Value {
         self.0
             .value
