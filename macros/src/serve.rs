@@ -162,7 +162,7 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
                 for item in items {
                     match item {
                         syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
-                            if paths.contains(&p.path) {
+                            if paths.iter().any(|listed| same_tokens(listed, &p.path)) {
                                 cx.error_spanned_by(
                                     &p,
                                     format!("this {what} is already listed; list each {what} once"),
@@ -201,7 +201,7 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
     // Rule: a tool is listed once. The registry refuses two tools with one name when it is
     // built; the same path written twice is caught here, under the second one.
     for (i, path) in spec.tools.iter().enumerate() {
-        if spec.tools[..i].contains(path) {
+        if spec.tools[..i].iter().any(|listed| same_tokens(listed, path)) {
             cx.error_spanned_by(path, "this tool is already listed; list each tool once");
         }
     }
@@ -212,6 +212,13 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
         );
     }
     spec
+}
+
+/// Whether two paths or expressions are written the same, token for token (spans aside):
+/// what `==` on syn's types means with its `extra-traits` feature, which toolwire does not
+/// turn on (it adds about a third to syn's compile, on the path of every user's first build).
+fn same_tokens(a: &impl quote::ToTokens, b: &impl quote::ToTokens) -> bool {
+    a.to_token_stream().to_string() == b.to_token_stream().to_string()
 }
 
 /// Two fns a `resources`/`prompts` message shows.
