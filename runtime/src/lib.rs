@@ -96,6 +96,7 @@
 // The layers, bottom first: a module imports only modules above it in this list
 // (`scripts/layers.py` checks it; ARCHITECTURE.md draws it).
 pub mod args;
+mod by_name;
 pub mod complete;
 pub mod context;
 pub mod inject;

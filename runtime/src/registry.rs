@@ -1,9 +1,9 @@
 //! [`ToolRegistry`], a set of tools with unique names and the state values they take, and
 //! [`NameMap`], the qualified names an agent CLI addresses them by (`mcp__<server>__<tool>`).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::by_name::ByName;
 use crate::state::StateMap;
 use crate::tool::Tool;
 
@@ -102,7 +102,7 @@ pub fn sanitise_tool_name(name: &str) -> String {
 /// when it is added, naming the tool and the type.
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, Arc<dyn Tool>>,
+    tools: ByName<Arc<dyn Tool>>,
     states: Arc<StateMap>,
 }
 
@@ -223,7 +223,7 @@ impl ToolRegistry {
 
     /// The tool names, sorted.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.tools.keys().map(String::as_str)
+        self.tools.keys()
     }
 
     /// How many tools there are.
@@ -246,7 +246,7 @@ impl ToolRegistry {
         {
             return Err(RegistryError::InvalidServerName { name: server.to_owned() });
         }
-        let mut by_sanitised: BTreeMap<String, &str> = BTreeMap::new();
+        let mut by_sanitised: ByName<&str> = ByName::default();
         for name in self.names() {
             let sanitised = sanitise_tool_name(name);
             if let Some(first) = by_sanitised.insert(sanitised.clone(), name) {

@@ -1,8 +1,8 @@
 //! [`PromptRegistry`]: a set of prompts with unique names.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::by_name::ByName;
 use crate::complete::{Completers, CompletionRef, Fixed};
 
 use super::Prompt;
@@ -48,7 +48,7 @@ pub enum PromptRegistryError {
 /// ```
 #[derive(Clone, Default)]
 pub struct PromptRegistry {
-    prompts: BTreeMap<String, Arc<dyn Prompt>>,
+    prompts: ByName<Arc<dyn Prompt>>,
 }
 
 impl std::fmt::Debug for PromptRegistry {
@@ -106,7 +106,7 @@ impl PromptRegistry {
 
     /// Every name, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.prompts.keys().map(String::as_str)
+        self.prompts.keys()
     }
 
     /// How many prompts there are.
@@ -123,8 +123,8 @@ impl PromptRegistry {
     /// attached, and for an enum argument without one, its values by prefix ([`Fixed`]).
     pub fn completers(&self) -> Completers {
         let mut all = Completers::new();
-        for (name, prompt) in &self.prompts {
-            let target = CompletionRef::Prompt(name.clone());
+        for (name, prompt) in self.prompts.iter() {
+            let target = CompletionRef::Prompt(name.to_owned());
             for arg in &prompt.info().arguments {
                 if let Some(values) = &arg.values {
                     all.insert(

@@ -1,10 +1,10 @@
 //! [`ResourceRegistry`]: the fixed resources (unique URIs) and templates (unique template
 //! text) a server serves, and [`ResourceRegistry::resolve`], which finds what serves a URI.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Resource, ResourceTemplate};
+use crate::by_name::ByName;
 use crate::complete::{Completers, CompletionRef};
 
 /// Why a resource registry could not be built.
@@ -51,7 +51,7 @@ pub enum Resolved<'r> {
 /// ```
 #[derive(Clone, Default)]
 pub struct ResourceRegistry {
-    fixed: BTreeMap<String, (Arc<dyn Resource>, &'static str)>,
+    fixed: ByName<(Arc<dyn Resource>, &'static str)>,
     templates: Vec<(Arc<dyn ResourceTemplate>, &'static str)>,
 }
 

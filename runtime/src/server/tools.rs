@@ -33,7 +33,6 @@
 //! [`Handler`], and one `request` fn that answers its methods.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -42,6 +41,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
 use crate::args::{PyList, PyStr};
+use crate::by_name::ByName;
 use crate::context::Context;
 use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
@@ -92,7 +92,7 @@ pub(crate) struct ToolSet {
     /// replaced), applied when it is built.
     replaced: Vec<String>,
     /// The output checks of the tools whose output is checked ([`ToolInfo::output_checked`]).
-    output_checks: BTreeMap<String, Arc<OutputCheck>>,
+    output_checks: ByName<Arc<OutputCheck>>,
     /// The listings of the subsets some principals may see (module `policy`).
     views: Views<Listing>,
 }
@@ -270,7 +270,7 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
     let states = set.registry.states();
     let states = (!states.is_empty()).then(|| Arc::clone(states));
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
-    let check = if tool.info().output_checked() { set.output_checks.get(&*p.name).cloned() } else { None };
+    let check = if tool.info().output_checked() { set.output_checks.get(&p.name).cloned() } else { None };
     drop(set);
     let exposure = caller::exposure(&session.shared);
     let untrusted = exposure.untrusted().is_some().then_some(exposure);
