@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Context, PeerInfo, Progress, Talkback};
+use crate::context::{CallParts, Context, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
@@ -181,43 +181,9 @@ impl SessionInner {
             ));
         };
         let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
-        let progress = meta
-            .and_then(|m| m.progress_token)
-            .filter(|t| is_progress_token(t))
-            .map(|t| ProgressChannel::new(reply.route().sink().clone(), t.to_owned()));
-        // A legacy call can talk back to its client on the call's own stream; a modern one
-        // through the rounds its capability runs it in, if it does (see `crate::context`).
-        let talk = match self.legacy_capabilities() {
-            Some(capabilities) if !modern => {
-                Some(self.call_talk(reply.route().sink(), capabilities) as Arc<dyn Talkback>)
-            }
-            _ if modern => handler.talkback(),
-            _ => None,
-        };
-        let options = &self.shared.options;
-        let forward_to = talk.clone().filter(|_| options.forward_tracing);
-        // The context is made here, not in the task, so the in-flight table can hold it: a
-        // client's cancellation cancels the call's token through it, and a call nobody
-        // cancels never makes one (the host's token is its parent, when there is one).
-        let mut ctx = Context::builder()
-            .cancellation_under(options.cancellation.clone())
-            .peer(peer)
-            .principal(super::caller::principal(&self.shared));
-        if let Some(channel) = progress.clone() {
-            ctx = ctx.progress(Arc::new(move |p: Progress| channel.emit(&p)));
-        }
-        if let Some(talk) = talk {
-            ctx = ctx.talkback(talk);
-        }
-        // A legacy session made for this one request (stateless HTTP) can never be
-        // answered: the client's answer would arrive on a fresh session.
-        if !modern && self.asking.is_one_shot() {
-            ctx = ctx.cannot_ask_because(super::talk::ONE_SHOT);
-        }
-        if let Some(states) = handler.states() {
-            ctx = ctx.states(Arc::clone(states));
-        }
-        let ctx = ctx.build();
+        let talkback = if modern { handler.talkback() } else { None };
+        let (ctx, progress, forward_to) =
+            self.call_context(&reply, meta, peer, modern, talkback, handler.states());
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -254,6 +220,52 @@ impl SessionInner {
         }
         let handle = runtime.spawn(job.boxed());
         calls.insert(id, RunningCall { abort: Some(handle.abort_handle()), ctx });
+    }
+
+    /// The call's context, its progress channel (when `meta` asks for progress) and where
+    /// its `tracing` events are forwarded (when the server forwards them): the part of
+    /// [`run`](Self::run) that does not depend on the handler, compiled once for every kind
+    /// of request rather than inlined into each.
+    ///
+    /// The context is made here, not in the task, so the in-flight table can hold it: a
+    /// client's cancellation cancels the call's token through it, and a call nobody cancels
+    /// never makes one (the host's token is its parent, when there is one).
+    #[inline(never)]
+    fn call_context(
+        &self,
+        reply: &Reply,
+        meta: Option<&RequestMeta<'_>>,
+        peer: Arc<PeerInfo>,
+        modern: bool,
+        talkback: Option<Arc<dyn Talkback>>,
+        states: Option<&Arc<crate::state::StateMap>>,
+    ) -> (Context, Option<Arc<ProgressChannel>>, Option<Arc<dyn Talkback>>) {
+        let progress = meta
+            .and_then(|m| m.progress_token)
+            .filter(|t| is_progress_token(t))
+            .map(|t| ProgressChannel::new(reply.route().sink().clone(), t.to_owned()));
+        // A legacy call can talk back to its client on the call's own stream; a modern one
+        // through the rounds its capability runs it in, if it does (see `crate::context`).
+        let talk = match self.legacy_capabilities() {
+            Some(capabilities) if !modern => {
+                Some(self.call_talk(reply.route().sink(), capabilities) as Arc<dyn Talkback>)
+            }
+            _ => talkback,
+        };
+        let options = &self.shared.options;
+        let forward_to = talk.clone().filter(|_| options.forward_tracing);
+        let ctx = Context::for_call(CallParts {
+            parent: options.cancellation.clone(),
+            peer,
+            principal: super::caller::principal(&self.shared),
+            progress: progress.clone().map(|channel| Arc::new(move |p: Progress| channel.emit(&p)) as _),
+            talk,
+            states: states.cloned(),
+            // A legacy session made for this one request (stateless HTTP) can never be
+            // answered: the client's answer would arrive on a fresh session.
+            cannot_ask: (!modern && self.asking.is_one_shot()).then_some(super::talk::ONE_SHOT),
+        });
+        (ctx, progress, forward_to)
     }
 
     /// Poll a request once on this thread; spawn it only if it is not done. The request is
