@@ -322,10 +322,10 @@ pub(crate) struct CallParts {
 }
 
 impl Context {
-    /// A server's call context in one step, without the builder's moves of the whole
-    /// state through each method (about 300 instructions of copies a call): what
-    /// the builder's `cancellation_under`, `peer`, `principal`, `progress`, `talkback`,
-    /// `states` and `cannot_ask_because` would set.
+    /// A server's call context in one step, not moved through a builder method for each
+    /// part: the host's token as the parent of the call's own (made when first asked for,
+    /// so a call that never looks allocates none), the peer, the principal, progress,
+    /// talk-back, the state values, and why the call cannot ask, when the server knows.
     pub(crate) fn for_call(call: CallParts) -> Context {
         let CallParts { parent, peer, principal, progress, talk, states, cannot_ask } = call;
         Context {
