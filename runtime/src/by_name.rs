@@ -1,7 +1,7 @@
 //! [`ByName`]: values kept by a name, in the names' order, in one sorted `Vec`.
 //!
-//! The registries and the engine's tables are keyed by names (tool and prompt names, resource
-//! URIs, argument names) and are read far more often than they change: a handful to a few
+//! The registries and the engine's output checks are keyed by names (tool and prompt names,
+//! resource URIs) and are read far more often than they change: a handful to a few
 //! thousand entries, filled once at start and looked up on every call. A sorted `Vec` serves
 //! that as well as a `BTreeMap` (a binary search over contiguous entries; in order to list)
 //! and costs far less code: each `BTreeMap<String, V>` a crate instantiates brings some
