@@ -28,7 +28,7 @@ impl<V> Default for ByName<V> {
 
 impl<V: fmt::Debug> fmt::Debug for ByName<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.entries.iter().map(|(k, v)| (k, v))).finish()
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 
@@ -65,17 +65,17 @@ impl<V> ByName<V> {
     }
 
     /// The names and values, in name order.
-    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &V)> + Clone {
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &V)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
 
     /// The names, in order.
-    pub(crate) fn keys(&self) -> impl ExactSizeIterator<Item = &str> + Clone {
+    pub(crate) fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.as_str())
     }
 
     /// The values, in their names' order.
-    pub(crate) fn values(&self) -> impl ExactSizeIterator<Item = &V> + Clone {
+    pub(crate) fn values(&self) -> impl ExactSizeIterator<Item = &V> {
         self.entries.iter().map(|(_, v)| v)
     }
 

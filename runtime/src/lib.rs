@@ -93,8 +93,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// The layers, bottom first: a module imports only modules above it in this list
-// (`scripts/layers.py` checks it; ARCHITECTURE.md draws it).
+// In name order. Their layers, bottom first, are `scripts/layers.py`'s list (which checks
+// that no module imports one above it) and ARCHITECTURE.md's table.
 pub mod args;
 mod by_name;
 pub mod complete;
