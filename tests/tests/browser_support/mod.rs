@@ -60,8 +60,8 @@ impl Browser {
         let mut browser = Browser { driver, addr, session: String::new(), profile };
         let deadline = Instant::now() + WAIT;
         loop {
-            let up = std::net::TcpStream::connect(addr).is_ok()
-                && request(addr, "GET", "/status", &[host(addr)], "").json()["value"]["ready"] == true;
+            let up = try_request(addr, "GET", "/status", &[host(addr)], "")
+                .is_ok_and(|status| status.json()["value"]["ready"] == true);
             if up {
                 break;
             }
@@ -230,16 +230,29 @@ impl Reply {
 }
 
 fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(String, String)], body: &str) -> Reply {
+    try_request(addr, method, path, headers, body)
+        .unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"))
+}
+
+/// [`request`], with a failure to connect, write or read returned: while chromedriver starts,
+/// its port can accept a connection and reset it before the server behind it is up.
+fn try_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &str,
+) -> std::io::Result<Reply> {
     use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect to chromedriver");
-    stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut stream = std::net::TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(120)))?;
     let mut head = format!("{method} {path} HTTP/1.1\r\n");
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.as_bytes()).unwrap();
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
     let mut raw = Vec::new();
     let mut buf = [0u8; 64 * 1024];
     loop {
@@ -254,11 +267,16 @@ fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(String, Strin
             {
                 let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
                 let body = String::from_utf8_lossy(&raw[end + 4..end + 4 + length]).to_string();
-                return Reply { status, body };
+                return Ok(Reply { status, body });
             }
         }
-        let n = stream.read(&mut buf).unwrap_or_else(|e| panic!("WebDriver {method} {path}: {e}"));
-        assert!(n > 0, "chromedriver closed the connection mid-reply to {method} {path}");
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "chromedriver closed the connection mid-reply",
+            ));
+        }
         raw.extend_from_slice(&buf[..n]);
     }
 }
