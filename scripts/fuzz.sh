@@ -8,7 +8,7 @@
 #    ~/.cache/toolwire-fuzz): cargo-afl from crates.io, then AFL++ built from the source it
 #    ships (needs make and a C compiler; no LLVM plugins, rustc's own instrumentation).
 # 2. Builds the targets in fuzz/ (its own workspace, fuzz/target) with AFL's instrumentation.
-# 3. Runs each target (default: all five) for N seconds (default 60), J at a time (default:
+# 3. Runs each target (default: all six) for N seconds (default 60), J at a time (default:
 #    the number of cores), starting from its seed corpus in fuzz/seeds/<target>/. Work goes
 #    to fuzz/out/<target>/ (ignored by git).
 # 4. Fails if any target found a crash, printing how to reproduce it and how to keep it as a
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(envelope arguments http_request sse adoption)
+[ ${#targets[@]} -gt 0 ] || targets=(envelope raw_value arguments http_request sse adoption)
 
 AFL_VERSION=0.18.2 # keep equal to the `afl` dependency in fuzz/Cargo.toml
 cache="${TOOLWIRE_FUZZ_CACHE:-$HOME/.cache/toolwire-fuzz}"

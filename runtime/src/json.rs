@@ -83,19 +83,22 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
 }
 
 /// The first byte at or after `from` that a JSON string must escape: `"`, `\\`, or a
-/// control character (below 0x20).
-fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
+/// control character (below 0x20). `protocol::raw_value` reads strings with it too.
+///
+/// Eight bytes at a time while eight are left; a word's lowest flag is exact in each of the
+/// three masks (module `swar`), so the lowest of their union is the first such byte.
+pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
     while let Some(chunk) = bytes.get(from..from + 8) {
         let w = swar::word(chunk.try_into().unwrap_or(&[0; 8]));
         let escaped = swar::bytes_below(w, 0x20)
             | swar::zero_bytes(w ^ swar::splat(b'"'))
             | swar::zero_bytes(w ^ swar::splat(b'\\'));
         if escaped != 0 {
-            break;
+            return Some(from + escaped.trailing_zeros() as usize / 8);
         }
         from += 8;
     }
-    bytes[from..].iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|i| from + i)
+    bytes.get(from..)?.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|i| from + i)
 }
 
 /// `s` as a JSON string literal.
@@ -324,6 +327,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn next_escape_finds_the_first_wherever_it_lies() {
+        // Bytes one step either side of the three needles and high bytes (which a borrow
+        // could flag), the needle anywhere in and across words, more needles after it.
+        for len in 0..40 {
+            for filler in [b'x', 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff] {
+                assert_eq!(next_escape(&vec![filler; len], 0), None);
+                for at in 0..len {
+                    for needle in [b'"', b'\\', 0x00, 0x1f] {
+                        let mut bytes = vec![filler; len];
+                        bytes[at] = needle;
+                        for later in at + 1..len.min(at + 4) {
+                            bytes[later] = [b'"', 0x1f, b'\\'][later % 3];
+                        }
+                        for from in [0, at / 2, at] {
+                            assert_eq!(next_escape(&bytes, from), Some(at), "{bytes:?} from {from}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(next_escape(b"ab", 2), None);
     }
 
     #[test]

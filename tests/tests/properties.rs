@@ -2,7 +2,8 @@
 //! targets' committed inputs replayed.
 //!
 //! - The protocol codec round-trips: a request id, and each kind of envelope this crate
-//!   writes, decodes to what was encoded.
+//!   writes, decodes to what was encoded. The hand-read `tools/call` reads what the serde
+//!   decode reads, and its value finder what serde_json reads.
 //! - `canonical_json` is idempotent, reads back as the value it wrote, and writes RFC 8785's
 //!   Appendix B numbers and §3.2.3 member order exactly.
 //! - Validation and the `jsonschema` crate agree on generated schemas (the constructs
@@ -358,6 +359,31 @@ proptest! {
         }
         fuzz::envelope(&line);
     }
+
+    /// Any JSON value, pretty or compact, with a few single-byte edits: the call scan's
+    /// value finder reads it exactly when serde_json does, to the same end (the checks
+    /// inside the `raw_value` target).
+    #[test]
+    fn the_value_finder_reads_what_serde_json_reads(
+        value in json_value(),
+        pretty in any::<bool>(),
+        edits in prop::collection::vec((0usize..400, 0usize..3, prop::sample::select(
+            b" \t\n\r{}[],:\"\\/0123456789-+.eEnulltrfabu\x01".to_vec()
+        )), 0..4),
+    ) {
+        let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) };
+        let mut text = text.expect("a Value is written").into_bytes();
+        for (at, kind, byte) in edits {
+            let at = at % (text.len() + 1);
+            match kind {
+                0 => text.insert(at, byte),
+                1 if at < text.len() => text[at] = byte,
+                _ if at < text.len() => { text.remove(at); }
+                _ => {}
+            }
+        }
+        fuzz::raw_value(&text);
+    }
 }
 
 // ---- Canonical JSON -------------------------------------------------------------------------
@@ -559,6 +585,7 @@ fn replay(target: &str, run: fn(&[u8])) {
 #[test]
 fn fuzz_inputs_replay_without_a_panic() {
     replay("envelope", fuzz::envelope);
+    replay("raw_value", fuzz::raw_value);
     replay("arguments", fuzz::arguments);
     replay("http_request", fuzz::http_request);
     replay("sse", fuzz::sse);

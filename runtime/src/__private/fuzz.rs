@@ -8,6 +8,7 @@
 //! | target | input |
 //! | --- | --- |
 //! | `envelope` | one JSON-RPC line (a message or a batch) |
+//! | `raw_value` | any text: one JSON value at its start, perhaps followed by more |
 //! | `arguments` | an input schema (`properties`, `required`, `$defs`) on the first line, the call's arguments after it |
 //! | `http_request` | `METHOD /path`, header lines, a blank line, the body |
 //! | `sse` | an SSE stream, as a server sends it |
@@ -142,6 +143,54 @@ fn one_pass_call_agrees(message: &str) {
         panic!("the one-pass decode read params the general path refuses ({e}): {message}")
     });
     assert_eq!(format!("{general:?}"), format!("{params:?}"), "{message}");
+}
+
+// ---- One JSON value, found by hand -----------------------------------------------------------
+
+/// Fuzz target: the call scan's value finder (`protocol::raw_value`) against serde_json, on
+/// the value at the start of the text. Whatever the finder reads, serde_json reads too and
+/// ends at the same byte, and the lent `&RawValue` is that text; whatever serde_json reads,
+/// the finder reads too, unless it nests deeper than the finder's limit.
+pub fn raw_value(data: &[u8]) {
+    use crate::protocol::raw_value::{MAX_DEPTH, read, value_end};
+    use serde::Deserialize as _;
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let text = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    let ours = value_end(text.as_bytes(), 0);
+    let theirs = <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(text))
+        .ok()
+        .map(|raw| raw.get().as_ptr() as usize - text.as_ptr() as usize + raw.get().len());
+    match (ours, theirs) {
+        (Some(ours), theirs) => {
+            assert_eq!(Some(ours), theirs, "the finder read what serde_json does not: {text:?}");
+            let (lent, end) = read(text, 0).expect("a value the finder read is lent");
+            assert_eq!((lent.get(), end), (&text[..ours], ours), "{text:?}");
+        }
+        (None, Some(theirs)) => assert!(
+            nesting(&text[..theirs]) > MAX_DEPTH as usize,
+            "the finder refused what serde_json reads: {text:?}"
+        ),
+        (None, None) => {}
+    }
+}
+
+/// How deep the containers of `json` (valid JSON) nest.
+fn nesting(json: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in json.bytes() {
+        match (in_string, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, b']' | b'}') => depth -= 1,
+            _ => {}
+        }
+    }
+    deepest
 }
 
 // ---- Arguments against a schema ------------------------------------------------------------

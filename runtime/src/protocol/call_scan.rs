@@ -8,22 +8,23 @@
 //! ```
 //!
 //! [`scan_call`] reads that shape directly: the members of the envelope and of `params` in
-//! any order, whitespace anywhere JSON allows it. Only the values that are not fixed text
-//! (`arguments`, and a `_meta`) go through serde_json, which also finds where they end.
+//! any order, whitespace anywhere JSON allows it. The values that are not fixed text
+//! (`arguments`, and a `_meta`) are checked and delimited by `raw_value`, as strictly as
+//! serde_json would, and lent out as `&RawValue`s of the message's own text.
 //!
 //! It gives up (`None`) on anything else, and the serde decode then reads the message as
-//! before: a string with an escape or a control character, an id that is not a plain
-//! integer or string, any member not listed above (also `inputResponses` and
+//! before: a name or id string with an escape or a control character, an id that is not a
+//! plain integer or string, any member not listed above (also `inputResponses` and
 //! `requestState`), a repeated member, and `arguments` or `_meta` nested deep enough that
-//! the whole message could reach serde_json's depth limit. So what it reads, it reads as
-//! the serde decode does: the fuzz target `envelope` and the property tests hold the two to
-//! the same id and params on every message it reads.
+//! the whole message could reach serde_json's depth limit (`raw_value::MAX_DEPTH`). So what
+//! it reads, it reads as the serde decode does: the fuzz target `envelope` and the property
+//! tests hold the two to the same id and params on every message it reads.
 
-use serde::Deserialize as _;
 use serde_json::value::RawValue;
 
 use super::id::RequestId;
 use super::meta::RequestMeta;
+use super::raw_value;
 use crate::json::skip_whitespace;
 
 /// A `tools/call` [`scan_call`] read.
@@ -100,11 +101,6 @@ static STOPS: [bool; 256] = {
     stops[b'\\' as usize] = true;
     stops
 };
-
-/// At most this many `[` and `{` (counted in strings too) in a value serde reads for the
-/// scanner. The serde decode reads `arguments` and `_meta` two objects deep, so its depth
-/// limit (128) leaves them 126 levels; fewer brackets than that cannot reach it.
-const MAX_OPENINGS: usize = 120;
 
 impl<'a> Scanner<'a> {
     fn rest(&self) -> &'a [u8] {
@@ -232,16 +228,10 @@ impl<'a> Scanner<'a> {
         Some((name?, arguments, meta))
     }
 
-    /// Any JSON value, read by serde_json, which says where it ends.
+    /// Any JSON value, checked and lent by `raw_value` without a second pass.
     fn value(&mut self) -> Option<&'a RawValue> {
-        let rest = &self.text[self.at..];
-        let raw = <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(rest)).ok()?;
-        let text = raw.get();
-        if memchr::memchr2_iter(b'[', b'{', text.as_bytes()).count() > MAX_OPENINGS {
-            return None;
-        }
-        // `raw` is a slice of `rest` (serde_json borrows it): its end is where the value ends.
-        self.at += text.as_ptr() as usize - rest.as_ptr() as usize + text.len();
+        let (raw, end) = raw_value::read(self.text, self.at)?;
+        self.at = end;
         Some(raw)
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! - `version`: the protocol versions and their eras.
 //! - `id`: request ids, which keep their type.
-//! - `envelope`: decoding one inbound message (or batch), borrowed from its text.
+//! - `envelope`: decoding one inbound message (or batch), borrowed from its text;
+//!   `call_scan`: the common `tools/call` read by hand, its values found by `raw_value`.
 //! - `error`: JSON-RPC error objects and codes.
 //! - `outbound`: writing responses, notifications and requests.
 //! - `meta`: `_meta`, `Implementation`, list params, and the modern result wrapper.
@@ -56,6 +57,7 @@ pub(crate) mod meta;
 pub(crate) mod notifications;
 pub(crate) mod outbound;
 pub(crate) mod prompts;
+pub(crate) mod raw_value;
 pub(crate) mod resources;
 pub(crate) mod tools;
 pub(crate) mod version;
