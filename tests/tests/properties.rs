@@ -50,6 +50,23 @@ fn text() -> impl Strategy<Value = String> {
     prop_oneof![any::<String>(), "[a-z/_\"\\\\\u{0}-\u{1f}\u{7f}-\u{a0}\u{2028}\u{fffd}]{0,12}"]
 }
 
+/// Single-byte edits of `bytes`, each `(at, kind, byte)`: `byte` inserted at `at` (kind 0),
+/// put in place of the byte at `at` (kind 1), or the byte at `at` removed (kind 2); `at` is
+/// taken modulo the length plus one, and a replacement or removal at the end does nothing.
+fn edit(bytes: &mut Vec<u8>, edits: Vec<(usize, usize, u8)>) {
+    for (at, kind, byte) in edits {
+        let at = at % (bytes.len() + 1);
+        match kind {
+            0 => bytes.insert(at, byte),
+            1 if at < bytes.len() => bytes[at] = byte,
+            _ if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Any JSON value (finite numbers only, as JSON has no others).
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -348,15 +365,7 @@ proptest! {
         if let Some(m) = meta { params += &format!(r#","_meta":{m}"#); }
         let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}}}"#)
             .into_bytes();
-        for (at, kind, byte) in edits {
-            let at = at % (line.len() + 1);
-            match kind {
-                0 => line.insert(at, byte),
-                1 if at < line.len() => line[at] = byte,
-                _ if at < line.len() => { line.remove(at); }
-                _ => {}
-            }
-        }
+        edit(&mut line, edits);
         fuzz::envelope(&line);
     }
 
@@ -373,15 +382,7 @@ proptest! {
     ) {
         let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) };
         let mut text = text.expect("a Value is written").into_bytes();
-        for (at, kind, byte) in edits {
-            let at = at % (text.len() + 1);
-            match kind {
-                0 => text.insert(at, byte),
-                1 if at < text.len() => text[at] = byte,
-                _ if at < text.len() => { text.remove(at); }
-                _ => {}
-            }
-        }
+        edit(&mut text, edits);
         fuzz::raw_value(&text);
     }
 }
