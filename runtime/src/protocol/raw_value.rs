@@ -1,9 +1,10 @@
 //! One JSON value in a message, found by hand and lent out as serde_json's `&RawValue`.
 //!
 //! The hand scan of a `tools/call` (module `call_scan`) needs its `arguments` as a
-//! `&RawValue`, which is what a [`Tool`](crate::Tool) receives. Asking serde_json for one (`<&RawValue>::deserialize`) runs its general
-//! `ignore_value` over the value; [`read`] does the same work in about a third of the
-//! instructions, in two steps:
+//! `&RawValue`, which is what a [`Tool`](crate::Tool) receives. Asking serde_json for one
+//! (`<&RawValue>::deserialize`) runs its general `ignore_value` over the value, and the scan
+//! then counted the value's brackets for a depth bound; [`read`] does both in one pass, in
+//! about two thirds of the instructions (bench/findings.md, session 23), in two steps:
 //!
 //! 1. [`value_end`] finds where the value ends, checking it as serde_json's own reader
 //!    does: the same grammar (strings without a control character and with only JSON's
