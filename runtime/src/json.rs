@@ -7,6 +7,8 @@
 //!   `write_canonical` appends one, and `write_canonical_object` an object put together
 //!   from parts (`ArgSpec`'s input schema, written without building it);
 //! - `push_json_string` / `json_string`: one string literal, escaped minimally;
+//! - `next_escape`: the first byte a string must escape (the escaper's search, and the
+//!   string reader of `protocol::raw_value`);
 //! - `json_number`: one number as ECMAScript writes it (`3`, not `3.0`);
 //! - `es6_number`: ECMAScript's `Number.prototype.toString` for a finite double;
 //! - `skip_whitespace`: past JSON's whitespace, for the readers that scan text by hand.
@@ -42,7 +44,7 @@ pub fn canonical_json(value: &Value) -> String {
 
 /// The first position at or after `at` in `bytes` that is not JSON whitespace (space, tab,
 /// line feed, carriage return): the hand-written readers (`protocol::call_scan`,
-/// `args::members`) step over it with this.
+/// `protocol::raw_value`, `args::members`) step over it with this.
 pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
         at += 1;
