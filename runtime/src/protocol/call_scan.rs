@@ -162,7 +162,8 @@ impl<'a> Scanner<'a> {
             return None;
         }
         // One loop over the bytes, a table look-up each: the strings read here are short,
-        // where a vectorised search costs more to set up than it saves.
+        // where a vectorised search costs more to set up than it saves (`json::next_escape`
+        // looks for the same bytes eight at a time: 63 more instructions a call here).
         let start = self.at + 1;
         let mut end = start;
         while let Some(&b) = bytes.get(end) {
