@@ -13,7 +13,8 @@
 //! - **A runtime worker** of a multi-threaded tokio runtime (every HTTP call, and stdio served
 //!   on such a runtime), for a call the server runs, at most workers − 1 bodies at once, so
 //!   one worker at least always serves everything else. A worker cannot be relieved: a body
-//!   that runs long holds its worker, and its seat, until it returns. What the body sends
+//!   that runs long holds its worker, and its seat, until it returns, and the watcher wakes
+//!   another worker to drive the runtime's timers and I/O meanwhile. What the body sends
 //!   to the client meanwhile (progress, a log message: [`defer`]) is sent from the watcher
 //!   thread, not from the worker: a task woken on a worker goes to that worker's own
 //!   next-task slot, which no other worker takes, so it would wait for the body to return.
@@ -409,9 +410,9 @@ fn watch(post: Weak<Post>) {
     }
 }
 
-/// The body `s.bodies[i]` runs long: on a reader, move the reading to a new thread; then hand
-/// the body's call its rescue. (A body starts in place only within its post's bound, so
-/// this one is within it.)
+/// The body `s.bodies[i]` runs long: on a reader, move the reading to a new thread; on a
+/// worker, wake another one ([`wake_a_worker`]); then hand the body's call its rescue. (A
+/// body starts in place only within its post's bound, so this one is within it.)
 fn relieve(post: &Arc<Post>, s: &mut PostState, i: usize) {
     if let Some(take_over) = &post.take_over {
         let next = post.generation.load(Ordering::Acquire) + 1;
@@ -426,6 +427,9 @@ fn relieve(post: &Arc<Post>, s: &mut PostState, i: usize) {
     }
     let (returned, rx) = oneshot::channel();
     let body = &mut s.bodies[i];
+    if let Some(runtime) = body.runtime.as_ref().filter(|_| post.take_over.is_none()) {
+        wake_a_worker(runtime);
+    }
     let runtime = body.runtime.as_ref().or(post.runtime.as_ref());
     if let (Some(rescue), Some(seen), Some(runtime)) = (body.rescue.take(), body.seen, runtime) {
         let _runtime = runtime.enter();
@@ -437,6 +441,17 @@ fn relieve(post: &Arc<Post>, s: &mut PostState, i: usize) {
         unsafe { &*rescue.0 }.relieved(seen, rx);
     }
     body.relieved = Some(returned);
+}
+
+/// Wake a parked worker of `runtime`, whose worker thread here holds a body that runs
+/// long. The runtime's timers and I/O are driven by a worker that parks on them; the one
+/// that did may be the one now held, having woken for the body's task alone, and then the
+/// others, parked without them, would sleep until the body returned: a 2 s body would hold
+/// every timer and new connection of the runtime for 2 s. A task spawned from outside the
+/// runtime's workers (this thread) goes to its shared queue, which wakes a parked worker;
+/// that worker runs it, finds the driver free, and parks on it.
+fn wake_a_worker(runtime: &Handle) {
+    drop(runtime.spawn(async {}));
 }
 
 #[cfg(test)]
@@ -528,11 +543,44 @@ mod tests {
         assert!(!in_current_thread, "offered, but on a current-thread runtime's one thread");
     }
 
+    /// The runtime workers' post is the process's: its tests take turns.
+    static WORKERS_POST: Mutex<()> = Mutex::new(());
+
+    /// While a long body holds one worker of two, the runtime's timers still fire: the
+    /// watcher wakes the other worker, which may have parked without the driver (the one that
+    /// held it woke for the body's task) and would otherwise sleep until the body returned.
+    #[test]
+    fn a_long_body_on_a_worker_leaves_the_timers_running() {
+        let _turn = WORKERS_POST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let (inside_tx, inside_rx) = std::sync::mpsc::channel::<()>();
+        let long = runtime.spawn(async move {
+            // Woken by a timer: the worker that drives them runs the body, and the other one
+            // has parked on its own.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let told = Told(Mutex::new(None));
+            let _offered = offer(&told);
+            run_here(move || {
+                inside_tx.send(()).unwrap();
+                thread::sleep(Duration::from_millis(1500));
+            })
+            .is_ok()
+        });
+        inside_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        let started = Instant::now();
+        runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
+        let took = started.elapsed();
+        assert!(runtime.block_on(long).unwrap(), "the body ran in place");
+        assert!(took < Duration::from_millis(1000), "a 50 ms timer fired after {took:?}");
+    }
+
     /// On the workers of a multi-threaded runtime: at most workers - 1 bodies run in place at
     /// once; a long one's rescue is handed its body while it runs; what it sends goes out from
     /// the watcher thread while it runs, in order.
     #[test]
     fn on_workers_a_seat_is_held_a_long_body_is_rescued_and_its_sends_go_out_from_the_watcher() {
+        let _turn = WORKERS_POST.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
         let (sent_tx, sent_rx) = std::sync::mpsc::channel::<(u32, String)>();
