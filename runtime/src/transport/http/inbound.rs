@@ -54,7 +54,10 @@ pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Re
     };
     let declared = heads.content_length.text().and_then(|v| v.parse::<u64>().ok());
     let mut stream = body.into_data_stream();
-    let mut chunks: Vec<Bytes> = Vec::new();
+    // A body of one chunk (most are: hyper reads a small request whole) is answered as it
+    // came, with no vector made to hold it (a malloc and a free a request).
+    let mut first: Option<Bytes> = None;
+    let mut more: Vec<Bytes> = Vec::new();
     let mut total = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
@@ -62,12 +65,22 @@ pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Re
         if total > limit {
             return Err(too_large());
         }
-        chunks.push(chunk);
+        match first {
+            None => first = Some(chunk),
+            Some(_) => more.push(chunk),
+        }
     }
-    Ok(match chunks.len() {
-        0 => Bytes::new(),
-        1 => chunks.pop().unwrap_or_default(),
-        _ => Bytes::from(chunks.concat()),
+    Ok(match first {
+        None => Bytes::new(),
+        Some(first) if more.is_empty() => first,
+        Some(first) => {
+            // Exactly `total` bytes, so the vector becomes `Bytes` without another allocation.
+            let mut whole = Vec::with_capacity(total);
+            for chunk in std::iter::once(&first).chain(&more) {
+                whole.extend_from_slice(chunk);
+            }
+            Bytes::from(whole)
+        }
     })
 }
 
@@ -225,5 +238,27 @@ mod tests {
             let h = headers(&["application/json, text/event-stream"], content_type);
             assert_eq!(status(&h), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE), "{content_type:?}");
         }
+    }
+
+    /// A body is read whole however it is cut into chunks (none, one, several, some empty),
+    /// and refused past the limit whatever the chunks.
+    #[tokio::test]
+    async fn a_body_is_read_whole_from_any_chunks_and_refused_past_the_limit() {
+        let read = |chunks: Vec<&'static str>, limit: usize| async move {
+            let stream = futures_util::stream::iter(
+                chunks
+                    .into_iter()
+                    .map(|c| Ok::<_, std::convert::Infallible>(Bytes::from_static(c.as_bytes()))),
+            );
+            let h = HeaderMap::new();
+            read_body(Body::from_stream(stream), limit, &Heads::of(&h)).await.map_err(|r| r.status())
+        };
+        assert_eq!(read(vec![], 10).await, Ok(Bytes::new()));
+        assert_eq!(read(vec!["{}"], 10).await, Ok(Bytes::from_static(b"{}")));
+        let whole = read(vec!["{\"a\"", "", ":", "1}"], 10).await;
+        assert_eq!(whole, Ok(Bytes::from_static(b"{\"a\":1}")));
+        assert_eq!(read(vec!["12345", "67890"], 10).await.map(|b| b.len()), Ok(10));
+        assert_eq!(read(vec!["12345", "678901"], 10).await, Err(StatusCode::PAYLOAD_TOO_LARGE));
+        assert_eq!(read(vec!["12345678901"], 10).await, Err(StatusCode::PAYLOAD_TOO_LARGE));
     }
 }
