@@ -40,17 +40,22 @@ pub(crate) struct RunningCall {
     pub(crate) ctx: Context,
 }
 
+/// One call in the table.
+type Entry = (RequestId, RunningCall);
+
 /// The table itself: a few entries searched in place, or a map once there are more.
 pub(crate) enum Calls {
-    /// At most [`FEW`] entries, in no particular order.
-    Few(Vec<(RequestId, RunningCall)>),
+    /// At most [`FEW`] entries, in no particular order: one in place, the rest in a vector.
+    /// A session made for one request (stateless HTTP) holds one call, and allocates no
+    /// vector for it (a malloc and a free a request).
+    Few(Option<Entry>, Vec<Entry>),
     /// More than [`FEW`] entries at some point (it stays a map until it is empty again).
     Many(HashMap<RequestId, RunningCall>),
 }
 
 impl Default for Calls {
     fn default() -> Calls {
-        Calls::Few(Vec::new())
+        Calls::Few(None, Vec::new())
     }
 }
 
@@ -58,7 +63,7 @@ impl Calls {
     /// Whether `id` is in flight.
     pub(crate) fn contains_key(&self, id: &RequestId) -> bool {
         match self {
-            Calls::Few(few) => few.iter().any(|(k, _)| k == id),
+            Calls::Few(first, rest) => first.iter().chain(rest).any(|(k, _)| k == id),
             Calls::Many(many) => many.contains_key(id),
         }
     }
@@ -66,7 +71,9 @@ impl Calls {
     /// The entry of `id`.
     pub(crate) fn get_mut(&mut self, id: &RequestId) -> Option<&mut RunningCall> {
         match self {
-            Calls::Few(few) => few.iter_mut().find(|(k, _)| k == id).map(|(_, call)| call),
+            Calls::Few(first, rest) => {
+                first.iter_mut().chain(rest.iter_mut()).find(|(k, _)| k == id).map(|(_, call)| call)
+            }
             Calls::Many(many) => many.get_mut(id),
         }
     }
@@ -74,9 +81,11 @@ impl Calls {
     /// Enter `id`, which the caller has checked is not in the table.
     pub(crate) fn insert(&mut self, id: RequestId, call: RunningCall) {
         match self {
-            Calls::Few(few) if few.len() < FEW => few.push((id, call)),
-            Calls::Few(few) => {
-                let mut many: HashMap<RequestId, RunningCall> = few.drain(..).collect();
+            Calls::Few(first @ None, _) => *first = Some((id, call)),
+            Calls::Few(_, rest) if rest.len() < FEW - 1 => rest.push((id, call)),
+            Calls::Few(first, rest) => {
+                let mut many: HashMap<RequestId, RunningCall> =
+                    first.take().into_iter().chain(rest.drain(..)).collect();
                 many.insert(id, call);
                 *self = Calls::Many(many);
             }
@@ -89,9 +98,12 @@ impl Calls {
     /// Take `id`'s entry out.
     pub(crate) fn remove(&mut self, id: &RequestId) -> Option<RunningCall> {
         match self {
-            Calls::Few(few) => {
-                let at = few.iter().position(|(k, _)| k == id)?;
-                Some(few.swap_remove(at).1)
+            Calls::Few(first, rest) => {
+                if first.as_ref().is_some_and(|(k, _)| k == id) {
+                    return first.take().map(|(_, call)| call);
+                }
+                let at = rest.iter().position(|(k, _)| k == id)?;
+                Some(rest.swap_remove(at).1)
             }
             Calls::Many(many) => {
                 let call = many.remove(id);
@@ -106,7 +118,7 @@ impl Calls {
     /// How many calls are in flight.
     pub(crate) fn len(&self) -> usize {
         match self {
-            Calls::Few(few) => few.len(),
+            Calls::Few(first, rest) => usize::from(first.is_some()) + rest.len(),
             Calls::Many(many) => many.len(),
         }
     }
@@ -119,7 +131,7 @@ impl Calls {
     /// Take every entry out.
     fn drain(&mut self) -> Vec<RunningCall> {
         match std::mem::take(self) {
-            Calls::Few(few) => few.into_iter().map(|(_, call)| call).collect(),
+            Calls::Few(first, rest) => first.into_iter().chain(rest).map(|(_, call)| call).collect(),
             Calls::Many(many) => many.into_values().collect(),
         }
     }
@@ -205,7 +217,7 @@ mod tests {
             assert_eq!(running.len(), n);
         }
         // Empty again: back to the vector.
-        assert!(matches!(*running.lock(), Calls::Few(_)));
+        assert!(matches!(*running.lock(), Calls::Few(..)));
         for id in &ids[..3] {
             running.lock().insert(id.clone(), call());
         }
@@ -213,5 +225,27 @@ mod tests {
         assert!(!running.cancel(&ids[1]));
         assert_eq!(running.abort_all(), 2);
         assert_eq!(running.len(), 0);
+    }
+
+    /// The entry kept in place leaves and is taken again like any other: the table holds
+    /// exactly what went in and did not come out, however entries come and go.
+    #[test]
+    fn the_table_holds_what_came_and_did_not_leave_in_any_order() {
+        let running = Running::default();
+        let id = RequestId::Number;
+        let mut held: Vec<i64> = Vec::new();
+        for (n, step) in [1, 2, 3, -1, 4, -3, -2, 5, 6, -4, 7, -5, -6, -7, 8].into_iter().enumerate() {
+            if step > 0 {
+                running.lock().insert(id(step), call());
+                held.push(step);
+            } else {
+                assert!(running.finish(&id(-step)), "step {n}: {} was held", -step);
+                held.retain(|&h| h != -step);
+            }
+            for k in 1..=8 {
+                assert_eq!(running.lock().contains_key(&id(k)), held.contains(&k), "step {n}: {k}");
+            }
+            assert_eq!(running.len(), held.len(), "step {n}");
+        }
     }
 }
