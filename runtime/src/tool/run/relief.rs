@@ -427,7 +427,8 @@ fn relieve(post: &Arc<Post>, s: &mut PostState, i: usize) {
     }
     let (returned, rx) = oneshot::channel();
     let body = &mut s.bodies[i];
-    if let Some(runtime) = body.runtime.as_ref().filter(|_| post.take_over.is_none()) {
+    // Only a body on a worker carries a runtime of its own.
+    if let Some(runtime) = &body.runtime {
         wake_a_worker(runtime);
     }
     let runtime = body.runtime.as_ref().or(post.runtime.as_ref());

@@ -74,12 +74,8 @@ pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Re
         None => Bytes::new(),
         Some(first) if more.is_empty() => first,
         Some(first) => {
-            // Exactly `total` bytes, so the vector becomes `Bytes` without another allocation.
-            let mut whole = Vec::with_capacity(total);
-            for chunk in std::iter::once(&first).chain(&more) {
-                whole.extend_from_slice(chunk);
-            }
-            Bytes::from(whole)
+            more.insert(0, first);
+            Bytes::from(more.concat())
         }
     })
 }
