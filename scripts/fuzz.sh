@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(envelope raw_value arguments http_request sse adoption)
+[ ${#targets[@]} -gt 0 ] || targets=(envelope raw_value arguments http_request sse adoption head_scan)
 
 AFL_VERSION=0.18.2 # keep equal to the `afl` dependency in fuzz/Cargo.toml
 cache="${TOOLWIRE_FUZZ_CACHE:-$HOME/.cache/toolwire-fuzz}"

@@ -29,6 +29,13 @@ pub(crate) fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
+/// The bytes of `w` equal to zero, every one flagged exactly (no borrow crosses bytes): for
+/// walking every match in a word, where [`zero_bytes`] is exact only about the first.
+pub(crate) fn zero_bytes_exact(w: u64) -> u64 {
+    const LOWS: u64 = !HIGHS;
+    !(((w & LOWS) + LOWS) | w) & HIGHS
+}
+
 /// The bytes of `w` below `n` (at most `0x80`).
 pub(crate) fn bytes_below(w: u64, n: u8) -> u64 {
     w.wrapping_sub(splat(n)) & !w & HIGHS
@@ -68,6 +75,17 @@ mod tests {
                 }
             }
             assert_eq!(find(&vec![b'x'; len], b'\n'), None);
+        }
+    }
+
+    #[test]
+    fn zero_bytes_exact_flags_every_zero_byte_and_no_other() {
+        for bits in 0..=255u8 {
+            for other in [0x01u8, 0x80, 0xff, 0x7f, 0x0a] {
+                let chunk: [u8; 8] = std::array::from_fn(|i| if bits & (1 << i) != 0 { 0 } else { other });
+                let expected: u64 = (0..8).filter(|i| bits & (1 << i) != 0).map(|i| 0x80u64 << (8 * i)).sum();
+                assert_eq!(zero_bytes_exact(word(&chunk)), expected, "zeros {bits:#010b} among {other:#x}");
+            }
         }
     }
 

@@ -10,6 +10,8 @@
 //!   schemars writes) and on generated arguments: valid instances, their mutations (the
 //!   helpers of tests/tests/schema_agreement.rs) and arbitrary objects; and on the golden
 //!   signatures' schemas with arbitrary values put in place of any node.
+//! - The HTTP socket layer's head scan reads a head split anywhere as its line-by-line
+//!   reference reads it whole.
 //! - Every seed and regression input under fuzz/ goes through its target's entry point
 //!   without a panic, so a crash the fuzzer found stays fixed in a plain `cargo test`.
 
@@ -387,6 +389,61 @@ proptest! {
     }
 }
 
+// ---- The HTTP head scan -------------------------------------------------------------------
+
+/// A request head's lines: the framing headers in any case, lines that start as they do and
+/// are not them, and lines of `\r` alone.
+fn head_line() -> impl Strategy<Value = Vec<u8>> {
+    let lines: &[&[u8]] = &[
+        b"POST /mcp HTTP/1.1",
+        b"Host: 127.0.0.1",
+        b"Content-Length: 12",
+        b"content-length:0",
+        b"Transfer-Encoding: chunked",
+        b"TRANSFER-ENCODING: gzip, chunked",
+        b"Content-Type: application/json",
+        b"TE: trailers",
+        b"Trailer: x",
+        b"Content-Lengthy: 1",
+        b"Transfer-Encoding : chunked",
+        b"Accept: application/json, text/event-stream",
+        b"",
+        b"\r",
+        b"c",
+    ];
+    (prop::sample::select(lines), any::<bool>())
+        .prop_map(|(line, upper)| if upper { line.to_ascii_uppercase() } else { line.to_vec() })
+}
+
+proptest! {
+    #![proptest_config(config(500))]
+
+    /// Heads of such lines, each ended by `\n` or `\r\n`, with `\r` put in at a few
+    /// places and perhaps cut short, read in three pieces: the scan says what its reference
+    /// says (the check inside the `head_scan` target).
+    #[test]
+    fn the_head_scan_reads_as_its_reference(
+        lines in prop::collection::vec((head_line(), any::<bool>()), 1..8),
+        returns in prop::collection::vec(any::<Index>(), 0..3),
+        keep in any::<Index>(),
+        cuts in any::<[u8; 2]>(),
+    ) {
+        let mut head = Vec::new();
+        for (line, crlf) in lines {
+            head.extend_from_slice(&line);
+            head.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        for at in returns {
+            let at = at.index(head.len() + 1);
+            head.insert(at, b'\r');
+        }
+        head.truncate(keep.index(head.len() + 1).max(head.len() * 3 / 4));
+        let mut data = cuts.to_vec();
+        data.extend_from_slice(&head);
+        fuzz::head_scan(&data);
+    }
+}
+
 // ---- Canonical JSON -------------------------------------------------------------------------
 
 proptest! {
@@ -591,6 +648,7 @@ fn fuzz_inputs_replay_without_a_panic() {
     replay("http_request", fuzz::http_request);
     replay("sse", fuzz::sse);
     replay("adoption", fuzz::adoption);
+    replay("head_scan", fuzz::head_scan);
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //! | `raw_value` | any text: one JSON value at its start, perhaps followed by more |
 //! | `arguments` | an input schema (`properties`, `required`, `$defs`) on the first line, the call's arguments after it |
 //! | `http_request` | `METHOD /path`, header lines, a blank line, the body |
+//! | `head_scan` | two bytes saying where to cut, then a request head as a client sends it |
 //! | `sse` | an SSE stream, as a server sends it |
 //! | `adoption` | a listed tool's `inputSchema` on the first line, arguments to validate after it (optional) |
 
@@ -351,6 +352,23 @@ pub fn http_request(data: &[u8]) {
         })
         .await;
     });
+}
+
+/// Fuzz target: the socket layer's head scan (`transport::http::head_scan`), which reads a
+/// request head as its bytes arrive, fed the head in three pieces, against its line-by-line
+/// reference on the whole head. The first two bytes say where to cut (each a fraction of
+/// the head's length, in 256ths); the rest is the head.
+pub fn head_scan(data: &[u8]) {
+    use crate::transport::http::head_scan::{reference, scan_in_pieces};
+    let [a, b, head @ ..] = data else { return };
+    let cut = |at: &u8| usize::from(*at) * (head.len() + 1) / 256;
+    let (first, second) = (cut(a).min(cut(b)), cut(a).max(cut(b)));
+    assert_eq!(
+        scan_in_pieces(head, &[first, second]),
+        reference(head),
+        "{:?} cut at {first} and {second}",
+        String::from_utf8_lossy(head)
+    );
 }
 
 // ---- The client ---------------------------------------------------------------------------

@@ -59,7 +59,9 @@
 //!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
 //!   table in front of it (a session this replica does not hold is re-made from the store);
 //! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec)
-//!   (`woken`: the connection's rarely-ready branches, polled only when they wake);
+//!   (`woken`: the connection's rarely-ready branches, polled only when they wake;
+//!   `head_scan`: whether a request head names both `Content-Length` and
+//!   `Transfer-Encoding`, read from the socket's bytes);
 //!   `drain`: `/healthz`, `/readyz` and stopping a replica without losing a request ([`Drain`]).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
@@ -76,6 +78,7 @@ mod config;
 mod drain;
 mod event_store;
 mod guard;
+pub(crate) mod head_scan;
 mod heads;
 mod inbound;
 #[cfg(feature = "oauth")]
