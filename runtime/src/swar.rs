@@ -31,6 +31,7 @@ pub(crate) fn zero_bytes(w: u64) -> u64 {
 
 /// The bytes of `w` equal to zero, every one flagged exactly (no borrow crosses bytes): for
 /// walking every match in a word, where [`zero_bytes`] is exact only about the first.
+#[cfg(feature = "http")]
 pub(crate) fn zero_bytes_exact(w: u64) -> u64 {
     const LOWS: u64 = !HIGHS;
     !(((w & LOWS) + LOWS) | w) & HIGHS
@@ -79,6 +80,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "http")]
     fn zero_bytes_exact_flags_every_zero_byte_and_no_other() {
         for bits in 0..=255u8 {
             for other in [0x01u8, 0x80, 0xff, 0x7f, 0x0a] {

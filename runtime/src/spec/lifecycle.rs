@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::registry::{NameMap, RegistryError, ToolRegistry};
 use crate::server::Server;
-use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_router};
+use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_service};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{SpecOptions, TransportKind};
@@ -345,7 +345,7 @@ impl McpServerSpec {
             let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
             let router =
-                mcp_router(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
+                mcp_service(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
             let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;

@@ -308,14 +308,26 @@ async fn readyz(State(drain): State<Drain>) -> Response {
 }
 
 async fn layer(State(drain): State<Drain>, request: Request, next: Next) -> Response {
+    let flight = match admit(&drain) {
+        Ok(flight) => flight,
+        Err(refused) => return refused,
+    };
+    let response = next.run(request).await;
+    response.map(|body| holding(body, flight))
+}
+
+/// A request let in while the replica is not draining, counted in flight for as long as the
+/// returned [`Flight`] lives (the response's body holds it); while draining, the 503 to
+/// answer instead. What the drain's layer does for each request, and what the listener's
+/// direct `POST /mcp` (module `direct`) does in its place.
+#[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `inbound`.
+pub(super) fn admit(drain: &Drain) -> Result<Flight, Response> {
     if drain.is_draining() {
         let mut refused = error_response(StatusCode::SERVICE_UNAVAILABLE, None, DRAINING);
         refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return refused;
+        return Err(refused);
     }
-    let flight = drain.enter();
-    let response = next.run(request).await;
-    response.map(|body| holding(body, flight))
+    Ok(drain.enter())
 }
 
 /// One request in flight or one connection open, for as long as it lives.

@@ -26,8 +26,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::Router;
+use axum::body::{Bytes, HttpBody};
 use axum::http::StatusCode;
+use axum::response::Response;
+use axum::{BoxError, Router};
 use hyper::service::Service as _;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
@@ -260,18 +262,44 @@ fn out_of_descriptors(e: &io::Error) -> bool {
     }
 }
 
-/// Serve `router` on `listener` under `limits` until `shutdown` resolves; then stop
+/// What answers a connection's requests: an axum [`Router`], or the MCP endpoint as
+/// toolwire's listener serves it (module `direct`: `POST /mcp` without the router). Any body
+/// axum takes will do (hyper's, on a connection; another in a unit test).
+pub(crate) trait Answer: Clone + Send + Sync + 'static {
+    /// The response to `request`.
+    fn answer<B>(&self, request: hyper::Request<B>) -> impl Future<Output = Response> + Send + use<Self, B>
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>;
+}
+
+impl Answer for Router {
+    fn answer<B>(&self, request: hyper::Request<B>) -> impl Future<Output = Response> + Send + use<B>
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let routed = TowerToHyperService::new(self.clone()).call(request);
+        async move {
+            match routed.await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        }
+    }
+}
+
+/// Serve `answer` on `listener` under `limits` until `shutdown` resolves; then stop
 /// accepting, close idle connections and let answers in flight finish.
 pub(crate) async fn serve(
     listener: TcpListener,
-    router: Router,
+    answer: impl Answer,
     limits: Limits,
     shutdown: impl std::future::Future<Output = ()>,
     drain: Option<Drain>,
 ) {
     let table = Arc::new(Table::default());
     let draining = CancellationToken::new();
-    let service = TowerToHyperService::new(router);
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -305,7 +333,7 @@ pub(crate) async fn serve(
         let close = CancellationToken::new();
         let id = table.insert(&activity, &close);
         let connection =
-            Connection { tcp, activity, close, draining: draining.clone(), service: service.clone(), limits };
+            Connection { tcp, activity, close, draining: draining.clone(), answer: answer.clone(), limits };
         let table = Arc::clone(&table);
         // Open until its last answer is written: what a drain waits for.
         let open = drain.as_ref().map(Drain::connection);
@@ -318,27 +346,27 @@ pub(crate) async fn serve(
     draining.cancel();
 }
 
-struct Connection {
+struct Connection<A> {
     tcp: TcpStream,
     activity: Arc<Activity>,
     close: CancellationToken,
     draining: CancellationToken,
-    service: TowerToHyperService<Router>,
+    answer: A,
     limits: Limits,
 }
 
-impl Connection {
+impl<A: Answer> Connection<A> {
     async fn run(self) {
-        let Connection { tcp, activity, close, draining, service, limits } = self;
+        let Connection { tcp, activity, close, draining, answer, limits } = self;
         let io = TokioIo::new(Tracked { tcp, activity: Arc::clone(&activity), scan: None });
         let in_flight = Arc::clone(&activity);
         let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let held = InFlight::enter(&in_flight);
             let refused = in_flight.both_lengths.swap(false, Ordering::AcqRel);
-            let answer = (!refused).then(|| service.call(request));
+            let answer = (!refused).then(|| answer.answer(request));
             async move {
                 let response = match answer {
-                    Some(answer) => answer.await?,
+                    Some(answer) => answer.await,
                     None => error_response(
                         StatusCode::BAD_REQUEST,
                         None,

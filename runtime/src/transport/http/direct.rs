@@ -1,0 +1,132 @@
+//! `POST /mcp` answered without axum's router, on toolwire's own listener (`listen`, for
+//! [`McpServerSpec`](crate::McpServerSpec)); every other request goes through the router
+//! as before.
+//!
+//! A request that axum routes to `post` passes through the router's path and method
+//! look-ups, a map of URL parameters made for it (`/mcp` has none), two boxed futures of
+//! about 1 KB each, and a `Content-Length` header the router formats and inserts, which
+//! hyper writes by itself for a body of known length. Together about 3,700 instructions
+//! and six allocations of a stateless `tools/call`'s 35,000 and 30 (callgrind and dhat,
+//! bench/findings.md, session 25). Here the listener calls `post` itself, with what the
+//! router would hand it (the endpoint, the request with its body as axum's), and does
+//! what the drain's layer would do around it (`drain::admit`). Only `POST` to exactly
+//! `/mcp` takes this way, the same requests the router sends to `post` (it matches the
+//! path as it came, undecoded, and the query is not part of it); an app that mounts
+//! [`mcp_router`](super::mcp_router) itself gets the router's way, answering the same.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::State;
+use axum::http::Method;
+use axum::response::Response;
+use axum::{BoxError, Router};
+
+use super::listen::Answer;
+use super::response::holding;
+use super::{Endpoint, drain, post};
+
+/// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
+#[derive(Clone)]
+pub(crate) struct Direct {
+    router: Router,
+    endpoint: Arc<Endpoint>,
+}
+
+impl Direct {
+    pub(super) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
+        Direct { router, endpoint }
+    }
+}
+
+/// Which way a request goes. Held once, in the request's future, until it is taken apart
+/// (boxing the request would cost the allocation this module saves).
+#[allow(clippy::large_enum_variant)]
+enum Way<B, R> {
+    Post(Arc<Endpoint>, hyper::Request<B>),
+    Routed(R),
+}
+
+impl Answer for Direct {
+    fn answer<B>(&self, request: hyper::Request<B>) -> impl Future<Output = Response> + Send + use<B>
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
+        let way = if request.method() == Method::POST && request.uri().path() == "/mcp" {
+            Way::Post(Arc::clone(&self.endpoint), request)
+        } else {
+            Way::Routed(self.router.answer(request))
+        };
+        async move {
+            match way {
+                Way::Post(endpoint, request) => {
+                    let flight = match &endpoint.config.drain {
+                        Some(drain) => match drain::admit(drain) {
+                            Ok(flight) => Some(flight),
+                            Err(refused) => return refused,
+                        },
+                        None => None,
+                    };
+                    let response = post(State(endpoint), request.map(Body::new)).await;
+                    match flight {
+                        Some(flight) => response.map(|body| holding(body, flight)),
+                        None => response,
+                    }
+                }
+                Way::Routed(routed) => routed.await,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::to_bytes;
+    use axum::http::{StatusCode, header};
+
+    use super::*;
+    use crate::ToolRegistry;
+    use crate::server::{Exposure, Server, ServerOptions};
+    use crate::transport::http::{Auth, Drain, HttpConfig, mcp_service};
+
+    const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+
+    fn request(method: Method, path: &str, body: &str) -> hyper::Request<Body> {
+        hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::HOST, "127.0.0.1")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.to_owned()))
+            .expect("a request")
+    }
+
+    async fn text(response: Response) -> String {
+        let bytes = to_bytes(response.into_body(), usize::MAX).await.expect("the body");
+        String::from_utf8(bytes.to_vec()).expect("UTF-8")
+    }
+
+    #[tokio::test]
+    async fn a_direct_post_is_counted_by_the_drain_and_refused_once_it_began() {
+        let drain = Drain::new();
+        let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
+        let server = Server::new(ToolRegistry::new(), ServerOptions::new("direct", "0.1.0"));
+        let direct = mcp_service(server, Exposure::TrustedHost, config);
+        let answered = direct.answer(request(Method::POST, "/mcp", LIST)).await;
+        assert_eq!(answered.status(), StatusCode::OK);
+        assert_eq!(drain.in_flight(), 1, "in flight until its body is written or dropped");
+        assert!(text(answered).await.contains(r#""tools":[]"#));
+        assert_eq!(drain.in_flight(), 0);
+        // What is not `POST /mcp` takes the router: the drain's probes are there.
+        let healthz = direct.answer(request(Method::GET, "/healthz", "")).await;
+        assert_eq!((healthz.status(), text(healthz).await.as_str()), (StatusCode::OK, "ok"));
+        drain.begin();
+        let refused = direct.answer(request(Method::POST, "/mcp", LIST)).await;
+        assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(refused.headers().get(header::CONNECTION).map(|v| v.as_bytes()), Some(&b"close"[..]));
+        assert!(text(refused).await.contains("this replica is draining"));
+        assert_eq!(drain.in_flight(), 0, "a refused request is not in flight");
+    }
+}
