@@ -344,7 +344,7 @@ impl McpServerSpec {
             })?;
             let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
-            let router =
+            let service =
                 mcp_service(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
             let shutdown = stop.clone();
             let _guard = handle.enter();
@@ -357,7 +357,7 @@ impl McpServerSpec {
             // and a connection cap (see `transport::http::listen`).
             handle.spawn(crate::transport::http::serve(
                 listener,
-                router,
+                service,
                 limits,
                 async move {
                     match drain {

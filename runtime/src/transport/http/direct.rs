@@ -6,7 +6,7 @@
 //! look-ups, a map of URL parameters made for it (`/mcp` has none), two boxed futures of
 //! about 1 KB each, and a `Content-Length` header the router formats and inserts, which
 //! hyper writes by itself for a body of known length. Together about 3,700 instructions
-//! and six allocations of a stateless `tools/call`'s 35,000 and 30 (callgrind and dhat,
+//! and seven allocations of a stateless `tools/call`'s 35,000 and 30 (callgrind and dhat,
 //! bench/findings.md, session 25). Here the listener calls `post` itself, with what the
 //! router would hand it (the endpoint, the request with its body as axum's), and does
 //! what the drain's layer would do around it (`drain::admit`). Only `POST` to exactly
@@ -24,7 +24,7 @@ use axum::{BoxError, Router};
 
 use super::listen::Answer;
 use super::response::holding;
-use super::{Endpoint, drain, post};
+use super::{Endpoint, MCP_PATH, drain, post};
 
 /// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
 #[derive(Clone)]
@@ -53,7 +53,7 @@ impl Answer for Direct {
         B: HttpBody<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let way = if request.method() == Method::POST && request.uri().path() == "/mcp" {
+        let way = if request.method() == Method::POST && request.uri().path() == MCP_PATH {
             Way::Post(Arc::clone(&self.endpoint), request)
         } else {
             Way::Routed(self.router.answer(request))

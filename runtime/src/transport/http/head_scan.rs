@@ -13,13 +13,28 @@
 //! ends, every line end of a word found at once (`next_line`), and a line that starts with
 //! one is compared with that name a word at a time (`starts_with_name`); a byte at a time
 //! only when a read ends inside the name or a `\r` lies in it. Measured with callgrind on
-//! the bench's stateless request (a 244-byte head of eight lines): about 1,250 instructions
-//! a head for the line-at-a-time scan this replaced, about 910 now.
+//! the bench's stateless request (a 244-byte head of eight lines): about 910 instructions a
+//! head, against about 1,220 for the line-at-a-time scan this replaced (bench/findings.md,
+//! session 25, says how that figure was derived).
 
 use crate::swar;
 
-const CONTENT_LENGTH: &[u8] = b"content-length:";
-const TRANSFER_ENCODING: &[u8] = b"transfer-encoding:";
+/// The two framing headers looked for.
+#[derive(Clone, Copy)]
+enum Header {
+    ContentLength,
+    TransferEncoding,
+}
+
+impl Header {
+    /// The name and its colon, as a line naming it starts (its letters in either case).
+    const fn text(self) -> &'static [u8] {
+        match self {
+            Header::ContentLength => b"content-length:",
+            Header::TransferEncoding => b"transfer-encoding:",
+        }
+    }
+}
 
 /// What a request head named, once it has ended.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +56,8 @@ enum Place {
     /// At a line's start: no byte but `\r` read in it yet.
     #[default]
     LineStart,
-    /// In a line whose first byte is `name`'s, `matched` bytes of it matched so far.
-    Naming { name: &'static [u8], matched: u8 },
+    /// In a line whose first byte is `header`'s, `matched` bytes of its name matched so far.
+    Naming { header: Header, matched: u8 },
     /// In a line that names neither header: only its end matters.
     Skipping,
 }
@@ -60,14 +75,14 @@ impl HeadScan {
                 }
                 Place::LineStart => {
                     let (&b, after) = rest.split_first()?;
-                    let name = match b {
+                    let header = match b {
                         b'\n' => return Some(self.named),
                         b'\r' => {
                             rest = after;
                             continue;
                         }
-                        b'c' | b'C' => CONTENT_LENGTH,
-                        b't' | b'T' => TRANSFER_ENCODING,
+                        b'c' | b'C' => Header::ContentLength,
+                        b't' | b'T' => Header::TransferEncoding,
                         _ => {
                             rest = after;
                             self.at = Place::Skipping;
@@ -75,10 +90,10 @@ impl HeadScan {
                         }
                     };
                     // The whole name at once where it can be told here; else a byte at a time.
-                    self.at = match starts_with_name(rest, name) {
+                    self.at = match starts_with_name(rest, header.text()) {
                         Some(true) => {
-                            self.name(name);
-                            rest = &rest[name.len()..];
+                            self.mark(header);
+                            rest = &rest[header.text().len()..];
                             Place::Skipping
                         }
                         Some(false) => {
@@ -87,11 +102,12 @@ impl HeadScan {
                         }
                         None => {
                             rest = after;
-                            Place::Naming { name, matched: 1 }
+                            Place::Naming { header, matched: 1 }
                         }
                     };
                 }
-                Place::Naming { name, matched } => {
+                Place::Naming { header, matched } => {
+                    let name = header.text();
                     let (&b, after) = rest.split_first()?;
                     rest = after;
                     self.at = match b {
@@ -99,10 +115,10 @@ impl HeadScan {
                         b'\r' => continue,
                         _ if b.to_ascii_lowercase() != name[usize::from(matched)] => Place::Skipping,
                         _ if usize::from(matched) + 1 < name.len() => {
-                            Place::Naming { name, matched: matched + 1 }
+                            Place::Naming { header, matched: matched + 1 }
                         }
                         _ => {
-                            self.name(name);
+                            self.mark(header);
                             Place::Skipping
                         }
                     };
@@ -111,12 +127,11 @@ impl HeadScan {
         }
     }
 
-    /// The line named `name`.
-    fn name(&mut self, name: &[u8]) {
-        if name == CONTENT_LENGTH {
-            self.named.content_length = true;
-        } else {
-            self.named.transfer_encoding = true;
+    /// The line named `header`.
+    fn mark(&mut self, header: Header) {
+        match header {
+            Header::ContentLength => self.named.content_length = true,
+            Header::TransferEncoding => self.named.transfer_encoding = true,
         }
     }
 }
@@ -185,8 +200,8 @@ pub(crate) fn reference(head: &[u8]) -> Option<Framing> {
         if line.is_empty() {
             return Some(named);
         }
-        named.content_length |= line.starts_with(CONTENT_LENGTH);
-        named.transfer_encoding |= line.starts_with(TRANSFER_ENCODING);
+        named.content_length |= line.starts_with(Header::ContentLength.text());
+        named.transfer_encoding |= line.starts_with(Header::TransferEncoding.text());
     }
     None
 }

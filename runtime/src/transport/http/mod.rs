@@ -144,6 +144,9 @@ pub use session_store::{
 };
 use sessions::Sessions;
 
+/// The MCP endpoint's path: the router's one route, and what the listener answers directly.
+const MCP_PATH: &str = "/mcp";
+
 /// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
 const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
 
@@ -244,7 +247,7 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     let auth = endpoint.config.auth.clone();
     // Every handler of `/mcp`, its method fallback too, calls `admit` first; the 404 does not.
     let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
-    let mut router = Router::new().route("/mcp", mcp);
+    let mut router = Router::new().route(MCP_PATH, mcp);
     if let Auth::Authenticator(a) = &auth
         && let Some(rs) = a.resource_server()
     {
