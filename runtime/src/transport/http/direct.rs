@@ -21,6 +21,8 @@ use axum::extract::State;
 use axum::http::Method;
 use axum::response::Response;
 use axum::{BoxError, Router};
+use futures_util::FutureExt as _;
+use futures_util::future::Either;
 
 use super::listen::Answer;
 use super::response::holding;
@@ -39,44 +41,31 @@ impl Direct {
     }
 }
 
-/// Which way a request goes. Held once, in the request's future, until it is taken apart
-/// (boxing the request would cost the allocation this module saves).
-#[allow(clippy::large_enum_variant)]
-enum Way<B, R> {
-    Post(Arc<Endpoint>, hyper::Request<B>),
-    Routed(R),
-}
-
 impl Answer for Direct {
     fn answer<B>(&self, request: hyper::Request<B>) -> impl Future<Output = Response> + Send + use<B>
     where
         B: HttpBody<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let way = if request.method() == Method::POST && request.uri().path() == MCP_PATH {
-            Way::Post(Arc::clone(&self.endpoint), request)
-        } else {
-            Way::Routed(self.router.answer(request))
-        };
-        async move {
-            match way {
-                Way::Post(endpoint, request) => {
-                    let flight = match &endpoint.config.drain {
-                        Some(drain) => match drain::admit(drain) {
-                            Ok(flight) => Some(flight),
-                            Err(refused) => return refused,
-                        },
-                        None => None,
-                    };
-                    let response = post(State(endpoint), request.map(Body::new)).await;
-                    match flight {
-                        Some(flight) => response.map(|body| holding(body, flight)),
-                        None => response,
-                    }
-                }
-                Way::Routed(routed) => routed.await,
-            }
+        // Combinators, not an `async` block: a block would hold the request and the
+        // future it becomes side by side, and the listener and hyper move this future.
+        if request.method() != Method::POST || request.uri().path() != MCP_PATH {
+            return Either::Right(self.router.answer(request));
         }
+        let endpoint = Arc::clone(&self.endpoint);
+        let flight = match &endpoint.config.drain {
+            Some(drain) => match drain::admit(drain) {
+                Ok(flight) => Some(flight),
+                Err(refused) => return Either::Left(Either::Right(std::future::ready(refused))),
+            },
+            None => None,
+        };
+        Either::Left(Either::Left(post(State(endpoint), request.map(Body::new)).map(move |response| {
+            match flight {
+                Some(flight) => response.map(|body| holding(body, flight)),
+                None => response,
+            }
+        })))
     }
 }
 

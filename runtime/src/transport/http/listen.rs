@@ -30,6 +30,8 @@ use axum::body::{Bytes, HttpBody};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::{BoxError, Router};
+use futures_util::FutureExt as _;
+use futures_util::future::Either;
 use hyper::service::Service as _;
 use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
@@ -40,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::Limits;
 use super::drain::Drain;
 use super::head_scan::HeadScan;
-use super::response::{error_response, holding};
+use super::response::{Holding, error_response};
 use super::woken::OnWake;
 use crate::sync::lock;
 
@@ -279,13 +281,10 @@ impl Answer for Router {
         B: HttpBody<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        let routed = TowerToHyperService::new(self.clone()).call(request);
-        async move {
-            match routed.await {
-                Ok(response) => response,
-                Err(never) => match never {},
-            }
-        }
+        TowerToHyperService::new(self.clone()).call(request).map(|routed| match routed {
+            Ok(response) => response,
+            Err(never) => match never {},
+        })
     }
 }
 
@@ -360,21 +359,21 @@ impl<A: Answer> Connection<A> {
         let Connection { tcp, activity, close, draining, answer, limits } = self;
         let io = TokioIo::new(Tracked { tcp, activity: Arc::clone(&activity), scan: None });
         let in_flight = Arc::clone(&activity);
+        // Combinators, not an `async` block: a block would hold the answer's future twice
+        // (captured, then awaited), and hyper moves the service's future by value.
         let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let held = InFlight::enter(&in_flight);
-            let refused = in_flight.both_lengths.swap(false, Ordering::AcqRel);
-            let answer = (!refused).then(|| answer.answer(request));
-            async move {
-                let response = match answer {
-                    Some(answer) => answer.await,
-                    None => error_response(
-                        StatusCode::BAD_REQUEST,
-                        None,
-                        "bad request: both Content-Length and Transfer-Encoding are set; send one (RFC 9112 §6.3)",
-                    ),
-                };
-                Ok::<_, Infallible>(response.map(|body| holding(body, held)))
-            }
+            let answered = if in_flight.both_lengths.swap(false, Ordering::AcqRel) {
+                Either::Right(std::future::ready(error_response(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    "bad request: both Content-Length and Transfer-Encoding are set; send one (RFC 9112 §6.3)",
+                )))
+            } else {
+                Either::Left(answer.answer(request))
+            };
+            // The body holds the request in flight; hyper takes it unboxed.
+            answered.map(move |response| Ok::<_, Infallible>(response.map(|body| Holding::new(body, held))))
         });
         let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
         tokio::pin!(conn);

@@ -123,13 +123,23 @@ pub(super) fn with_session_id(mut response: Response, id: Option<&str>) -> Respo
 
 /// `body`, holding `guard` until the body is written out or dropped: how a request stays
 /// counted (in flight on its connection, or against a drain) until its answer has left.
+/// Boxed as axum's `Body`, for a response that goes back through axum; hyper takes a
+/// [`Holding`] as it is.
 pub(crate) fn holding<G: Send + Unpin + 'static>(body: axum::body::Body, guard: G) -> axum::body::Body {
-    axum::body::Body::new(Holding { body, _guard: guard })
+    axum::body::Body::new(Holding::new(body, guard))
 }
 
-struct Holding<G> {
+/// A body holding a guard (see [`holding`]).
+pub(crate) struct Holding<G> {
     body: axum::body::Body,
     _guard: G,
+}
+
+impl<G> Holding<G> {
+    /// `body`, holding `guard` until it is written out or dropped.
+    pub(crate) fn new(body: axum::body::Body, guard: G) -> Holding<G> {
+        Holding { body, _guard: guard }
+    }
 }
 
 impl<G: Unpin> hyper::body::Body for Holding<G> {
