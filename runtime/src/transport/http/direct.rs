@@ -25,8 +25,9 @@ use futures_util::FutureExt as _;
 use futures_util::future::Either;
 
 use super::listen::Answer;
+use super::post::post;
 use super::response::holding;
-use super::{Endpoint, MCP_PATH, drain, post};
+use super::{Endpoint, MCP_PATH, drain};
 
 /// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
 #[derive(Clone)]

@@ -56,6 +56,7 @@
 //!   what a POST must be before it is routed (media types, the body, the era's headers);
 //!   `names`: the MCP header names, made once; `heads`: the headers a request is read by,
 //!   found in one pass;
+//! - `post`: a POST's way from its body to its answer;
 //! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
 //!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
@@ -93,6 +94,7 @@ mod names;
 mod outbox;
 mod params;
 pub(crate) mod peek;
+mod post;
 mod response;
 mod roaming;
 mod session_store;
@@ -109,10 +111,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use serde_json::value::RawValue;
-
-use crate::protocol::envelope::decode_call;
-use crate::protocol::{Era, OutboundKind, ProtocolVersion, RequestId};
+use crate::protocol::{Era, ProtocolVersion};
 use crate::server::{Exposure, Server, Session};
 
 pub use auth::BearerToken;
@@ -129,16 +128,13 @@ pub use event_store::{
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
 use heads::Heads;
-use inbound::{check_media, check_modern_headers, is_modern, read_body};
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
 use names::LAST_EVENT_ID;
 use params::ParamHeaders;
-use peek::{Shape, peek};
-use response::{
-    Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
-};
+use post::post;
+use response::error_response;
 pub use session_store::{
     MemorySessionStore, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
 };
@@ -484,350 +480,5 @@ async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Resp
             None,
             "not found: no such session (it ended or never existed)",
         ),
-    }
-}
-
-/// A POST: check the media types, read the body, pick the session that serves it, hand it
-/// to the session, and answer with what comes back.
-async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let heads = Heads::of(&parts.headers);
-    let principal = match admit(&endpoint, &parts, &heads).await {
-        Ok(principal) => principal,
-        Err(refused) => return refused,
-    };
-    if let Err(refusal) = check_media(&heads) {
-        return refusal;
-    }
-    let body = match read_body(body, endpoint.config.max_body, &heads).await {
-        Ok(b) => b,
-        Err(refusal) => return refusal,
-    };
-    let Ok(text) = std::str::from_utf8(&body) else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            Some(crate::protocol::code::PARSE_ERROR),
-            "parse error: the body is not UTF-8",
-        );
-    };
-    // Nothing to route: 202 is for an accepted notification or response, and this is neither.
-    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            Some(crate::protocol::code::PARSE_ERROR),
-            "parse error: the body is empty",
-        );
-    }
-    // A `tools/call` of the common shape is decoded once, here, and handed to the engine
-    // decoded; anything else is peeked at and decoded again by the engine.
-    let call = decode_call(text);
-    let (shape, call) = match call.as_ref().and_then(|c| peek::from_call(c, text)) {
-        Some(shape) => (shape, call),
-        None => (peek(text), None),
-    };
-    let id = match &shape {
-        Shape::Request { id, .. } => Some(*id),
-        _ => None,
-    };
-    let header_version = match heads.protocol_version.first {
-        None => None,
-        Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
-            Some(v) => Some(v),
-            None => return unsupported_version(v.as_bytes(), id, &shape),
-        },
-    };
-    let modern = is_modern(&shape, header_version);
-    // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
-    if !matches!(shape, Shape::NoReply)
-        && let Err(wait) = endpoint.server.admit(&principal)
-    {
-        return rate_limited(&principal, wait, id);
-    }
-    let subject = principal.subject();
-    let found = match heads.session_id() {
-        Some(sid) if !modern => match find_session(&endpoint, sid, subject).await {
-            Ok(found) => found,
-            Err(refused) => return refused.response(id),
-        },
-        _ => None,
-    };
-    let request = Incoming { heads: &heads, text, shape: &shape, id, header_version, modern, subject };
-    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request, found) {
-        Ok(chosen) => chosen,
-        Err(refusal) => return refusal,
-    };
-
-    let expects_reply = match &shape {
-        Shape::Request { .. } | Shape::Unreadable => true,
-        Shape::Batch { has_requests } => *has_requests,
-        Shape::NoReply => false,
-    };
-    // A legacy session's answer is resumable: its events carry ids and are stored, and what
-    // the call sends after its response goes to the session's GET stream.
-    let legacy_sid = legacy.as_ref().map(|l| l.0);
-    let (sink, rx, channel) = match legacy {
-        Some((sid, slot)) => {
-            let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
-            let resumable = channel::Resumable { store: endpoint.store.clone(), session: sid.into() };
-            let channel = channel::Channel::post(resumable, feed, Some(slot.notifier()), &endpoint.live);
-            let weak = Arc::downgrade(&channel);
-            (channel as Arc<dyn crate::server::Sink>, rx, Some(weak))
-        }
-        None => {
-            let (sink, rx) = outbox::outbox(endpoint.config.max_sse_backlog);
-            (sink, rx, None)
-        }
-    };
-    // In the modern era, a client that goes away before the answer is complete has
-    // cancelled the request (2026-07-28: closing the response stream is the cancellation).
-    // Legacy clients cancel explicitly, and a dropped connection is not a cancellation.
-    let cancel_on_drop = match (&shape, modern) {
-        (Shape::Request { id, .. }, true) => serde_json::from_str::<&RawValue>(id)
-            .ok()
-            .and_then(|raw| RequestId::from_raw(raw).ok())
-            .map(|id| CancelOnDrop { session: session.clone(), id: Some(id) }),
-        _ => None,
-    };
-    // A call that completes on its first poll is answered in this poll (module
-    // `server::request`): its answer is in `rx` before `respond` awaits it.
-    crate::server::polling_in_handler(|| {
-        session.handle_admitted(principal.clone(), &endpoint.exposure, text, call, &sink);
-    });
-    drop(sink);
-    // Sessions roaming: what this message settled is in the store before it is answered.
-    if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
-        && let Err(refused) = r.save_changes(&endpoint.sessions, sid, subject).await
-    {
-        if new_session_id.is_some() {
-            endpoint.sessions.forget(sid);
-        }
-        return refused.response(id);
-    }
-    if !expects_reply {
-        return StatusCode::ACCEPTED.into_response();
-    }
-    let meta_incomplete = match &shape {
-        Shape::Request { meta_version, meta_capabilities, .. } => {
-            meta_version.is_none() || !meta_capabilities
-        }
-        _ => false,
-    };
-    let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
-    respond(rx, new_session_id, answering, cancel_on_drop, channel, &endpoint).await
-}
-
-/// 429 with `Retry-After` (whole seconds, rounded up) for a request over its principal's
-/// rate limit.
-fn rate_limited(principal: &crate::principal::Principal, wait: Duration, id: Option<&str>) -> Response {
-    let message = crate::server::rate_refusal_message(principal, wait);
-    let mut response = error_response_with_id(
-        StatusCode::TOO_MANY_REQUESTS,
-        Some(crate::server::RATE_LIMITED),
-        id,
-        &message,
-    );
-    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
-    response
-}
-
-/// A POST body read and peeked at, with what its headers say.
-#[derive(Clone, Copy)]
-struct Incoming<'a> {
-    heads: &'a Heads<'a>,
-    text: &'a str,
-    shape: &'a Shape<'a>,
-    /// The request's id as JSON text, once the body says it.
-    id: Option<&'a str>,
-    header_version: Option<ProtocolVersion>,
-    modern: bool,
-    /// The subject of the request's principal: whose legacy session it may use.
-    subject: &'a str,
-}
-
-/// A legacy session's id and its GET stream's slot.
-type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
-
-/// Which session serves a POST, the id of a legacy session it creates (to name in
-/// `Mcp-Session-Id`), and the existing legacy session's id and GET stream it is served in
-/// (its answer is resumable). A request the transport refuses itself is the `Err` answer.
-#[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `check_media`.
-fn choose_session<'a>(
-    endpoint: &Endpoint,
-    request: &Incoming<'a>,
-    found: Option<(Session, Arc<stream::StreamSlot>)>,
-) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
-    let Incoming { heads, text, shape, id, header_version, modern, subject } = *request;
-    // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
-    // ignored (2026-07-28, backward compatibility), not looked up.
-    if modern {
-        if let Err(mismatch) = check_modern_headers(heads, shape) {
-            return Err(error_response_with_id(
-                StatusCode::BAD_REQUEST,
-                Some(HEADER_MISMATCH),
-                id,
-                &mismatch,
-            ));
-        }
-        if let Shape::Request { method, name: Some(tool), .. } = shape
-            && method == "tools/call"
-        {
-            let wanted = endpoint.params.get(tool);
-            if !wanted.is_empty() {
-                let body: Option<serde_json::Value> = serde_json::from_str(text).ok();
-                let arguments = body.as_ref().and_then(|b| b.pointer("/params/arguments"));
-                if let Err(mismatch) = params::check(wanted, heads.map, arguments) {
-                    return Err(error_response_with_id(
-                        StatusCode::BAD_REQUEST,
-                        Some(HEADER_MISMATCH),
-                        id,
-                        &mismatch,
-                    ));
-                }
-            }
-        }
-        // `initialize` and `ping` are gone from 2026-07-28, and the spec holds a server to
-        // 404 for them. Refused here rather than in the engine (which answers `ping` in both
-        // eras, for stdio keepalives): modern HTTP has no session to keep alive or to
-        // initialize.
-        if let Shape::Request { method, .. } = shape
-            && REMOVED_IN_MODERN.contains(&method.as_ref())
-        {
-            return Err(error_response_with_id(
-                StatusCode::NOT_FOUND,
-                Some(crate::protocol::code::METHOD_NOT_FOUND),
-                id,
-                &format!(
-                    "method '{method}' not found: {} has no handshake and no ping; send server/discover, or initialize without the {} MCP-Protocol-Version header for a legacy session",
-                    ProtocolVersion::LATEST,
-                    ProtocolVersion::LATEST
-                ),
-            ));
-        }
-        // Each modern request is served on its own: they are stateless, and two clients
-        // may well use the same request id at the same time.
-        return Ok((endpoint.server.session(), None, None));
-    }
-    if let Some(sid) = heads.session_id() {
-        return match found {
-            Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
-            None => Err(error_response_with_id(
-                StatusCode::NOT_FOUND,
-                None,
-                id,
-                "not found: no such session (it ended or never existed); send initialize again",
-            )),
-        };
-    }
-    if matches!(shape, Shape::Request { method, .. } if method == "initialize") {
-        if endpoint.config.stateless {
-            return Ok((endpoint.server.session(), None, None));
-        }
-        return match endpoint.sessions.create(&endpoint.server, subject) {
-            Ok((sid, s)) => Ok((s, Some(sid), None)),
-            Err(full) => Err(error_response_with_id(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                id,
-                &format!("service unavailable: {} sessions are open, the most this server keeps", full.cap),
-            )),
-        };
-    }
-    if endpoint.config.stateless {
-        let version = header_version.unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        return Ok((endpoint.server.session_without_handshake(version), None, None));
-    }
-    if matches!(shape, Shape::Unreadable) {
-        return Ok((endpoint.server.session(), None, None));
-    }
-    Err(error_response_with_id(
-        StatusCode::BAD_REQUEST,
-        None,
-        id,
-        "bad request: missing Mcp-Session-Id header; send initialize first",
-    ))
-}
-
-/// Turn what the session sends into the HTTP answer: JSON when the first thing is the
-/// response, SSE when notifications come first. A resumable answer (`channel`, held weakly:
-/// the answer ends when every sender is gone) not ready within the endpoint's polling delay
-/// is closed early, to be polled.
-async fn respond(
-    mut rx: outbox::Outbox,
-    new_session_id: Option<String>,
-    answering: Answering,
-    mut cancel_on_drop: Option<CancelOnDrop>,
-    channel: Option<std::sync::Weak<channel::Channel>>,
-    endpoint: &Endpoint,
-) -> Response {
-    let cell = channel.as_ref().and_then(std::sync::Weak::upgrade).map(|c| c.stream_cell());
-    let first = match (endpoint.config.sse_polling, &channel) {
-        (Some(polling), Some(channel)) => match tokio::time::timeout(polling.after, rx.next()).await {
-            Ok(first) => first,
-            Err(_) => {
-                if let Some(channel) = channel.upgrade()
-                    && channel.begin_polling()
-                {
-                    let polled = sse::polled(&channel.stream_id(), polling.retry);
-                    return with_session_id(polled, new_session_id.as_deref());
-                }
-                rx.next().await
-            }
-        },
-        _ => rx.next().await,
-    };
-    let Some(first) = first else {
-        // The call was cancelled (notifications/cancelled) or abandoned: nothing to send.
-        return StatusCode::ACCEPTED.into_response();
-    };
-    if first.message.kind() != OutboundKind::Response {
-        let stream = cell.and_then(|c| c.get().cloned());
-        let answer = sse::response(first, rx, cancel_on_drop, stream);
-        return with_session_id(answer, new_session_id.as_deref());
-    }
-    let first = first.message;
-    if let Some(guard) = &mut cancel_on_drop {
-        guard.disarm();
-    }
-    let code = first.error_code();
-    let status = status_for(code, answering);
-    let failed = status != StatusCode::OK || code.is_some();
-    // Made whole, not through `(status, text).into_response()`, which would name the body
-    // `text/plain` only to have the header replaced.
-    let mut response = Response::new(axum::body::Body::from(first.into_string()));
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    match new_session_id {
-        // A failed initialize leaves no session behind, and names none.
-        Some(id) if failed => {
-            endpoint.sessions.forget(&id);
-            response
-        }
-        id => with_session_id(response, id.as_deref()),
-    }
-}
-
-/// Cancels a request in its session when dropped armed: the HTTP exchange that was to carry
-/// its answer ended first (the handler future or the SSE body was dropped because the client
-/// went away).
-pub(crate) struct CancelOnDrop {
-    session: Session,
-    id: Option<RequestId>,
-}
-
-impl CancelOnDrop {
-    /// The answer is complete: dropping no longer cancels.
-    pub(crate) fn disarm(&mut self) {
-        self.id = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take()
-            && self.session.cancel(&id)
-        {
-            tracing::info!(%id, "the client closed the response stream; the request was cancelled");
-        }
     }
 }

@@ -9,6 +9,9 @@
 //! - A resumed stream ([`resumed`]): the stored events after the client's `Last-Event-ID`,
 //!   then whatever the stream still sends.
 //!
+//! A modern answer's stream holds a [`CancelOnDrop`]: a client that goes away before the
+//! answer is complete has cancelled the request.
+//!
 //! In a legacy session every event carries its id (`<stream>:<seq>`, see
 //! [`EventId`](super::EventId)); a modern answer's events carry none (2026-07-28 streams are
 //! not resumable). The framing is written here rather than with `axum::response::sse`,
@@ -22,10 +25,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
 
-use super::CancelOnDrop;
 use super::event_store::StoredEvent;
 use super::outbox::{Outbox, Queued};
-use crate::protocol::OutboundKind;
+use crate::protocol::{OutboundKind, RequestId};
+use crate::server::Session;
 
 /// How often an idle long-lived stream gets a comment line, so intermediaries keep it.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -164,6 +167,36 @@ pub(super) fn resumed(
     });
     use futures_util::StreamExt as _;
     sse_response(head.chain(rest))
+}
+
+/// Cancels a request in its session when dropped armed: the HTTP exchange that was to carry
+/// its answer ended first (the handler future or the SSE body was dropped because the client
+/// went away).
+pub(crate) struct CancelOnDrop {
+    session: Session,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    /// Cancels request `id` of `session` when dropped, unless disarmed first.
+    pub(super) fn armed(session: Session, id: RequestId) -> CancelOnDrop {
+        CancelOnDrop { session, id: Some(id) }
+    }
+
+    /// The answer is complete: dropping no longer cancels.
+    pub(crate) fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take()
+            && self.session.cancel(&id)
+        {
+            tracing::info!(%id, "the client closed the response stream; the request was cancelled");
+        }
+    }
 }
 
 #[cfg(test)]
