@@ -5,9 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
 use super::heads::Heads;
@@ -26,34 +28,88 @@ use crate::server::Session;
 
 /// A POST: check the media types, read the body, pick the session that serves it, hand it
 /// to the session, and answer with what comes back.
-pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+///
+/// Written so that its future is small: hyper and the listener move it by value several
+/// times a request, and each move copies all of it (a `memcpy` of its size; it was 1,832
+/// bytes as one `async fn`, bench/findings.md, session 26). So the request is taken apart
+/// before the future is made (an `async fn` keeps its argument's 240 bytes to the end), the
+/// message is handed to the session in a step of its own ([`hand_over`]), which without
+/// shared sessions never waits and runs to completion in place, and what the answer waits
+/// on ([`Pending`]) is all that is held while it waits.
+pub(super) fn post(
+    State(endpoint): State<Arc<Endpoint>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     let (parts, body) = request.into_parts();
-    let heads = Heads::of(&parts.headers);
-    let principal = match admit(&endpoint, &parts, &heads).await {
-        Ok(principal) => principal,
-        Err(refused) => return refused,
-    };
-    if let Err(refusal) = check_media(&heads) {
-        return refusal;
+    async move {
+        let pending = {
+            let heads = Heads::of(&parts.headers);
+            let principal = match admit(&endpoint, &parts, &heads).await {
+                Ok(principal) => principal,
+                Err(refused) => return refused,
+            };
+            if let Err(refusal) = check_media(&heads) {
+                return refusal;
+            }
+            let body = match read_body(body, endpoint.config.max_body, &heads).await {
+                Ok(b) => b,
+                Err(refusal) => return refusal,
+            };
+            let handed = match &endpoint.roaming {
+                // Only a session store's calls wait in `hand_over`: without one it completes
+                // on its first poll, here, and this future never holds it.
+                None => hand_over(&endpoint, &heads, &principal, &body)
+                    .now_or_never()
+                    .expect("without a session store, handing a message over never waits"),
+                Some(_) => Box::pin(hand_over(&endpoint, &heads, &principal, &body)).await,
+            };
+            match handed {
+                Ok(pending) => pending,
+                Err(answer) => return answer,
+            }
+        };
+        respond(pending, &endpoint).await
     }
-    let body = match read_body(body, endpoint.config.max_body, &heads).await {
-        Ok(b) => b,
-        Err(refusal) => return refusal,
-    };
-    let Ok(text) = std::str::from_utf8(&body) else {
-        return error_response(
+}
+
+/// What a POST's answer waits on once its message is with the session.
+struct Pending {
+    /// What the session sends for the message.
+    rx: outbox::Outbox,
+    /// The legacy session this message made, to name in `Mcp-Session-Id`.
+    new_session_id: Option<String>,
+    answering: Answering,
+    /// Cancels the request if the answer is dropped before it is complete (modern era).
+    cancel_on_drop: Option<CancelOnDrop>,
+    /// A resumable answer's sending end, held weakly: the answer ends when every sender is
+    /// gone.
+    channel: Option<std::sync::Weak<channel::Channel>>,
+}
+
+/// Read the body as a message, pick the session that serves it and hand the message over.
+/// `Err` is the whole answer, now: a refusal, or 202 for a message that expects none. With
+/// sessions roaming, finding a session and saving what the message settled wait on the
+/// store; nothing else here waits.
+async fn hand_over(
+    endpoint: &Endpoint,
+    heads: &Heads<'_>,
+    principal: &Arc<crate::principal::Principal>,
+    body: &Bytes,
+) -> Result<Pending, Response> {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Err(error_response(
             StatusCode::BAD_REQUEST,
             Some(crate::protocol::code::PARSE_ERROR),
             "parse error: the body is not UTF-8",
-        );
+        ));
     };
     // Nothing to route: 202 is for an accepted notification or response, and this is neither.
     if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
-        return error_response(
+        return Err(error_response(
             StatusCode::BAD_REQUEST,
             Some(crate::protocol::code::PARSE_ERROR),
             "parse error: the body is empty",
-        );
+        ));
     }
     // A `tools/call` of the common shape is decoded once, here, and handed to the engine
     // decoded; anything else is peeked at and decoded again by the engine.
@@ -70,28 +126,28 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
         None => None,
         Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(v) => Some(v),
-            None => return unsupported_version(v.as_bytes(), id, &shape),
+            None => return Err(unsupported_version(v.as_bytes(), id, &shape)),
         },
     };
     let modern = is_modern(&shape, header_version);
     // A request takes a cell of its principal's rate limit; over it, 429 (module `rate`).
     if !matches!(shape, Shape::NoReply)
-        && let Err(wait) = endpoint.server.admit(&principal)
+        && let Err(wait) = endpoint.server.admit(principal)
     {
-        return rate_limited(&principal, wait, id);
+        return Err(rate_limited(principal, wait, id));
     }
     let subject = principal.subject();
     let found = match heads.session_id() {
-        Some(sid) if !modern => match find_session(&endpoint, sid, subject).await {
+        Some(sid) if !modern => match find_session(endpoint, sid, subject).await {
             Ok(found) => found,
-            Err(refused) => return refused.response(id),
+            Err(refused) => return Err(refused.response(id)),
         },
         _ => None,
     };
-    let request = Incoming { heads: &heads, text, shape: &shape, id, header_version, modern, subject };
-    let (session, new_session_id, legacy) = match choose_session(&endpoint, &request, found) {
+    let request = Incoming { heads, text, shape: &shape, id, header_version, modern, subject };
+    let (session, new_session_id, legacy) = match choose_session(endpoint, &request, found) {
         Ok(chosen) => chosen,
-        Err(refusal) => return refusal,
+        Err(refusal) => return Err(refusal),
     };
 
     let expects_reply = match &shape {
@@ -138,10 +194,10 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
         if new_session_id.is_some() {
             endpoint.sessions.forget(sid);
         }
-        return refused.response(id);
+        return Err(refused.response(id));
     }
     if !expects_reply {
-        return StatusCode::ACCEPTED.into_response();
+        return Err(StatusCode::ACCEPTED.into_response());
     }
     let meta_incomplete = match &shape {
         Shape::Request { meta_version, meta_capabilities, .. } => {
@@ -150,7 +206,7 @@ pub(super) async fn post(State(endpoint): State<Arc<Endpoint>>, request: Request
         _ => false,
     };
     let answering = Answering { modern, unreadable: matches!(shape, Shape::Unreadable), meta_incomplete };
-    respond(rx, new_session_id, answering, cancel_on_drop, channel, &endpoint).await
+    Ok(Pending { rx, new_session_id, answering, cancel_on_drop, channel })
 }
 
 /// 429 with `Retry-After` (whole seconds, rounded up) for a request over its principal's
@@ -286,17 +342,10 @@ fn choose_session<'a>(
 }
 
 /// Turn what the session sends into the HTTP answer: JSON when the first thing is the
-/// response, SSE when notifications come first. A resumable answer (`channel`, held weakly:
-/// the answer ends when every sender is gone) not ready within the endpoint's polling delay
-/// is closed early, to be polled.
-async fn respond(
-    mut rx: outbox::Outbox,
-    new_session_id: Option<String>,
-    answering: Answering,
-    mut cancel_on_drop: Option<CancelOnDrop>,
-    channel: Option<std::sync::Weak<channel::Channel>>,
-    endpoint: &Endpoint,
-) -> Response {
+/// response, SSE when notifications come first. A resumable answer not ready within the
+/// endpoint's polling delay is closed early, to be polled.
+async fn respond(pending: Pending, endpoint: &Endpoint) -> Response {
+    let Pending { mut rx, new_session_id, answering, mut cancel_on_drop, channel } = pending;
     let cell = channel.as_ref().and_then(std::sync::Weak::upgrade).map(|c| c.stream_cell());
     let first = match (endpoint.config.sse_polling, &channel) {
         (Some(polling), Some(channel)) => match tokio::time::timeout(polling.after, rx.next()).await {
