@@ -109,6 +109,12 @@ impl Channel {
         &self.resumable.session
     }
 
+    /// Where this stream's events are kept, and whose they are: for another stream of the
+    /// same session (a POST's answer), without allocating the session's id again.
+    pub(super) fn resumable(&self) -> Resumable {
+        self.resumable.clone()
+    }
+
     /// Where the stream's id will be once it is made, for the body that writes its events
     /// (which must not hold the channel: the answer ends when every sender is gone).
     pub(super) fn stream_cell(&self) -> Arc<OnceLock<Arc<str>>> {

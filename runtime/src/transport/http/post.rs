@@ -159,9 +159,9 @@ async fn hand_over(
     // the call sends after its response goes to the session's GET stream.
     let legacy_sid = legacy.as_ref().map(|l| l.0);
     let (sink, rx, channel) = match legacy {
-        Some((sid, slot)) => {
+        Some((_, slot)) => {
             let (feed, rx) = outbox::channel(endpoint.config.max_sse_backlog);
-            let resumable = channel::Resumable { store: endpoint.store.clone(), session: sid.into() };
+            let resumable = slot.resumable();
             let channel = channel::Channel::post(resumable, feed, Some(slot.notifier()), &endpoint.live);
             let weak = Arc::downgrade(&channel);
             (channel as Arc<dyn crate::server::Sink>, rx, Some(weak))

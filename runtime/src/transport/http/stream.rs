@@ -36,6 +36,9 @@ pub(super) struct StreamSlot {
     channel: Arc<Channel>,
     state: Mutex<State>,
     max_backlog: usize,
+    /// The session's notifier (see [`StreamSlot::notifier`]), made once: every POST of
+    /// the session hands it to its answer's channel.
+    notifier: Arc<dyn Sink>,
 }
 
 struct State {
@@ -55,10 +58,20 @@ impl StreamSlot {
     /// messages unread.
     pub(super) fn new(max_backlog: usize, resumable: Resumable) -> Arc<StreamSlot> {
         let (feed, rx) = channel(max_backlog);
-        Arc::new(StreamSlot {
-            channel: Channel::get(resumable, feed),
-            state: Mutex::new(State { closed: false, waiting: Some(rx), number: 0 }),
-            max_backlog,
+        Arc::new_cyclic(|me: &std::sync::Weak<StreamSlot>| {
+            let slot = me.clone();
+            let notifier: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
+                let Some(slot) = slot.upgrade() else { return };
+                if !slot.lock().closed {
+                    slot.channel.send(m);
+                }
+            });
+            StreamSlot {
+                channel: Channel::get(resumable, feed),
+                state: Mutex::new(State { closed: false, waiting: Some(rx), number: 0 }),
+                max_backlog,
+                notifier,
+            }
         })
     }
 
@@ -72,14 +85,14 @@ impl StreamSlot {
     }
 
     /// The session's notifier: whatever it sends goes to the stream, until the session ends.
-    pub(super) fn notifier(self: &Arc<Self>) -> Arc<dyn Sink> {
-        let slot = Arc::downgrade(self);
-        Arc::new(move |m: Outbound| {
-            let Some(slot) = slot.upgrade() else { return };
-            if !slot.lock().closed {
-                slot.channel.send(m);
-            }
-        })
+    pub(super) fn notifier(&self) -> Arc<dyn Sink> {
+        self.notifier.clone()
+    }
+
+    /// Where the session's events are kept, and its id: what a POST's answer in the
+    /// session is resumable by.
+    pub(super) fn resumable(&self) -> Resumable {
+        self.channel.resumable()
     }
 
     /// Whether a connection is reading the stream.
