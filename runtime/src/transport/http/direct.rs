@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::Method;
 use axum::response::Response;
@@ -61,18 +61,16 @@ impl Answer for Direct {
             },
             None => None,
         };
-        Either::Left(Either::Left(post(State(endpoint), request.map(Body::new)).map(move |response| {
-            match flight {
-                Some(flight) => response.map(|body| holding(body, flight)),
-                None => response,
-            }
+        Either::Left(Either::Left(post(State(endpoint), request).map(move |response| match flight {
+            Some(flight) => response.map(|body| holding(body, flight)),
+            None => response,
         })))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use axum::body::to_bytes;
+    use axum::body::{Body, to_bytes};
     use axum::http::{StatusCode, header};
 
     use super::*;

@@ -2,7 +2,8 @@
 //! that arrives whole and within the limit, the era it speaks, and in the modern era headers
 //! that say what the body says.
 
-use axum::body::{Body, Bytes};
+use axum::BoxError;
+use axum::body::{Bytes, HttpBody};
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 
@@ -42,9 +43,14 @@ pub(super) fn check_media(heads: &Heads<'_>) -> Result<(), Response> {
 }
 
 /// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
-/// (cut short, or chunked wrongly).
-pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response> {
-    use futures_util::StreamExt as _;
+/// (cut short, or chunked wrongly). Any body will do (hyper's as it came, on toolwire's
+/// listener: boxing it as axum's `Body` would cost an allocation a request); its trailers,
+/// if any, are passed over.
+pub(super) async fn read_body<B>(body: B, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response>
+where
+    B: HttpBody<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
     let too_large = || {
         error_response(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -53,14 +59,15 @@ pub(super) async fn read_body(body: Body, limit: usize, heads: &Heads<'_>) -> Re
         )
     };
     let declared = heads.content_length.text().and_then(|v| v.parse::<u64>().ok());
-    let mut stream = body.into_data_stream();
+    let mut body = std::pin::pin!(body);
     // A body of one chunk (most are: hyper reads a small request whole) is answered as it
     // came, with no vector made to hold it (a malloc and a free a request).
     let mut first: Option<Bytes> = None;
     let mut more: Vec<Bytes> = Vec::new();
     let mut total = 0usize;
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| body_failed(&e, declared))?;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|e| body_failed(&axum::Error::new(e), declared))?;
+        let Ok(chunk) = frame.into_data() else { continue };
         total += chunk.len();
         if total > limit {
             return Err(too_large());
@@ -192,6 +199,7 @@ fn accepts_both(heads: &Heads<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Body;
     use axum::http::{HeaderMap, HeaderValue};
 
     fn headers(accept: &[&'static str], content_type: Option<&'static str>) -> HeaderMap {

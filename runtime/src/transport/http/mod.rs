@@ -242,7 +242,8 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     }
     let auth = endpoint.config.auth.clone();
     // Every handler of `/mcp`, its method fallback too, calls `admit` first; the 404 does not.
-    let mcp = axum::routing::post(post).get(get).delete(delete).fallback(method_not_allowed);
+    let mcp =
+        axum::routing::post(post::<axum::body::Body>).get(get).delete(delete).fallback(method_not_allowed);
     let mut router = Router::new().route(MCP_PATH, mcp);
     if let Auth::Authenticator(a) = &auth
         && let Some(rs) = a.resource_server()

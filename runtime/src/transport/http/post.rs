@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Bytes;
-use axum::extract::{Request, State};
+use axum::BoxError;
+use axum::body::{Bytes, HttpBody};
+use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
@@ -36,10 +37,14 @@ use crate::server::Session;
 /// message is handed to the session in a step of its own ([`hand_over`]), which without
 /// shared sessions never waits and runs to completion in place, and what the answer waits
 /// on ([`Pending`]) is all that is held while it waits.
-pub(super) fn post(
+pub(super) fn post<B>(
     State(endpoint): State<Arc<Endpoint>>,
-    request: Request,
-) -> impl Future<Output = Response> + Send {
+    request: hyper::Request<B>,
+) -> impl Future<Output = Response> + Send
+where
+    B: HttpBody<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
     let (parts, body) = request.into_parts();
     async move {
         let pending = {
