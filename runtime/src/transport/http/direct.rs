@@ -8,8 +8,9 @@
 //! hyper writes by itself for a body of known length. Together about 3,700 instructions
 //! and seven allocations of a stateless `tools/call`'s 35,000 and 30 (callgrind and dhat,
 //! bench/findings.md, session 25). Here the listener calls `post` itself, with what the
-//! router would hand it (the endpoint, the request with its body as axum's), and does
-//! what the drain's layer would do around it (`drain::admit`). Only `POST` to exactly
+//! router would hand it (the endpoint and the request; the body as hyper made it, not
+//! boxed as axum's `Body`), and does what the drain's layer would do around it
+//! (`drain::admit`, when the request is handed over). Only `POST` to exactly
 //! `/mcp` takes this way, the same requests the router sends to `post` (it matches the
 //! path as it came, undecoded, and the query is not part of it); an app that mounts
 //! [`mcp_router`](super::mcp_router) itself gets the router's way, answering the same.
