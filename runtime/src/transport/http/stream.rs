@@ -17,7 +17,7 @@
 //! notifications are dropped). The stream ends when the client closes it, or when the
 //! session ends (DELETE, or the idle sweep: a session with a stream open is never idle).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use axum::response::Response;
@@ -58,7 +58,7 @@ impl StreamSlot {
     /// messages unread.
     pub(super) fn new(max_backlog: usize, resumable: Resumable) -> Arc<StreamSlot> {
         let (feed, rx) = channel(max_backlog);
-        Arc::new_cyclic(|me: &std::sync::Weak<StreamSlot>| {
+        Arc::new_cyclic(|me: &Weak<StreamSlot>| {
             let slot = me.clone();
             let notifier: Arc<dyn Sink> = Arc::new(move |m: Outbound| {
                 let Some(slot) = slot.upgrade() else { return };
