@@ -60,13 +60,14 @@ where
                 Ok(b) => b,
                 Err(refusal) => return refusal,
             };
+            let handing = hand_over(&endpoint, &heads, &principal, &body);
             let handed = match &endpoint.roaming {
                 // Only a session store's calls wait in `hand_over`: without one it completes
                 // on its first poll, here, and this future never holds it.
-                None => hand_over(&endpoint, &heads, &principal, &body)
+                None => handing
                     .now_or_never()
                     .expect("without a session store, handing a message over never waits"),
-                Some(_) => Box::pin(hand_over(&endpoint, &heads, &principal, &body)).await,
+                Some(_) => Box::pin(handing).await,
             };
             match handed {
                 Ok(pending) => pending,
@@ -142,15 +143,17 @@ async fn hand_over(
         return Err(rate_limited(principal, wait, id));
     }
     let subject = principal.subject();
-    let found = match heads.session_id() {
+    // The legacy session the request names (a modern request's id is ignored, not looked
+    // up), and what the table holds under it.
+    let named = match heads.session_id() {
         Some(sid) if !modern => match find_session(endpoint, sid, subject).await {
-            Ok(found) => found,
+            Ok(found) => Some((sid, found)),
             Err(refused) => return Err(refused.response(id)),
         },
         _ => None,
     };
     let request = Incoming { heads, text, shape: &shape, id, header_version, modern, subject };
-    let (session, new_session_id, legacy) = match choose_session(endpoint, &request, found) {
+    let (session, new_session_id, legacy) = match choose_session(endpoint, &request, named) {
         Ok(chosen) => chosen,
         Err(refusal) => return Err(refusal),
     };
@@ -246,14 +249,20 @@ struct Incoming<'a> {
 /// A legacy session's id and its GET stream's slot.
 type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
 
+/// The legacy session id a request names, and the session and GET stream's slot held under
+/// it, if any.
+type Named<'a> = (&'a str, Option<(Session, Arc<stream::StreamSlot>)>);
+
 /// Which session serves a POST, the id of a legacy session it creates (to name in
 /// `Mcp-Session-Id`), and the existing legacy session's id and GET stream it is served in
-/// (its answer is resumable). A request the transport refuses itself is the `Err` answer.
+/// (its answer is resumable). `named` is the legacy session the request names and what the
+/// table holds under that id (`None` for a modern request). A request the transport refuses
+/// itself is the `Err` answer.
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `check_media`.
 fn choose_session<'a>(
     endpoint: &Endpoint,
     request: &Incoming<'a>,
-    found: Option<(Session, Arc<stream::StreamSlot>)>,
+    named: Option<Named<'a>>,
 ) -> Result<(Session, Option<String>, LegacyStream<'a>), Response> {
     let Incoming { heads, text, shape, id, header_version, modern, subject } = *request;
     // A modern request is stateless whatever it carries: an `Mcp-Session-Id` on it is
@@ -306,7 +315,7 @@ fn choose_session<'a>(
         // may well use the same request id at the same time.
         return Ok((endpoint.server.session(), None, None));
     }
-    if let Some(sid) = heads.session_id() {
+    if let Some((sid, found)) = named {
         return match found {
             Some((s, slot)) => Ok((s, None, Some((sid, slot)))),
             None => Err(error_response_with_id(
