@@ -101,6 +101,7 @@ pub mod complete;
 pub mod context;
 pub mod inject;
 mod json;
+mod log_hold;
 pub mod paths;
 pub mod principal;
 pub mod prompt;

@@ -34,7 +34,10 @@
 //! all; a line the pipe cannot take now is dropped and counted, and the next line written is
 //! preceded by one saying how many were lost. A terminal or a file (which refuse the flag or
 //! never stay full) and other systems are written as before, with a blocking write. Nothing
-//! here panics: a poisoned lock is taken over, and a failed write is ignored.
+//! here panics: a poisoned lock is taken over, and a failed write is ignored. The lines a
+//! stdio server makes while it answers the `initialize` that was waiting at start are written
+//! after that reply, together (`log_hold`): to a file, each line was a system call or two
+//! the client's first reply waited for.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -42,7 +45,7 @@ use std::error::Error;
 use std::fmt::{self, Debug, Write as _};
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::field::{Field, Visit};
@@ -56,13 +59,31 @@ mod sink;
 
 use sink::{Descriptor, Lines};
 
+use crate::log_hold;
 use crate::sync::lock;
 
 /// Install the stderr log as the process's default subscriber, at `max` and above. Does
 /// nothing when a subscriber is already installed.
 pub(crate) fn install(max: LevelFilter) {
-    let log = StderrLog::new(max, Descriptor::new(io::stderr()), SystemTime::now);
+    let log = StderrLog::new(max, Holding::new(Descriptor::new(io::stderr())), SystemTime::now);
     let _ = tracing::subscriber::set_global_default(log);
+}
+
+/// Lines written through [`log_hold`]: held while the thread that made them holds (a stdio
+/// server answering the `initialize` that was waiting), written at once otherwise.
+struct Holding(log_hold::Writer);
+
+impl Holding {
+    /// `out`'s lines, through [`log_hold`].
+    fn new(out: impl Lines) -> Holding {
+        Holding(Arc::new(move |text: &str| out.line(text)))
+    }
+}
+
+impl Lines for Holding {
+    fn line(&self, line: &str) {
+        log_hold::write(line, &self.0);
+    }
 }
 
 /// Tells one log's spans from another's in the per-thread stack of entered spans.
@@ -465,6 +486,29 @@ mod tests {
     }
 
     const AT: &str = "2026-12-02T18:48:57.123456Z";
+
+    /// The installed log's lines wait while their thread holds and go out in order when the
+    /// hold ends; after it they are written at once.
+    #[test]
+    fn the_installed_logs_lines_wait_for_a_hold() {
+        let out = Capture::default();
+        tracing::subscriber::with_default(
+            StderrLog::new(LevelFilter::INFO, Holding::new(out.clone()), fixed),
+            || {
+                let held = log_hold::hold();
+                tracing::info!("serving");
+                tracing::info!(client = "c", "initialize");
+                assert_eq!(*out.0.lock().unwrap(), "", "nothing written while held");
+                drop(held);
+                assert_eq!(
+                    *out.0.lock().unwrap(),
+                    format!("{AT}  INFO serving\n{AT}  INFO initialize client=\"c\"\n")
+                );
+                tracing::info!("after");
+            },
+        );
+        assert!(out.0.lock().unwrap().ends_with(&format!("\n{AT}  INFO after\n")));
+    }
 
     #[test]
     fn a_line_is_time_level_message_then_fields() {

@@ -131,6 +131,7 @@ pub(crate) enum Try {
 /// written whole or not at all.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn nowait(out: &impl std::os::fd::AsFd, bytes: &[u8]) -> Try {
+    use crate::transport::stdio::file_kind;
     use std::os::fd::AsRawFd;
     let fd = out.as_fd().as_raw_fd();
     let iov = libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: bytes.len() };
@@ -146,7 +147,7 @@ fn nowait(out: &impl std::os::fd::AsFd, bytes: &[u8]) -> Try {
         return match io::Error::last_os_error().raw_os_error() {
             Some(libc::EINTR) => continue,
             // A regular file can answer EAGAIN for a moment's contention, but never stays full.
-            Some(libc::EAGAIN) if is_regular_file(fd) => Try::Refused,
+            Some(libc::EAGAIN) if file_kind(out.as_fd()) == Some(libc::S_IFREG) => Try::Refused,
             Some(libc::EAGAIN) => Try::Full,
             Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => Try::Refused,
             _ => Try::Failed,
@@ -157,17 +158,6 @@ fn nowait(out: &impl std::os::fd::AsFd, bytes: &[u8]) -> Try {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn nowait<T>(_out: &T, _bytes: &[u8]) -> Try {
     Try::Refused
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn is_regular_file(fd: std::os::fd::RawFd) -> bool {
-    // SAFETY: `fstat` writes one `stat` through the pointer, which points at a live,
-    // zero-initialised local for the whole call; `fd` is open (see `nowait`).
-    #[allow(unsafe_code)]
-    unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        libc::fstat(fd, &mut stat) == 0 && stat.st_mode & libc::S_IFMT == libc::S_IFREG
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,9 @@
 //! - What the client wrote before serving began (on stdin, usually `initialize`) is read
 //!   without blocking and dispatched by the serving thread itself, every call spawned, before
 //!   the reader thread starts: the handshake does not wait for a thread to start (see
-//!   `waiting`). [`serve_lines`] does not do this: it cannot poll its input.
+//!   `waiting`), nor for the `serve_registry!` main's log lines made meanwhile, which are
+//!   written after those answers (`log_hold`). [`serve_lines`] does not do this: it cannot
+//!   poll its input.
 //! - stdout is written inline, by the thread that produced the answer, when the write cannot
 //!   block and nothing is queued; otherwise by a dedicated thread that coalesces: it writes
 //!   whatever is queued and flushes only when the queue is empty, so a burst of answers costs
@@ -38,11 +40,15 @@
 mod output;
 mod waiting;
 
+#[cfg(unix)]
+pub(crate) use output::file_kind;
+
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
+use crate::log_hold;
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
 use crate::sync::lock;
@@ -175,6 +181,10 @@ where
 {
     let options = server.options().clone();
     let session = server.session();
+    // The log's lines until the answers to what is waiting are written (this one, and the
+    // handshake's when `initialize` is waiting) are written after those answers: the client's
+    // first reply does not wait on stderr (see `log_hold`).
+    let held = log_hold::hold();
     tracing::info!(
         server = options.name(),
         version = options.version(),
@@ -229,6 +239,7 @@ where
         waiting::dispatch(&mut input, |line| session.handle_bytes(line, &sink));
         out.flush_deferred();
     }
+    drop(held);
     let input = Arc::new(Mutex::new(Input { reader: input, done: Some(input_tx) }));
     // Readers take turns: a sync body run in place that runs long hands the reading to a
     // new thread (see `relief`).
@@ -588,6 +599,83 @@ mod tests {
         let expected: String =
             (0..PINGS).map(|n| format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{}}}}\n")).collect();
         assert!(answers == expected, "every ping answered once, in order ({} bytes)", answers.len());
+    }
+
+    /// A `tracing` subscriber that writes each event's message through `log_hold`, as the
+    /// `serve_registry!` main's stderr log does.
+    #[cfg(unix)]
+    struct ThroughHold(log_hold::Writer);
+
+    #[cfg(unix)]
+    impl tracing::Subscriber for ThroughHold {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            let mut message = String::new();
+            event.record(&mut |field: &tracing::field::Field, value: &dyn std::fmt::Debug| {
+                if field.name() == "message" {
+                    message = format!("{value:?}\n");
+                }
+            });
+            log_hold::write(&message, &self.0);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    /// The log lines made while the `initialize` that was waiting is answered ("serving MCP
+    /// over stdio", the handshake's "initialize") are written after its reply, on a stdout
+    /// written inline (a socket here, as a pipe is): the reply does not wait on stderr.
+    #[cfg(unix)]
+    #[test]
+    fn the_log_lines_before_the_first_reply_are_written_after_it() {
+        use std::os::unix::net::UnixStream;
+        let (server_out, client_in) = UnixStream::pair().unwrap();
+        let early = client_in.try_clone().unwrap();
+        early.set_nonblocking(true).unwrap();
+        // Each line written, with whether the reply was on the socket by then (what was, read
+        // without blocking, is kept in `received`).
+        let lines = Arc::new(std::sync::Mutex::new(Vec::<(String, bool)>::new()));
+        let received = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+        let (seen, got) = (lines.clone(), received.clone());
+        let writer: log_hold::Writer = Arc::new(move |text: &str| {
+            let mut got = got.lock().unwrap();
+            let mut buffer = [0u8; 4096];
+            while let Ok(n @ 1..) = (&early).read(&mut buffer) {
+                got.extend_from_slice(&buffer[..n]);
+            }
+            seen.lock().unwrap().push((text.trim_end().to_owned(), got.contains(&b'\n')));
+        });
+        let (input, mut to_server) = io::pipe().unwrap();
+        writeln!(
+            to_server,
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        )
+        .unwrap();
+        drop(to_server);
+        let mut input = BufReader::with_capacity(INPUT_BUFFER, input);
+        input.fill_buf().unwrap();
+        let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
+        let output = output::Polled::new(server_out).expect("a socket is written inline");
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        tracing::subscriber::with_default(ThroughHold(writer), || {
+            runtime.block_on(serve_bounded(server, input, output, MAX_UNWRITTEN_OUTPUT)).unwrap();
+        });
+        let lines = lines.lock().unwrap().clone();
+        // The two held lines went out together, in one write, after the reply.
+        assert_eq!(lines[0].0, "serving MCP over stdio\ninitialize", "all lines: {lines:?}");
+        assert!(lines.iter().all(|(_, replied)| *replied), "a line was written before the reply: {lines:?}");
+        let mut reply = String::from_utf8(received.lock().unwrap().clone()).unwrap();
+        if reply.is_empty() {
+            BufReader::new(client_in).read_line(&mut reply).unwrap();
+        }
+        assert!(reply.starts_with(r#"{"jsonrpc":"2.0","id":0,"result":{"#), "{reply}");
     }
 
     /// A line that arrives after serving ended (the future dropped, its runtime gone) is not
