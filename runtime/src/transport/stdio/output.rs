@@ -17,7 +17,12 @@
 //!   handed, whose descriptor is unknown) is never written inline. On Linux a pipe needs no
 //!   `poll`: the batch is written with `pwritev2(RWF_NOWAIT)`, which writes it whole or
 //!   fails with `EAGAIN` when the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe
-//!   is atomic), so an answer costs one system call, not two.
+//!   is atomic), so an answer costs one system call, not two. A batch of any size is tried
+//!   that way (the first bullet is the `poll` path's): of more than `PIPE_BUF` bytes the pipe
+//!   takes what it has room for now (64 KiB when the client has read everything), and what
+//!   it did not take goes to the writer thread, which skips the part written. So a long
+//!   answer (a listing of many tools, a tool result of some kilobytes) costs no thread
+//!   wake-up while the client keeps up.
 //!
 //! What the stdin reader thread sends (it dispatches requests itself) is not handed to the
 //! flusher, which would wake the runtime thread: the reader writes it the same way, just
@@ -58,7 +63,8 @@ fn this_thread() -> usize {
     THIS_THREAD.with(|t| std::ptr::from_ref(t) as usize)
 }
 
-/// The longest line (with its `\n`) written inline: `PIPE_BUF` on Linux.
+/// The most bytes written inline after a `poll` said the output is writable: `PIPE_BUF` on
+/// Linux. (`pwritev2(RWF_NOWAIT)` on a pipe tries a batch of any size: see the module docs.)
 pub(super) const INLINE_MAX: usize = 4096;
 
 /// Where the lines go, and whether a short write would not block right now.
@@ -69,11 +75,12 @@ pub(super) trait Destination: Write + Send + 'static {
     /// Whether a write of at most [`INLINE_MAX`] bytes would complete without blocking now.
     fn writable_now(&self) -> bool;
 
-    /// Write `lines` (each followed by `\n`, at most [`INLINE_MAX`] bytes in all) whole in one
-    /// system call that cannot block: `Some(Ok(true))` when written, `Some(Ok(false))` when
-    /// that would block (nothing written), `None` when this output cannot do that (then
+    /// Write `lines` (each followed by `\n`, of any length) in one system call that cannot
+    /// block: `Some(Ok(n))` when the first `n` bytes are written (0 when the write would
+    /// block; fewer than all when the output took no more now), `None` when this output
+    /// cannot do that (then, for at most [`INLINE_MAX`] bytes,
     /// [`writable_now`](Self::writable_now) and an ordinary write are used).
-    fn write_now(&mut self, _lines: &[Outbound]) -> Option<io::Result<bool>> {
+    fn write_now(&mut self, _lines: &[Outbound]) -> Option<io::Result<usize>> {
         None
     }
 }
@@ -162,7 +169,7 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
+    fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<usize>> {
         // Two slices a line (its text, its newline); a batch with more lines than that takes
         // the poll path (rare: INLINE_MAX bytes of answers are few lines). One line (every
         // sequential answer) fills an array of two, not of 128 zeroed first.
@@ -177,18 +184,16 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 impl<W: Write + std::os::fd::AsFd> Polled<W> {
     /// [`Destination::write_now`] with room for `SLICES / 2` lines (at least `lines.len()`).
-    fn write_nowait<const SLICES: usize>(&mut self, lines: &[Outbound]) -> Option<io::Result<bool>> {
+    fn write_nowait<const SLICES: usize>(&mut self, lines: &[Outbound]) -> Option<io::Result<usize>> {
         use std::os::fd::AsRawFd;
         if !self.nowait || 2 * lines.len() > SLICES {
             return None;
         }
         let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; SLICES];
-        let mut total = 0;
         for (pair, line) in iov.chunks_exact_mut(2).zip(lines) {
             let text = line.as_str().as_bytes();
             pair[0] = libc::iovec { iov_base: text.as_ptr() as *mut libc::c_void, iov_len: text.len() };
             pair[1] = libc::iovec { iov_base: b"\n".as_ptr() as *mut libc::c_void, iov_len: 1 };
-            total += text.len() + 1;
         }
         loop {
             // SAFETY: the first `2 * lines.len()` iovecs point at live byte slices (the
@@ -205,25 +210,15 @@ impl<W: Write + std::os::fd::AsFd> Polled<W> {
                     libc::RWF_NOWAIT,
                 )
             };
+            // Up to PIPE_BUF bytes a pipe takes whole or not at all; of more, as much as it has
+            // room for (the caller hands the rest to the writer thread).
             if n >= 0 {
-                let n = n as usize;
-                if n == total {
-                    return Some(Ok(true));
-                }
-                // A pipe writes at most PIPE_BUF bytes whole or not at all, so this does not
-                // happen; if it did, the rest is written as any write is.
-                let rest: Vec<u8> = lines
-                    .iter()
-                    .flat_map(|l| l.as_str().as_bytes().iter().chain(b"\n"))
-                    .copied()
-                    .skip(n)
-                    .collect();
-                return Some(self.out.write_all(&rest).and_then(|()| self.out.flush()).map(|()| true));
+                return Some(Ok(n as usize));
             }
             let e = io::Error::last_os_error();
             match e.raw_os_error() {
                 Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) => return Some(Ok(false)),
+                Some(libc::EAGAIN) => return Some(Ok(0)),
                 // A kernel before 4.14 (no pwritev2 flags), or one whose pipes refuse
                 // RWF_NOWAIT: poll from now on.
                 Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => {
@@ -272,8 +267,11 @@ struct State<D: Write> {
     out: Option<BufWriter<D>>,
     /// Lines not yet written, in send order.
     queue: Vec<Outbound>,
-    /// The bytes in `queue`, newlines included.
+    /// The bytes in `queue`, newlines included (less `first_written`).
     queued: usize,
+    /// The bytes of the queue's first line (its newline included) an inline write wrote
+    /// before the pipe filled; the writer thread, which has the rest, skips them.
+    first_written: usize,
     /// The bytes sent and not yet written: `queued` plus the batch the writer thread holds.
     unwritten: usize,
     /// Once `unwritten` is at most this, the paused reader is woken; `None`: nobody waits.
@@ -304,6 +302,7 @@ impl<D: Destination> Output<D> {
                 out: Some(BufWriter::with_capacity(64 * 1024, out)),
                 queue: Vec::new(),
                 queued: 0,
+                first_written: 0,
                 unwritten: 0,
                 resume_at: None,
                 flush_due: false,
@@ -407,23 +406,40 @@ impl<D: Destination> Output<D> {
         }
     }
 
-    /// Write the queue in one `write` if that cannot block, else hand it to the writer
-    /// thread (unless it has it already).
+    /// Write the queue in one `write` if that cannot block, else hand it (or what of it the
+    /// write left) to the writer thread (unless it has it already). Answers of any length
+    /// are written inline where the output can take part of a write without blocking (a
+    /// pipe on Linux): one over `INLINE_MAX` bytes (a long listing, a large tool result)
+    /// no longer wakes the writer thread while the pipe has room for it.
     fn write_or_hand_off(&self, s: &mut State<D>) {
         if s.queue.is_empty() || s.thread_due || s.gone {
             return;
         }
+        debug_assert_eq!(s.first_written, 0, "a partly written line is the writer thread's");
         let small = s.queued <= INLINE_MAX;
-        let State { out, queue, thread_due, .. } = &mut *s;
+        let State { out, queue, queued, thread_due, .. } = &mut *s;
         let now = match out.as_mut() {
-            Some(o) if small && o.buffer().is_empty() => o.get_mut().write_now(queue),
+            Some(o) if o.buffer().is_empty() => o.get_mut().write_now(queue),
             _ => None,
         };
         let written = match (now, out.as_mut()) {
-            (Some(Ok(true)), _) => {
+            (Some(Ok(n)), _) if n == *queued => {
                 self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
                 Ok(())
+            }
+            // Part of it: the lines written whole leave the queue, the rest is the writer
+            // thread's (which waits for room).
+            (Some(Ok(n)), Some(_)) if n > 0 => {
+                let (whole, first_written) = lines_within(queue, n);
+                queue.drain(..whole);
+                self.lines_written.fetch_add(whole as u64, Ordering::Relaxed);
+                s.first_written = first_written;
+                s.queued -= n;
+                self.written(s, n);
+                s.thread_due = true;
+                self.wake_writer(s);
+                return;
             }
             (Some(Err(e)), _) => {
                 queue.clear();
@@ -512,12 +528,13 @@ impl<D: Destination> Output<D> {
             if !s.queue.is_empty() {
                 let batch = std::mem::take(&mut s.queue);
                 let bytes = std::mem::take(&mut s.queued);
+                let mut skip = std::mem::take(&mut s.first_written);
                 let Some(mut out) = held.take().or_else(|| s.out.take()) else {
                     return Err(io::Error::other("the stdio output went missing"));
                 };
                 drop(s);
                 let written: io::Result<()> = batch.iter().try_for_each(|m| {
-                    write_line(&mut out, m)?;
+                    write_line_from(&mut out, m, std::mem::take(&mut skip))?;
                     self.lines_written.fetch_add(1, Ordering::Relaxed);
                     Ok(())
                 });
@@ -582,8 +599,30 @@ impl<D: Destination> Output<D> {
 }
 
 fn write_line<W: Write>(out: &mut W, message: &Outbound) -> io::Result<()> {
-    out.write_all(message.as_str().as_bytes())?;
-    out.write_all(b"\n")
+    write_line_from(out, message, 0)
+}
+
+/// Write `message` and its newline but their first `skip` bytes (written already).
+fn write_line_from<W: Write>(out: &mut W, message: &Outbound, skip: usize) -> io::Result<()> {
+    let text = message.as_str().as_bytes();
+    out.write_all(text.get(skip..).unwrap_or_default())?;
+    if skip <= text.len() {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Of `lines` (each with its newline), how many the first `n` bytes hold whole, and how
+/// many bytes of the next one they hold.
+fn lines_within(lines: &[Outbound], mut n: usize) -> (usize, usize) {
+    for (whole, line) in lines.iter().enumerate() {
+        let bytes = line.as_str().len() + 1;
+        if n < bytes {
+            return (whole, n);
+        }
+        n -= bytes;
+    }
+    (lines.len(), 0)
 }
 
 /// The sink of a stdio session.
@@ -707,9 +746,25 @@ mod tests {
         let (reader, got) = read_n(reader, small.len()).await;
         assert_eq!(got, small);
         assert_eq!(starts.load(Ordering::SeqCst), 0, "an answer written inline needs no writer thread");
-        // Over INLINE_MAX: only the writer thread writes it.
-        out.send(line(2, 5000));
-        let big = format!("{}\n", line(2, 5000).as_str());
+        // Over PIPE_BUF, with room in the pipe: on Linux `pwritev2(RWF_NOWAIT)` writes it
+        // inline too.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        let reader = {
+            out.send(line(2, 20_000));
+            let long = format!("{}\n", line(2, 20_000).as_str());
+            let (reader, got) = read_n(reader, long.len()).await;
+            assert_eq!(got, long);
+            assert_eq!(
+                starts.load(Ordering::SeqCst),
+                0,
+                "a long answer the pipe has room for is written inline"
+            );
+            reader
+        };
+        // More than the pipe holds: the writer thread writes what the inline write left (on
+        // Linux), or all of it.
+        out.send(line(3, 100_000));
+        let big = format!("{}\n", line(3, 100_000).as_str());
         let (_reader, got) = read_n(reader, big.len()).await;
         assert_eq!(got, big);
         assert_eq!(starts.load(Ordering::SeqCst), 1);
@@ -758,17 +813,21 @@ mod tests {
         let (mut reader, writer) = io::pipe().unwrap();
         let mut out = Polled::new(writer).expect("a pipe can be polled");
         let batch = [line(1, 10), line(2, 20)];
-        assert!(matches!(out.write_now(&batch), Some(Ok(true))), "an empty pipe takes the batch");
         let expected = format!("{}\n{}\n", batch[0].as_str(), batch[1].as_str());
+        assert!(
+            matches!(out.write_now(&batch), Some(Ok(n)) if n == expected.len()),
+            "an empty pipe takes the batch"
+        );
         let mut got = vec![0; expected.len()];
         reader.read_exact(&mut got).unwrap();
         assert_eq!(String::from_utf8(got).unwrap(), expected);
         let big = [line(3, 4000)];
+        let len = big[0].as_str().len() + 1;
         let mut written = 0;
         let full = loop {
             match out.write_now(&big) {
-                Some(Ok(true)) => written += 1,
-                Some(Ok(false)) => break true,
+                Some(Ok(n)) if n == len => written += 1,
+                Some(Ok(0)) => break true,
                 other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
             }
             assert!(written < 10_000, "the pipe never filled");
@@ -779,6 +838,68 @@ mod tests {
         let mut rest = String::new();
         reader.read_to_string(&mut rest).unwrap();
         assert_eq!(rest, format!("{}\n", big[0].as_str()).repeat(written));
+    }
+
+    /// A line longer than `PIPE_BUF` is written as far as the pipe has room (without
+    /// blocking), and [`Output`] hands the rest to the writer thread, which skips what was
+    /// written: the client reads every line whole, in order.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_long_line_is_written_in_part_and_the_writer_thread_writes_the_rest() {
+        let (mut reader, writer) = io::pipe().unwrap();
+        let mut direct = Polled::new(writer.try_clone().unwrap()).expect("a pipe can be polled");
+        // The pipe full, then 10,000 bytes read: a long line goes in as far as there is room.
+        let filler = [line(1, 4000)];
+        let mut filled = 0;
+        while matches!(direct.write_now(&filler), Some(Ok(n)) if n > 0) {
+            filled += 1;
+        }
+        let long = [line(2, 30_000)];
+        let mut head = vec![0; 10_000];
+        reader.read_exact(&mut head).unwrap();
+        let part = match direct.write_now(&long) {
+            Some(Ok(n)) => n,
+            other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
+        };
+        assert!(part > 0 && part < long[0].as_str().len(), "written in part: {part} bytes");
+        let mut expected = format!("{}\n", filler[0].as_str()).repeat(filled)[10_000..].to_owned();
+        expected.push_str(&format!("{}\n", long[0].as_str())[..part]);
+        let mut drained = vec![0; expected.len()];
+        reader.read_exact(&mut drained).unwrap();
+        assert!(drained == expected.as_bytes(), "the pipe held whole fillers, then the part");
+        drop(direct);
+
+        // Through `Output`, on the empty pipe: a line longer than the pipe holds is written in
+        // part inline, the rest by the writer thread, then two short lines after it.
+        let starts = Arc::new(AtomicU64::new(0));
+        let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
+        let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
+        out.start_writer_with(Box::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let out = theirs.upgrade().expect("alive");
+            std::thread::spawn(move || out.write_queued());
+            Ok(())
+        }));
+        let sent = [line(3, 70_000), line(4, 10), line(5, 5000)];
+        {
+            let _deferring = out.defer_on_this_thread();
+            for l in &sent {
+                out.send(l.clone());
+            }
+            out.flush_deferred();
+        }
+        assert_eq!(starts.load(Ordering::SeqCst), 1, "the rest went to the writer thread");
+        out.close();
+        drop(out);
+        let rest = tokio::task::spawn_blocking(move || {
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).map(|_| rest)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        let expected: String = sent.iter().map(|l| format!("{}\n", l.as_str())).collect();
+        assert!(rest == expected, "every line whole, in order ({} bytes of {})", rest.len(), expected.len());
     }
 
     /// A client that stops reading: sends never block, the runtime keeps running, and once the
