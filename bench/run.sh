@@ -100,11 +100,11 @@ LOG="$OUT/servers-$MODE.log"
 FAILED=0
 
 if [[ $MODE == full ]]; then
-  ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000; RES=20000
+  ROUNDS=7; SEQ=50000; PIPE=50000; FIFTY=20000; LIST=2000; CLIENT=20000; E2E=20000; RES=20000; TEXT=2000
   RSS_CALLS=1000000; CG_N1=1000; CG_N2=5000; HTTP_CG_N1=500; HTTP_CG_N2=2500; BUILD_ROUNDS=3; COLD=100
   HTTP_ROUNDS=5; HTTP_IDLE_ROUNDS=3; HTTP_SECS=5; IDLE_SESSIONS=1000
 else
-  ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300; RES=300; COLD=3
+  ROUNDS=1; SEQ=300; PIPE=300; FIFTY=300; LIST=100; CLIENT=300; E2E=300; RES=300; TEXT=100; COLD=3
   HTTP_ROUNDS=1; HTTP_IDLE_ROUNDS=1; HTTP_SECS=1; IDLE_SESSIONS=50
 fi
 
@@ -217,6 +217,15 @@ for round in $(seq 1 "$ROUNDS"); do
   for impl in toolwire rmcp floor; do
     fifty_server "$impl"
     drive "list50.w1:$impl" --calls "$LIST" --window 1 --method list -- "${SRV[@]}"
+  done
+  # A tool that trades kilobytes (a file's contents): echo of a 16 KiB and a 64 KiB text,
+  # sequential: a long request line to read and parse, a long answer to escape and write
+  # (over PIPE_BUF, which a pipe takes in part: stdio/output).
+  for kib in 16 64; do
+    for impl in toolwire rmcp floor; do
+      echo_server "$impl"
+      drive "text${kib}k.w1:$impl" --calls "$TEXT" --window 1 --text-bytes $((kib * 1024)) -- "${SRV[@]}"
+    done
   done
   # Resources and prompts (issue 11): a small text resource read, a prompt got, and with
   # 1,000 resources registered, resources/list (toolwire: the first page of 100).

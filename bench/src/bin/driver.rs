@@ -24,8 +24,15 @@
 //!
 //! ```text
 //! driver --case rmcp_echo --calls 20000 --window 16 [--tool echo] [--method list]
-//!        [--method list|resources-list|read|prompt|elicit]
+//!        [--method list|resources-list|read|prompt|elicit] [--text-bytes 16384]
 //!        [--warmup 1000] [--rss-at 10000] [--timeout-s 300] -- SERVER [ARGS...]
+//! ```
+//!
+//! `--text-bytes N` makes a `tools/call`'s text N bytes long (`ECHO_TEXT` repeated, cut to
+//! N), as a tool that reads or returns a file's contents trades: a long request line and a
+//! long answer (over `PIPE_BUF`), each checked whole.
+//!
+//! ```text
 //! ```
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -96,6 +103,8 @@ struct Args {
     warmup: u64,
     tool: String,
     method: Method,
+    /// The text a `tools/call` sends and expects back.
+    text: String,
     rss_at: Vec<u64>,
     timeout: Duration,
     command: Vec<String>,
@@ -109,6 +118,7 @@ fn parse_args() -> Result<Args, String> {
         warmup: u64::MAX,
         tool: "echo".into(),
         method: Method::Call,
+        text: ECHO_TEXT.into(),
         rss_at: Vec::new(),
         timeout: Duration::from_secs(300),
         command: Vec::new(),
@@ -128,6 +138,10 @@ fn parse_args() -> Result<Args, String> {
             "--warmup" => a.warmup = num(value()?)?,
             "--tool" => a.tool = value()?,
             "--method" => a.method = Method::parse(&value()?)?,
+            "--text-bytes" => {
+                let n = num(value()?)? as usize;
+                a.text = ECHO_TEXT.repeat(n / ECHO_TEXT.len() + 1)[..n.max(1)].to_owned();
+            }
             "--rss-at" => a.rss_at.push(num(value()?)?),
             "--timeout-s" => a.timeout = Duration::from_secs(num(value()?)?),
             other => return Err(format!("unknown flag {other}")),
@@ -171,8 +185,8 @@ fn request(id: u64, args: &Args) -> String {
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{}"}}"#, args.method.wire())
         }
         Method::Call => format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#,
-            args.tool
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{}","arguments":{{"text":"{}"}}}}}}"#,
+            args.tool, args.text
         ),
         Method::Read => {
             format!(
@@ -382,6 +396,6 @@ fn check_reply(line: &[u8], args: &Args) -> Result<(), String> {
         return Err(bad());
     }
     let content = json::top_level(result, member).ok_or_else(bad)?;
-    let needle = ECHO_TEXT.as_bytes();
+    let needle = if args.method == Method::Call { args.text.as_bytes() } else { ECHO_TEXT.as_bytes() };
     if content.windows(needle.len()).any(|w| w == needle) { Ok(()) } else { Err(bad()) }
 }

@@ -689,11 +689,12 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
     let _ = writeln!(
         s,
         "The neutral driver (`driver`, std only) spawns each server, initializes (2025-06-18) and calls \
-         `echo` (or `tool_7` of 50). Medians over the rounds; ratios are toolwire / other.\n"
+         `echo` (or `tool_7` of 50) with a 29-byte text (16 and 64 KiB in the `echo of a … text` rows). \
+         Medians over the rounds; ratios are toolwire / other.\n"
     );
     let _ = writeln!(s, "| case | figure | toolwire | rmcp | floor | toolwire/rmcp | toolwire/floor |");
     let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-    let rows: [(&str, &str, &str, usize); 16] = [
+    let rows: [(&str, &str, &str, usize); 20] = [
         ("echo, sequential", "echo.w1", "rps", 0),
         ("echo, sequential", "echo.w1", "p50_us", 1),
         ("echo, sequential", "echo.w1", "p99_us", 1),
@@ -704,6 +705,10 @@ fn markdown(d: &Data, goals: &[Goal]) -> String {
         ("50 tools, call tool_7, sequential", "fifty.w1", "p99_us", 1),
         ("50 tools, tools/list, sequential", "list50.w1", "rps", 0),
         ("50 tools, tools/list, sequential", "list50.w1", "p99_us", 1),
+        ("echo of a 16 KiB text, sequential", "text16k.w1", "rps", 0),
+        ("echo of a 16 KiB text, sequential", "text16k.w1", "p99_us", 1),
+        ("echo of a 64 KiB text, sequential", "text64k.w1", "rps", 0),
+        ("echo of a 64 KiB text, sequential", "text64k.w1", "p99_us", 1),
         ("spawn to initialize reply (cold-start bench, with keep-awake)", "cold", "init_us", 0),
         ("spawn to initialize reply (cold-start bench, without keep-awake)", "cold-idle", "init_us", 0),
         ("50 tools, spawn to initialize reply (with keep-awake)", "cold50", "init_us", 0),
