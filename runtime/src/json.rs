@@ -88,19 +88,55 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
 /// control character (below 0x20). `protocol::raw_value` reads strings with it too.
 ///
 /// Eight bytes at a time while eight are left; a word's lowest flag is exact in each of the
-/// three masks (module `swar`), so the lowest of their union is the first such byte.
+/// three masks (module `swar`), so the lowest of their union is the first such byte. Most
+/// strings end within their first words; past the first four, [`next_escape_in_long_run`]
+/// takes over (kept apart so that this stays small enough to inline where strings are read).
+#[inline(always)]
 pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
+    let start = from;
     while let Some(chunk) = bytes.get(from..from + 8) {
-        let w = swar::word(chunk.try_into().unwrap_or(&[0; 8]));
-        let escaped = swar::bytes_below(w, 0x20)
-            | swar::zero_bytes(w ^ swar::splat(b'"'))
-            | swar::zero_bytes(w ^ swar::splat(b'\\'));
+        let escaped = escapes(swar::word(chunk.try_into().unwrap_or(&[0; 8])));
+        if escaped != 0 {
+            return Some(from + escaped.trailing_zeros() as usize / 8);
+        }
+        from += 8;
+        if from - start == 32 {
+            return next_escape_in_long_run(bytes, from);
+        }
+    }
+    bytes.get(from..)?.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|i| from + i)
+}
+
+/// [`next_escape`] past a string's first 32 bytes: thirty-two at a time while nothing is
+/// found (a file's text in an argument or a result: one branch a block, its four words
+/// independent, so they overlap in the CPU), then as [`next_escape`].
+#[inline(never)]
+fn next_escape_in_long_run(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(block) = bytes.get(from..from + 32) {
+        let any = block
+            .chunks_exact(8)
+            .fold(0, |any, chunk| any | escapes(swar::word(chunk.try_into().unwrap_or(&[0; 8]))));
+        if any != 0 {
+            break;
+        }
+        from += 32;
+    }
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let escaped = escapes(swar::word(chunk.try_into().unwrap_or(&[0; 8])));
         if escaped != 0 {
             return Some(from + escaped.trailing_zeros() as usize / 8);
         }
         from += 8;
     }
     bytes.get(from..)?.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|i| from + i)
+}
+
+/// The bytes of `w` a JSON string must escape (`"`, `\\`, below 0x20); the lowest flag is
+/// exact.
+fn escapes(w: u64) -> u64 {
+    swar::bytes_below(w, 0x20)
+        | swar::zero_bytes(w ^ swar::splat(b'"'))
+        | swar::zero_bytes(w ^ swar::splat(b'\\'))
 }
 
 /// `s` as a JSON string literal.
@@ -326,6 +362,31 @@ mod tests {
                 for c in ['"', '\\', '\u{0}', '\u{1f}', '\n', ' ', '\u{7f}', 'é'] {
                     let s: String = (0..len).map(|i| if i == at { c } else { 'x' }).collect();
                     assert_eq!(json_string(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+                }
+            }
+        }
+    }
+
+    /// Past the first four words the search goes a block of four at a time: a needle in
+    /// any block, at any offset in it, from any start, is found first.
+    #[test]
+    fn next_escape_finds_the_first_in_a_long_run() {
+        for len in [64, 65, 95, 96, 97, 131, 200] {
+            assert_eq!(next_escape(&vec![b'x'; len], 0), None);
+            for at in 0..len {
+                for needle in [b'"', b'\\', 0x01] {
+                    let mut bytes = vec![0x7f; len];
+                    bytes[at] = needle;
+                    if at + 9 < len {
+                        bytes[at + 9] = b'"';
+                    }
+                    for from in [0, 1, 7, at.saturating_sub(33), at] {
+                        assert_eq!(
+                            next_escape(&bytes, from.min(at)),
+                            Some(at),
+                            "len {len}, at {at}, from {from}"
+                        );
+                    }
                 }
             }
         }
