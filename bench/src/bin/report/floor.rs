@@ -77,11 +77,11 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         cold.note = "the floor reads stdin on its one thread and has no runtime to build; toolwire's main \
                      installs its stderr log, builds the registry and a current-thread runtime, then answers \
                      the `initialize` already waiting on stdin on that thread (the stdin reader thread starts \
-                     after the reply). Its binary is several times the floor's, so the loader relocates and \
+                     after the reply, and the log's lines about the start are written after it too). Its binary is several times the floor's, so the loader relocates and \
                      faults in more. Start-up work was cut before (tracing-subscriber, the listing at start, \
                      libm, the signal driver, the reader thread before the reply, the CPU-feature probe `memchr` \
-                     makes on its first call, whose `cpuid`s exit to the hypervisor in a VM): findings.md, \
-                     'cold start'. "
+                     makes on its first call, whose `cpuid`s exit to the hypervisor in a VM, the log's writes \
+                     before the reply): findings.md, 'cold start'. "
             .to_owned()
             + &cold::spread(d);
     }

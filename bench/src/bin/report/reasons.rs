@@ -139,7 +139,8 @@ pub(super) fn why(what: &str, d: &Data) -> String {
             "spawn to initialize reply includes exec, the dynamic loader and the first round trip; the floor \
              (no runtime, no logging, one thread, a 0.5 MB binary) takes {} µs without keep-awake. toolwire's \
              main also installs its stderr log, builds the registry and a current-thread runtime, and answers \
-             the `initialize` waiting on stdin on that thread before it starts the stdin reader thread; rmcp \
+             the `initialize` waiting on stdin on that thread before it starts the stdin reader thread (and \
+             before it writes its log lines); rmcp \
              builds a multi-threaded runtime (a worker per core) first. toolwire's binary is several times \
              the floor's, so the loader and the first touches of its pages fault in more (findings.md, 'cold \
              start'). {}",
