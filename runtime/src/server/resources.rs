@@ -174,12 +174,11 @@ pub(crate) fn request(
         "resources/list" | "resources/templates/list" => {
             let kind = method == "resources/list";
             let listing = if kind { &set.resources } else { &set.templates };
-            let outcome = match view(kind) {
-                Some(v) => list(session, &v, method, params).map(str::to_owned),
-                None => list(session, listing, method, params).map(str::to_owned),
-            };
-            return match outcome {
-                Ok(page) => reply.result(&page),
+            // The page is borrowed (from the caller's view, held here, or the whole listing):
+            // it is copied once, into the response envelope.
+            let view = view(kind);
+            return match list(session, view.as_deref().unwrap_or(listing), method, params) {
+                Ok(page) => reply.result(page),
                 Err(error) => reply.error(error),
             };
         }
