@@ -601,6 +601,17 @@ mod tests {
         assert!(answers == expected, "every ping answered once, in order ({} bytes)", answers.len());
     }
 
+    /// Serving is a future a host can spawn on a multi-threaded runtime: the log hold
+    /// (`log_hold::Hold`, tied to its thread) is not held across an await.
+    #[test]
+    fn serving_is_send() {
+        fn send<T: Send>(_: &T) {}
+        let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
+        send(&serve(server.clone()));
+        send(&serve_lines(server.clone(), io::empty(), io::sink()));
+        send(&serve_stdio(ToolRegistry::new(), ServerOptions::new("t", "1")));
+    }
+
     /// A `tracing` subscriber that writes each event's message through `log_hold`, as the
     /// `serve_registry!` main's stderr log does.
     #[cfg(unix)]
