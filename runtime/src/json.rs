@@ -109,7 +109,8 @@ pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
 
 /// [`next_escape`] past a string's first 32 bytes: thirty-two at a time while nothing is
 /// found (a file's text in an argument or a result: one branch a block, its four words
-/// independent, so they overlap in the CPU), then as [`next_escape`].
+/// independent, so they overlap in the CPU), then [`next_escape`] from the block that has
+/// one (found within its first four words) or from the last bytes (fewer than 32 left).
 #[inline(never)]
 fn next_escape_in_long_run(bytes: &[u8], mut from: usize) -> Option<usize> {
     while let Some(block) = bytes.get(from..from + 32) {
@@ -121,14 +122,7 @@ fn next_escape_in_long_run(bytes: &[u8], mut from: usize) -> Option<usize> {
         }
         from += 32;
     }
-    while let Some(chunk) = bytes.get(from..from + 8) {
-        let escaped = escapes(swar::word(chunk.try_into().unwrap_or(&[0; 8])));
-        if escaped != 0 {
-            return Some(from + escaped.trailing_zeros() as usize / 8);
-        }
-        from += 8;
-    }
-    bytes.get(from..)?.iter().position(|&b| b < 0x20 || b == b'"' || b == b'\\').map(|i| from + i)
+    next_escape(bytes, from)
 }
 
 /// The bytes of `w` a JSON string must escape (`"`, `\\`, below 0x20); the lowest flag is

@@ -4,12 +4,12 @@
 //! on the serving thread, before any other thread starts (`transport/stdio`, `waiting`). The
 //! log lines made meanwhile (the server's "serving MCP over stdio", the handshake's
 //! "initialize") were written before the reply, and to a regular file each is a system call
-//! or two that the client's first reply waited for (about 18 µs of a cold start when stderr
-//! was a file: bench/findings.md, session 27). The transport now opens a [`hold`] around
-//! those first answers; a log that takes part (the `serve_registry!` main's stderr log,
-//! `cli::stderr`) hands each line to [`write`], which keeps it while this thread holds and
-//! writes it at once otherwise. When the hold ends, the lines kept are written, in order,
-//! each writer's run of lines in one call.
+//! or two that the client's first reply waited for (11.5 and 18.5 µs of a cold start in two
+//! runs with stderr on a file: bench/findings.md, session 27). The transport now opens a
+//! [`hold`] around those first answers; a log that takes part (the `serve_registry!` main's
+//! stderr log, `cli::stderr`) hands each line to [`write`], which keeps it while this thread
+//! holds and writes it at once otherwise. When the hold ends, the lines kept are written, in
+//! order, each writer's run of lines in one call.
 //!
 //! A log that does not take part (a host's own `tracing` subscriber) writes as it always
 //! did. Only the writing waits: a line is still made (its timestamp taken) when its event

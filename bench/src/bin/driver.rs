@@ -140,7 +140,10 @@ fn parse_args() -> Result<Args, String> {
             "--method" => a.method = Method::parse(&value()?)?,
             "--text-bytes" => {
                 let n = num(value()?)? as usize;
-                a.text = ECHO_TEXT.repeat(n / ECHO_TEXT.len() + 1)[..n.max(1)].to_owned();
+                if n == 0 {
+                    return Err("--text-bytes must be at least 1".into());
+                }
+                a.text = ECHO_TEXT.repeat(n / ECHO_TEXT.len() + 1)[..n].to_owned();
             }
             "--rss-at" => a.rss_at.push(num(value()?)?),
             "--timeout-s" => a.timeout = Duration::from_secs(num(value()?)?),

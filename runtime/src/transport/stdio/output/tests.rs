@@ -87,6 +87,16 @@ fn counted_output(
     starts: &Arc<AtomicU64>,
 ) -> (io::PipeReader, Arc<Output<Polled<io::PipeWriter>>>, WriterEnd) {
     let (reader, writer) = io::pipe().unwrap();
+    let (out, done) = counted_output_on(writer, starts);
+    (reader, out, done)
+}
+
+/// [`counted_output`] on the write end of a pipe the test already has.
+#[cfg(unix)]
+fn counted_output_on(
+    writer: io::PipeWriter,
+    starts: &Arc<AtomicU64>,
+) -> (Arc<Output<Polled<io::PipeWriter>>>, WriterEnd) {
     let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
     let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
     let (done_tx, done) = std::sync::mpsc::channel();
@@ -96,7 +106,7 @@ fn counted_output(
         std::thread::spawn(move || done_tx.send(out.write_queued().map_err(|e| e.to_string())));
         Ok(())
     }));
-    (reader, out, done)
+    (out, done)
 }
 
 #[cfg(unix)]
@@ -232,14 +242,7 @@ async fn a_long_line_is_written_in_part_and_the_writer_thread_writes_the_rest() 
     // Through `Output`, on the empty pipe: a line longer than the pipe holds is written in
     // part inline, the rest by the writer thread, then two short lines after it.
     let starts = Arc::new(AtomicU64::new(0));
-    let out = Output::new(Polled::new(writer).expect("a pipe can be polled"));
-    let (counted, theirs) = (starts.clone(), Arc::downgrade(&out));
-    out.start_writer_with(Box::new(move || {
-        counted.fetch_add(1, Ordering::SeqCst);
-        let out = theirs.upgrade().expect("alive");
-        std::thread::spawn(move || out.write_queued());
-        Ok(())
-    }));
+    let (out, _done) = counted_output_on(writer, &starts);
     let sent = [line(3, 70_000), line(4, 10), line(5, 5000)];
     {
         let _deferring = out.defer_on_this_thread();
