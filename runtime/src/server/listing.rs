@@ -25,6 +25,10 @@ use crate::protocol::RpcError;
 use serde_json::value::RawValue;
 
 use crate::protocol::lifecycle::cache_hints;
+use crate::protocol::meta::ListParams;
+
+use super::era::decode_params;
+use super::session::SessionInner;
 
 /// One item a list method lists.
 pub(crate) trait Listed {
@@ -135,6 +139,21 @@ impl Listing {
         replaced.drain(..excess);
         self.replaced = replaced;
         self
+    }
+
+    /// The answer to a list request (`method`, its `params`) in `session`: the page its
+    /// cursor names, borrowed, as the body for the session's era. The caller holds the
+    /// listing (the whole one, or the view a policy lets the caller see) while it copies the
+    /// page into the response envelope, its one copy.
+    pub(crate) fn answer(
+        &self,
+        session: &SessionInner,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<&str, RpcError> {
+        let p: ListParams<'_> = decode_params(method, params)?;
+        let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+        self.page(p.cursor.as_deref(), modern)
     }
 
     /// The page a request asked for, as the body for its era.

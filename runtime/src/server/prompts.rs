@@ -23,7 +23,7 @@ use crate::prompt::{
     GetPromptResult, Icon, Prompt, PromptArguments, PromptError, PromptInfo, PromptRegistry,
 };
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
-use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::meta::ModernResult;
 use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
@@ -123,34 +123,33 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "prompts/list" => match list(session, prompts, &prompts.set.load(), params) {
-            Ok(page) => reply.result(&page),
-            Err(error) => reply.error(error),
-        },
+        "prompts/list" => {
+            let set = prompts.set.load();
+            // The page is borrowed (from the caller's view, held here, or the whole listing):
+            // it is copied once, into the response envelope.
+            let view = view(session, prompts, &set);
+            match view.as_deref().unwrap_or(&set.listing).answer(session, method, params) {
+                Ok(page) => reply.result(page),
+                Err(error) => reply.error(error),
+            }
+        }
         "prompts/get" => get(session, &prompts.set.load(), reply, params),
         other => reply.error(method_not_found(other)),
     }
 }
 
-fn list<'p>(
-    session: &SessionInner,
-    served: &Prompts,
-    prompts: &'p PromptSet,
-    params: Option<&RawValue>,
-) -> Result<std::borrow::Cow<'p, str>, RpcError> {
-    let p: ListParams<'_> = decode_params("prompts/list", params)?;
-    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+/// The listing of the prompts the session's caller may see, when a policy hides some of
+/// them (module `policy`); `None` when it sees them all.
+fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option<Arc<Listing>> {
     let gate = caller::gate(&session.shared);
-    if !gate.open()
-        && let Some(mask) = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))
-    {
-        let view = prompts.views.get(mask, || {
-            let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));
-            Listing::build(visible, served.page_size, &served.modern_meta, served.ttl)
-        });
-        return view.page(p.cursor.as_deref(), modern).map(|page| std::borrow::Cow::Owned(page.to_owned()));
+    if gate.open() {
+        return None;
     }
-    prompts.listing.page(p.cursor.as_deref(), modern).map(std::borrow::Cow::Borrowed)
+    let mask = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))?;
+    Some(prompts.views.get(mask, || {
+        let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));
+        Listing::build(visible, served.page_size, &served.modern_meta, served.ttl)
+    }))
 }
 
 fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {

@@ -22,7 +22,7 @@ use crate::args::PyStr;
 use crate::context::Context;
 use crate::json::json_string;
 use crate::protocol::lifecycle::{ResourcesCapability, ServerCapabilities};
-use crate::protocol::meta::{ListParams, MetaParams, ModernResult};
+use crate::protocol::meta::{MetaParams, ModernResult};
 use crate::protocol::resources::UriParams;
 use crate::protocol::{RpcError, code};
 use crate::resource::{
@@ -177,7 +177,7 @@ pub(crate) fn request(
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
             let view = view(kind);
-            return match list(session, view.as_deref().unwrap_or(listing), method, params) {
+            return match view.as_deref().unwrap_or(listing).answer(session, method, params) {
                 Ok(page) => reply.result(page),
                 Err(error) => reply.error(error),
             };
@@ -195,17 +195,6 @@ pub(crate) fn request(
         Ok(page) => reply.result(page),
         Err(error) => reply.error(error),
     }
-}
-
-fn list<'l>(
-    session: &SessionInner,
-    listing: &'l Listing,
-    method: &str,
-    params: Option<&RawValue>,
-) -> Result<&'l str, RpcError> {
-    let p: ListParams<'_> = decode_params(method, params)?;
-    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
-    listing.page(p.cursor.as_deref(), modern)
 }
 
 /// The not-found error for `uri`, in the era's code.

@@ -46,7 +46,7 @@ use crate::context::Context;
 use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
-use crate::protocol::meta::{ListParams, ModernResult};
+use crate::protocol::meta::ModernResult;
 use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
@@ -181,36 +181,33 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "tools/list" => match list(session, tools, &tools.set.load(), params) {
-            Ok(page) => reply.result(&page),
-            Err(error) => reply.error(error),
-        },
+        "tools/list" => {
+            let set = tools.set.load();
+            // The page is borrowed (from the caller's view, held here, or the whole listing):
+            // it is copied once, into the response envelope.
+            let view = view(session, tools, &set);
+            match view.as_deref().unwrap_or_else(|| set.listing(tools)).answer(session, method, params) {
+                Ok(page) => reply.result(page),
+                Err(error) => reply.error(error),
+            }
+        }
         "tools/call" => call(session, tools, reply, params),
         other => reply.error(method_not_found(other)),
     }
 }
 
-/// The pre-serialised page, borrowed: it is copied once, into the response envelope. A
-/// caller some tools are hidden from gets its subset's page (module `policy`).
-fn list<'t>(
-    session: &SessionInner,
-    tools: &Tools,
-    set: &'t ToolSet,
-    params: Option<&RawValue>,
-) -> Result<Cow<'t, str>, RpcError> {
-    let p: ListParams<'_> = decode_params("tools/list", params)?;
-    let (_, modern) = session.served(p.meta.as_ref())?.peer()?;
+/// The listing of the tools the session's caller may see, when a policy hides some of them
+/// (module `policy`); `None` when it sees them all.
+fn view(session: &SessionInner, tools: &Tools, set: &ToolSet) -> Option<Arc<Listing>> {
     let gate = caller::gate(&session.shared);
-    if !gate.open()
-        && let Some(mask) = mask(set.registry.iter(), |t| gate.tool(t.info()))
-    {
-        let view = set.views.get(mask, || {
-            let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
-            Listing::build(visible, tools.page_size, &tools.modern_meta, tools.ttl)
-        });
-        return view.page(p.cursor.as_deref(), modern).map(|page| Cow::Owned(page.to_owned()));
+    if gate.open() {
+        return None;
     }
-    set.listing(tools).page(p.cursor.as_deref(), modern).map(Cow::Borrowed)
+    let mask = mask(set.registry.iter(), |t| gate.tool(t.info()))?;
+    Some(set.views.get(mask, || {
+        let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
+        Listing::build(visible, tools.page_size, &tools.modern_meta, tools.ttl)
+    }))
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
