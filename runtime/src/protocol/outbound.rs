@@ -40,7 +40,7 @@ impl Outbound {
     /// A result response: `{"jsonrpc":"2.0","id":…,"result":<body>}`. `body` must be a JSON
     /// object this crate wrote.
     pub(crate) fn result(id: &RequestId, body: &str) -> Outbound {
-        let mut json = String::with_capacity(body.len() + 40);
+        let mut json = String::with_capacity(body.len() + RESULT_ROOM);
         json.push_str(RESULT_OPEN);
         id.write_json(&mut json);
         json.push_str(RESULT_KEY);

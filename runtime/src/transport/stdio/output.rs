@@ -15,9 +15,10 @@
 //! - the output is a pipe, a socket or a regular file and `poll` says it is writable now.
 //!   Any other output (a terminal, or a stream [`serve_lines`](super::serve_lines) was
 //!   handed, whose descriptor is unknown) is never written inline. On Linux a pipe needs no
-//!   `poll`: the batch is written with `pwritev2(RWF_NOWAIT)`, which writes it whole or
-//!   fails with `EAGAIN` when the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe
-//!   is atomic), so an answer costs one system call, not two. A batch of any size is tried
+//!   `poll`: the batch is written in a way that writes it whole or fails with `EAGAIN` when
+//!   the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe is atomic), so an answer
+//!   costs one system call, not two: `pwritev2(RWF_NOWAIT)` at first, then a plain `write`
+//!   on a non-blocking description of the pipe of the output's own (module `pipe`). A batch of any size is tried
 //!   that way (the first bullet is the `poll` path's): of more than `PIPE_BUF` bytes the pipe
 //!   takes what it has room for now (64 KiB when the client has read everything), and what
 //!   it did not take goes to the writer thread, which skips the part written. So a long
@@ -64,7 +65,7 @@ fn this_thread() -> usize {
 }
 
 /// The most bytes written inline after a `poll` said the output is writable: `PIPE_BUF` on
-/// Linux. (`pwritev2(RWF_NOWAIT)` on a pipe tries a batch of any size: see the module docs.)
+/// Linux. (A pipe on Linux is tried with a batch of any size: see the module docs.)
 pub(super) const INLINE_MAX: usize = 4096;
 
 /// Where the lines go, and whether a short write would not block right now.
@@ -75,12 +76,12 @@ pub(super) trait Destination: Write + Send + 'static {
     /// Whether a write of at most [`INLINE_MAX`] bytes would complete without blocking now.
     fn writable_now(&self) -> bool;
 
-    /// Write `lines` (each followed by `\n`, of any length) in one system call that cannot
+    /// Write `lines` (each ending in its `\n`, of any length) in one system call that cannot
     /// block: `Some(Ok(n))` when the first `n` bytes are written (0 when the write would
     /// block; fewer than all when the output took no more now), `None` when this output
     /// cannot do that (then, for at most [`INLINE_MAX`] bytes,
     /// [`writable_now`](Self::writable_now) and an ordinary write are used).
-    fn write_now(&mut self, _lines: &[Outbound]) -> Option<io::Result<usize>> {
+    fn write_now(&mut self, _lines: &[String]) -> Option<io::Result<usize>> {
         None
     }
 }
@@ -107,12 +108,13 @@ impl<W: Write + Send + 'static> Destination for Opaque<W> {
 }
 
 /// A stream on a pipe, socket or regular file, polled before each inline write (a pipe on
-/// Linux is written with `RWF_NOWAIT` instead, while the kernel takes that flag).
+/// Linux is written without one instead, while the kernel allows: module `pipe`).
 #[cfg(unix)]
 pub(super) struct Polled<W> {
     out: W,
-    /// A pipe, and `pwritev2(RWF_NOWAIT)` has not been refused.
-    nowait: bool,
+    /// A pipe on Linux, written without a `poll` (module `pipe`) until the kernel refuses.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    pipe: Option<pipe::Pipe>,
 }
 
 #[cfg(unix)]
@@ -122,10 +124,12 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
     /// can accept fewer bytes than it polls writable for).
     pub(super) fn new(output: W) -> Result<Polled<W>, W> {
         match file_kind(output.as_fd()) {
-            Some(kind @ (libc::S_IFIFO | libc::S_IFSOCK | libc::S_IFREG)) => Ok(Polled {
-                out: output,
-                nowait: cfg!(all(target_os = "linux", target_env = "gnu")) && kind == libc::S_IFIFO,
-            }),
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            Some(kind @ (libc::S_IFIFO | libc::S_IFSOCK | libc::S_IFREG)) => {
+                Ok(Polled { out: output, pipe: (kind == libc::S_IFIFO).then(pipe::Pipe::new) })
+            }
+            #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+            Some(libc::S_IFIFO | libc::S_IFSOCK | libc::S_IFREG) => Ok(Polled { out: output }),
             _ => Err(output),
         }
     }
@@ -136,6 +140,13 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
 /// `metadata()`) takes three (`fcntl`, `statx`, `close`) before a server's first reply.
 #[cfg(unix)]
 pub(crate) fn file_kind(fd: std::os::fd::BorrowedFd<'_>) -> Option<libc::mode_t> {
+    identity(fd).map(|(kind, _, _)| kind)
+}
+
+/// What `fd` names: its file's kind (as [`file_kind`]), device and inode; `None` if
+/// `fstat` fails.
+#[cfg(unix)]
+fn identity(fd: std::os::fd::BorrowedFd<'_>) -> Option<(libc::mode_t, libc::dev_t, libc::ino_t)> {
     use std::os::fd::AsRawFd;
     // SAFETY: `fstat` writes one `stat` through the pointer, which points at a live,
     // zero-initialised local for the whole call (`stat` is plain integers, for which all
@@ -145,7 +156,7 @@ pub(crate) fn file_kind(fd: std::os::fd::BorrowedFd<'_>) -> Option<libc::mode_t>
         let mut stat: libc::stat = std::mem::zeroed();
         (libc::fstat(fd.as_raw_fd(), &mut stat), stat)
     };
-    (status == 0).then_some(stat.st_mode & libc::S_IFMT)
+    (status == 0).then_some((stat.st_mode & libc::S_IFMT, stat.st_dev, stat.st_ino))
 }
 
 #[cfg(unix)]
@@ -169,65 +180,13 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    fn write_now(&mut self, lines: &[Outbound]) -> Option<io::Result<usize>> {
-        // Two slices a line (its text, its newline); a batch with more lines than that takes
-        // the poll path (rare: INLINE_MAX bytes of answers are few lines). One line (every
-        // sequential answer) fills an array of two, not of 128 zeroed first.
-        match lines.len() {
-            1 => self.write_nowait::<2>(lines),
-            n if n <= 64 => self.write_nowait::<128>(lines),
-            _ => None,
+    fn write_now(&mut self, lines: &[String]) -> Option<io::Result<usize>> {
+        let written = self.pipe.as_mut()?.write_now(self.out.as_fd(), lines);
+        if written.is_none() {
+            // The kernel refuses both ways: poll from now on.
+            self.pipe = None;
         }
-    }
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-impl<W: Write + std::os::fd::AsFd> Polled<W> {
-    /// [`Destination::write_now`] with room for `SLICES / 2` lines (at least `lines.len()`).
-    fn write_nowait<const SLICES: usize>(&mut self, lines: &[Outbound]) -> Option<io::Result<usize>> {
-        use std::os::fd::AsRawFd;
-        if !self.nowait || 2 * lines.len() > SLICES {
-            return None;
-        }
-        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; SLICES];
-        for (pair, line) in iov.chunks_exact_mut(2).zip(lines) {
-            let text = line.as_str().as_bytes();
-            pair[0] = libc::iovec { iov_base: text.as_ptr() as *mut libc::c_void, iov_len: text.len() };
-            pair[1] = libc::iovec { iov_base: b"\n".as_ptr() as *mut libc::c_void, iov_len: 1 };
-        }
-        loop {
-            // SAFETY: the first `2 * lines.len()` iovecs point at live byte slices (the
-            // lines' text, borrowed for the call, and a static newline) of the lengths given;
-            // the kernel only reads them. The descriptor is borrowed from `self.out`, so open.
-            // Offset -1 writes at the current position, as `write` does.
-            #[allow(unsafe_code)]
-            let n = unsafe {
-                libc::pwritev2(
-                    self.out.as_fd().as_raw_fd(),
-                    iov.as_ptr(),
-                    (2 * lines.len()) as libc::c_int,
-                    -1,
-                    libc::RWF_NOWAIT,
-                )
-            };
-            // Up to PIPE_BUF bytes a pipe takes whole or not at all; of more, as much as it has
-            // room for (the caller hands the rest to the writer thread).
-            if n >= 0 {
-                return Some(Ok(n as usize));
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) => return Some(Ok(0)),
-                // A kernel before 4.14 (no pwritev2 flags), or one whose pipes refuse
-                // RWF_NOWAIT: poll from now on.
-                Some(libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS) => {
-                    self.nowait = false;
-                    return None;
-                }
-                _ => return Some(Err(e)),
-            }
-        }
+        written
     }
 }
 
@@ -265,8 +224,8 @@ struct State<D: Write> {
     /// The output, when the writer thread does not hold it. The writer thread takes it out
     /// while it writes (its writes may block); an inline write happens under this lock.
     out: Option<BufWriter<D>>,
-    /// Lines not yet written, in send order.
-    queue: Vec<Outbound>,
+    /// Lines not yet written, in send order, each ending in its newline.
+    queue: Vec<String>,
     /// The bytes in `queue`, newlines included (less `first_written`).
     queued: usize,
     /// The bytes of the queue's first line (its newline included) an inline write wrote
@@ -355,10 +314,13 @@ impl<D: Destination> Output<D> {
         if s.gone || s.closing {
             return;
         }
-        let bytes = message.as_str().len() + 1;
-        s.queued += bytes;
-        s.unwritten += bytes;
-        s.queue.push(message);
+        // The newline in the line's own buffer (a call's result has room for it: see
+        // `RESULT_ROOM`), so a line is one slice to write.
+        let mut line = message.into_string();
+        line.push('\n');
+        s.queued += line.len();
+        s.unwritten += line.len();
+        s.queue.push(line);
         // While the writer thread holds the output (or has been handed the queue) it looks
         // at the queue again before it waits: nobody else needs waking.
         if s.out.is_none() || s.thread_due || s.flush_due || s.deferrer == this_thread() {
@@ -598,29 +560,23 @@ impl<D: Destination> Output<D> {
     }
 }
 
-fn write_line<W: Write>(out: &mut W, message: &Outbound) -> io::Result<()> {
-    write_line_from(out, message, 0)
+fn write_line<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
+    write_line_from(out, line, 0)
 }
 
-/// Write `message` and its newline but their first `skip` bytes (written already).
-fn write_line_from<W: Write>(out: &mut W, message: &Outbound, skip: usize) -> io::Result<()> {
-    let text = message.as_str().as_bytes();
-    out.write_all(text.get(skip..).unwrap_or_default())?;
-    if skip <= text.len() {
-        out.write_all(b"\n")?;
-    }
-    Ok(())
+/// Write `line` (its newline included) but its first `skip` bytes (written already).
+fn write_line_from<W: Write>(out: &mut W, line: &str, skip: usize) -> io::Result<()> {
+    out.write_all(line.as_bytes().get(skip..).unwrap_or_default())
 }
 
 /// Of `lines` (each with its newline), how many the first `n` bytes hold whole, and how
 /// many bytes of the next one they hold.
-fn lines_within(lines: &[Outbound], mut n: usize) -> (usize, usize) {
+fn lines_within(lines: &[String], mut n: usize) -> (usize, usize) {
     for (whole, line) in lines.iter().enumerate() {
-        let bytes = line.as_str().len() + 1;
-        if n < bytes {
+        if n < line.len() {
             return (whole, n);
         }
-        n -= bytes;
+        n -= line.len();
     }
     (lines.len(), 0)
 }
@@ -634,5 +590,7 @@ impl<D: Destination> Sink for LineSink<D> {
     }
 }
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod pipe;
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,27 @@ fn line(n: u64, pad: usize) -> Outbound {
     Outbound::result(&RequestId::Number(n as i64), &format!("{{\"pad\":\"{}\"}}", "x".repeat(pad)))
 }
 
+/// `batch` as the output queues it: each message's text and its newline.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn queued(batch: &[Outbound]) -> Vec<String> {
+    batch.iter().map(|m| format!("{}\n", m.as_str())).collect()
+}
+
+/// A pipe's writer that writes each way the whole test: on stdout's shared description
+/// with `RWF_NOWAIT`, or on a non-blocking description of its own.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn polled_pipe(writer: io::PipeWriter, own: bool) -> Polled<io::PipeWriter> {
+    use std::os::fd::AsFd;
+    let mut out = Polled::new(writer).expect("a pipe can be polled");
+    out.pipe = Some(match own {
+        false => pipe::Pipe::NoWait { until_own: u32::MAX },
+        true => {
+            pipe::Pipe::Own(pipe::own_description(out.out.as_fd()).expect("a pipe with a reader reopens"))
+        }
+    });
+    out
+}
+
 /// A shared byte buffer that counts the `write` calls it gets.
 #[derive(Clone, Default)]
 struct Recorder(Arc<Mutex<(Vec<u8>, usize)>>);
@@ -120,8 +141,8 @@ async fn the_writer_thread_starts_on_its_first_batch_not_before() {
     let (reader, got) = read_n(reader, small.len()).await;
     assert_eq!(got, small);
     assert_eq!(starts.load(Ordering::SeqCst), 0, "an answer written inline needs no writer thread");
-    // Over PIPE_BUF, with room in the pipe: on Linux `pwritev2(RWF_NOWAIT)` writes it
-    // inline too.
+    // Over PIPE_BUF, with room in the pipe: on Linux a pipe's write that cannot block
+    // (module `pipe`) writes it inline too.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     let reader = {
         out.send(line(2, 20_000));
@@ -175,39 +196,94 @@ async fn closing_after_inline_answers_starts_no_writer_thread() {
     assert_eq!(starts.load(Ordering::SeqCst), 1);
 }
 
-/// On Linux a pipe is written with `RWF_NOWAIT`: whole while it has room, and not at all
-/// (no blocking, nothing torn) once it is full.
+/// On Linux a pipe is written without a `poll`, either way (module `pipe`): whole while it
+/// has room, and not at all (no blocking, nothing torn) once it is full.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn a_pipe_is_written_whole_or_not_at_all_without_a_poll() {
-    let (mut reader, writer) = io::pipe().unwrap();
-    let mut out = Polled::new(writer).expect("a pipe can be polled");
-    let batch = [line(1, 10), line(2, 20)];
-    let expected = format!("{}\n{}\n", batch[0].as_str(), batch[1].as_str());
-    assert!(
-        matches!(out.write_now(&batch), Some(Ok(n)) if n == expected.len()),
-        "an empty pipe takes the batch"
-    );
-    let mut got = vec![0; expected.len()];
-    reader.read_exact(&mut got).unwrap();
-    assert_eq!(String::from_utf8(got).unwrap(), expected);
-    let big = [line(3, 4000)];
-    let len = big[0].as_str().len() + 1;
-    let mut written = 0;
-    let full = loop {
-        match out.write_now(&big) {
-            Some(Ok(n)) if n == len => written += 1,
-            Some(Ok(0)) => break true,
-            other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
-        }
-        assert!(written < 10_000, "the pipe never filled");
+    for own in [false, true] {
+        let (mut reader, writer) = io::pipe().unwrap();
+        let mut out = polled_pipe(writer, own);
+        let batch = queued(&[line(1, 10), line(2, 20)]);
+        let expected = batch.concat();
+        assert!(
+            matches!(out.write_now(&batch), Some(Ok(n)) if n == expected.len()),
+            "an empty pipe takes the batch (own: {own})"
+        );
+        let mut got = vec![0; expected.len()];
+        reader.read_exact(&mut got).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), expected);
+        let big = queued(&[line(3, 4000)]);
+        let mut written = 0;
+        let full = loop {
+            match out.write_now(&big) {
+                Some(Ok(n)) if n == big[0].len() => written += 1,
+                Some(Ok(0)) => break true,
+                other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
+            }
+            assert!(written < 10_000, "the pipe never filled");
+        };
+        assert!(full && written > 0);
+        // Everything in the pipe is whole lines: nothing was torn when it filled.
+        drop(out);
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, big[0].repeat(written), "own: {own}");
+    }
+}
+
+/// After [`pipe::OWN_AFTER`] inline writes a pipe is written on a description of its own,
+/// non-blocking, while stdout's own description stays blocking (the writer thread's, and
+/// anyone's who shares it); every line arrives, in order.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_pipe_gets_a_nonblocking_description_of_its_own_and_stdout_stays_blocking() {
+    use std::os::fd::AsRawFd;
+    let nonblocking = |fd: i32| {
+        // SAFETY: F_GETFL reads a descriptor's flags and touches no memory; a closed or
+        // bad descriptor answers -1 (then the assertion below fails).
+        #[allow(unsafe_code)]
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        assert!(flags >= 0, "fcntl: {}", io::Error::last_os_error());
+        flags & libc::O_NONBLOCK != 0
     };
-    assert!(full && written > 0);
-    // Everything in the pipe is whole lines: nothing was torn when it filled.
+    let (mut reader, writer) = io::pipe().unwrap();
+    let shared = writer.as_raw_fd();
+    let mut out = Polled::new(writer).expect("a pipe can be polled");
+    let mut expected = String::new();
+    for n in 0..=u64::from(pipe::OWN_AFTER) + 3 {
+        let one = queued(&[line(n, 10)]);
+        assert!(matches!(out.write_now(&one), Some(Ok(k)) if k == one[0].len()), "line {n}");
+        expected.push_str(&one[0]);
+    }
+    let Some(pipe::Pipe::Own(own)) = &out.pipe else { panic!("no description of its own after the writes") };
+    assert!(nonblocking(own.as_raw_fd()), "its own description is non-blocking");
+    assert!(!nonblocking(shared), "stdout's description is left blocking");
     drop(out);
-    let mut rest = String::new();
-    reader.read_to_string(&mut rest).unwrap();
-    assert_eq!(rest, format!("{}\n", big[0].as_str()).repeat(written));
+    let mut got = String::new();
+    reader.read_to_string(&mut got).unwrap();
+    assert_eq!(got, expected, "every line, in order, on the same pipe");
+}
+
+/// Only a pipe gets a description of its own (a socket's `/proc/self/fd` link does not open);
+/// a pipe nobody reads any more fails each write with `BrokenPipe`, before its own
+/// description is had and after.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn only_a_pipe_gets_its_own_description_and_a_closed_one_fails_either_way() {
+    use std::os::fd::AsFd;
+    let (socket, _peer) = std::os::unix::net::UnixStream::pair().unwrap();
+    assert!(pipe::own_description(socket.as_fd()).is_none(), "a socket");
+    let (reader, writer) = io::pipe().unwrap();
+    drop(reader);
+    let mut out = Polled::new(writer).expect("a pipe can be polled");
+    for n in 0..=pipe::OWN_AFTER + 1 {
+        let written = out.write_now(&queued(&[line(1, 10)]));
+        assert!(
+            matches!(written, Some(Err(ref e)) if e.kind() == io::ErrorKind::BrokenPipe),
+            "{n}: {written:?}"
+        );
+    }
 }
 
 /// A line longer than `PIPE_BUF` is written as far as the pipe has room (without
@@ -217,23 +293,23 @@ fn a_pipe_is_written_whole_or_not_at_all_without_a_poll() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_long_line_is_written_in_part_and_the_writer_thread_writes_the_rest() {
     let (mut reader, writer) = io::pipe().unwrap();
-    let mut direct = Polled::new(writer.try_clone().unwrap()).expect("a pipe can be polled");
+    let mut direct = polled_pipe(writer.try_clone().unwrap(), true);
     // The pipe full, then 10,000 bytes read: a long line goes in as far as there is room.
-    let filler = [line(1, 4000)];
+    let filler = queued(&[line(1, 4000)]);
     let mut filled = 0;
     while matches!(direct.write_now(&filler), Some(Ok(n)) if n > 0) {
         filled += 1;
     }
-    let long = [line(2, 30_000)];
+    let long = queued(&[line(2, 30_000)]);
     let mut head = vec![0; 10_000];
     reader.read_exact(&mut head).unwrap();
     let part = match direct.write_now(&long) {
         Some(Ok(n)) => n,
         other => panic!("{:?}", other.map(|r| r.map_err(|e| e.to_string()))),
     };
-    assert!(part > 0 && part < long[0].as_str().len(), "written in part: {part} bytes");
-    let mut expected = format!("{}\n", filler[0].as_str()).repeat(filled)[10_000..].to_owned();
-    expected.push_str(&format!("{}\n", long[0].as_str())[..part]);
+    assert!(part > 0 && part < long[0].len(), "written in part: {part} bytes");
+    let mut expected = filler[0].repeat(filled)[10_000..].to_owned();
+    expected.push_str(&long[0][..part]);
     let mut drained = vec![0; expected.len()];
     reader.read_exact(&mut drained).unwrap();
     assert!(drained == expected.as_bytes(), "the pipe held whole fillers, then the part");
