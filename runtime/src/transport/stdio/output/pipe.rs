@@ -71,11 +71,24 @@ impl Pipe {
                 None => *self = own_description(shared).map_or(Pipe::NoWaitOnly, Pipe::Own),
             }
         }
-        let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_LINES];
-        let iov = &mut iov[..lines.len()];
-        for (slot, line) in iov.iter_mut().zip(lines) {
-            *slot = libc::iovec { iov_base: line.as_ptr() as *mut libc::c_void, iov_len: line.len() };
-        }
+        // One line (every sequential answer) fills a slice of one, not an array of 64 zeroed
+        // first (a kilobyte's memset a call).
+        let slice =
+            |line: &String| libc::iovec { iov_base: line.as_ptr() as *mut libc::c_void, iov_len: line.len() };
+        let (one, mut many);
+        let iov: &[libc::iovec] = match lines {
+            [line] => {
+                one = [slice(line)];
+                &one
+            }
+            _ => {
+                many = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_LINES];
+                for (slot, line) in many.iter_mut().zip(lines) {
+                    *slot = slice(line);
+                }
+                &many[..lines.len()]
+            }
+        };
         loop {
             let n = match self {
                 Pipe::Own(fd) => own_write(fd.as_raw_fd(), iov),
