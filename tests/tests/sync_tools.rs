@@ -4,7 +4,7 @@
 //! panic is a tool error after which the server serves on.
 //!
 //! Over stdio a sync body runs in place, on the stdin reader, which a new reader relieves
-//! once the body runs past two milliseconds; at most 2 relieved bodies run at once, and past
+//! once the body runs past a few milliseconds; at most 2 relieved bodies run at once, and past
 //! that a body goes to a hot worker (at most 2), then to tokio's blocking pool. Each test
 //! sends more misbehaving calls than relief and the hot workers together take, so every
 //! place a sync body runs is covered.

@@ -21,10 +21,15 @@
 //!
 //! Past either bound, sync bodies go to the sync workers and the blocking pool.
 //!
-//! A watcher thread per post ticks every [`TICK`] while bodies have run recently (it sleeps
-//! after [`IDLE_TICKS`] ticks without one, and the next body wakes it). A body it sees still
-//! running half a tick or more after it first saw it is relieved (on a reader) or just
-//! marked so (on a worker). Either way its call must still be answered on time, though the
+//! A watcher thread per post ticks while bodies have run recently (it sleeps after
+//! [`IDLE_TICKS`] ticks without one, and the next body wakes it): every [`TICK`] while it
+//! sees a body running, and otherwise at intervals that double up to [`REST_TICK`]. A body it
+//! sees still running half a tick or more after it first saw it is relieved (on a reader) or
+//! just marked so (on a worker): within about [`TICK`] of its start when it starts while
+//! another runs, within `REST_TICK` + `TICK` at worst. The back-off is for a server that
+//! serves short bodies back to back, where no tick finds one running: ticking every
+//! millisecond there cost a tenth of its throughput over HTTP at c=16 on two busy cores
+//! (each tick wakes a thread on a core the workers and the client need; bench/findings.md). Either way its call must still be answered on time, though the
 //! call's future is inside its own poll: the watcher hands the call's [`Rescue`] (offered by
 //! the request path for each poll, see [`offer`]) a receiver that resolves when the body
 //! returns, and the request path answers the call at its deadline, or at the host's
@@ -45,8 +50,11 @@ use tokio::sync::oneshot;
 
 use crate::sync::lock;
 
-/// How often the watcher looks at the bodies running in place.
+/// How often the watcher looks at the bodies running in place while it sees one running.
 const TICK: Duration = Duration::from_millis(1);
+/// The longest the watcher rests between looks while bodies run but none is running when
+/// it looks (intervals from [`TICK`] double up to this).
+const REST_TICK: Duration = Duration::from_millis(8);
 /// Ticks without a body before the watcher sleeps.
 const IDLE_TICKS: u32 = 64;
 /// The most relieved bodies running at once on a reader post.
@@ -367,8 +375,9 @@ fn deliver(send: Deferred) {
 fn watch(post: Weak<Post>) {
     let mut idle = 0;
     let mut started_at_last_tick = 0;
+    let mut rest = TICK;
     loop {
-        thread::park_timeout(TICK);
+        thread::park_timeout(rest);
         let Some(p) = post.upgrade() else { return };
         let mut s = p.lock();
         // Sent under the lock, so a body's end (which sends the rest) cannot overtake them.
@@ -378,6 +387,7 @@ fn watch(post: Weak<Post>) {
             }
         }
         let running = s.bodies.iter().any(|b| b.relieved.is_none());
+        rest = if running { TICK } else { (rest * 2).min(REST_TICK) };
         if s.started != started_at_last_tick || running {
             idle = 0;
         } else {
@@ -406,6 +416,7 @@ fn watch(post: Weak<Post>) {
                 }
             }
             idle = 0;
+            rest = TICK;
         }
     }
 }
