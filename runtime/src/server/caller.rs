@@ -55,6 +55,28 @@ pub(crate) fn exposure(shared: &Shared) -> Arc<super::Exposure> {
         .unwrap_or_else(|| Arc::clone(&shared.exposure))
 }
 
+/// Whether the request being dispatched is served for untrusted callers: [`exposure`]'s
+/// question, read in place (a request that keeps the exposure takes its `Arc` there).
+pub(crate) fn untrusted(shared: &Shared) -> bool {
+    CALLER.with(|c| match c.borrow().as_ref().and_then(|c| c.exposure.as_deref()) {
+        Some(exposure) => exposure.untrusted().is_some(),
+        None => shared.exposure.untrusted().is_some(),
+    })
+}
+
+/// Whether nothing is hidden from the request being dispatched: [`gate`]`(shared).open()`,
+/// read in place, without the `Arc`s a gate takes (every call asks; few are gated).
+pub(crate) fn sees_everything(shared: &Shared) -> bool {
+    CALLER.with(|c| {
+        let c = c.borrow();
+        let c = c.as_ref();
+        let exposure = c.and_then(|c| c.exposure.as_deref()).unwrap_or(&shared.exposure);
+        let hide_approval = exposure.untrusted().is_some_and(|u| u.approver.is_none());
+        let principal = c.map_or(&shared.host_principal, |c| &c.principal);
+        !hide_approval && (shared.access.is_none() || principal.is_host())
+    })
+}
+
 /// What the request being dispatched may see ([`policy`](super::policy)).
 pub(crate) fn gate(shared: &Shared) -> super::policy::Gate {
     let hide_approval = exposure(shared).untrusted().is_some_and(|u| u.approver.is_none());

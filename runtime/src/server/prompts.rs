@@ -141,10 +141,10 @@ pub(crate) fn request(
 /// The listing of the prompts the session's caller may see, when a policy hides some of
 /// them (module `policy`); `None` when it sees them all.
 fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option<Arc<Listing>> {
-    let gate = caller::gate(&session.shared);
-    if gate.open() {
+    if caller::sees_everything(&session.shared) {
         return None;
     }
+    let gate = caller::gate(&session.shared);
     let mask = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))?;
     Some(prompts.views.get(mask, || {
         let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));

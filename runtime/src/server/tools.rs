@@ -199,10 +199,10 @@ pub(crate) fn request(
 /// The listing of the tools the session's caller may see, when a policy hides some of them
 /// (module `policy`); `None` when it sees them all.
 fn view(session: &SessionInner, tools: &Tools, set: &ToolSet) -> Option<Arc<Listing>> {
-    let gate = caller::gate(&session.shared);
-    if gate.open() {
+    if caller::sees_everything(&session.shared) {
         return None;
     }
+    let gate = caller::gate(&session.shared);
     let mask = mask(set.registry.iter(), |t| gate.tool(t.info()))?;
     Some(set.views.get(mask, || {
         let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
@@ -231,11 +231,14 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
     // The call holds an `Arc` of its tool: it finishes on it whatever is swapped in later.
     let set = tools.set.load();
     // A tool the caller may not use is answered as one that does not exist (module `policy`).
-    let gate = caller::gate(&session.shared);
-    let Some(tool) = set.registry.get(&p.name).filter(|t| gate.open() || gate.tool(t.info())).cloned() else {
-        let visible: Cow<'_, [String]> = match gate.open() {
-            true => Cow::Borrowed(&set.names),
-            false => set
+    // (The gate is made only for a caller something is hidden from.)
+    let gate = (!caller::sees_everything(&session.shared)).then(|| caller::gate(&session.shared));
+    let Some(tool) =
+        set.registry.get(&p.name).filter(|t| gate.as_ref().is_none_or(|g| g.tool(t.info()))).cloned()
+    else {
+        let visible: Cow<'_, [String]> = match &gate {
+            None => Cow::Borrowed(&set.names),
+            Some(gate) => set
                 .registry
                 .iter()
                 .map(|t| t.info())
@@ -269,8 +272,7 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
     let check = if tool.info().output_checked() { set.output_checks.get(&p.name).cloned() } else { None };
     drop(set);
-    let exposure = caller::exposure(&session.shared);
-    let untrusted = exposure.untrusted().is_some().then_some(exposure);
+    let untrusted = caller::untrusted(&session.shared).then(|| caller::exposure(&session.shared));
     // A modern call runs in `input_required` rounds (module `rounds`).
     let round = match modern {
         true => match begin_round(session, &p, &args, reply.route().sink()) {
