@@ -4,9 +4,9 @@
 //! parent module). Two ways do that on a pipe without a `poll` first:
 //!
 //! - `pwritev2(RWF_NOWAIT)` on stdout's own descriptor. It takes a vector, and the kernel's
-//!   vectored path costs more than a plain `write`: about 120 ns a call on this project's
-//!   machines (`write` against `pwritev2` of one 120-byte line and a `read` of it, a C loop
-//!   of a million rounds), some 1.5% of a sequential stdio call.
+//!   vectored path costs more than a plain `write`: 120 to 230 ns a call on this project's
+//!   machines (`bench/src/bin/pipe-writes.rs`: a 120-byte line written and read back, a
+//!   million rounds each way, the ways interleaved), some 2% of a sequential stdio call.
 //! - A plain `write` on a **description of the pipe of this output's own**, opened
 //!   `O_NONBLOCK` through `/proc/self/fd/N`: opening a pipe that way makes a new open file
 //!   description of the same pipe, so its non-blocking flag touches nothing else (stdout's
@@ -20,7 +20,8 @@
 //! gone) the first way stays.
 //!
 //! Both write a batch of at most `PIPE_BUF` bytes whole or not at all (`EAGAIN`: the pipe is
-//! full), and of a longer one as much as the pipe has room for.
+//! full), and of a longer one as much as the pipe has room for. The description of its own is
+//! closed with the output (when serving ends); it is never inherited (`O_CLOEXEC`).
 
 use std::fs::OpenOptions;
 use std::io;
