@@ -18,8 +18,8 @@
 //!   `poll`: the batch is written in a way that writes it whole or fails with `EAGAIN` when
 //!   the pipe is full (a write of at most `PIPE_BUF` bytes to a pipe is atomic), so an answer
 //!   costs one system call, not two: `pwritev2(RWF_NOWAIT)` at first, then a plain `write`
-//!   on a non-blocking description of the pipe of the output's own (module `pipe`). A batch of any size is tried
-//!   that way (the first bullet is the `poll` path's): of more than `PIPE_BUF` bytes the pipe
+//!   on a non-blocking description of the pipe of the output's own (module `pipe`). A batch
+//!   of any size is tried that way (the first bullet is the `poll` path's): of more than `PIPE_BUF` bytes the pipe
 //!   takes what it has room for now (64 KiB when the client has read everything), and what
 //!   it did not take goes to the writer thread, which skips the part written. So a long
 //!   answer (a listing of many tools, a tool result of some kilobytes) costs no thread
@@ -181,9 +181,13 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn write_now(&mut self, lines: &[String]) -> Option<io::Result<usize>> {
+        if lines.len() > pipe::MAX_LINES {
+            // This batch takes the poll path; the next is written as before.
+            return None;
+        }
         let written = self.pipe.as_mut()?.write_now(self.out.as_fd(), lines);
         if written.is_none() {
-            // The kernel refuses both ways: poll from now on.
+            // The kernel refuses RWF_NOWAIT: poll from now on.
             self.pipe = None;
         }
         written

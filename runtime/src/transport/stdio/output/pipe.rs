@@ -35,7 +35,7 @@ pub(super) const OWN_AFTER: u32 = 16;
 
 /// The most lines written in one system call; a longer batch takes the `poll` path (rare:
 /// `INLINE_MAX` bytes of answers are few lines).
-const MAX_LINES: usize = 64;
+pub(super) const MAX_LINES: usize = 64;
 
 /// How a pipe is written inline.
 pub(super) enum Pipe {
@@ -55,17 +55,16 @@ impl Pipe {
         Pipe::NoWait { until_own: OWN_AFTER }
     }
 
-    /// Write `lines` (each ending in its newline) to the pipe `shared` in one system call
-    /// that cannot block: `Some(Ok(n))` when the first `n` bytes are written (0 when the pipe
-    /// is full), `None` when this pipe cannot be written so (then the caller polls).
+    /// Write `lines` (each ending in its newline; at most [`MAX_LINES`]) to the pipe
+    /// `shared` in one system call that cannot block: `Some(Ok(n))` when the first `n` bytes
+    /// are written (0 when the pipe is full), `None` when the kernel refuses `RWF_NOWAIT`
+    /// (then the caller polls from now on).
     pub(super) fn write_now(
         &mut self,
         shared: BorrowedFd<'_>,
         lines: &[String],
     ) -> Option<io::Result<usize>> {
-        if lines.len() > MAX_LINES {
-            return None;
-        }
+        debug_assert!(lines.len() <= MAX_LINES, "the caller polls for a longer batch");
         if let Pipe::NoWait { until_own } = self {
             match until_own.checked_sub(1) {
                 Some(left) => *until_own = left,

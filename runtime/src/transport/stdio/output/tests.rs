@@ -265,6 +265,24 @@ fn a_pipe_gets_a_nonblocking_description_of_its_own_and_stdout_stays_blocking() 
     assert_eq!(got, expected, "every line, in order, on the same pipe");
 }
 
+/// A batch of more lines than one system call takes goes the `poll` way, and the next one is
+/// written without a `poll` again: one long batch does not turn the pipe's way off.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_batch_of_many_lines_is_polled_and_the_next_is_not() {
+    let (mut reader, writer) = io::pipe().unwrap();
+    let mut out = Polled::new(writer).expect("a pipe can be polled");
+    let many = queued(&(0..=pipe::MAX_LINES as u64).map(|n| line(n, 1)).collect::<Vec<_>>());
+    assert!(out.write_now(&many).is_none(), "{} lines take the poll path", many.len());
+    let one = queued(&[line(1, 10)]);
+    assert!(matches!(out.write_now(&one), Some(Ok(n)) if n == one[0].len()), "the next batch does not");
+    assert!(out.pipe.is_some());
+    drop(out);
+    let mut got = String::new();
+    reader.read_to_string(&mut got).unwrap();
+    assert_eq!(got, one[0]);
+}
+
 /// Only a pipe gets a description of its own (a socket's `/proc/self/fd` link does not open);
 /// a pipe nobody reads any more fails each write with `BrokenPipe`, before its own
 /// description is had and after.
