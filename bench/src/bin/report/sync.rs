@@ -78,7 +78,7 @@ pub(super) fn markdown(d: &Data, s: &mut String) {
     let _ = writeln!(
         s,
         "\nA *sync* `#[tool] fn echo` (toolwire's README style; over stdio the body runs in place on the \
-         stdin reader, relieved by a new reader after about 2 ms; over HTTP on a multi-threaded runtime in \
+         stdin reader, relieved by a new reader when it runs long (1 to 9 ms); over HTTP on a multi-threaded runtime in \
          place on the runtime worker that polls it while another worker is left; see \
          `runtime/src/tool/run/relief.rs`): {} req/s sequential, {} req/s 16 pipelined over stdio, {} req/s \
          over HTTP (stateless JSON, c=16) ({}× / {}× / {}× the async tool in the same run); in the README's \
