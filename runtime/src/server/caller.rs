@@ -71,15 +71,20 @@ pub(crate) fn sees_everything(shared: &Shared) -> bool {
         let c = c.borrow();
         let c = c.as_ref();
         let exposure = c.and_then(|c| c.exposure.as_deref()).unwrap_or(&shared.exposure);
-        let hide_approval = exposure.untrusted().is_some_and(|u| u.approver.is_none());
         let principal = c.map_or(&shared.host_principal, |c| &c.principal);
-        !hide_approval && (shared.access.is_none() || principal.is_host())
+        super::policy::sees_everything(shared.access.is_some(), principal, hides_approval(exposure))
     })
+}
+
+/// Whether `requires_approval` tools are hidden from these callers: untrusted ones with no
+/// approval callback (module `exposure`).
+fn hides_approval(exposure: &super::Exposure) -> bool {
+    exposure.untrusted().is_some_and(|u| u.approver.is_none())
 }
 
 /// What the request being dispatched may see ([`policy`](super::policy)).
 pub(crate) fn gate(shared: &Shared) -> super::policy::Gate {
-    let hide_approval = exposure(shared).untrusted().is_some_and(|u| u.approver.is_none());
+    let hide_approval = hides_approval(&exposure(shared));
     super::policy::Gate::new(principal(shared), shared.access.clone(), hide_approval)
 }
 

@@ -166,7 +166,7 @@ impl Gate {
     /// Whether nothing is hidden from this caller (no rules, or the host, and no gated tool
     /// hidden): the full listings serve it as they are.
     pub(crate) fn open(&self) -> bool {
-        (self.access.is_none() || self.principal.is_host()) && !self.hide_approval
+        sees_everything(self.access.is_some(), &self.principal, self.hide_approval)
     }
 
     pub(crate) fn tool(&self, info: &crate::tool::ToolInfo) -> bool {
@@ -181,6 +181,13 @@ impl Gate {
     pub(crate) fn resource(&self, uri: &str) -> bool {
         self.access.as_ref().is_none_or(|a| a.resource_allowed(uri, &self.principal))
     }
+}
+
+/// Whether nothing is hidden from `principal`: no access rules (or the host, whom they do not
+/// bind), and no approval-gated tool hidden. [`Gate::open`], and the same question asked
+/// without making a gate (`caller::sees_everything`).
+pub(crate) fn sees_everything(has_rules: bool, principal: &Principal, hide_approval: bool) -> bool {
+    (!has_rules || principal.is_host()) && !hide_approval
 }
 
 /// The listings built for each distinct visible subset of one listing, keyed by which of its

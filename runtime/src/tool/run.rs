@@ -16,7 +16,7 @@ mod workers;
 /// Run a sync body so that it never blocks the reactor or the transport for long (and never
 /// in a poll that holds bodies back: it then yields once first, see `relief::hold_back`): in
 /// place when the call is polled by the stdin reader, which another thread relieves if the body
-/// runs long (past 1 to 9 ms: see `relief`), or by a worker of a multi-threaded runtime while fewer than
+/// runs long (past 1 to 9 ms), or by a worker of a multi-threaded runtime while fewer than
 /// workers − 1 bodies run in place there (see `relief`); else on one of toolwire's sync
 /// workers when one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
 /// [`ToolError::Panicked`].

@@ -21,17 +21,20 @@
 //!
 //! Past either bound, sync bodies go to the sync workers and the blocking pool.
 //!
-//! A watcher thread per post ticks while bodies have run recently (it sleeps after
-//! [`IDLE_TICKS`] ticks without one, and the next body wakes it): every [`TICK`] while it
-//! sees a body running, and otherwise at intervals that double up to [`REST_TICK`]. A body it
-//! sees still running half a tick or more after it first saw it is relieved (on a reader) or
-//! just marked so (on a worker): within about [`TICK`] of its start when it starts while
-//! another runs, within `REST_TICK` + `TICK` at worst. The back-off is for a server that
-//! serves short bodies back to back, where no tick finds one running: ticking every
-//! millisecond there cost a tenth of its throughput over HTTP at c=16 on two busy cores
-//! (each tick wakes a thread on a core the workers and the client need; bench/findings.md). Either way its call must still be answered on time, though the
-//! call's future is inside its own poll: the watcher hands the call's [`Rescue`] (offered by
-//! the request path for each poll, see [`offer`]) a receiver that resolves when the body
+//! A watcher thread per post looks at the bodies while bodies have run recently (it sleeps
+//! after [`IDLE_TICKS`] looks without one, and the next body wakes it): every [`TICK`] while
+//! it sees a body running, and otherwise at intervals that double up to [`REST_TICK`]. A
+//! body it sees still running half a tick or more after it first saw it is relieved (on a
+//! reader) or just marked so (on a worker): a tick after the first look that sees it, so 1
+//! to 9 ms (`TICK` to `REST_TICK` + `TICK`) after it starts. The back-off is for a server
+//! that serves short bodies back to back, where a look rarely finds one running: looking
+//! every millisecond there cost a tenth of the sync tool's throughput over HTTP at c=16 on
+//! two busy cores (each look wakes a thread on a core the workers and the client need;
+//! bench/findings.md, session 28).
+//!
+//! Either way a relieved body's call must still be answered on time, though the call's
+//! future is inside its own poll: the watcher hands the call's [`Rescue`] (offered by the
+//! request path for each poll, see [`offer`]) a receiver that resolves when the body
 //! returns, and the request path answers the call at its deadline, or at the host's
 //! cancellation, through a second reply, unless the body returned first. A body that never
 //! returns keeps its thread, and its call's in-flight slot, for good.
@@ -55,7 +58,8 @@ const TICK: Duration = Duration::from_millis(1);
 /// The longest the watcher rests between looks while bodies run but none is running when
 /// it looks (intervals from [`TICK`] double up to this).
 const REST_TICK: Duration = Duration::from_millis(8);
-/// Ticks without a body before the watcher sleeps.
+/// Looks without a body before the watcher sleeps (at [`REST_TICK`] apart by then: about
+/// half a second).
 const IDLE_TICKS: u32 = 64;
 /// The most relieved bodies running at once on a reader post.
 const MAX_STUCK: usize = 2;
