@@ -5,8 +5,9 @@ use super::error::RpcError;
 use super::id::RequestId;
 use crate::json::push_json_string;
 
-/// Room a result body leaves in its buffer for [`Outbound::result_around`]: the envelope's
-/// head with any integer id (at most 52 bytes), its closing brace, and a line's newline.
+/// Room a result body leaves in its buffer for [`Outbound::result_around`] (and what
+/// [`Outbound::result`] reserves beyond its body): the envelope's head with any integer id
+/// (at most 52 bytes), its closing brace, and a line's newline (stdio's framing).
 pub(crate) const RESULT_ROOM: usize = 56;
 
 /// A result response's text before its id, and between its id and its body.

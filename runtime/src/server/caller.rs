@@ -41,37 +41,39 @@ pub(crate) fn scoped<R>(caller: Caller, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `f` of the principal and the exposure the request being dispatched is served for (the
+/// caller's, or the host's and the server's when no transport set one), borrowed in place:
+/// a question answered here takes no `Arc`.
+fn in_place<R>(shared: &Shared, f: impl FnOnce(&Arc<Principal>, &Arc<super::Exposure>) -> R) -> R {
+    CALLER.with(|c| {
+        let c = c.borrow();
+        let c = c.as_ref();
+        let principal = c.map_or(&shared.host_principal, |c| &c.principal);
+        let exposure = c.and_then(|c| c.exposure.as_ref()).unwrap_or(&shared.exposure);
+        f(principal, exposure)
+    })
+}
+
 /// The principal the request being dispatched is served for.
 pub(crate) fn principal(shared: &Shared) -> Arc<Principal> {
-    CALLER
-        .with(|c| c.borrow().as_ref().map(|c| Arc::clone(&c.principal)))
-        .unwrap_or_else(|| Arc::clone(&shared.host_principal))
+    in_place(shared, |principal, _| Arc::clone(principal))
 }
 
 /// Who the callers of the request being dispatched are.
 pub(crate) fn exposure(shared: &Shared) -> Arc<super::Exposure> {
-    CALLER
-        .with(|c| c.borrow().as_ref().and_then(|c| c.exposure.clone()))
-        .unwrap_or_else(|| Arc::clone(&shared.exposure))
+    in_place(shared, |_, exposure| Arc::clone(exposure))
 }
 
 /// Whether the request being dispatched is served for untrusted callers: [`exposure`]'s
 /// question, read in place (a request that keeps the exposure takes its `Arc` there).
 pub(crate) fn untrusted(shared: &Shared) -> bool {
-    CALLER.with(|c| match c.borrow().as_ref().and_then(|c| c.exposure.as_deref()) {
-        Some(exposure) => exposure.untrusted().is_some(),
-        None => shared.exposure.untrusted().is_some(),
-    })
+    in_place(shared, |_, exposure| exposure.untrusted().is_some())
 }
 
 /// Whether nothing is hidden from the request being dispatched: [`gate`]`(shared).open()`,
 /// read in place, without the `Arc`s a gate takes (every call asks; few are gated).
 pub(crate) fn sees_everything(shared: &Shared) -> bool {
-    CALLER.with(|c| {
-        let c = c.borrow();
-        let c = c.as_ref();
-        let exposure = c.and_then(|c| c.exposure.as_deref()).unwrap_or(&shared.exposure);
-        let principal = c.map_or(&shared.host_principal, |c| &c.principal);
+    in_place(shared, |principal, exposure| {
         super::policy::sees_everything(shared.access.is_some(), principal, hides_approval(exposure))
     })
 }
@@ -84,8 +86,9 @@ fn hides_approval(exposure: &super::Exposure) -> bool {
 
 /// What the request being dispatched may see ([`policy`](super::policy)).
 pub(crate) fn gate(shared: &Shared) -> super::policy::Gate {
-    let hide_approval = hides_approval(&exposure(shared));
-    super::policy::Gate::new(principal(shared), shared.access.clone(), hide_approval)
+    in_place(shared, |principal, exposure| {
+        super::policy::Gate::new(Arc::clone(principal), shared.access.clone(), hides_approval(exposure))
+    })
 }
 
 /// Take the rate-limit cell of the request being dispatched, unless its transport did

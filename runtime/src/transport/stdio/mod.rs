@@ -7,9 +7,9 @@
 //!   it streams past (answered with -32600), never buffered whole. The same thread dispatches
 //!   each line (inside the runtime's context): on a current-thread runtime a tool call is
 //!   polled once there and spawned only if it waits, so a quick call never wakes the runtime.
-//!   A sync tool body runs right there too; one that runs long (past 1 to 9 ms) is relieved: a new
-//!   reader thread takes over the input (the two take turns under one mutex, see
-//!   `tool::relief`), and the old one leaves once its body has answered.
+//!   A sync tool body runs right there too; one that runs long (past 1 to 9 ms) is
+//!   relieved: a new reader thread takes over the input (the two take turns under one mutex,
+//!   see `tool::relief`), and the old one leaves once its body has answered.
 //! - What the client wrote before serving began (on stdin, usually `initialize`) is read
 //!   without blocking and dispatched by the serving thread itself, every call spawned, before
 //!   the reader thread starts: the handshake does not wait for a thread to start (see

@@ -412,7 +412,8 @@ impl<D: Destination> Output<D> {
                 Err(e)
             }
             (None, Some(o)) if small && o.get_ref().writable_now() => {
-                let written = queue.iter().try_for_each(|m| write_line(o, m)).and_then(|()| o.flush());
+                let written =
+                    queue.iter().try_for_each(|line| o.write_all(line.as_bytes())).and_then(|()| o.flush());
                 self.lines_written.fetch_add(queue.len() as u64, Ordering::Relaxed);
                 queue.clear();
                 written
@@ -562,10 +563,6 @@ impl<D: Destination> Output<D> {
         }
         self.room.notify_all();
     }
-}
-
-fn write_line<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
-    write_line_from(out, line, 0)
 }
 
 /// Write `line` (its newline included) but its first `skip` bytes (written already).

@@ -302,6 +302,7 @@ fn only_a_pipe_gets_its_own_description_and_a_closed_one_fails_either_way() {
             "{n}: {written:?}"
         );
     }
+    assert!(matches!(out.pipe, Some(pipe::Pipe::Own(_))), "the last writes went the second way");
 }
 
 /// A line longer than `PIPE_BUF` is written as far as the pipe has room (without
