@@ -22,7 +22,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime",
 
 # Bottom first. A module at index i may import modules at indexes < i only.
 LAYERS = [
-    "sync", "log_hold", "swar", "by_name", "json", "protocol", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
+    "sync", "race", "random", "base64", "log_hold", "swar", "by_name", "json", "protocol", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
     "paths", "complete", "resource", "prompt", "registry", "server", "transport", "redis", "spec", "cli", "client",
     "approvals", "__private",
 ]

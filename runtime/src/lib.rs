@@ -96,6 +96,7 @@
 // In name order. Their layers, bottom first, are `scripts/layers.py`'s list (which checks
 // that no module imports one above it) and ARCHITECTURE.md's table.
 pub mod args;
+mod base64;
 mod by_name;
 pub mod complete;
 pub mod context;
@@ -106,6 +107,8 @@ pub mod paths;
 pub mod principal;
 pub mod prompt;
 pub mod protocol;
+mod race;
+mod random;
 pub mod registry;
 pub mod resource;
 pub mod schema;

@@ -300,10 +300,7 @@ impl ShutdownSignal {
                     None => std::future::pending().await,
                 }
             }
-            tokio::select! {
-                _ = next(&mut self.interrupt) => {}
-                _ = next(&mut self.terminate) => {}
-            }
+            crate::race::first(next(&mut self.interrupt), next(&mut self.terminate)).await;
         }
         #[cfg(not(unix))]
         {

@@ -33,6 +33,7 @@ use super::options::ClientOptions;
 use crate::context::Progress;
 use crate::json::push_json_string;
 use crate::protocol::LoggingLevel;
+use crate::race::{Either, first};
 use crate::sync::lock;
 
 /// The 2026-07-28 `_meta` member asking for log messages at or above a level.
@@ -314,13 +315,15 @@ impl Conn {
                 None => std::future::pending().await,
             }
         };
-        let outcome = tokio::select! {
-            reply = rx => reply.unwrap_or_else(|_| Err(Failure::Lost("closed the connection".into()))),
-            () = sleep => {
+        let outcome = match first(rx, first(sleep, cancel.cancelled())).await {
+            Either::Left(reply) => {
+                reply.unwrap_or_else(|_| Err(Failure::Lost("closed the connection".into())))
+            }
+            Either::Right(Either::Left(())) => {
                 self.abandon(id, "timeout");
                 Err(Failure::Timeout(opts.timeout.unwrap_or_default()))
             }
-            () = cancel.cancelled() => {
+            Either::Right(Either::Right(())) => {
                 self.abandon(id, "cancelled by the client");
                 Err(Failure::Cancelled)
             }

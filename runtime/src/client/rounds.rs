@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, RequestOpts};
 use crate::protocol::wire::{INPUT_REQUIRED, InputRequests, InputRequired, InputResponses, InputRound};
+use crate::race::{Either, first};
 
 /// `URLElicitationRequiredError` (2025-11-25).
 const URL_ELICITATION_REQUIRED: i64 = -32042;
@@ -186,11 +187,11 @@ async fn answer_all(
             None => std::future::pending().await,
         }
     };
-    tokio::pin!(cancelled);
+    let mut cancelled = std::pin::pin!(cancelled);
     loop {
-        let next = tokio::select! {
-            next = running.join_next() => next,
-            () = &mut cancelled => return Err(RoundFailure::Request(Failure::Cancelled)),
+        let next = match first(running.join_next(), &mut cancelled).await {
+            Either::Left(next) => next,
+            Either::Right(()) => return Err(RoundFailure::Request(Failure::Cancelled)),
         };
         let Some(joined) = next else { return Ok(responses) };
         let (key, method, answer) =

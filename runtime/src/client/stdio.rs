@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::conn::{Conn, Out};
 use super::error::ClientError;
 use super::options::{SAFE_ENV_VARS, ShutdownGrace, StdioServer};
+use crate::race::{Either, first};
 
 /// The longest stdout line accepted: 64 MiB.
 pub const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -167,9 +168,13 @@ async fn wait_child(
     status: watch::Sender<Option<String>>,
 ) {
     let exit = loop {
-        tokio::select! {
-            exit = child.wait() => break exit,
-            Some(()) = kill.recv() => { let _ = child.start_kill(); }
+        match first(child.wait(), kill.recv()).await {
+            Either::Left(exit) => break exit,
+            Either::Right(Some(())) => {
+                let _ = child.start_kill();
+            }
+            // No one can ask for the kill any more: wait for the exit alone.
+            Either::Right(None) => break child.wait().await,
         }
     };
     let reason = match exit {
@@ -200,10 +205,9 @@ async fn write_loop(
     conn: Arc<Conn>,
 ) {
     loop {
-        let msg = tokio::select! {
-            biased;
-            () = close.cancelled() => break,
-            msg = outbox.recv() => match msg { Some(m) => m, None => break },
+        let msg = match first(close.cancelled(), outbox.recv()).await {
+            Either::Right(Some(m)) => m,
+            Either::Left(()) | Either::Right(None) => break,
         };
         let mut line = msg.json.into_bytes();
         line.push(b'\n');

@@ -73,6 +73,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::principal::Principal;
+use crate::race::{Either, first};
 use crate::state::{State, StateMap};
 use crate::sync::lock;
 
@@ -284,10 +285,9 @@ impl Context {
         params: String,
     ) -> Result<Box<serde_json::value::RawValue>, AskError> {
         let asked = talk.request_as(key, what, params);
-        tokio::select! {
-            biased;
-            _ = self.cancelled() => Err(AskError::CallCancelled { what }),
-            answer = asked => answer,
+        match first(self.cancelled(), asked).await {
+            Either::Left(()) => Err(AskError::CallCancelled { what }),
+            Either::Right(answer) => answer,
         }
     }
 }

@@ -33,6 +33,7 @@ use crate::context::{CallParts, Context, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
+use crate::race::{Either, first};
 use crate::sync::lock;
 use crate::tool::{ToolError, relief};
 
@@ -457,12 +458,10 @@ async fn rescue(
             _ => std::future::pending().await,
         }
     };
-    let answer = tokio::select! {
-        biased;
+    let answer = match first(returned, first(on_cancel, at_deadline)).await {
         // The body returned: its own answer goes out; the twin is dropped unsent.
-        _ = returned => return,
-        answer = on_cancel => answer,
-        answer = at_deadline => answer,
+        Either::Left(_) => return,
+        Either::Right(Either::Left(answer) | Either::Right(answer)) => answer,
     };
     if let Some(p) = progress {
         p.close();
@@ -487,10 +486,9 @@ async fn execute<H: Handler>(
         Some(permits) if let Ok(permit) = permits.try_acquire() => Some(permit),
         Some(permits) => {
             let permit = match host {
-                Some(h) => tokio::select! {
-                    biased;
-                    _ = h.cancelled() => return Err(Stop::CancelledBeforeDispatch),
-                    p = permits.acquire() => p,
+                Some(h) => match first(h.cancelled(), permits.acquire()).await {
+                    Either::Left(()) => return Err(Stop::CancelledBeforeDispatch),
+                    Either::Right(p) => p,
                 },
                 None => permits.acquire().await,
             };
@@ -520,10 +518,9 @@ async fn execute<H: Handler>(
         }
     };
     match host {
-        Some(h) => tokio::select! {
-            biased;
-            _ = h.cancelled() => Err(Stop::CancelledWhileRunning),
-            r = body => r,
+        Some(h) => match first(h.cancelled(), body).await {
+            Either::Left(()) => Err(Stop::CancelledWhileRunning),
+            Either::Right(r) => r,
         },
         None => body.await,
     }

@@ -19,8 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use crate::base64::URL;
 use hmac_sha256::{HMAC, Hash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -31,7 +30,7 @@ fn process_key() -> &'static [u8] {
     static KEY: OnceLock<[u8; 32]> = OnceLock::new();
     KEY.get_or_init(|| {
         let mut key = [0u8; 32];
-        getrandom::fill(&mut key).expect("the OS random number generator is unavailable");
+        crate::random::fill(&mut key);
         key
     })
 }
@@ -180,9 +179,9 @@ fn seal_at(
     };
     // A map of raw values and strings always serialises.
     let json = serde_json::to_string(&payload).unwrap_or_default();
-    let mut out = URL_SAFE_NO_PAD.encode(json.as_bytes());
+    let mut out = URL.encode(json.as_bytes());
     out.push('.');
-    out.push_str(&URL_SAFE_NO_PAD.encode(HMAC::mac(json.as_bytes(), key)));
+    out.push_str(&URL.encode(HMAC::mac(json.as_bytes(), key)));
     out
 }
 
@@ -208,8 +207,8 @@ fn open_at(
         return Err(StateError::NotAString { kind: crate::protocol::envelope::kind(text.get()) });
     };
     let (body, sig) = text.split_once('.').ok_or(StateError::Forged)?;
-    let json = URL_SAFE_NO_PAD.decode(body).map_err(|_| StateError::Forged)?;
-    let sig = URL_SAFE_NO_PAD.decode(sig).map_err(|_| StateError::Forged)?;
+    let json = URL.decode(body).ok_or(StateError::Forged)?;
+    let sig = URL.decode(sig).ok_or(StateError::Forged)?;
     // A tag of the wrong length is forged; one of the right length is compared in constant time.
     let sig: [u8; 32] = sig.try_into().map_err(|_| StateError::Forged)?;
     if !HMAC::verify(&json, key, &sig) {
@@ -264,8 +263,8 @@ mod tests {
         // A seal's tag is that HMAC of its payload under the key.
         let state = seal(KEY, &b, 1, &BTreeMap::new(), TTL);
         let (body, sig) = state.split_once('.').unwrap();
-        let payload = URL_SAFE_NO_PAD.decode(body).unwrap();
-        assert_eq!(URL_SAFE_NO_PAD.decode(sig).unwrap(), HMAC::mac(&payload, KEY));
+        let payload = URL.decode(body).unwrap();
+        assert_eq!(URL.decode(sig).unwrap(), HMAC::mac(&payload, KEY));
     }
 
     #[test]
@@ -273,9 +272,9 @@ mod tests {
         let b = Binding::new("tools/call", "greet", &json!({}));
         let state = seal(KEY, &b, 1, &BTreeMap::new(), TTL);
         let (body, sig) = state.split_once('.').unwrap();
-        let sig = URL_SAFE_NO_PAD.decode(sig).unwrap();
+        let sig = URL.decode(sig).unwrap();
         for cut in [&sig[..31], &[sig.as_slice(), &[0]].concat()[..]] {
-            let forged = format!("{body}.{}", URL_SAFE_NO_PAD.encode(cut));
+            let forged = format!("{body}.{}", URL.encode(cut));
             assert_eq!(open(KEY, &quoted(&forged), &b, TTL).unwrap_err(), StateError::Forged);
         }
     }
@@ -311,7 +310,7 @@ mod tests {
         let (_, sig) = state.split_once('.').unwrap();
         let payload =
             format!(r#"{{"m":"tools/call","n":"greet","a":"{}","r":1,"e":99999999999,"s":{{}}}}"#, b.args);
-        let rewritten = format!("{}.{sig}", URL_SAFE_NO_PAD.encode(payload));
+        let rewritten = format!("{}.{sig}", URL.encode(payload));
         assert_eq!(open(KEY, &quoted(&rewritten), &b, TTL).unwrap_err(), StateError::Forged);
         assert_eq!(
             open(KEY, &raw("12"), &b, TTL).unwrap_err().to_string(),

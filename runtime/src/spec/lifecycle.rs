@@ -24,6 +24,7 @@ use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_service};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{SpecOptions, TransportKind};
+use crate::race::first;
 
 /// Why a spec could not be made or started.
 #[derive(Debug, thiserror::Error)]
@@ -361,10 +362,9 @@ impl McpServerSpec {
                 limits,
                 async move {
                     match drain {
-                        Some(drain) => tokio::select! {
-                            () = shutdown.cancelled() => {}
-                            () = drain.begun() => {}
-                        },
+                        Some(drain) => {
+                            first(shutdown.cancelled(), drain.begun()).await;
+                        }
                         None => shutdown.cancelled().await,
                     }
                 },

@@ -47,6 +47,7 @@ use tokio::sync::oneshot;
 
 use self::board::{Board, Outcome};
 use super::asker::{Answer, ApprovalRequest, AskFuture, Asker};
+use crate::race::{Either, first};
 use crate::sync::lock;
 
 /// How long an [`ApprovalConsole`] waits for a person before it denies a prompt, unless told
@@ -168,13 +169,10 @@ impl ApprovalConsoleBuilder {
         let (stop, stopped) = oneshot::channel::<()>();
         std::thread::Builder::new().name("toolwire-approval-console".to_owned()).spawn(move || {
             runtime.block_on(async move {
-                tokio::select! {
-                    served = axum::serve(listener, router) => {
-                        if let Err(e) = served {
-                            tracing::warn!(error = %e, "the approval console stopped serving");
-                        }
-                    }
-                    _ = stopped => {}
+                if let Either::Left(Err(e)) =
+                    first(axum::serve(listener, router).into_future(), stopped).await
+                {
+                    tracing::warn!(error = %e, "the approval console stopped serving");
                 }
             });
         })?;

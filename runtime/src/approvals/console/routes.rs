@@ -14,14 +14,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::base64::URL;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use subtle::ConstantTimeEq as _;
 
@@ -46,8 +45,8 @@ const DEFAULT_DENY_MESSAGE: &str = "a person at the approval console denied this
 /// 32 random bytes from the OS CSPRNG as unpadded base64url.
 pub(super) fn random_secret() -> String {
     let mut buf = [0u8; 32];
-    getrandom::fill(&mut buf).expect("the OS random number generator is unavailable");
-    URL_SAFE_NO_PAD.encode(buf)
+    crate::random::fill(&mut buf);
+    URL.encode(buf)
 }
 
 /// The console's shared state, as its routes see it.

@@ -598,9 +598,8 @@ fn header_value(v: &str) -> String {
     if v.bytes().all(|b| (0x20..0x7f).contains(&b)) && v.trim() == v {
         return v.to_owned();
     }
-    use base64::Engine as _;
     let mut out = String::from("=?base64?");
-    base64::engine::general_purpose::STANDARD.encode_string(v, &mut out);
+    crate::base64::HEADER.encode_into(v.as_bytes(), &mut out);
     out.push_str("?=");
     out
 }

@@ -4,8 +4,7 @@
 
 use std::fmt;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use crate::base64::URL;
 use subtle::ConstantTimeEq as _;
 
 /// A bearer token: 32 bytes from the operating system's CSPRNG, as unpadded base64url (43
@@ -82,8 +81,8 @@ fn split_scheme(header: &[u8]) -> Option<(&[u8], &[u8])> {
 /// ASCII, safe in a header, a path or a URL. Session ids and private directory names use it.
 pub(crate) fn random_id(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf).expect("the OS random number generator is unavailable");
-    URL_SAFE_NO_PAD.encode(&buf)
+    crate::random::fill(&mut buf);
+    URL.encode(&buf)
 }
 
 #[cfg(test)]
@@ -105,9 +104,9 @@ mod tests {
         for (input, want) in
             [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE")]
         {
-            assert_eq!(URL_SAFE_NO_PAD.encode(input.as_bytes()), want);
+            assert_eq!(URL.encode(input.as_bytes()), want);
         }
-        assert_eq!(URL_SAFE_NO_PAD.encode([0xfb, 0xff]), "-_8");
+        assert_eq!(URL.encode([0xfb, 0xff]), "-_8");
         assert_eq!(random_id(9).len(), 12);
     }
 

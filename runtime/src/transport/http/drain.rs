@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::authn::BoxFuture;
 use super::response::{error_response, holding};
 use super::session_store::{SessionStore, SessionStoreError};
+use crate::race::first;
 use crate::sync::lock;
 
 /// How long a drain waits for the requests in flight by default: 30 seconds (Kubernetes'
@@ -226,10 +227,7 @@ impl Drain {
                     idle.await;
                 }
             };
-            tokio::select! {
-                () = settled => {}
-                () = expired => {}
-            }
+            first(settled, expired).await;
             inner.in_flight.load(Ordering::Acquire)
         }
     }
@@ -254,10 +252,7 @@ impl Drain {
                 tracing::warn!("cannot listen for SIGTERM and SIGINT; the drain begins only when asked");
                 return;
             };
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
+            first(term.recv(), int.recv()).await;
         }
         #[cfg(not(unix))]
         {

@@ -44,6 +44,7 @@ use super::drain::Drain;
 use super::head_scan::HeadScan;
 use super::response::{Holding, error_response};
 use super::woken::OnWake;
+use crate::race::{Either as First, first};
 use crate::sync::lock;
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
@@ -299,11 +300,11 @@ pub(crate) async fn serve(
 ) {
     let table = Arc::new(Table::default());
     let draining = CancellationToken::new();
-    tokio::pin!(shutdown);
+    let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
+        let accepted = match first(listener.accept(), &mut shutdown).await {
+            First::Left(accepted) => accepted,
+            First::Right(()) => break,
         };
         let tcp = match accepted {
             Ok((tcp, _)) => tcp,
@@ -376,27 +377,35 @@ impl<A: Answer> Connection<A> {
             answered.map(move |response| Ok::<_, Infallible>(response.map(|body| Holding::new(body, held))))
         });
         let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
-        tokio::pin!(conn);
+        let mut conn = std::pin::pin!(conn);
         let mut draining_seen = false;
         loop {
             let deadline = activity.deadline(&limits);
             let sleep_until = deadline.unwrap_or_else(|| Instant::now() + limits.idle_timeout);
-            // The connection wakes this task for every request; the other branches are
-            // polled only when they woke it (module `woken`).
-            tokio::select! {
-                biased;
-                served = conn.as_mut() => {
+            // Once seen, the drain is not waited for again.
+            let drain = async {
+                match draining_seen {
+                    true => std::future::pending().await,
+                    false => OnWake::new(draining.cancelled()).await,
+                }
+            };
+            let timer = OnWake::new(tokio::time::sleep_until(sleep_until.into()));
+            // The connection wakes this task for every request, and is polled first; the
+            // other futures are polled only when they woke it (module `woken`).
+            let woke = first(conn.as_mut(), first(OnWake::new(close.cancelled()), first(drain, timer))).await;
+            match woke {
+                First::Left(served) => {
                     if let Err(e) = served {
                         tracing::debug!(error = %e, "HTTP connection ended with an error");
                     }
                     return;
                 }
-                () = OnWake::new(close.cancelled()) => return,
-                () = OnWake::new(draining.cancelled()), if !draining_seen => {
+                First::Right(First::Left(())) => return,
+                First::Right(First::Right(First::Left(()))) => {
                     draining_seen = true;
                     conn.as_mut().graceful_shutdown();
                 }
-                () = OnWake::new(tokio::time::sleep_until(sleep_until.into())) => {
+                First::Right(First::Right(First::Right(()))) => {
                     if activity.deadline(&limits).is_some_and(|d| d <= Instant::now()) {
                         return;
                     }

@@ -28,6 +28,7 @@ use futures_util::Stream;
 use super::event_store::StoredEvent;
 use super::outbox::{Outbox, Queued};
 use crate::protocol::{OutboundKind, RequestId};
+use crate::race::{Either, first};
 use crate::server::Session;
 
 /// How often an idle long-lived stream gets a comment line, so intermediaries keep it.
@@ -77,9 +78,9 @@ pub(super) fn sse_response(body: impl Stream<Item = Bytes> + Send + 'static) -> 
 /// The next message of `rx`, or a keep-alive comment after [`KEEP_ALIVE`] of silence;
 /// `None` when `rx` ends.
 pub(super) async fn next_or_keep_alive(rx: &mut Outbox) -> Option<Result<Queued, Bytes>> {
-    tokio::select! {
-        q = rx.next() => q.map(Ok),
-        () = tokio::time::sleep(KEEP_ALIVE) => Some(Err(Bytes::from_static(b":\n\n"))),
+    match first(rx.next(), tokio::time::sleep(KEEP_ALIVE)).await {
+        Either::Left(q) => q.map(Ok),
+        Either::Right(()) => Some(Err(Bytes::from_static(b":\n\n"))),
     }
 }
 

@@ -49,6 +49,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 use crate::log_hold;
+use crate::race::{Either, first};
 use crate::registry::ToolRegistry;
 use crate::server::{Server, ServerOptions, Session, Sink};
 use crate::sync::lock;
@@ -254,13 +255,11 @@ where
     let keepalive =
         options.ping_interval.map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
-    let ended = tokio::select! {
-        read = input_done => match read {
-            // Err: the reader thread is gone without a word (it panicked): as good as EOF.
-            Ok(Ok(())) | Err(_) => Ended::Eof,
-            Ok(Err(e)) => Ended::Input(e),
-        },
-        written = &mut writer_done => Ended::Output(written.unwrap_or(Ok(()))),
+    let ended = match first(input_done, &mut writer_done).await {
+        // Err: the reader thread is gone without a word (it panicked): as good as EOF.
+        Either::Left(Ok(Ok(())) | Err(_)) => Ended::Eof,
+        Either::Left(Ok(Err(e))) => Ended::Input(e),
+        Either::Right(written) => Ended::Output(written.unwrap_or(Ok(()))),
     };
     if let Some(task) = keepalive {
         task.abort();
