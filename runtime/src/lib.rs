@@ -46,7 +46,7 @@
 //! | `http` | on | loopback streamable HTTP: [`serve_registry()`](fn@serve_registry) and [`spec`] (the agent-CLI configs, their stdio projection included), [`http`] (`mcp_router`, `HttpConfig`, `BearerToken`); serving an `ApprovalServer` (`serve`, `serve_with`, `permission_prompt_tool`, `claude_cli_args`) and `RunPolicy::check_specs`; the `--http`, `--port` and `--show-token` flags of the `serve_registry!` main |
 //! | `multi-thread` | on (with `http`) | the `--worker-threads N` flag of the `serve_registry!` main: a multi-threaded tokio runtime (tokio's `rt-multi-thread`). `http` turns it on, since its main runs one worker per core |
 //! | `output-check` | on | the engine validates a hand-written tool's structured output against its advertised `outputSchema` before it leaves (jsonschema); `#[tool]` output is right by construction and never checked |
-//! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client |
+//! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
 //! `tools!`, the registry, the engine, [`serve_stdio`], and `serve_registry!` (the

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "client")]
 use super::{lenient, lenient_or_default, valid_items};
 
 /// What is being completed: `ref/prompt` (a prompt, by name) or `ref/resource` (a resource
@@ -85,7 +86,8 @@ impl CompleteParams {
 }
 
 /// The suggestions of a [`CompleteResult`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(Deserialize))]
 #[non_exhaustive]
 pub struct CompletionValues {
     /// At most 100 values (the strings among them, when read).
@@ -100,7 +102,8 @@ pub struct CompletionValues {
 }
 
 /// A `completion/complete` result.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(Deserialize))]
 #[non_exhaustive]
 pub struct CompleteResult {
     /// The suggestions.
@@ -129,9 +132,14 @@ mod tests {
             json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": "py"}, "context": {"arguments": {"code": "x = 1"}}})
         );
         assert_eq!(serde_json::from_value::<CompleteParams>(v).unwrap(), p);
-        let r: CompleteResult =
-            serde_json::from_value(json!({"completion": {"values": ["a", 1, "b"], "total": "x"}})).unwrap();
-        assert_eq!(r, CompleteResult::new(vec!["a".into(), "b".into()], None, false));
+        // Reading a result is the client's.
+        #[cfg(feature = "client")]
+        {
+            let r: CompleteResult =
+                serde_json::from_value(json!({"completion": {"values": ["a", 1, "b"], "total": "x"}}))
+                    .unwrap();
+            assert_eq!(r, CompleteResult::new(vec!["a".into(), "b".into()], None, false));
+        }
         assert_eq!(
             serde_json::to_string(&CompleteResult::new(vec!["a".into()], Some(3), true)).unwrap(),
             r#"{"completion":{"values":["a"],"total":3,"hasMore":true}}"#

@@ -1,7 +1,7 @@
 //! [`Icon`]: an optionally sized image a client may show beside a tool (and, in later
 //! revisions, beside resources, prompts and the server itself). MCP 2025-11-25 `Icon`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One icon: a URI (`https:`, `http:` or a `data:` URI with base64 image data), and
 /// optionally its MIME type, the sizes it suits and the theme it is drawn for.
@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 ///     r#"{"src":"https://example.com/search.svg","mimeType":"image/svg+xml","sizes":["any"],"theme":"dark"}"#
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Icon {
@@ -36,7 +37,8 @@ pub struct Icon {
 }
 
 /// The background an [`Icon`] is drawn for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum IconTheme {

@@ -17,7 +17,12 @@
 //!   shape and keep an unknown `type` as [`ContentBlock::Unknown`] instead of failing the
 //!   whole result.
 //!
-//! Nothing here depends on more than `serde` and `serde_json`; it is compiled in every build.
+//! Nothing here depends on more than `serde` and `serde_json`; it is compiled in every build,
+//! but the reading side only with the `client` feature: the server writes these shapes and
+//! reads none from a peer but [`CompleteParams`] (and its members), so without `client` the
+//! others derive `Serialize` alone, and a tools-only crate's clean build compiles no
+//! `Deserialize` impls, visitors or lenient helpers for them (about 0.35 s of its critical
+//! path; bench/findings.md, "clean dev build").
 
 mod completion;
 mod content;
@@ -41,53 +46,14 @@ pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+
+// Reading leniently is the client's: the server writes these shapes and reads only the
+// completion params (feature `client`; a tools-only build compiles none of it).
+#[cfg(feature = "client")]
+mod lenient;
+#[cfg(feature = "client")]
+use lenient::{lenient, lenient_or_default, present, valid_items};
 
 /// A JSON object, as `_meta` and friends carry.
 pub type JsonObject = serde_json::Map<String, Value>;
-
-/// `#[serde(default, deserialize_with = "lenient")]`: the member as `T` when it reads as
-/// one, else absent (a wrongly typed member, or `null`).
-pub(crate) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    let v = Value::deserialize(d)?;
-    Ok(serde_json::from_value(v).ok())
-}
-
-/// `#[serde(default, deserialize_with = "lenient_or_default")]`: as [`lenient`], with
-/// `T::default()` for absent.
-pub(crate) fn lenient_or_default<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned + Default,
-{
-    lenient(d).map(Option::unwrap_or_default)
-}
-
-/// `#[serde(default, deserialize_with = "present")]`: `Some` whenever the member is there,
-/// even as `null` (which `Option`'s own impl would read as `None`).
-pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    T::deserialize(d).map(Some)
-}
-
-/// `#[serde(default, deserialize_with = "valid_items")]`: the items of an array that read as
-/// `T`, the others skipped; anything but an array is empty.
-pub(crate) fn valid_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    Ok(match Value::deserialize(d)? {
-        Value::Array(items) => items.into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect(),
-        _ => Vec::new(),
-    })
-}

@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// `resultType` of a result that asks for more input.
@@ -31,7 +31,8 @@ pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMess
 
 /// One thing the server needs from the client: what would have been a server-to-client
 /// request in the legacy era, without a JSON-RPC id.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct InputRequest {
     /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
@@ -59,7 +60,8 @@ pub type InputResponses = BTreeMap<String, Box<RawValue>>;
 
 /// An `input_required` result (without `_meta` and `resultType`, which the modern result
 /// envelope writes). At least one member is present.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct InputRequired {
@@ -81,7 +83,8 @@ impl InputRequired {
 /// The members a retried request carries beside its own params (2026-07-28
 /// `InputResponseRequestParams`): read from, or flattened into, a `tools/call`,
 /// `prompts/get` or `resources/read` params object.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct InputRound {
@@ -105,7 +108,8 @@ impl InputRound {
     }
 }
 
-#[cfg(test)]
+// Reading these is the client's (their `Deserialize` is derived with the feature).
+#[cfg(all(test, feature = "client"))]
 mod tests {
     use super::*;
 

@@ -1,12 +1,14 @@
 //! Prompts: a listed [`Prompt`] and its [`PromptArgument`]s, and what `prompts/get` returns.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::resource::items_or_empty;
-use super::{ContentBlock, Icon, JsonObject, lenient, lenient_or_default, present, valid_items};
+use super::{ContentBlock, Icon, JsonObject};
+#[cfg(feature = "client")]
+use super::{lenient, lenient_or_default, present, resource::items_or_empty, valid_items};
 
 /// One prompt as `prompts/list` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct Prompt {
     /// Its name.
@@ -48,7 +50,8 @@ impl Prompt {
 }
 
 /// One argument of a prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct PromptArgument {
     /// Its name.
@@ -72,7 +75,8 @@ impl PromptArgument {
 }
 
 /// One message of a rendered prompt.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct PromptMessage {
     /// `user` or `assistant` (`None` when absent or not a string).
@@ -102,7 +106,8 @@ impl PromptMessage {
 
 /// A `prompts/get` result. Its `messages` must be an array; each item that is not an
 /// object reads as an empty message.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct GetPromptResult {
     /// The server's description.
@@ -126,7 +131,8 @@ impl GetPromptResult {
     }
 }
 
-#[cfg(test)]
+// Reading these is the client's (their `Deserialize` is derived with the feature).
+#[cfg(all(test, feature = "client"))]
 mod tests {
     use super::*;
     use serde_json::json;

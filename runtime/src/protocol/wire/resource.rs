@@ -1,12 +1,15 @@
 //! Resources: a listed [`Resource`], a [`ResourceTemplate`], and what `resources/read`
 //! returns ([`ResourceContents`]).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::{JsonObject, lenient, lenient_or_default};
+use super::JsonObject;
+#[cfg(feature = "client")]
+use super::{lenient, lenient_or_default};
 
 /// One resource as `resources/list` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Resource {
@@ -53,7 +56,8 @@ impl Resource {
 }
 
 /// One URI template as `resources/templates/list` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceTemplate {
@@ -97,7 +101,8 @@ impl ResourceTemplate {
 
 /// One part of a resource's contents: text, or a base64 `blob`. Every member reads leniently
 /// (an embedded resource without a `uri` has an empty one).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResourceContents {
@@ -143,7 +148,8 @@ impl ResourceContents {
 
 /// A `resources/read` result. Its `contents` must be an array; each item that is not an
 /// object reads as empty contents.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct ReadResourceResult {
     /// The parts.
@@ -159,16 +165,18 @@ impl ReadResourceResult {
 }
 
 /// An array whose items that are not `T` read as `T::default()`; anything else fails.
+#[cfg(feature = "client")]
 pub(super) fn items_or_empty<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: serde::de::DeserializeOwned + Default,
 {
-    let items = Vec::<serde_json::Value>::deserialize(d)?;
+    let items: Vec<serde_json::Value> = serde::Deserialize::deserialize(d)?;
     Ok(items.into_iter().map(|v| serde_json::from_value(v).unwrap_or_default()).collect())
 }
 
-#[cfg(test)]
+// Reading these is the client's (their `Deserialize` is derived with the feature).
+#[cfg(all(test, feature = "client"))]
 mod tests {
     use super::*;
     use serde_json::json;

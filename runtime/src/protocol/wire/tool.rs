@@ -1,12 +1,15 @@
 //! A listed tool, its annotations, a `tools/call` result, and a peer's `Implementation`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-use super::{ContentBlock, JsonObject, lenient, lenient_or_default, present};
+use super::{ContentBlock, JsonObject};
+#[cfg(feature = "client")]
+use super::{lenient, lenient_or_default, present};
 
 /// One tool as `tools/list` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -52,7 +55,8 @@ impl Tool {
 }
 
 /// A tool's `annotations`: hints, each absent unless given as a boolean.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolAnnotations {
@@ -81,7 +85,8 @@ impl ToolAnnotations {
 }
 
 /// A `tools/call` result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct CallToolResult {
@@ -116,7 +121,8 @@ impl CallToolResult {
 
 /// A peer's `Implementation` (`serverInfo`, `clientInfo`) as it is read: self-reported and
 /// display-only, every member optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[non_exhaustive]
 pub struct ImplementationInfo {
     /// `name`.
@@ -137,7 +143,8 @@ impl ImplementationInfo {
     }
 }
 
-#[cfg(test)]
+// Reading these is the client's (their `Deserialize` is derived with the feature).
+#[cfg(all(test, feature = "client"))]
 mod tests {
     use super::*;
     use serde_json::json;
