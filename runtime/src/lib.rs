@@ -46,6 +46,7 @@
 //! | `http` | on | loopback streamable HTTP: [`serve_registry()`](fn@serve_registry) and [`spec`] (the agent-CLI configs, their stdio projection included), [`http`] (`mcp_router`, `HttpConfig`, `BearerToken`); serving an `ApprovalServer` (`serve`, `serve_with`, `permission_prompt_tool`, `claude_cli_args`) and `RunPolicy::check_specs`; the `--http`, `--port` and `--show-token` flags of the `serve_registry!` main |
 //! | `multi-thread` | on (with `http`) | the `--worker-threads N` flag of the `serve_registry!` main: a multi-threaded tokio runtime (tokio's `rt-multi-thread`). `http` turns it on, since its main runs one worker per core |
 //! | `output-check` | on | the engine validates a hand-written tool's structured output against its advertised `outputSchema` before it leaves (jsonschema); `#[tool]` output is right by construction and never checked |
+//! | `approvals` | on | [`approvals`]: `ApprovalServer` (a permission-prompt tool, over stdio or, with `http`, over HTTP with its console), `Asker`, the decision record and `RunPolicy` (the lethal trifecta). A crate that only serves its own tools can leave it out |
 //! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
@@ -61,9 +62,11 @@
 //! toolwire = { version = "0.1", default-features = false }
 //! ```
 //!
-//! An [`ApprovalServer`](approvals::ApprovalServer) is an ordinary [`Tool`] in either build (its asker, timeout and
-//! decision record need no HTTP); serving it needs `http`, because the asker lives in this
-//! process and only a server this process runs can reach it.
+//! An [`ApprovalServer`](approvals::ApprovalServer) (feature `approvals`) is an ordinary
+//! [`Tool`] in either build (its asker, timeout and decision record need no HTTP); serving
+//! it needs `http`, because the asker lives in this process and only a server this process
+//! runs can reach it. A tools-only build that serves one over stdio asks for it:
+//! `features = ["approvals"]`.
 
 //! # Where things are
 //!
@@ -88,7 +91,7 @@
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
 //! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
-//! | [`approvals`] | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
+//! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -124,6 +127,7 @@ pub use transport::http;
 pub use transport::stdio;
 #[doc(hidden)]
 pub mod __private;
+#[cfg(feature = "approvals")]
 pub mod approvals;
 mod cli;
 #[cfg(feature = "client")]
