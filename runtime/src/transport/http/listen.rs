@@ -302,9 +302,11 @@ pub(crate) async fn serve(
     let draining = CancellationToken::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let accepted = match first(listener.accept(), &mut shutdown).await {
-            First::Left(accepted) => accepted,
-            First::Right(()) => break,
+        // The shutdown first: with connections always waiting, `accept` is always ready, and
+        // a future polled after it would never be.
+        let accepted = match first(&mut shutdown, listener.accept()).await {
+            First::Left(()) => break,
+            First::Right(accepted) => accepted,
         };
         let tcp = match accepted {
             Ok((tcp, _)) => tcp,
