@@ -272,7 +272,7 @@ mod tests {
     #[tokio::test]
     async fn a_read_given_up_takes_nothing_and_a_gone_reader_queues_nothing() {
         let (feed, mut outbox) = channel(1024);
-        // A read abandoned while waiting (as `select!` abandons one) loses nothing.
+        // A read abandoned while waiting (as a race drops its loser) loses nothing.
         let waited = tokio::time::timeout(std::time::Duration::from_millis(10), outbox.next()).await;
         assert!(waited.is_err());
         feed.push(1, response(1));

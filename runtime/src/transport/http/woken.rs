@@ -1,10 +1,10 @@
 //! [`OnWake`]: a future polled only when its own waker has fired.
 //!
-//! A connection's task selects over the connection and three rarely-ready futures (its
-//! close, the drain, its timer). `select!` polls every branch each time the task wakes, and
-//! the task wakes for every request; polling a cancellation token's future takes two locks.
-//! Wrapped in `OnWake`, those branches are polled on their first poll and after their own
-//! wake-ups only: about 1,000 instructions a request that arrives in two writes (two
+//! A connection's task races the connection against three rarely-ready futures (its close,
+//! the drain, its timer; `race::first`, nested). The race polls each of them whenever the
+//! task wakes and the connection is not done, and the task wakes for every request; polling
+//! a cancellation token's future takes two locks. Wrapped in `OnWake`, those futures are
+//! polled on their first poll and after their own wake-ups only: about 1,000 instructions a request that arrives in two writes (two
 //! wake-ups), a few hundred for one in a single write (findings.md).
 
 use std::future::Future;
