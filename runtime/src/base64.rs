@@ -137,7 +137,7 @@ mod tests {
             .with_decode_allow_trailing_bits(true),
     );
 
-    /// Every byte string up to three long, and a spread of longer ones.
+    /// Every single byte, two- and three-byte strings around each byte, and 196 longer ones.
     fn samples() -> Vec<Vec<u8>> {
         let mut all = vec![vec![]];
         for a in 0..=255u8 {
