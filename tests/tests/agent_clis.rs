@@ -340,8 +340,13 @@ impl AppServer {
         writeln!(stdin, "{msg}").and_then(|()| stdin.flush()).expect("write to codex app-server");
     }
 
-    /// The next message satisfying `want`, within `RPC_TIMEOUT`.
+    /// The next message satisfying `want`, within `RPC_TIMEOUT`: first among those set aside
+    /// while waiting for something else (Codex may send a server's startup status before it
+    /// answers `thread/start`), then as they come.
     fn wait_for(&mut self, what: &str, want: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.seen.iter().position(&want) {
+            return self.seen.remove(at);
+        }
         let deadline = Instant::now() + RPC_TIMEOUT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
