@@ -19,20 +19,32 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "src")
+# The lowest layers live in a crate of their own, `toolwire-protocol` (ARCHITECTURE.md says
+# why): its helper modules are the layers of the same names, and the rest of it (its lib.rs
+# and the modules beside it) is the layer `protocol`, as `runtime/src/protocol.rs` brings it in.
+PROTOCOL_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "protocol", "src")
+PROTOCOL_HELPERS = ("sync", "base64", "swar", "by_name", "json")
 
 # Bottom first. A module at index i may import modules at indexes < i only.
 LAYERS = [
-    "sync", "race", "random", "base64", "log_hold", "swar", "by_name", "json", "protocol", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
+    "sync", "base64", "swar", "by_name", "json", "protocol", "race", "random", "log_hold", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
     "paths", "complete", "resource", "prompt", "registry", "server", "transport", "redis", "spec", "cli", "client",
     "approvals", "__private",
 ]
 
 
-def module_of(path):
-    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+def module_of(path, root=ROOT):
+    rel = os.path.relpath(path, root)[:-3].split(os.sep)
     if rel[-1] in ("mod", "lib"):
         rel = rel[:-1]
+    if root == PROTOCOL_ROOT and not (rel and rel[0] in PROTOCOL_HELPERS):
+        rel = ["protocol"] + rel
     return tuple(rel)
+
+
+def protocol_crate_path(segs):
+    """`crate::x` in toolwire-protocol: a helper at the root, else a module of `protocol`."""
+    return segs if segs and segs[0] in PROTOCOL_HELPERS else ["protocol"] + segs
 
 
 def strip_tests(text):
@@ -70,8 +82,10 @@ PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 GROUP = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{")
 
 
-def resolve(mod, modules, head, segs, is_dir):
+def resolve(mod, modules, head, segs, is_dir, crate_root=None):
     # `super` is the parent module, whether this module is a file or a `mod.rs`.
+    if head == "crate" and crate_root is not None:
+        segs = crate_root(segs)
     base = () if head == "crate" else mod[:-1]
     while segs and segs[0] == "super":
         base, segs = base[:-1], segs[1:]
@@ -84,12 +98,15 @@ def resolve(mod, modules, head, segs, is_dir):
 
 
 def main():
-    files = {}
-    for dirpath, _, names in os.walk(ROOT):
-        for n in names:
-            if n.endswith(".rs"):
-                p = os.path.join(dirpath, n)
-                files[module_of(p)] = p
+    files, protocol_crate = {}, set()
+    for root in (ROOT, PROTOCOL_ROOT):
+        for dirpath, _, names in os.walk(root):
+            for n in names:
+                if n.endswith(".rs"):
+                    p = os.path.join(dirpath, n)
+                    files[module_of(p, root)] = p
+                    if root == PROTOCOL_ROOT:
+                        protocol_crate.add(module_of(p, root))
     modules = set(files)
     edges = {m: set() for m in modules}
     for mod, path in files.items():
@@ -109,7 +126,8 @@ def main():
                     found.append((m.group(1), m.group(2) + "::" + item))
         for head, rest in found:
             segs = [s for s in rest.split("::") if s]
-            target = resolve(mod, modules, head, segs, is_dir)
+            crate_root = protocol_crate_path if mod in protocol_crate else None
+            target = resolve(mod, modules, head, segs, is_dir, crate_root)
             if target is None or target == mod or target[: len(mod)] == mod:
                 continue
             # An import of an ancestor `mod.rs` counts as an import of that module.

@@ -13,7 +13,7 @@
 
 /// One way to spell bytes in Base64: an alphabet, padding, and what reading forgives.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Form {
+pub struct Form {
     alphabet: &'static [u8; 64],
     /// Each character's value, or [`NOT_IN`] for a byte outside the alphabet.
     values: [u8; 256],
@@ -22,12 +22,12 @@ pub(crate) struct Form {
 }
 
 /// URL-safe alphabet, no padding, strict reading.
-pub(crate) const URL: Form =
+pub const URL: Form =
     Form::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", false, false);
 
 /// Standard alphabet, padded; bits past the last byte ignored when read.
 #[cfg_attr(not(any(feature = "http", feature = "client")), allow(dead_code))]
-pub(crate) const HEADER: Form =
+pub const HEADER: Form =
     Form::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", true, true);
 
 const NOT_IN: u8 = 0xff;
@@ -44,14 +44,14 @@ impl Form {
     }
 
     /// `bytes` in this form.
-    pub(crate) fn encode(&self, bytes: impl AsRef<[u8]>) -> String {
+    pub fn encode(&self, bytes: impl AsRef<[u8]>) -> String {
         let mut out = String::new();
         self.encode_into(bytes.as_ref(), &mut out);
         out
     }
 
     /// `bytes` in this form, appended to `out`.
-    pub(crate) fn encode_into(&self, bytes: &[u8], out: &mut String) {
+    pub fn encode_into(&self, bytes: &[u8], out: &mut String) {
         out.reserve(bytes.len().div_ceil(3) * 4);
         let char_at = |v: u32, shift: u32| char::from(self.alphabet[(v >> shift & 63) as usize]);
         let mut chunks = bytes.chunks_exact(3);
@@ -79,7 +79,7 @@ impl Form {
     }
 
     /// The bytes `text` spells in this form, or `None` if it is not spelled in this form.
-    pub(crate) fn decode(&self, text: &str) -> Option<Vec<u8>> {
+    pub fn decode(&self, text: &str) -> Option<Vec<u8>> {
         let mut text = text.as_bytes();
         if self.padded {
             if !text.len().is_multiple_of(4) {

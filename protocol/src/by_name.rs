@@ -16,7 +16,7 @@ use std::fmt;
 
 /// Values keyed by distinct names, iterated in the names' order.
 #[derive(Clone)]
-pub(crate) struct ByName<V> {
+pub struct ByName<V> {
     entries: Vec<(String, V)>,
 }
 
@@ -39,17 +39,17 @@ impl<V> ByName<V> {
     }
 
     /// The value called `name`.
-    pub(crate) fn get(&self, name: &str) -> Option<&V> {
+    pub fn get(&self, name: &str) -> Option<&V> {
         self.find(name).ok().map(|i| &self.entries[i].1)
     }
 
     /// Whether there is a value called `name`.
-    pub(crate) fn contains_key(&self, name: &str) -> bool {
+    pub fn contains_key(&self, name: &str) -> bool {
         self.find(name).is_ok()
     }
 
     /// Keep `value` under `name`; the value it replaces, if there was one.
-    pub(crate) fn insert(&mut self, name: String, value: V) -> Option<V> {
+    pub fn insert(&mut self, name: String, value: V) -> Option<V> {
         match self.find(&name) {
             Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             Err(i) => {
@@ -60,37 +60,37 @@ impl<V> ByName<V> {
     }
 
     /// Take out the value called `name`.
-    pub(crate) fn remove(&mut self, name: &str) -> Option<V> {
+    pub fn remove(&mut self, name: &str) -> Option<V> {
         self.find(name).ok().map(|i| self.entries.remove(i).1)
     }
 
     /// The names and values, in name order.
-    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &V)> {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &V)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
 
     /// The names, in order.
-    pub(crate) fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.as_str())
     }
 
     /// The values, in their names' order.
-    pub(crate) fn values(&self) -> impl ExactSizeIterator<Item = &V> {
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
     /// The values, in their names' order, taken.
-    pub(crate) fn into_values(self) -> impl ExactSizeIterator<Item = V> {
+    pub fn into_values(self) -> impl ExactSizeIterator<Item = V> {
         self.entries.into_iter().map(|(_, v)| v)
     }
 
     /// How many values there are.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether there are none.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 }

@@ -29,21 +29,21 @@ use crate::json::skip_whitespace;
 
 /// A `tools/call` [`scan_call`] read.
 #[derive(Debug)]
-pub(crate) struct ScannedCall<'a> {
-    pub(crate) id: RequestId,
+pub struct ScannedCall<'a> {
+    pub id: RequestId,
     /// The id as its JSON text.
-    pub(crate) raw_id: &'a str,
+    pub raw_id: &'a str,
     /// The tool's name, which had no escape to undo.
-    pub(crate) name: &'a str,
+    pub name: &'a str,
     /// `params.arguments`; `null` reads as absent.
-    pub(crate) arguments: Option<&'a RawValue>,
+    pub arguments: Option<&'a RawValue>,
     /// `params._meta`; `null` reads as absent.
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
 }
 
 /// Read `text` as a `tools/call` request of the common shape, or `None` (see the module
 /// docs for what that turns away).
-pub(crate) fn scan_call(text: &str) -> Option<ScannedCall<'_>> {
+pub fn scan_call(text: &str) -> Option<ScannedCall<'_>> {
     let mut s = Scanner { text, at: 0 };
     s.open()?;
     let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);

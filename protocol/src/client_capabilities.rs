@@ -24,9 +24,9 @@ pub struct ClientCapabilities {
     pub roots_list_changed: bool,
 }
 
-/// One client capability a request may need: what a tool declares with
-/// [`ToolInfo::requires_client`](crate::tool::ToolInfo::requires_client), so that a client
-/// without it is refused up front (-32021) instead of being asked.
+/// One client capability a request may need: what a tool declares with toolwire's
+/// `ToolInfo::requires_client`, so that a client without it is refused up front (-32021)
+/// instead of being asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ClientCapability {
@@ -54,7 +54,7 @@ impl ClientCapability {
 
     /// The capability as a `ClientCapabilities` object member, as JSON text:
     /// `"sampling":{}`, `"elicitation":{"url":{}}`.
-    pub(crate) fn member_json(self) -> &'static str {
+    pub fn member_json(self) -> &'static str {
         match self {
             ClientCapability::Elicitation => r#""elicitation":{}"#,
             ClientCapability::ElicitationUrl => r#""elicitation":{"url":{}}"#,
@@ -106,7 +106,7 @@ fn is_object(raw: Option<&RawValue>) -> bool {
 
 impl ClientCapabilities {
     /// Read `capabilities` (raw JSON); `None` or anything unreadable declares nothing.
-    pub(crate) fn read(raw: Option<&RawValue>) -> ClientCapabilities {
+    pub fn read(raw: Option<&RawValue>) -> ClientCapabilities {
         let Some(wire) = raw.and_then(|r| serde_json::from_str::<Wire<'_>>(r.get()).ok()) else {
             return ClientCapabilities::default();
         };

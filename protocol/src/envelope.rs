@@ -33,7 +33,7 @@ use super::tools::CallToolParams;
 
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
-pub(crate) enum Frame<'a> {
+pub enum Frame<'a> {
     /// A single message object, not yet checked: [`decode`] parses it in one pass.
     Single(&'a str),
     /// A JSON-RPC batch: the array's elements, still raw.
@@ -41,7 +41,7 @@ pub(crate) enum Frame<'a> {
 }
 
 /// Split `text` into a [`Frame`], or say why it is not one.
-pub(crate) fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
+pub fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
     // Every message in practice starts with its `{`: no trim for it.
     let first = match text.as_bytes().first() {
         Some(b'{') => return Ok(Frame::Single(text)),
@@ -67,7 +67,7 @@ pub(crate) fn parse_frame(text: &str) -> Result<Frame<'_>, RpcError> {
 
 /// A decoded inbound message.
 #[derive(Debug)]
-pub(crate) enum Incoming<'a> {
+pub enum Incoming<'a> {
     /// A request: it has an id and expects exactly one response.
     Request {
         /// The id to answer under.
@@ -96,16 +96,16 @@ pub(crate) enum Incoming<'a> {
 /// An inbound message that is not valid: the error to answer with, under the id when it was
 /// readable.
 #[derive(Debug)]
-pub(crate) struct Rejected {
+pub struct Rejected {
     /// The request's id, if it could be read.
-    pub(crate) id: Option<RequestId>,
+    pub id: Option<RequestId>,
     /// What was wrong.
-    pub(crate) error: RpcError,
+    pub error: RpcError,
 }
 
 /// Decode one message object from its text: malformed JSON (including trailing garbage) is
 /// -32700, JSON of the wrong shape -32600.
-pub(crate) fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
+pub fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
     let env: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| Rejected {
         id: None,
         error: match e.classify() {
@@ -129,7 +129,7 @@ pub(crate) fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
 /// ([`decode`], the method's own params decode), which answers each of those exactly as it
 /// always has; a message this accepts is one the general path accepts with the same id and
 /// params. Text without `"tools/call"` in it is turned away by one substring search.
-pub(crate) fn decode_call(text: &str) -> Option<DecodedCall<'_>> {
+pub fn decode_call(text: &str) -> Option<DecodedCall<'_>> {
     match scan_call(text) {
         Some(ScannedCall { id, raw_id, name, arguments, meta }) => {
             let params = CallToolParams {
@@ -147,7 +147,7 @@ pub(crate) fn decode_call(text: &str) -> Option<DecodedCall<'_>> {
 
 /// [`decode_call`] by serde's machinery, for what the hand scan ([`scan_call`]) turns away:
 /// the same verdicts, at about three times the cost.
-pub(crate) fn decode_call_serde(text: &str) -> Option<DecodedCall<'_>> {
+pub fn decode_call_serde(text: &str) -> Option<DecodedCall<'_>> {
     if !text.contains("\"tools/call\"") {
         return None;
     }
@@ -159,16 +159,16 @@ pub(crate) fn decode_call_serde(text: &str) -> Option<DecodedCall<'_>> {
 
 /// A `tools/call` request [`decode_call`] read in one pass.
 #[derive(Debug)]
-pub(crate) struct DecodedCall<'a> {
+pub struct DecodedCall<'a> {
     /// The request's id.
-    pub(crate) id: RequestId,
+    pub id: RequestId,
     /// The id as the JSON text it was sent as (`1`, `"a"`), for a transport that names it
     /// in an answer of its own.
     // Only HTTP's routing reads it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) raw_id: &'a str,
+    pub raw_id: &'a str,
     /// The params, decoded.
-    pub(crate) params: CallToolParams<'a>,
+    pub params: CallToolParams<'a>,
 }
 
 /// The visitor behind [`decode_call`]: any surprise is an error, and the caller falls back.
@@ -326,7 +326,7 @@ impl<'a> RawEnvelope<'a> {
 }
 
 /// A raw JSON string's value, borrowed when it has no escapes.
-pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+pub fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     if let Ok(s) = <&str>::deserialize(raw) {
         return Some(Cow::Borrowed(s));
     }
@@ -412,7 +412,7 @@ impl<'de> Deserialize<'de> for Member {
 }
 
 /// "an object", "a string", ... for raw JSON text.
-pub(crate) fn kind(raw: &str) -> &'static str {
+pub fn kind(raw: &str) -> &'static str {
     match raw.trim_start().as_bytes().first() {
         Some(b'"') => "a string",
         Some(b't' | b'f') => "a boolean",

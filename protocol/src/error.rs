@@ -50,28 +50,28 @@ impl RpcError {
     }
 
     /// Attach data, given as JSON text the caller built; text that is not JSON is dropped.
-    pub(crate) fn with_data(mut self, json: String) -> RpcError {
+    pub fn with_data(mut self, json: String) -> RpcError {
         self.data = RawValue::from_string(json).ok();
         self
     }
 
     /// -32700.
-    pub(crate) fn parse_error(detail: impl fmt::Display) -> RpcError {
+    pub fn parse_error(detail: impl fmt::Display) -> RpcError {
         RpcError::new(code::PARSE_ERROR, format!("parse error: {detail}"))
     }
 
     /// -32600.
-    pub(crate) fn invalid_request(message: impl Into<String>) -> RpcError {
+    pub fn invalid_request(message: impl Into<String>) -> RpcError {
         RpcError::new(code::INVALID_REQUEST, message)
     }
 
     /// -32602.
-    pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
+    pub fn invalid_params(message: impl Into<String>) -> RpcError {
         RpcError::new(code::INVALID_PARAMS, message)
     }
 
     /// Append the error object as JSON.
-    pub(crate) fn write_json(&self, out: &mut String) {
+    pub fn write_json(&self, out: &mut String) {
         use fmt::Write;
         let _ = write!(out, "{{\"code\":{},\"message\":", self.code);
         push_json_string(out, &self.message);
@@ -101,13 +101,13 @@ impl fmt::Display for RpcError {
 
 /// An error object as a peer sent it (in a response to a request we made); read leniently.
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct ErrorIn {
+pub struct ErrorIn {
     /// The code, when it was an integer.
     #[serde(default)]
-    pub(crate) code: Option<i64>,
+    pub code: Option<i64>,
     /// The message, when there was one.
     #[serde(default)]
-    pub(crate) message: Option<String>,
+    pub message: Option<String>,
 }
 
 #[cfg(test)]

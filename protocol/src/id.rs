@@ -22,7 +22,7 @@ pub enum RequestId {
 
 /// Why a raw `id` member is not a usable request id.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum BadId {
+pub enum BadId {
     /// `"id": null`, which MCP forbids on requests.
     Null,
     /// Any other unusable value; the text says what arrived.
@@ -31,7 +31,7 @@ pub(crate) enum BadId {
 
 impl BadId {
     /// The sentence an error response carries.
-    pub(crate) fn message(&self) -> String {
+    pub fn message(&self) -> String {
         match self {
             BadId::Null => "invalid request: the request id must not be null".to_owned(),
             BadId::Invalid(what) => {
@@ -43,7 +43,7 @@ impl BadId {
 
 impl RequestId {
     /// Read an id from its raw JSON text.
-    pub(crate) fn from_raw(raw: &RawValue) -> Result<RequestId, BadId> {
+    pub fn from_raw(raw: &RawValue) -> Result<RequestId, BadId> {
         let text = raw.get().trim();
         match text.as_bytes().first() {
             Some(b'"') => match serde_json::from_str::<String>(text) {
@@ -66,7 +66,7 @@ impl RequestId {
     }
 
     /// Append the id as JSON.
-    pub(crate) fn write_json(&self, out: &mut String) {
+    pub fn write_json(&self, out: &mut String) {
         match self {
             RequestId::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
             RequestId::String(s) => push_json_string(out, s),

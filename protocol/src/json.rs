@@ -35,7 +35,7 @@ use serde_json::Value;
 use crate::swar;
 
 /// Write `value` in canonical form (RFC 8785; the rules are in this module's docs and on
-/// [`Schema`](crate::Schema)).
+/// toolwire's `Schema`).
 pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write_canonical(&mut out, value);
@@ -45,7 +45,7 @@ pub fn canonical_json(value: &Value) -> String {
 /// The first position at or after `at` in `bytes` that is not JSON whitespace (space, tab,
 /// line feed, carriage return): the hand-written readers (`protocol::call_scan`,
 /// `protocol::raw_value`, `args::members`) step over it with this.
-pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+pub fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
         at += 1;
     }
@@ -57,7 +57,7 @@ pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// The runs between characters that need escaping are copied whole (every escaped
 /// character is ASCII, so a run always ends on a character boundary), and found eight bytes
 /// at a time: every call result's text goes through here.
-pub(crate) fn push_json_string(out: &mut String, s: &str) {
+pub fn push_json_string(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
@@ -89,10 +89,10 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
 ///
 /// Eight bytes at a time while eight are left; a word's lowest flag is exact in each of the
 /// three masks (module `swar`), so the lowest of their union is the first such byte. Most
-/// strings end within their first words; past the first four, [`next_escape_in_long_run`]
+/// strings end within their first words; past the first four, `next_escape_in_long_run`
 /// takes over (kept apart so that this stays small enough to inline where strings are read).
 #[inline(always)]
-pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
+pub fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
     let start = from;
     while let Some(chunk) = bytes.get(from..from + 8) {
         let escaped = escapes(swar::word(chunk.try_into().unwrap_or(&[0; 8])));
@@ -134,7 +134,7 @@ fn escapes(w: u64) -> u64 {
 }
 
 /// `s` as a JSON string literal.
-pub(crate) fn json_string(s: &str) -> String {
+pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     push_json_string(&mut out, s);
     out
@@ -142,7 +142,7 @@ pub(crate) fn json_string(s: &str) -> String {
 
 /// A number as JSON: integral values without a fraction (`3`, not `3.0`), others in their
 /// shortest form. Non-finite values, which JSON cannot carry, become `0`.
-pub(crate) fn json_number(n: f64) -> String {
+pub fn json_number(n: f64) -> String {
     match serde_json::Number::from_f64(n) {
         Some(num) => {
             let mut out = String::new();
@@ -159,7 +159,7 @@ fn canonical_order(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// Append `value` in canonical form to `out`.
-pub(crate) fn write_canonical(out: &mut String, value: &Value) {
+pub fn write_canonical(out: &mut String, value: &Value) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -180,7 +180,7 @@ pub(crate) fn write_canonical(out: &mut String, value: &Value) {
 }
 
 /// Append the object of `members` (names distinct) in canonical form to `out`.
-pub(crate) fn write_canonical_object(out: &mut String, mut members: Vec<(&str, &Value)>) {
+pub fn write_canonical_object(out: &mut String, mut members: Vec<(&str, &Value)>) {
     members.sort_by(|(a, _), (b, _)| canonical_order(a, b));
     out.push('{');
     for (i, (name, member)) in members.into_iter().enumerate() {
@@ -208,7 +208,7 @@ fn write_number(out: &mut String, n: &serde_json::Number) {
 }
 
 /// ECMAScript's `Number.prototype.toString` for a finite double (RFC 8785 §3.2.2.3).
-pub(crate) fn es6_number(f: f64) -> String {
+pub fn es6_number(f: f64) -> String {
     if f == 0.0 {
         return "0".to_owned();
     }

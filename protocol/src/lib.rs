@@ -1,8 +1,31 @@
-//! JSON-RPC 2.0 framing and the MCP message types, for every supported protocol version.
+//! toolwire's wire layer: JSON-RPC 2.0 framing and the MCP message types, for every
+//! supported protocol version, and the JSON they are written as.
 //!
 //! serde only, no I/O: this layer turns text into typed, borrowed messages and typed values
-//! back into text. What to *do* with a message is the server's business (`crate::server`).
+//! back into text. What to *do* with a message is the server's business (toolwire's
+//! `server` module).
 //!
+//! **Use it through `toolwire`.** `toolwire::protocol` names this crate's public types
+//! (`ProtocolVersion`, `RequestId`, `RpcError`, `Outbound`, the `wire` shapes, …), and that
+//! is their stable path. The modules marked hidden here (the scans, the hand writers, the
+//! locks and name tables below them) are toolwire's internals, public only so that toolwire
+//! can use them from another crate: they follow toolwire's needs, not semver.
+//!
+//! **Why a crate of its own.** A user's first build compiles toolwire last of its
+//! dependencies, and on two cores its front end then runs alone. Out of toolwire, this layer
+//! compiles beside the last dependencies and its code generation beside toolwire's front
+//! end: about half a second off a tools-only crate's clean build (bench/findings.md,
+//! session 30), as `serde_core` does for serde. Released in lockstep with toolwire (`=`
+//! version requirements).
+//!
+//! # Modules
+//!
+//! The helpers every layer above uses, bottom first:
+//!
+//! - `sync`: locks taken over after a panic; `swar`: byte scans a word at a time;
+//!   `by_name`: values kept by name in one sorted `Vec`; `base64`: the two base64 forms
+//!   toolwire reads and writes; `json`: the JSON string escaper, ECMAScript numbers and
+//!   canonical JSON (RFC 8785).
 //! - `version`: the protocol versions and their eras.
 //! - `id`: request ids, which keep their type.
 //! - `envelope`: decoding one inbound message (or batch), borrowed from its text;
@@ -33,7 +56,7 @@
 //!   few string pushes around a body that is already text), the `tools/list` pages
 //!   (pre-serialised once, copied per request) and the `notifications/progress` params
 //!   (numbers as ECMAScript writes them).
-//!   These use `crate::json`'s escaper, which is byte-for-byte serde_json's.
+//!   These use module `json`'s escaper, which is byte-for-byte serde_json's.
 //! - **Everything else, derived:** a `#[derive(Serialize)]` struct with borrowed fields
 //!   (`&str`, `Option<&str>`), pre-serialised parts as `&RawValue`, and
 //!   `skip_serializing_if = "Option::is_none"` for optional members. Field order is wire
@@ -41,26 +64,52 @@
 //!   `ModernResult`, which puts `_meta` and `resultType` first. The
 //!   lifecycle answers, `capabilities`, the -32022 `data`, `serverInfo`, the advertised tool
 //!   and the `tools/call` result are written this way.
-//! - **Canonical JSON** (RFC 8785, `crate::json::canonical_json`) for schemas and
+//! - **Canonical JSON** (RFC 8785, `json::canonical_json`) for schemas and
 //!   structured results, whose bytes must not depend on serde_json's map order.
 //!
 //! A new body is derived; write one by hand only with a benchmark that shows it matters.
 
-pub(crate) mod call_scan;
-pub(crate) mod client_capabilities;
-pub(crate) mod envelope;
-pub(crate) mod error;
-pub(crate) mod id;
-pub(crate) mod lifecycle;
-pub(crate) mod logging;
-pub(crate) mod meta;
-pub(crate) mod notifications;
-pub(crate) mod outbound;
-pub(crate) mod prompts;
-pub(crate) mod raw_value;
-pub(crate) mod resources;
-pub(crate) mod tools;
-pub(crate) mod version;
+#[doc(hidden)]
+pub mod base64;
+#[doc(hidden)]
+pub mod by_name;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
+pub mod swar;
+#[doc(hidden)]
+pub mod sync;
+
+#[doc(hidden)]
+pub mod call_scan;
+#[doc(hidden)]
+pub mod client_capabilities;
+#[doc(hidden)]
+pub mod envelope;
+#[doc(hidden)]
+pub mod error;
+#[doc(hidden)]
+pub mod id;
+#[doc(hidden)]
+pub mod lifecycle;
+#[doc(hidden)]
+pub mod logging;
+#[doc(hidden)]
+pub mod meta;
+#[doc(hidden)]
+pub mod notifications;
+#[doc(hidden)]
+pub mod outbound;
+#[doc(hidden)]
+pub mod prompts;
+#[doc(hidden)]
+pub mod raw_value;
+#[doc(hidden)]
+pub mod resources;
+#[doc(hidden)]
+pub mod tools;
+#[doc(hidden)]
+pub mod version;
 pub mod wire;
 
 pub use client_capabilities::{ClientCapabilities, ClientCapability};

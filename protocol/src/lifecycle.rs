@@ -12,21 +12,21 @@ use super::version::{Era, ProtocolVersion};
 /// `initialize` params. `protocolVersion` is required; `clientInfo` and `capabilities` are
 /// read leniently.
 #[derive(Debug, Deserialize)]
-pub(crate) struct InitializeParams<'a> {
+pub struct InitializeParams<'a> {
     /// The version the client asks for (its latest).
     #[serde(rename = "protocolVersion", borrow)]
-    pub(crate) protocol_version: Cow<'a, str>,
+    pub protocol_version: Cow<'a, str>,
     /// Who the client says it is.
     #[serde(rename = "clientInfo", default, borrow)]
-    pub(crate) client_info: Option<&'a RawValue>,
+    pub client_info: Option<&'a RawValue>,
     /// What the client can be asked for (see [`ClientCapabilities`](super::ClientCapabilities)).
     #[serde(default, borrow)]
-    pub(crate) capabilities: Option<&'a RawValue>,
+    pub capabilities: Option<&'a RawValue>,
 }
 
 impl InitializeParams<'_> {
     /// The client's self-description.
-    pub(crate) fn client(&self) -> ImplementationIn<'_> {
+    pub fn client(&self) -> ImplementationIn<'_> {
         ImplementationIn::read(self.client_info)
     }
 }
@@ -44,45 +44,45 @@ pub fn negotiate_legacy(requested: &str) -> ProtocolVersion {
 /// What a server serves, as `capabilities` in `initialize` and `server/discover`. The engine
 /// fills one in from what was registered; a capability that is `None` is not advertised.
 #[derive(Debug, Default, Serialize)]
-pub(crate) struct ServerCapabilities {
+pub struct ServerCapabilities {
     /// `tools`: `tools/list` and `tools/call`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) tools: Option<ListChanged>,
+    pub tools: Option<ListChanged>,
     /// `resources`: the lists, `resources/read`, and subscriptions.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) resources: Option<ResourcesCapability>,
+    pub resources: Option<ResourcesCapability>,
     /// `prompts`: `prompts/list` and `prompts/get`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) prompts: Option<ListChanged>,
+    pub prompts: Option<ListChanged>,
     /// `completions`: `completion/complete`, declared only when something completes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) completions: Option<EmptyCapability>,
+    pub completions: Option<EmptyCapability>,
     /// `logging`: `logging/setLevel` and `notifications/message` (always: any tool may log).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) logging: Option<EmptyCapability>,
+    pub logging: Option<EmptyCapability>,
 }
 
 /// The `resources` capability.
 #[derive(Debug, Serialize)]
-pub(crate) struct ResourcesCapability {
+pub struct ResourcesCapability {
     /// Whether clients may subscribe to one resource's updates.
-    pub(crate) subscribe: bool,
+    pub subscribe: bool,
     /// Whether the server notifies when the list changes (never, today).
     #[serde(rename = "listChanged")]
-    pub(crate) list_changed: bool,
+    pub list_changed: bool,
 }
 
 /// A capability with no flags: `{}`.
 #[derive(Debug, Default, Serialize)]
-pub(crate) struct EmptyCapability {}
+pub struct EmptyCapability {}
 
 /// A capability whose only flag is `listChanged`.
 #[derive(Debug, Serialize)]
-pub(crate) struct ListChanged {
+pub struct ListChanged {
     /// Whether the server notifies when the list changes. toolwire's lists are fixed for the
     /// life of the process, so this is `false`.
     #[serde(rename = "listChanged")]
-    pub(crate) list_changed: bool,
+    pub list_changed: bool,
 }
 
 /// The `initialize` result.
@@ -99,7 +99,7 @@ struct InitializeResult<'a> {
 
 /// The `initialize` result body. `capabilities` is the server's pre-serialised
 /// [`ServerCapabilities`].
-pub(crate) fn initialize_result(
+pub fn initialize_result(
     version: ProtocolVersion,
     capabilities: &RawValue,
     server: &Implementation,
@@ -116,7 +116,7 @@ pub(crate) fn initialize_result(
 /// The `server/discover` result, without the modern `_meta`/`resultType` members (the
 /// server adds those to every modern result, see [`ModernResult`](super::meta::ModernResult)).
 #[derive(Serialize)]
-pub(crate) struct DiscoverResult<'a> {
+pub struct DiscoverResult<'a> {
     #[serde(rename = "supportedVersions")]
     supported_versions: Vec<&'static str>,
     capabilities: &'a RawValue,
@@ -127,7 +127,7 @@ pub(crate) struct DiscoverResult<'a> {
 }
 
 /// The `server/discover` result body.
-pub(crate) fn discover_result<'a>(
+pub fn discover_result<'a>(
     capabilities: &'a RawValue,
     instructions: Option<&'a str>,
     ttl: Duration,
@@ -143,7 +143,7 @@ pub(crate) fn discover_result<'a>(
 /// The caching hints 2026-07-28 requires on discover and list results: `ttlMs` and
 /// `cacheScope`, public because the answer is the same for every caller.
 #[derive(Serialize)]
-pub(crate) struct CacheHints {
+pub struct CacheHints {
     #[serde(rename = "ttlMs")]
     ttl_ms: u128,
     #[serde(rename = "cacheScope")]
@@ -152,14 +152,14 @@ pub(crate) struct CacheHints {
 
 impl CacheHints {
     /// Public hints, fresh for `ttl`.
-    pub(crate) fn public(ttl: Duration) -> CacheHints {
+    pub fn public(ttl: Duration) -> CacheHints {
         CacheHints { ttl_ms: ttl.as_millis(), cache_scope: "public" }
     }
 }
 
 /// `,"ttlMs":N,"cacheScope":"public"`: [`CacheHints`] as members to append to an object
 /// written by hand (the `tools/list` pages).
-pub(crate) fn cache_hints(ttl: Duration) -> String {
+pub fn cache_hints(ttl: Duration) -> String {
     format!(",\"ttlMs\":{},\"cacheScope\":\"public\"", ttl.as_millis())
 }
 
@@ -173,7 +173,7 @@ struct UnsupportedVersionData<'a> {
 /// The `data` of an `UnsupportedProtocolVersionError` (-32022): every version this server
 /// supports, newest first (modern versions in `_meta`, legacy ones through `initialize`), and
 /// what was asked for.
-pub(crate) fn unsupported_version_data(requested: &RawValue) -> String {
+pub fn unsupported_version_data(requested: &RawValue) -> String {
     to_text(&UnsupportedVersionData {
         supported: ProtocolVersion::ALL.iter().rev().map(|v| v.as_str()).collect(),
         requested,

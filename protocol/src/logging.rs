@@ -57,12 +57,12 @@ impl LoggingLevel {
     }
 
     /// The level as a small integer (its index in [`ALL`](Self::ALL)), for an atomic.
-    pub(crate) fn index(self) -> u8 {
+    pub fn index(self) -> u8 {
         self as u8
     }
 
     /// The level at `index` (see [`index`](Self::index)).
-    pub(crate) fn from_index(index: u8) -> Option<LoggingLevel> {
+    pub fn from_index(index: u8) -> Option<LoggingLevel> {
         LoggingLevel::ALL.get(usize::from(index)).copied()
     }
 }
@@ -76,26 +76,26 @@ impl std::fmt::Display for LoggingLevel {
 /// `logging/setLevel` params. The level is read as a string so a bad one gets an error that
 /// lists the accepted names.
 #[derive(Debug, Deserialize)]
-pub(crate) struct SetLevelParams<'a> {
+pub struct SetLevelParams<'a> {
     /// The minimum level the client wants.
     #[serde(borrow)]
-    pub(crate) level: std::borrow::Cow<'a, str>,
+    pub level: std::borrow::Cow<'a, str>,
 }
 
 /// The params of a `notifications/message`.
 #[derive(Debug, Serialize)]
-pub(crate) struct MessageParams<'a> {
+pub struct MessageParams<'a> {
     /// The severity.
-    pub(crate) level: LoggingLevel,
+    pub level: LoggingLevel,
     /// Who logged it (a tool's name, a `tracing` target).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) logger: Option<&'a str>,
+    pub logger: Option<&'a str>,
     /// What was logged: any JSON.
-    pub(crate) data: &'a RawValue,
+    pub data: &'a RawValue,
 }
 
 /// Read a level by its wire name.
-pub(crate) fn parse_level(name: &str) -> Option<LoggingLevel> {
+pub fn parse_level(name: &str) -> Option<LoggingLevel> {
     LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
 }
 

@@ -19,10 +19,10 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The reserved members of a request's `_meta`, each raw; present-but-null counts as present.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct RequestMeta<'a> {
+pub struct RequestMeta<'a> {
     /// Opts the request into `notifications/progress`.
     #[serde(rename = "progressToken", default, borrow, deserialize_with = "present")]
-    pub(crate) progress_token: Option<&'a RawValue>,
+    pub progress_token: Option<&'a RawValue>,
     /// The modern era's per-request protocol version.
     #[serde(
         rename = "io.modelcontextprotocol/protocolVersion",
@@ -30,7 +30,7 @@ pub(crate) struct RequestMeta<'a> {
         borrow,
         deserialize_with = "present"
     )]
-    pub(crate) protocol_version: Option<&'a RawValue>,
+    pub protocol_version: Option<&'a RawValue>,
     /// The modern era's per-request client capabilities.
     #[serde(
         rename = "io.modelcontextprotocol/clientCapabilities",
@@ -38,44 +38,44 @@ pub(crate) struct RequestMeta<'a> {
         borrow,
         deserialize_with = "present"
     )]
-    pub(crate) client_capabilities: Option<&'a RawValue>,
+    pub client_capabilities: Option<&'a RawValue>,
     /// The modern era's per-request client identity.
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow, deserialize_with = "present")]
-    pub(crate) client_info: Option<&'a RawValue>,
+    pub client_info: Option<&'a RawValue>,
     /// The modern era's per-request log level: absent, the request gets no
     /// `notifications/message`.
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow, deserialize_with = "present")]
-    pub(crate) log_level: Option<&'a RawValue>,
+    pub log_level: Option<&'a RawValue>,
 }
 
 /// Keep a member that is present even when its value is `null`, so "present but wrong" and
 /// "absent" stay apart.
-pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+pub fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&'de RawValue>::deserialize(d).map(Some)
 }
 
 /// Params that MCP defines only `_meta` for (`ping`, `server/discover`).
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct MetaParams<'a> {
+pub struct MetaParams<'a> {
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
 }
 
 /// A peer's self-description, read leniently: display-only, never trusted.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct ImplementationIn<'a> {
+pub struct ImplementationIn<'a> {
     /// The peer's name.
     #[serde(default, borrow)]
-    pub(crate) name: Option<Cow<'a, str>>,
+    pub name: Option<Cow<'a, str>>,
     /// The peer's version.
     #[serde(default, borrow)]
-    pub(crate) version: Option<Cow<'a, str>>,
+    pub version: Option<Cow<'a, str>>,
 }
 
 impl ImplementationIn<'_> {
     /// Read one from raw JSON, or an empty one when it is not an object of strings.
-    pub(crate) fn read(raw: Option<&RawValue>) -> ImplementationIn<'_> {
+    pub fn read(raw: Option<&RawValue>) -> ImplementationIn<'_> {
         raw.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default()
     }
 }
@@ -83,13 +83,13 @@ impl ImplementationIn<'_> {
 /// Params of a paginated list method (`tools/list`; `resources/list`, `prompts/list` and
 /// `resources/templates/list` have the same shape).
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct ListParams<'a> {
+pub struct ListParams<'a> {
     /// The opaque cursor from a previous page.
     #[serde(default, borrow)]
-    pub(crate) cursor: Option<Cow<'a, str>>,
+    pub cursor: Option<Cow<'a, str>>,
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
 }
 
 /// A server's name, version and optional display title: MCP's `Implementation`, as this
@@ -118,14 +118,14 @@ impl Implementation {
     }
 
     /// The object as it goes on the wire: `{"name":…,"title":…,"version":…}`.
-    pub(crate) fn wire(&self) -> WireImplementation<'_> {
+    pub fn wire(&self) -> WireImplementation<'_> {
         WireImplementation { name: &self.name, title: self.title.as_deref(), version: &self.version }
     }
 }
 
 /// [`Implementation`] as it is serialised, borrowed.
 #[derive(Serialize)]
-pub(crate) struct WireImplementation<'a> {
+pub struct WireImplementation<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'a str>,
@@ -134,37 +134,37 @@ pub(crate) struct WireImplementation<'a> {
 
 /// The `_meta` of every modern result: `{"io.modelcontextprotocol/serverInfo":{…}}`.
 #[derive(Serialize)]
-pub(crate) struct ResultMeta<'a> {
+pub struct ResultMeta<'a> {
     /// Who answered ([`SERVER_INFO_KEY`]).
     #[serde(rename = "io.modelcontextprotocol/serverInfo")]
-    pub(crate) server_info: WireImplementation<'a>,
+    pub server_info: WireImplementation<'a>,
 }
 
 /// A result as the modern era sends it: `_meta` and `resultType` first, then the body's own
 /// members. `B` is any struct (or map) that serialises as an object.
 #[derive(Serialize)]
-pub(crate) struct ModernResult<'a, B> {
+pub struct ModernResult<'a, B> {
     /// [`ResultMeta`], pre-serialised once per server.
     #[serde(rename = "_meta")]
-    pub(crate) meta: &'a RawValue,
+    pub meta: &'a RawValue,
     /// Always `"complete"`: this server sends no partial results.
     #[serde(rename = "resultType")]
-    pub(crate) result_type: &'static str,
+    pub result_type: &'static str,
     /// The method's own result members.
     #[serde(flatten)]
-    pub(crate) body: &'a B,
+    pub body: &'a B,
 }
 
 impl<'a, B> ModernResult<'a, B> {
     /// `body`, completed with `meta`.
-    pub(crate) fn complete(meta: &'a RawValue, body: &'a B) -> ModernResult<'a, B> {
+    pub fn complete(meta: &'a RawValue, body: &'a B) -> ModernResult<'a, B> {
         ModernResult { meta, result_type: "complete", body }
     }
 }
 
 /// An empty result body (`{}`).
 #[derive(Serialize)]
-pub(crate) struct EmptyResult {}
+pub struct EmptyResult {}
 
 #[cfg(test)]
 mod tests {

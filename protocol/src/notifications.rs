@@ -9,25 +9,20 @@ use crate::json::{json_number, push_json_string};
 /// `notifications/cancelled` params. Read leniently: a malformed cancellation is ignored, as
 /// the spec asks.
 #[derive(Debug, Deserialize)]
-pub(crate) struct CancelledParams<'a> {
+pub struct CancelledParams<'a> {
     /// The id of the request to cancel, raw.
     #[serde(rename = "requestId", borrow)]
-    pub(crate) request_id: &'a RawValue,
+    pub request_id: &'a RawValue,
     /// Why, for the log.
     #[serde(default)]
-    pub(crate) reason: Option<String>,
+    pub reason: Option<String>,
 }
 
 /// The params of a `notifications/progress` for `token` (raw JSON: a string or an integer).
 ///
 /// Written by hand, not derived: the numbers go out as ECMAScript writes them (`2`, not
 /// `2.0`), as every other number this crate writes.
-pub(crate) fn progress_params(
-    token: &RawValue,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<&str>,
-) -> String {
+pub fn progress_params(token: &RawValue, progress: f64, total: Option<f64>, message: Option<&str>) -> String {
     let mut out = String::from("{\"progressToken\":");
     out.push_str(token.get());
     out.push_str(",\"progress\":");
@@ -45,7 +40,7 @@ pub(crate) fn progress_params(
 }
 
 /// Whether raw JSON is a usable progress token: MCP allows a string or an integer.
-pub(crate) fn is_progress_token(raw: &RawValue) -> bool {
+pub fn is_progress_token(raw: &RawValue) -> bool {
     super::id::RequestId::from_raw(raw).is_ok()
 }
 

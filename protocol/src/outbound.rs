@@ -8,7 +8,7 @@ use crate::json::push_json_string;
 /// Room a result body leaves in its buffer for [`Outbound::result_around`] (and what
 /// [`Outbound::result`] reserves beyond its body): the envelope's head with any integer id
 /// (at most 52 bytes), its closing brace, and a line's newline (stdio's framing).
-pub(crate) const RESULT_ROOM: usize = 56;
+pub const RESULT_ROOM: usize = 56;
 
 /// A result response's text before its id, and between its id and its body.
 const RESULT_OPEN: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
@@ -40,7 +40,7 @@ pub struct Outbound {
 impl Outbound {
     /// A result response: `{"jsonrpc":"2.0","id":…,"result":<body>}`. `body` must be a JSON
     /// object this crate wrote.
-    pub(crate) fn result(id: &RequestId, body: &str) -> Outbound {
+    pub fn result(id: &RequestId, body: &str) -> Outbound {
         let mut json = String::with_capacity(body.len() + RESULT_ROOM);
         json.push_str(RESULT_OPEN);
         id.write_json(&mut json);
@@ -53,7 +53,7 @@ impl Outbound {
     /// [`Outbound::result`] written in `body`'s own buffer: the envelope's head is moved in
     /// before the body. A body made with [`RESULT_ROOM`] to spare (a call's result is) takes
     /// no second allocation and no copy into one; a string id takes the copying path.
-    pub(crate) fn result_around(id: &RequestId, mut body: String) -> Outbound {
+    pub fn result_around(id: &RequestId, mut body: String) -> Outbound {
         const OPEN: &[u8] = RESULT_OPEN.as_bytes();
         const RESULT: &[u8] = RESULT_KEY.as_bytes();
         let RequestId::Number(n) = id else { return Outbound::result(id, &body) };
@@ -72,7 +72,7 @@ impl Outbound {
     }
 
     /// An error response. The id is omitted when it could not be read; `null` is never sent.
-    pub(crate) fn error(id: Option<&RequestId>, error: &RpcError) -> Outbound {
+    pub fn error(id: Option<&RequestId>, error: &RpcError) -> Outbound {
         let mut json = String::from("{\"jsonrpc\":\"2.0\",");
         if let Some(id) = id {
             json.push_str("\"id\":");
@@ -86,7 +86,7 @@ impl Outbound {
     }
 
     /// A notification with params (a JSON object this crate wrote).
-    pub(crate) fn notification(method: &str, params: &str) -> Outbound {
+    pub fn notification(method: &str, params: &str) -> Outbound {
         let mut json = String::from("{\"jsonrpc\":\"2.0\",\"method\":");
         push_json_string(&mut json, method);
         json.push_str(",\"params\":");
@@ -96,7 +96,7 @@ impl Outbound {
     }
 
     /// A request without params.
-    pub(crate) fn request(id: &RequestId, method: &str) -> Outbound {
+    pub fn request(id: &RequestId, method: &str) -> Outbound {
         let mut json = String::from("{\"jsonrpc\":\"2.0\",\"id\":");
         id.write_json(&mut json);
         json.push_str(",\"method\":");
@@ -106,7 +106,7 @@ impl Outbound {
     }
 
     /// A request with `params` (a JSON object, already text).
-    pub(crate) fn request_with(id: &RequestId, method: &str, params: &str) -> Outbound {
+    pub fn request_with(id: &RequestId, method: &str, params: &str) -> Outbound {
         let mut json = String::from("{\"jsonrpc\":\"2.0\",\"id\":");
         id.write_json(&mut json);
         json.push_str(",\"method\":");
@@ -118,7 +118,7 @@ impl Outbound {
     }
 
     /// A batch response: the responses as one JSON array.
-    pub(crate) fn batch(responses: &[Outbound]) -> Outbound {
+    pub fn batch(responses: &[Outbound]) -> Outbound {
         let mut json = String::with_capacity(responses.iter().map(|r| r.json.len() + 1).sum::<usize>() + 2);
         json.push('[');
         for (i, r) in responses.iter().enumerate() {
@@ -155,7 +155,7 @@ impl Outbound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::error::code;
+    use crate::error::code;
 
     #[test]
     fn envelopes_are_compact_and_never_carry_a_null_id() {

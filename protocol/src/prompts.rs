@@ -11,21 +11,21 @@ use super::meta::RequestMeta;
 
 /// `prompts/get` params.
 #[derive(Debug, Deserialize)]
-pub(crate) struct GetPromptParams<'a> {
+pub struct GetPromptParams<'a> {
     /// The prompt to get.
     #[serde(borrow)]
-    pub(crate) name: Cow<'a, str>,
+    pub name: Cow<'a, str>,
     /// The arguments, as sent (checked against the prompt's arguments by the engine).
     #[serde(default)]
-    pub(crate) arguments: Option<Value>,
+    pub arguments: Option<Value>,
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
     /// 2026-07-28: the client's answers to the previous round's `inputRequests`, raw
     /// (present-but-null kept, so it can be refused).
     #[serde(rename = "inputResponses", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<&'a RawValue>,
     /// 2026-07-28: the previous round's `requestState`, raw.
     #[serde(rename = "requestState", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) request_state: Option<&'a RawValue>,
+    pub request_state: Option<&'a RawValue>,
 }

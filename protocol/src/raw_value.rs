@@ -1,7 +1,7 @@
 //! One JSON value in a message, found by hand and lent out as serde_json's `&RawValue`.
 //!
 //! The hand scan of a `tools/call` (module `call_scan`) needs its `arguments` as a
-//! `&RawValue`, which is what a [`Tool`](crate::Tool) receives. Asking serde_json for one
+//! `&RawValue`, which is what a toolwire `Tool` receives. Asking serde_json for one
 //! (`<&RawValue>::deserialize`) runs its general `ignore_value` over the value, and the scan
 //! then counted the value's brackets for a depth bound; [`read`] does both in one pass, in
 //! about two thirds of the instructions (bench/findings.md, session 23), in two steps:
@@ -13,9 +13,9 @@
 //!    that the text lent out is always JSON serde_json would have lent. It is stricter in
 //!    one way only: nesting deeper than [`MAX_DEPTH`] is turned away, so a message it reads
 //!    cannot reach the serde decode's depth limit either.
-//! 2. [`lend`] hands that text to serde_json's `&RawValue` deserializer without a second
+//! 2. `lend` hands that text to serde_json's `&RawValue` deserializer without a second
 //!    pass, through the protocol serde_json itself uses to lend one (its `raw` module): a
-//!    map of one member, named by [`RAW_VALUE_TOKEN`], whose value is the text, borrowed.
+//!    map of one member, named by `RAW_VALUE_TOKEN`, whose value is the text, borrowed.
 //!    No `unsafe`: should a later serde_json change that protocol, the deserialize fails,
 //!    [`read`] answers `None`, and every call takes the serde decode (slower, never wrong;
 //!    the call scan's own tests would fail first).
@@ -32,7 +32,7 @@ use crate::json::{next_escape, skip_whitespace};
 
 /// The deepest nesting [`value_end`] reads: a `tools/call`'s `arguments` sit two objects
 /// deep in the message, and the serde decode stops at 128 levels.
-pub(crate) const MAX_DEPTH: u32 = 120;
+pub const MAX_DEPTH: u32 = 120;
 
 /// The member name by which serde_json's `&RawValue` deserializer recognises a lent value
 /// (`serde_json::raw::TOKEN`, not exported).
@@ -41,7 +41,7 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// The JSON value at `at` in `text` (no whitespace before it), lent as a `&RawValue`, and
 /// where it ends; `None` if it is not one serde_json would read there, or nests deeper than
 /// [`MAX_DEPTH`].
-pub(crate) fn read(text: &str, at: usize) -> Option<(&RawValue, usize)> {
+pub fn read(text: &str, at: usize) -> Option<(&RawValue, usize)> {
     let end = value_end(text.as_bytes(), at)?;
     Some((lend(text.get(at..end)?)?, end))
 }
@@ -75,7 +75,7 @@ impl<'de> MapAccess<'de> for Lent<'de> {
 /// Just past the JSON value that starts at `at` (no whitespace before it), if serde_json
 /// would read it there; `None` for anything it would refuse, and for nesting deeper than
 /// [`MAX_DEPTH`]. What follows the value is not looked at.
-pub(crate) fn value_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub fn value_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     // The open containers, innermost lowest: a set bit is an object, a clear one an array.
     let mut objects: u128 = 0;
     let mut depth = 0;

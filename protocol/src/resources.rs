@@ -12,50 +12,50 @@ use super::meta::RequestMeta;
 
 /// `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: one URI.
 #[derive(Debug, Deserialize)]
-pub(crate) struct UriParams<'a> {
+pub struct UriParams<'a> {
     /// The resource's URI.
     #[serde(borrow)]
-    pub(crate) uri: Cow<'a, str>,
+    pub uri: Cow<'a, str>,
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
     /// 2026-07-28 (`resources/read`): the client's answers to the previous round's
     /// `inputRequests`, raw.
     #[serde(rename = "inputResponses", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) input_responses: Option<&'a serde_json::value::RawValue>,
+    pub input_responses: Option<&'a serde_json::value::RawValue>,
     /// 2026-07-28 (`resources/read`): the previous round's `requestState`, raw.
     #[serde(rename = "requestState", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) request_state: Option<&'a serde_json::value::RawValue>,
+    pub request_state: Option<&'a serde_json::value::RawValue>,
 }
 
 /// `subscriptions/listen` params (2026-07-28).
 #[derive(Debug, Deserialize)]
-pub(crate) struct ListenParams<'a> {
+pub struct ListenParams<'a> {
     /// Which notifications the client wants.
     #[serde(default)]
-    pub(crate) notifications: ListenFilter,
+    pub notifications: ListenFilter,
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
 }
 
 /// The `notifications` filter of `subscriptions/listen`. Only what this server can send is
 /// read; a list-changed flag is acknowledged only for a list that can change (a live
 /// server's).
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct ListenFilter {
+pub struct ListenFilter {
     /// `resourceSubscriptions`: the URIs whose `notifications/resources/updated` it wants.
     #[serde(rename = "resourceSubscriptions", default)]
-    pub(crate) resource_subscriptions: Vec<String>,
+    pub resource_subscriptions: Vec<String>,
     /// `toolsListChanged`: it wants `notifications/tools/list_changed`.
     #[serde(rename = "toolsListChanged", default)]
-    pub(crate) tools_list_changed: bool,
+    pub tools_list_changed: bool,
     /// `resourcesListChanged`: it wants `notifications/resources/list_changed`.
     #[serde(rename = "resourcesListChanged", default)]
-    pub(crate) resources_list_changed: bool,
+    pub resources_list_changed: bool,
     /// `promptsListChanged`: it wants `notifications/prompts/list_changed`.
     #[serde(rename = "promptsListChanged", default)]
-    pub(crate) prompts_list_changed: bool,
+    pub prompts_list_changed: bool,
 }
 
 #[cfg(test)]

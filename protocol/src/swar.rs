@@ -15,35 +15,35 @@ const ONES: u64 = u64::from_le_bytes([1; 8]);
 const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// The eight bytes at the start of `chunk`, first byte lowest.
-pub(crate) fn word(chunk: &[u8; 8]) -> u64 {
+pub fn word(chunk: &[u8; 8]) -> u64 {
     u64::from_le_bytes(*chunk)
 }
 
 /// `byte` in every byte of a word.
-pub(crate) const fn splat(byte: u8) -> u64 {
+pub const fn splat(byte: u8) -> u64 {
     ONES * byte as u64
 }
 
 /// The bytes of `w` equal to zero.
-pub(crate) fn zero_bytes(w: u64) -> u64 {
+pub fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGHS
 }
 
 /// The bytes of `w` equal to zero, every one flagged exactly (no borrow crosses bytes): for
 /// walking every match in a word, where [`zero_bytes`] is exact only about the first.
 #[cfg(feature = "http")]
-pub(crate) fn zero_bytes_exact(w: u64) -> u64 {
+pub fn zero_bytes_exact(w: u64) -> u64 {
     const LOWS: u64 = !HIGHS;
     !(((w & LOWS) + LOWS) | w) & HIGHS
 }
 
 /// The bytes of `w` below `n` (at most `0x80`).
-pub(crate) fn bytes_below(w: u64, n: u8) -> u64 {
+pub fn bytes_below(w: u64, n: u8) -> u64 {
     w.wrapping_sub(splat(n)) & !w & HIGHS
 }
 
 /// Where the first `needle` in `bytes` is.
-pub(crate) fn find(bytes: &[u8], needle: u8) -> Option<usize> {
+pub fn find(bytes: &[u8], needle: u8) -> Option<usize> {
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut words {

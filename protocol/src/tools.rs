@@ -13,23 +13,23 @@ use super::meta::RequestMeta;
 
 /// `tools/call` params.
 #[derive(Debug, Deserialize)]
-pub(crate) struct CallToolParams<'a> {
+pub struct CallToolParams<'a> {
     /// The tool to call.
     #[serde(borrow)]
-    pub(crate) name: Cow<'a, str>,
+    pub name: Cow<'a, str>,
     /// The arguments, raw, exactly as received. `null` is read as absent.
     #[serde(default, borrow)]
-    pub(crate) arguments: Option<&'a RawValue>,
+    pub arguments: Option<&'a RawValue>,
     /// The request's `_meta`.
     #[serde(rename = "_meta", default, borrow)]
-    pub(crate) meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
     /// 2026-07-28: the client's answers to the previous round's `inputRequests`, raw
     /// (present-but-null kept, so it can be refused).
     #[serde(rename = "inputResponses", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) input_responses: Option<&'a RawValue>,
+    pub input_responses: Option<&'a RawValue>,
     /// 2026-07-28: the previous round's `requestState`, raw.
     #[serde(rename = "requestState", default, borrow, deserialize_with = "super::meta::present")]
-    pub(crate) request_state: Option<&'a RawValue>,
+    pub request_state: Option<&'a RawValue>,
 }
 
 #[cfg(test)]

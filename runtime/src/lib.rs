@@ -98,13 +98,13 @@
 
 // In name order. Their layers, bottom first, are `scripts/layers.py`'s list (which checks
 // that no module imports one above it) and ARCHITECTURE.md's table.
+// The lower layers, in the crate `toolwire-protocol` (module `protocol` says why).
+use toolwire_protocol::{base64, by_name, json, swar, sync};
+
 pub mod args;
-mod base64;
-mod by_name;
 pub mod complete;
 pub mod context;
 pub mod inject;
-mod json;
 mod log_hold;
 pub mod paths;
 pub mod principal;
@@ -118,8 +118,6 @@ pub mod schema;
 mod schema_gen;
 pub mod server;
 pub mod state;
-mod swar;
-mod sync;
 pub mod tool;
 mod transport;
 #[cfg(feature = "http")]

@@ -36,14 +36,15 @@ fn main() -> std::io::Result<()> {
     // toolwire is a path dependency here (it is not published), and cargo compiles a path
     // dependency incrementally, a registry or git one (rmcp here) not: a clean incremental
     // build of toolwire took 9.0 s against 6.5 s without (findings.md, "clean dev build").
-    // The profile overrides build toolwire's three packages as a user's registry
+    // The profile overrides build toolwire's four packages as a user's registry
     // dependency on them is built; the generated crate itself stays incremental, as rmcp's.
     let toolwire_dep = format!(
         "toolwire = {{ path = {:?}, default-features = false }}\n\n\
          # Built as a registry dependency is: not incrementally (a path dependency would be).\n\
          [profile.dev.package.toolwire]\nincremental = false\n\
          [profile.dev.package.toolwire-macros]\nincremental = false\n\
-         [profile.dev.package.toolwire-grammar]\nincremental = false\n",
+         [profile.dev.package.toolwire-grammar]\nincremental = false\n\
+         [profile.dev.package.toolwire-protocol]\nincremental = false\n",
         runtime.display().to_string()
     );
     let rmcp_deps = "rmcp = { version = \"=3.11.0\", features = [\"transport-io\"] }\nserde = { version = \"1\", features = [\"derive\"] }\n";

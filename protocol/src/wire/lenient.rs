@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// `#[serde(default, deserialize_with = "lenient")]`: the member as `T` when it reads as
 /// one, else absent (a wrongly typed member, or `null`).
-pub(in crate::protocol::wire) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(in crate::wire) fn lenient<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,
@@ -18,7 +18,7 @@ where
 
 /// `#[serde(default, deserialize_with = "lenient_or_default")]`: as [`lenient`], with
 /// `T::default()` for absent.
-pub(in crate::protocol::wire) fn lenient_or_default<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(in crate::wire) fn lenient_or_default<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned + Default,
@@ -28,7 +28,7 @@ where
 
 /// `#[serde(default, deserialize_with = "present")]`: `Some` whenever the member is there,
 /// even as `null` (which `Option`'s own impl would read as `None`).
-pub(in crate::protocol::wire) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+pub(in crate::wire) fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
@@ -38,7 +38,7 @@ where
 
 /// `#[serde(default, deserialize_with = "valid_items")]`: the items of an array that read as
 /// `T`, the others skipped; anything but an array is empty.
-pub(in crate::protocol::wire) fn valid_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+pub(in crate::wire) fn valid_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned,

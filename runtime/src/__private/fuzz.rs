@@ -119,7 +119,7 @@ pub fn envelope(data: &[u8]) {
 fn one_pass_call_agrees(message: &str) {
     // The hand scan reads what the serde decode reads, when both read the message (the
     // serde decode also wants `method` before `params`; the general path, below, does not).
-    if crate::protocol::call_scan::scan_call(message).is_some()
+    if toolwire_protocol::call_scan::scan_call(message).is_some()
         && let Some(by_serde) = envelope::decode_call_serde(message)
     {
         assert_eq!(
@@ -153,8 +153,8 @@ fn one_pass_call_agrees(message: &str) {
 /// ends at the same byte, and the lent `&RawValue` is that text; whatever serde_json reads,
 /// the finder reads too, unless it nests deeper than the finder's limit.
 pub fn raw_value(data: &[u8]) {
-    use crate::protocol::raw_value::{MAX_DEPTH, read, value_end};
     use serde::Deserialize as _;
+    use toolwire_protocol::raw_value::{MAX_DEPTH, read, value_end};
     let Ok(text) = std::str::from_utf8(data) else { return };
     let text = text.trim_start_matches([' ', '\t', '\n', '\r']);
     let ours = value_end(text.as_bytes(), 0);

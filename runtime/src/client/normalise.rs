@@ -59,6 +59,9 @@ pub(crate) fn content(block: ContentBlock) -> Content {
             resource: EmbeddedResource { uri: r.uri, mime_type: r.mime_type, text: r.text, blob: r.blob },
         },
         ContentBlock::Unknown { kind } => Content::text(format!("[{} content omitted]", attr_safe(&kind))),
+        // `ContentBlock` is `#[non_exhaustive]` in `toolwire-protocol`, released in lockstep
+        // with this crate: a block it learns to read is mapped here in the same release.
+        _ => Content::text("[content omitted]"),
     }
 }
 

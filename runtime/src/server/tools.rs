@@ -653,12 +653,9 @@ mod tests {
     /// them, with text that needs escaping; the schemas go in as their canonical text.
     #[test]
     fn a_tool_with_every_member_is_written_in_order() {
-        let icon = crate::protocol::wire::Icon {
-            src: "https://example.com/i.png".into(),
-            mime_type: Some("image/png".into()),
-            sizes: vec!["48x48".into()],
-            theme: None,
-        };
+        let icon = crate::protocol::wire::Icon::new("https://example.com/i.png")
+            .with_mime_type("image/png")
+            .with_sizes(["48x48"]);
         let output = Schema::from_value(json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}));
         let info = ToolInfo::new("say", "Say \"hi\"\n\tthen stop.", Schema::empty_object())
             .with_title("Säy ✓")

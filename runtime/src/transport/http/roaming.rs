@@ -179,13 +179,13 @@ fn state_of(settled: &Settled, subject: &str) -> SessionState {
 fn settled_of(state: &SessionState) -> Option<Settled> {
     let version = ProtocolVersion::parse(&state.protocol_version)?;
     let has = |name: &str| state.capabilities.iter().any(|c| c == name);
-    let capabilities = ClientCapabilities {
-        elicitation_form: has("elicitation.form"),
-        elicitation_url: has("elicitation.url"),
-        sampling: has("sampling"),
-        roots: has("roots"),
-        roots_list_changed: has("roots.listChanged"),
-    };
+    // Field by field: the type is `#[non_exhaustive]` (and from `toolwire-protocol`).
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation_form = has("elicitation.form");
+    capabilities.elicitation_url = has("elicitation.url");
+    capabilities.sampling = has("sampling");
+    capabilities.roots = has("roots");
+    capabilities.roots_list_changed = has("roots.listChanged");
     let level = (0..=u8::MAX)
         .map_while(LoggingLevel::from_index)
         .find(|l| l.as_str() == state.log_level)
@@ -212,7 +212,11 @@ mod tests {
                 version: Some("2.3.0".into()),
                 protocol_version: Some("2025-06-18".into()),
             },
-            capabilities: ClientCapabilities { sampling: true, roots: true, ..ClientCapabilities::default() },
+            capabilities: {
+                let mut c = ClientCapabilities::default();
+                (c.sampling, c.roots) = (true, true);
+                c
+            },
             level: LoggingLevel::Debug,
             initialized: true,
             subscriptions: ["test://b".to_owned(), "test://a".to_owned()].into(),
