@@ -96,11 +96,12 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// In name order. Their layers, bottom first, are `scripts/layers.py`'s list (which checks
-// that no module imports one above it) and ARCHITECTURE.md's table.
-// The lower layers, in the crate `toolwire-protocol` (module `protocol` says why).
+// The lowest layers, in the crate `toolwire-protocol` (module `protocol` says why), reached
+// as `crate::json` and so on, as when they were modules here.
 use toolwire_protocol::{base64, by_name, json, swar, sync};
 
+// In name order. Their layers, bottom first, are `scripts/layers.py`'s list (which checks
+// that no module imports one above it) and ARCHITECTURE.md's table.
 pub mod args;
 pub mod complete;
 pub mod context;
