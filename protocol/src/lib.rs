@@ -11,12 +11,12 @@
 //! locks and name tables below them) are toolwire's internals, public only so that toolwire
 //! can use them from another crate: they follow toolwire's needs, not semver.
 //!
-//! **Why a crate of its own.** A user's first build compiles toolwire last of its
-//! dependencies, and on two cores its front end then runs alone. Out of toolwire, this layer
-//! compiles beside the last dependencies and its code generation beside toolwire's front
-//! end: about half a second off a tools-only crate's clean build (bench/findings.md,
-//! session 30), as `serde_core` does for serde. Released in lockstep with toolwire (`=`
-//! version requirements).
+//! **Why a crate of its own.** A user's first build compiles toolwire after all of its
+//! dependencies, and toolwire's own compile then runs alone, one core busy. Out of toolwire,
+//! this layer compiles while the cores are still shared with the last dependencies, and
+//! toolwire's own compile is 0.85 s shorter (bench/findings.md, session 30); `serde_core`
+//! splits serde for the same kind of reason. Released in lockstep with toolwire (`=` version
+//! requirements).
 //!
 //! # Modules
 //!
