@@ -26,7 +26,6 @@ pub const URL: Form =
     Form::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", false, false);
 
 /// Standard alphabet, padded; bits past the last byte ignored when read.
-#[cfg_attr(not(any(feature = "http", feature = "client")), allow(dead_code))]
 pub const HEADER: Form =
     Form::new(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", true, true);
 

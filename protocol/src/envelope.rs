@@ -165,7 +165,6 @@ pub struct DecodedCall<'a> {
     /// The id as the JSON text it was sent as (`1`, `"a"`), for a transport that names it
     /// in an answer of its own.
     // Only HTTP's routing reads it.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub raw_id: &'a str,
     /// The params, decoded.
     pub params: CallToolParams<'a>,
