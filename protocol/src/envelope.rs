@@ -163,8 +163,7 @@ pub struct DecodedCall<'a> {
     /// The request's id.
     pub id: RequestId,
     /// The id as the JSON text it was sent as (`1`, `"a"`), for a transport that names it
-    /// in an answer of its own.
-    // Only HTTP's routing reads it.
+    /// in an answer of its own (HTTP's routing).
     pub raw_id: &'a str,
     /// The params, decoded.
     pub params: CallToolParams<'a>,
