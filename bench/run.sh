@@ -434,9 +434,9 @@ if [[ $MODE == full ]]; then
     cg_with "$BIN/driver --warmup 0 --timeout-s 900" "$CG_N1" "$CG_N2" "$@"
   }
   # cg_http NAME HTTP-BENCH-FLAGS... -- SERVER...: an HTTP server, sent HTTP_CG_N1 and then
-  # HTTP_CG_N2 stateless JSON `tools/call`s one after another on one keep-alive connection
-  # (as bench/instructions.sh's HTTP cases): the report's reason for the
-  # HTTP-against-the-floor goal reads them.
+  # HTTP_CG_N2 `tools/call`s one after another on one keep-alive connection, stateless JSON
+  # unless FLAGS say `--mode session` (as bench/instructions.sh's HTTP cases): the reasons
+  # for the HTTP goals read them.
   cg_http() {
     cg_with "$BIN/http-bench --mode json" "$HTTP_CG_N1" "$HTTP_CG_N2" "$@"
   }
@@ -458,6 +458,11 @@ if [[ $MODE == full ]]; then
   cg elicit:rmcp --method elicit -- "$BIN/rmcp-elicit"
   cg_http http-json:toolwire -- "$BIN/toolwire-http" --mode json
   cg_http http-json:floor --path /json -- "$BIN/floor-http"
+  cg_http http-json:rmcp -- "$BIN/rmcp-http" --mode json --nodelay
+  # One legacy session each (`initialize` first, its `Mcp-Session-Id` on every call; rmcp
+  # answers as SSE): the server's own work a request, beside the c=16 throughput goal.
+  cg_http http-session:toolwire --mode session -- "$BIN/toolwire-http" --mode session
+  cg_http http-session:rmcp --mode session -- "$BIN/rmcp-http" --mode session --nodelay
 
   keep_awake_stop
   echo "== compile cost: two generated 50-tool crates"

@@ -59,7 +59,7 @@ pub fn post(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) 
 
 /// One keep-alive connection, for requests one after another: what `wrk` does per
 /// connection, without its load (`http-bench --calls`). Every answer must carry a
-/// `Content-Length`.
+/// `Content-Length` or be chunked (rmcp's answers in a legacy session are an SSE stream).
 pub struct KeepAlive {
     stream: TcpStream,
     addr: SocketAddr,
@@ -95,18 +95,31 @@ impl KeepAlive {
             self.fill()?;
         };
         let head = String::from_utf8_lossy(&self.buf[..head_end]).to_ascii_lowercase();
-        let length: usize = head
+        let chunked = head
             .split("\r\n")
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .ok_or("a keep-alive answer without a Content-Length")?
-            .trim()
-            .parse()
-            .map_err(|e| format!("bad Content-Length: {e}"))?;
-        while self.buf.len() < head_end + length {
-            self.fill()?;
-        }
-        let answer = parse(&self.buf[..head_end + length]);
-        self.buf.drain(..head_end + length);
+            .any(|l| l.strip_prefix("transfer-encoding:").is_some_and(|v| v.trim() == "chunked"));
+        let end = if chunked {
+            loop {
+                if let Some(end) = chunked_end(&self.buf, head_end)? {
+                    break end;
+                }
+                self.fill()?;
+            }
+        } else {
+            let length: usize = head
+                .split("\r\n")
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .ok_or("a keep-alive answer with neither a Content-Length nor chunked framing")?
+                .trim()
+                .parse()
+                .map_err(|e| format!("bad Content-Length: {e}"))?;
+            while self.buf.len() < head_end + length {
+                self.fill()?;
+            }
+            head_end + length
+        };
+        let answer = parse(&self.buf[..end]);
+        self.buf.drain(..end);
         answer
     }
 
@@ -142,6 +155,27 @@ fn parse(raw: &[u8]) -> Result<Answer, String> {
     Ok(Answer { status, headers, body })
 }
 
+/// Where a chunked body that starts at `from` ends (past its last chunk's empty line), or
+/// `None` while part of it is still to come. Trailers are not expected (no server here sends
+/// them).
+fn chunked_end(buf: &[u8], mut from: usize) -> Result<Option<usize>, String> {
+    loop {
+        let Some(line) = buf[from..].windows(2).position(|w| w == b"\r\n") else { return Ok(None) };
+        let size = std::str::from_utf8(&buf[from..from + line]).map_err(|e| e.to_string())?;
+        let size = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|e| format!("bad chunk size {size:?}: {e}"))?;
+        // The size line, the chunk and its CRLF (the last chunk is empty: its CRLF ends the body).
+        let end = from + line + 2 + size + 2;
+        if buf.len() < end {
+            return Ok(None);
+        }
+        if size == 0 {
+            return Ok(Some(end));
+        }
+        from = end;
+    }
+}
+
 fn dechunk(mut rest: &str) -> Result<String, String> {
     let mut out = String::new();
     loop {
@@ -168,6 +202,19 @@ mod tests {
         assert_eq!(a.status, 200);
         assert_eq!(a.header("content-type"), Some("text/event-stream"));
         assert_eq!(a.body, "hello world");
+    }
+
+    #[test]
+    fn a_chunked_body_ends_after_its_empty_chunk() {
+        let head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n";
+        let body = b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
+        let whole = [&head[..], &body[..], b"HTTP/1.1 200 OK"].concat();
+        let end = head.len() + body.len();
+        assert_eq!(chunked_end(&whole, head.len()), Ok(Some(end)));
+        for cut in head.len()..end {
+            assert_eq!(chunked_end(&whole[..cut], head.len()), Ok(None), "cut at {cut}");
+        }
+        assert!(chunked_end(b"zz\r\n", 0).is_err());
     }
 
     #[test]

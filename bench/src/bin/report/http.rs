@@ -266,13 +266,13 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
              envelope, the call and its arguments again in the engine, makes a session already initialized \
              at the header's version, and polls the call once in the handler (a call that waits is spawned \
              as its own task, so a slow tool never holds up the connection); at c=1 the gap is {} vs {} µs \
-             at the median. Counted under callgrind (findings.md): about 54k instructions per request \
-             against the floor's 24k, of which the engine is 16k and `peek` 3k",
+             at the median. {}",
             fmt(m("json", 16, "toolwire", "rps"), 0),
             fmt(m("json", 16, "rmcp", "rps"), 0),
             fmt(m("json", 16, "floor", "rps"), 0),
             us(m("json", 1, "toolwire", "p50_us")),
             us(m("json", 1, "floor", "p50_us")),
+            counted(d, "http-json", &["floor", "rmcp"]),
         ),
         "one legacy session with 16 concurrent requests" => {
             let three = m("session", 16, "rmcp", "rps").map(|r| 3.0 * r);
@@ -290,7 +290,7 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
              its framing in both). With an instant tool both servers are bounded by hyper, the kernel and \
              the 2 cores wrk shares with them, and the ratio tracks the stateless one. 3× rmcp would be {} \
              req/s, {} the bare axum floor's {} req/s for a stateless request in the same run (a floor that \
-             parses nothing and keeps no session)",
+             parses nothing and keeps no session). {} {}",
                 fmt(m("session", 16, "toolwire", "rps"), 0),
                 fmt(m("json", 16, "toolwire", "rps"), 0),
                 fmt(m("session", 16, "rmcp", "rps"), 0),
@@ -298,6 +298,8 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
                 fmt(three, 0),
                 side,
                 fmt(floor, 0),
+                rounds(d, ("session", 16, "toolwire"), ("session", 16, "rmcp"), 3.0),
+                counted(d, "http-session", &["rmcp"]),
             )
         }
         "memory per idle HTTP session" => format!(
@@ -308,4 +310,41 @@ pub(super) fn why(what: &str, d: &Data) -> Option<String> {
         ),
         _ => return None,
     })
+}
+
+/// The instructions a request of callgrind case `name` cost toolwire and each of `others`
+/// (run.sh's `cg_http`: one request at a time on one connection, so no load and no machine in
+/// them), as a sentence; empty when this run did not count them.
+fn counted(d: &Data, name: &str, others: &[&str]) -> String {
+    let Some(ours) = d.per_call(&format!("{name}:toolwire")) else { return String::new() };
+    let theirs: Vec<String> = others
+        .iter()
+        .filter_map(|imp| {
+            let n = d.per_call(&format!("{name}:{imp}"))?;
+            let who = if *imp == "floor" { "the floor's".to_owned() } else { format!("{imp}'s") };
+            Some(format!("{who} {} ({}× toolwire's)", fmt(Some(n), 0), fmt(Some(n / ours), 2)))
+        })
+        .collect();
+    format!(
+        "Counted under callgrind in this run, one request at a time: toolwire {} instructions a request, {}.",
+        fmt(Some(ours), 0),
+        theirs.join(", ")
+    )
+}
+
+/// Round by round, `a` over `b` (each a (mode, connections, impl) case; run.sh runs them in
+/// the same round one after the other), and how many of the rounds reach `goal`.
+fn rounds(d: &Data, a: (&str, u32, &str), b: (&str, u32, &str), goal: f64) -> String {
+    let (a, b) = (d.values(&case(a.0, a.1, a.2), "rps"), d.values(&case(b.0, b.1, b.2), "rps"));
+    if a.is_empty() || a.len() != b.len() {
+        return String::new();
+    }
+    let ratios: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x / y).collect();
+    let reached = ratios.iter().filter(|r| **r >= goal).count();
+    let listed: Vec<String> = ratios.iter().map(|r| fmt(Some(*r), 2)).collect();
+    format!(
+        "Round by round the ratio was {}× ({reached} of {} rounds at {goal}× or more).",
+        listed.join(", "),
+        ratios.len()
+    )
 }
