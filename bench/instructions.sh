@@ -13,7 +13,7 @@
 #
 # The HTTP cases (http-json, http-floor) count a stateless JSON `tools/call` over HTTP, in
 # toolwire's server and in the bare axum floor (`cg_http` below); http-session counts one
-# in a legacy session.
+# in a legacy session; http-rmcp and http-session-rmcp count the same in rmcp's server.
 #
 # The client cases (client-w1, client-w16) count the other side: toolwire's client
 # (`client-bench`, built with `--features client --bin client-bench`) under callgrind, calling
@@ -113,3 +113,9 @@ cg_http http-floor --path /json -- "$BIN/floor-http"
 # One legacy session (`initialize` first, its `Mcp-Session-Id` on every call): what the
 # session adds to a stateless request, with http-json.
 cg_http http-session --mode session -- "$BIN/toolwire-http" --mode session
+# rmcp's streamable HTTP server in the same two shapes (its session answers are SSE streams),
+# when rmcp-http was built (`--features http --bin rmcp-http`).
+if [[ -x $BIN/rmcp-http ]]; then
+  cg_http http-rmcp -- "$BIN/rmcp-http" --mode json --nodelay
+  cg_http http-session-rmcp --mode session -- "$BIN/rmcp-http" --mode session --nodelay
+fi
