@@ -100,7 +100,7 @@ impl KeepAlive {
             .any(|l| l.strip_prefix("transfer-encoding:").is_some_and(|v| v.trim() == "chunked"));
         let end = if chunked {
             loop {
-                if let Some(end) = chunked_end(&self.buf, head_end)? {
+                if let Some((end, _)) = chunked_body(&self.buf, head_end)? {
                     break end;
                 }
                 self.fill()?;
@@ -155,40 +155,36 @@ fn parse(raw: &[u8]) -> Result<Answer, String> {
     Ok(Answer { status, headers, body })
 }
 
-/// Where a chunked body that starts at `from` ends (past its last chunk's empty line), or
-/// `None` while part of it is still to come. Trailers are not expected (no server here sends
-/// them).
-fn chunked_end(buf: &[u8], mut from: usize) -> Result<Option<usize>, String> {
+/// A chunked body that starts at `from` in `buf`: where it ends (past its last chunk's empty
+/// line) and its bytes, or `None` while part of it is still to come. Trailers are not
+/// expected (no server here sends them).
+fn chunked_body(buf: &[u8], mut from: usize) -> Result<Option<(usize, Vec<u8>)>, String> {
+    let mut body = Vec::new();
     loop {
         let Some(line) = buf[from..].windows(2).position(|w| w == b"\r\n") else { return Ok(None) };
         let size = std::str::from_utf8(&buf[from..from + line]).map_err(|e| e.to_string())?;
         let size = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16)
             .map_err(|e| format!("bad chunk size {size:?}: {e}"))?;
         // The size line, the chunk and its CRLF (the last chunk is empty: its CRLF ends the body).
-        let end = from + line + 2 + size + 2;
+        let start = from + line + 2;
+        let end = start + size + 2;
         if buf.len() < end {
             return Ok(None);
         }
-        if size == 0 {
-            return Ok(Some(end));
+        if &buf[end - 2..end] != b"\r\n" {
+            return Err("a chunk without its CRLF".into());
         }
+        if size == 0 {
+            return Ok(Some((end, body)));
+        }
+        body.extend_from_slice(&buf[start..end - 2]);
         from = end;
     }
 }
 
-fn dechunk(mut rest: &str) -> Result<String, String> {
-    let mut out = String::new();
-    loop {
-        let (size, after) = rest.split_once("\r\n").ok_or("a chunk without its size line")?;
-        let size = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16)
-            .map_err(|e| format!("bad chunk size {size:?}: {e}"))?;
-        if size == 0 {
-            return Ok(out);
-        }
-        let chunk = after.get(..size).ok_or("a chunk shorter than its size")?;
-        out.push_str(chunk);
-        rest = after[size..].strip_prefix("\r\n").ok_or("a chunk without its CRLF")?;
-    }
+fn dechunk(rest: &str) -> Result<String, String> {
+    let (_, body) = chunked_body(rest.as_bytes(), 0)?.ok_or("a chunked body cut short")?;
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 #[cfg(test)]
@@ -210,11 +206,11 @@ mod tests {
         let body = b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n";
         let whole = [&head[..], &body[..], b"HTTP/1.1 200 OK"].concat();
         let end = head.len() + body.len();
-        assert_eq!(chunked_end(&whole, head.len()), Ok(Some(end)));
+        assert_eq!(chunked_body(&whole, head.len()), Ok(Some((end, b"hello world".to_vec()))));
         for cut in head.len()..end {
-            assert_eq!(chunked_end(&whole[..cut], head.len()), Ok(None), "cut at {cut}");
+            assert_eq!(chunked_body(&whole[..cut], head.len()), Ok(None), "cut at {cut}");
         }
-        assert!(chunked_end(b"zz\r\n", 0).is_err());
+        assert!(chunked_body(b"zz\r\n", 0).is_err());
     }
 
     #[test]
