@@ -33,12 +33,14 @@ pub struct Claims {
     pub expires_in: i64,
     /// `tenant`, when set.
     pub tenant: Option<String>,
+    /// The header's `typ` (`JWT`, what `jsonwebtoken` writes, unless set; `None`: no `typ`).
+    pub typ: Option<String>,
 }
 
 impl Claims {
     /// A token for `sub` with `scope`, for audience `aud`, valid for an hour.
     pub fn new(sub: &str, scope: &str, aud: &str) -> Claims {
-        Claims { sub: sub.into(), scope: scope.into(), aud: aud.into(), expires_in: 3600, tenant: None }
+        Claims { sub: sub.into(), scope: scope.into(), aud: aud.into(), expires_in: 3600, tenant: None, typ: Some("JWT".into()) }
     }
 }
 
@@ -150,6 +152,7 @@ impl AuthServer {
                 (Header { kid: Some("es-1".into()), ..Header::new(Algorithm::ES256) }, &self.keys.es)
             }
         };
+        let header = Header { typ: claims.typ.clone(), ..header };
         jsonwebtoken::encode(&header, &body, key).expect("the test keys sign")
     }
 

@@ -143,6 +143,14 @@ async fn invalid_tokens_are_401_invalid_token_saying_why() {
         ),
         (auth.mint_forged(&Claims::new("alice", "mcp", &aud), "mallory"), "its signature does not verify"),
         ("not-a-jwt".to_owned(), "it is not a JWT"),
+        // Signed by the authorization server, for this resource, but a logout token (RFC 9068 §4).
+        (
+            auth.mint(
+                Alg::Rs256,
+                &Claims { typ: Some("logout+jwt".into()), ..Claims::new("alice", "mcp", &aud) },
+            ),
+            "its typ 'logout+jwt' is not an access token's (RFC 9068: at+jwt); this server accepts typ at+jwt, jwt",
+        ),
     ];
     for (token, why) in cases {
         let r = send(addr, "POST", "/mcp", Some(&token), &call("whoami", "{}")).await;
@@ -200,6 +208,25 @@ async fn valid_rs256_and_es256_tokens_reach_the_tool_as_their_principal_and_the_
         assert_eq!(r.json()["result"]["content"][0]["text"], r#"bob scopes=["mcp"] tenant=None host=false"#);
     }
     assert_eq!(auth.jwks_fetches(), 1, "six verifications, one fetch of the JWKS");
+}
+
+/// RFC 9068's `at+jwt`, its `application/` form in any case, a plain `JWT` and no `typ` are
+/// access tokens by default; a `logout+jwt` is not (`invalid_tokens_are_401_invalid_token_saying_why`).
+#[tokio::test(flavor = "multi_thread")]
+async fn access_tokens_typed_at_jwt_plain_jwt_or_not_at_all_are_accepted() {
+    let auth = AuthServer::start().await;
+    let addr = jwt_endpoint(&auth).await;
+    let aud = format!("http://{addr}/mcp");
+    for typ in [Some("at+jwt"), Some("Application/AT+JWT"), Some("JWT"), None] {
+        let claims = Claims { typ: typ.map(str::to_owned), ..Claims::new("alice", "mcp", &aud) };
+        let r =
+            send(addr, "POST", "/mcp", Some(&auth.mint(Alg::Es256, &claims)), &call("whoami", "{}")).await;
+        assert_eq!(r.status, 200, "{typ:?}: {}", r.body);
+        assert_eq!(
+            r.json()["result"]["content"][0]["text"],
+            r#"alice scopes=["mcp"] tenant=None host=false"#
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

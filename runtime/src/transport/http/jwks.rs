@@ -8,6 +8,13 @@
 //! - A token must be signed with an accepted algorithm (RS256 and ES256 by default) by a key
 //!   of the set, be unexpired (60 s of leeway), name this resource in `aud` (RFC 8707), and
 //!   come from the configured issuer when one is set.
+//! - Its header's `typ` must say it is an access token (RFC 9068 §4: `at+jwt`), or say
+//!   nothing more than that it is a JWT: [`DEFAULT_TOKEN_TYPES`], and no `typ` at all, by
+//!   default ([`JwksVerifier::token_types`], [`JwksVerifier::untyped`]). A JWT the same
+//!   authorization server signed for another purpose (a logout token, `logout+jwt`; an ID
+//!   token typed `id_token+jwt`) names its kind, and is refused. Types are compared as
+//!   media types (RFC 7515 §4.1.9): without regard to case, and with or without the
+//!   `application/` prefix.
 //! - Its principal: `sub`; scopes from `scope` (space-separated, RFC 8693 §4.2) or `scp`
 //!   (an array); roles from `roles`; the tenant from `tenant`.
 
@@ -36,6 +43,9 @@ pub const DEFAULT_JWKS_REFRESH: Duration = Duration::from_secs(300);
 pub const DEFAULT_MIN_REFETCH: Duration = Duration::from_secs(10);
 /// The most a JWKS document may weigh: 256 KiB.
 const MAX_JWKS_BYTES: usize = 256 * 1024;
+/// The `typ` header values an access token may carry by default: `at+jwt` (RFC 9068 §4)
+/// and the plain `JWT` many authorization servers stamp on every token they sign.
+pub const DEFAULT_TOKEN_TYPES: [&str; 2] = ["at+jwt", "JWT"];
 
 /// Verifies JWT access tokens against the JWKS at a URL, for one resource (audience).
 ///
@@ -56,6 +66,10 @@ pub struct JwksVerifier {
     audience: String,
     issuer: Option<String>,
     algorithms: Vec<Algorithm>,
+    /// The accepted `typ` values, as [`media_type`] writes them.
+    token_types: Vec<String>,
+    /// Whether a token with no `typ` is accepted.
+    untyped: bool,
     refresh: Duration,
     client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
     cache: Mutex<Option<Cached>>,
@@ -112,6 +126,8 @@ impl JwksVerifier {
             audience: audience.into(),
             issuer: None,
             algorithms: vec![Algorithm::RS256, Algorithm::ES256],
+            token_types: DEFAULT_TOKEN_TYPES.iter().map(|t| media_type(t)).collect(),
+            untyped: true,
             refresh: DEFAULT_JWKS_REFRESH,
             client: Client::builder(TokioExecutor::new()).build(connector),
             cache: Mutex::new(None),
@@ -129,6 +145,41 @@ impl JwksVerifier {
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> JwksVerifier {
         self.algorithms = algorithms.into_iter().collect();
         self
+    }
+
+    /// Accept tokens whose header's `typ` is one of `types` (default [`DEFAULT_TOKEN_TYPES`]),
+    /// compared as media types: without regard to case, `application/` prefix or not. To take
+    /// RFC 9068 at its word, `.token_types(["at+jwt"]).untyped(false)`.
+    pub fn token_types<S: AsRef<str>>(mut self, types: impl IntoIterator<Item = S>) -> JwksVerifier {
+        self.token_types = types.into_iter().map(|t| media_type(t.as_ref())).collect();
+        self
+    }
+
+    /// Whether a token whose header has no `typ` is accepted (default: yes, as many
+    /// authorization servers leave it out).
+    pub fn untyped(mut self, accepted: bool) -> JwksVerifier {
+        self.untyped = accepted;
+        self
+    }
+
+    /// Refused unless the header's `typ` is one this verifier accepts; why, in words.
+    fn check_type(&self, typ: Option<&str>) -> Result<(), Refusal> {
+        let accepted = match typ {
+            None => self.untyped,
+            Some(t) => self.token_types.contains(&media_type(t)),
+        };
+        if accepted {
+            return Ok(());
+        }
+        let wanted = self.token_types.join(", ");
+        Err(Refusal::InvalidToken(match typ {
+            None => format!("its header has no typ; this server accepts only typ {wanted}"),
+            Some(t) => format!(
+                "its typ '{}' is not an access token's (RFC 9068: at+jwt); this server accepts typ {}",
+                t.escape_default(),
+                if wanted.is_empty() { "(none)".to_owned() } else { wanted }
+            ),
+        }))
     }
 
     /// Fetch the JWKS again once it is this old (default [`DEFAULT_JWKS_REFRESH`]).
@@ -196,6 +247,8 @@ impl JwksVerifier {
     async fn check(&self, token: &str) -> Result<Principal, Refusal> {
         let invalid = |why: &str| Refusal::InvalidToken(why.to_owned());
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("it is not a JWT"))?;
+        // Before any key is fetched: a token of another kind is refused whoever signed it.
+        self.check_type(header.typ.as_deref())?;
         if !self.algorithms.contains(&header.alg) {
             return Err(Refusal::InvalidToken(format!(
                 "it is signed with {:?}, which this server does not accept",
@@ -242,6 +295,16 @@ impl JwksVerifier {
     }
 }
 
+/// A `typ` value as it is compared: lower case, without the `application/` prefix that
+/// RFC 7515 §4.1.9 says to leave out (and to assume when there is no `/`).
+fn media_type(typ: &str) -> String {
+    let t = typ.trim().to_ascii_lowercase();
+    match t.strip_prefix("application/") {
+        Some(rest) => rest.to_owned(),
+        None => t,
+    }
+}
+
 /// The principal a verified token's claims describe.
 fn principal_of(claims: &serde_json::Map<String, serde_json::Value>) -> Principal {
     let strings = |v: Option<&serde_json::Value>| -> Vec<String> {
@@ -284,5 +347,57 @@ mod tests {
         assert_eq!(p.scopes().collect::<Vec<_>>(), ["a", "b", "c"]);
         assert!(p.has_role("admin") && p.tenant() == Some("acme") && !p.is_host());
         assert!(matches!(JwksVerifier::new("ftp://x/jwks", "r"), Err(JwksError::BadUrl(_))));
+    }
+
+    fn why(refused: Result<(), Refusal>) -> String {
+        match refused {
+            Err(Refusal::InvalidToken(why)) => why,
+            other => panic!("not an invalid_token refusal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_access_token_or_a_plain_jwt_is_accepted_and_another_kind_of_jwt_is_refused() {
+        let v = JwksVerifier::new("http://127.0.0.1:1/jwks", "r").unwrap();
+        for typ in
+            [None, Some("at+jwt"), Some("AT+JWT"), Some("application/at+jwt"), Some("JWT"), Some("jwt")]
+        {
+            assert!(v.check_type(typ).is_ok(), "{typ:?}");
+        }
+        for typ in ["logout+jwt", "application/logout+jwt", "secevent+jwt", "id_token+jwt", "dpop+jwt", ""] {
+            assert_eq!(
+                why(v.check_type(Some(typ))),
+                format!(
+                    "its typ '{typ}' is not an access token's (RFC 9068: at+jwt); this server accepts typ at+jwt, jwt"
+                )
+            );
+        }
+        let strict =
+            JwksVerifier::new("http://127.0.0.1:1/jwks", "r").unwrap().token_types(["at+jwt"]).untyped(false);
+        assert!(strict.check_type(Some("application/AT+JWT")).is_ok());
+        assert_eq!(
+            why(strict.check_type(Some("JWT"))),
+            "its typ 'JWT' is not an access token's (RFC 9068: at+jwt); this server accepts typ at+jwt"
+        );
+        assert_eq!(
+            why(strict.check_type(None)),
+            "its header has no typ; this server accepts only typ at+jwt"
+        );
+    }
+
+    /// The type is read from the header before any key is fetched (the JWKS URL here
+    /// answers nothing).
+    #[tokio::test]
+    async fn a_logout_token_is_refused_before_the_keys_are_fetched() {
+        use crate::base64::URL;
+        let header = URL.encode(br#"{"alg":"RS256","typ":"logout+jwt","kid":"rs-1"}"#);
+        let claims = URL.encode(br#"{"sub":"alice","aud":"r","exp":9999999999}"#);
+        let token = format!("{header}.{claims}.c2ln");
+        let v = JwksVerifier::new("http://127.0.0.1:1/jwks", "r").unwrap();
+        let refused = v.check(&token).await.unwrap_err();
+        assert!(
+            matches!(&refused, Refusal::InvalidToken(why) if why.starts_with("its typ 'logout+jwt'")),
+            "{refused:?}"
+        );
     }
 }

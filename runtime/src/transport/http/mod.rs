@@ -129,7 +129,7 @@ pub use event_store::{
 };
 use heads::Heads;
 #[cfg(feature = "oauth")]
-pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, JwksError, JwksVerifier};
+pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, DEFAULT_TOKEN_TYPES, JwksError, JwksVerifier};
 pub(crate) use listen::serve;
 use names::LAST_EVENT_ID;
 use params::ParamHeaders;
