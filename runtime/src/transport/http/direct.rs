@@ -25,6 +25,7 @@ use axum::{BoxError, Router};
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
 
+use super::inbound::unread;
 use super::listen::Answer;
 use super::post::post;
 use super::response::holding;
@@ -58,7 +59,13 @@ impl Answer for Direct {
         let flight = match &endpoint.config.drain {
             Some(drain) => match drain::admit(drain) {
                 Ok(flight) => Some(flight),
-                Err(refused) => return Either::Left(Either::Right(std::future::ready(refused))),
+                Err(refused) => {
+                    // The body unread, as every early answer (module `inbound`).
+                    let (parts, body) = request.into_parts();
+                    let max_body = endpoint.config.max_body;
+                    let answer = async move { unread(refused, body, max_body, &parts.headers).await };
+                    return Either::Left(Either::Right(Box::pin(answer)));
+                }
             },
             None => None,
         };

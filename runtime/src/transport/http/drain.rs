@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::authn::BoxFuture;
-use super::response::{error_response, holding};
+use super::inbound::unread;
+use super::response::{closing, error_response, holding};
 use super::session_store::{SessionStore, SessionStoreError};
 use crate::race::first;
 use crate::sync::lock;
@@ -287,12 +288,12 @@ impl Drain {
 
 /// `/healthz` and `/readyz`, and the in-flight count and the drain's refusal around `router`
 /// (the MCP routes).
-pub(super) fn wrap(router: Router, drain: &Drain) -> Router {
+pub(super) fn wrap(router: Router, drain: &Drain, max_body: usize) -> Router {
     let probes = Router::new()
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .route("/readyz", axum::routing::get(readyz))
         .with_state(drain.clone());
-    router.layer(axum::middleware::from_fn_with_state(drain.clone(), layer)).merge(probes)
+    router.layer(axum::middleware::from_fn_with_state((drain.clone(), max_body), layer)).merge(probes)
 }
 
 async fn readyz(State(drain): State<Drain>) -> Response {
@@ -302,10 +303,13 @@ async fn readyz(State(drain): State<Drain>) -> Response {
     }
 }
 
-async fn layer(State(drain): State<Drain>, request: Request, next: Next) -> Response {
+async fn layer(State((drain, max_body)): State<(Drain, usize)>, request: Request, next: Next) -> Response {
     let flight = match admit(&drain) {
         Ok(flight) => flight,
-        Err(refused) => return refused,
+        Err(refused) => {
+            let (parts, body) = request.into_parts();
+            return unread(refused, body, max_body, &parts.headers).await;
+        }
     };
     let response = next.run(request).await;
     response.map(|body| holding(body, flight))
@@ -318,9 +322,7 @@ async fn layer(State(drain): State<Drain>, request: Request, next: Next) -> Resp
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `inbound`.
 pub(super) fn admit(drain: &Drain) -> Result<Flight, Response> {
     if drain.is_draining() {
-        let mut refused = error_response(StatusCode::SERVICE_UNAVAILABLE, None, DRAINING);
-        refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return Err(refused);
+        return Err(closing(error_response(StatusCode::SERVICE_UNAVAILABLE, None, DRAINING)));
     }
     Ok(drain.enter())
 }

@@ -1,16 +1,49 @@
 //! What a POST must be before it is routed: media types (`Accept`, `Content-Type`), a body
 //! that arrives whole and within the limit, the era it speaks, and in the modern era headers
-//! that say what the body says.
+//! that say what the body says; and what becomes of a body a request is answered without
+//! ([`unread`]).
+//!
+//! # A refusal the client can read
+//!
+//! Some requests are answered from their headers alone: 401 and 403 (the guard, the
+//! authenticator), 406 and 415 (the media types), 413 (a `Content-Length` over the limit), a
+//! GET or DELETE refused or served, the drain's 503. Their bodies are still on their way. A
+//! server that answers and closes with bytes unread makes the kernel reset the connection
+//! (RFC 9112 §9.6), and a client still writing its body (most write it whole before they read)
+//! sees `ConnectionResetError`, never the status; and hyper, finding the body dropped unread,
+//! closes a keep-alive connection after the answer without saying so, so the client's next
+//! request on it fails. Every such answer goes through [`unread`], on both ways a request
+//! comes in (toolwire's listener and an app's own `mcp_router`):
+//!
+//! - a body within the endpoint's `max_body` is read and discarded before the answer, for at
+//!   most [`DISCARD_WITHIN`]: the same bytes the server would read to serve the request, so
+//!   a client without a token makes it read no more than one with a token could. Read whole,
+//!   the connection is kept, and the client's next request on it is served;
+//! - a body declared over `max_body` (the 413): the answer comes at once and says
+//!   `Connection: close`, and the body is read and discarded behind it, in a task of its
+//!   own, up to [`DISCARD_MAX`] bytes and for at most [`DISCARD_WITHIN`], so a client that
+//!   writes its whole body before it reads gets to read the 413. One declared over
+//!   [`DISCARD_MAX`] is not read at all: such a client may see the reset;
+//! - a client that sent `Expect: 100-continue` waits for a go-ahead before it sends the body
+//!   (hyper gives it when the body is read): nothing is read, and the answer says
+//!   `Connection: close`;
+//! - a body within `max_body` not read whole within [`DISCARD_WITHIN`] (or that runs past
+//!   its limit, undeclared): the answer says `Connection: close`.
+//!
+//! A refusal made after the body was partly read (413 past the limit of a chunked body, a
+//! body cut short or chunked wrongly) says `Connection: close` too (`read_body`).
+
+use std::time::Duration;
 
 use axum::BoxError;
 use axum::body::{Bytes, HttpBody};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 
 use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
-use super::response::error_response;
+use super::response::{closing, error_response};
 use crate::protocol::{Era, ProtocolVersion};
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
@@ -42,22 +75,88 @@ pub(super) fn check_media(heads: &Heads<'_>) -> Result<(), Response> {
     Ok(())
 }
 
-/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive
-/// (cut short, or chunked wrongly). Any body will do (hyper's as it came, on toolwire's
-/// listener: boxing it as axum's `Body` would cost an allocation a request); its trailers,
-/// if any, are passed over.
+/// How long a client is given to finish sending a body its answer does not use: 5 seconds,
+/// `max_body` (4 MiB by default) at a little under 1 MB/s. Past it the answer goes with
+/// `Connection: close`.
+pub(super) const DISCARD_WITHIN: Duration = Duration::from_secs(5);
+
+/// The most bytes of a body declared over `max_body` that are read and thrown away behind
+/// its 413: 64 MiB, 16 times the default `max_body`. A client that declares more is not one
+/// to spend the time on.
+pub(super) const DISCARD_MAX: u64 = 64 * 1024 * 1024;
+
+/// `answer`, given with the request's `body` unread (see the module's header): the body read
+/// and discarded first when it is within `limit` bytes and arrives within [`DISCARD_WITHIN`],
+/// and the connection kept; else the answer says `Connection: close` (and a body declared
+/// over the limit is discarded behind it).
+pub(super) async fn unread<B>(answer: Response, body: B, limit: usize, headers: &HeaderMap) -> Response
+where
+    B: HttpBody<Data = Bytes> + Send + 'static,
+{
+    if body.is_end_stream() {
+        return answer;
+    }
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let waits_to_send =
+        headers.get_all(header::EXPECT).iter().any(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    if waits_to_send {
+        return closing(answer);
+    }
+    if let Some(declared) = declared.filter(|n| *n > limit as u64) {
+        if declared <= DISCARD_MAX {
+            tokio::spawn(discard(body, declared));
+        }
+        return closing(answer);
+    }
+    if discard(body, limit as u64).await { answer } else { closing(answer) }
+}
+
+/// Read `body` to its end and throw it away: `true` when it ended within `limit` bytes and
+/// [`DISCARD_WITHIN`].
+async fn discard<B: HttpBody<Data = Bytes>>(body: B, limit: u64) -> bool {
+    let mut body = std::pin::pin!(body);
+    let reading = async {
+        let mut total = 0u64;
+        while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+            let Ok(frame) = frame else { return false };
+            if let Ok(chunk) = frame.into_data() {
+                total += chunk.len() as u64;
+                if total > limit {
+                    return false;
+                }
+            }
+        }
+        true
+    };
+    tokio::time::timeout(DISCARD_WITHIN, reading).await.unwrap_or(false)
+}
+
+/// 413 for a body over `limit` bytes.
+pub(super) fn too_large(limit: usize) -> Response {
+    closing(error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        &format!("payload too large: the body is over the {limit}-byte limit"),
+    ))
+}
+
+/// Whether the request's `Content-Length` is over `limit`: 413 at once, not waited for (a
+/// client may send nothing more until it is answered).
+pub(super) fn declared_too_large(heads: &Heads<'_>, limit: usize) -> bool {
+    heads.content_length.text().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > limit as u64)
+}
+
+/// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive (cut
+/// short, or chunked wrongly). Any body will do
+/// (hyper's as it came, on toolwire's listener: boxing it as axum's `Body` would cost an
+/// allocation a request); its trailers, if any, are passed over. A refusal here leaves the
+/// rest of the body unread, and says `Connection: close` (module header).
 pub(super) async fn read_body<B>(body: B, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response>
 where
     B: HttpBody<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
-    let too_large = || {
-        error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            &format!("payload too large: the body is over the {limit}-byte limit"),
-        )
-    };
+    let too_large = || too_large(limit);
     let declared = heads.content_length.text().and_then(|v| v.parse::<u64>().ok());
     let mut body = std::pin::pin!(body);
     // A body of one chunk (most are: hyper reads a small request whole) is answered as it
@@ -110,7 +209,7 @@ fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
         Some(e) => format!("bad request: the body's chunked encoding is invalid: {e}"),
         None => format!("bad request: the body could not be read: {error}"),
     };
-    error_response(StatusCode::BAD_REQUEST, None, &message)
+    closing(error_response(StatusCode::BAD_REQUEST, None, &message))
 }
 
 /// A request in the modern era: its `_meta` or its header says 2026-07-28.
@@ -242,6 +341,42 @@ mod tests {
             let h = headers(&["application/json, text/event-stream"], content_type);
             assert_eq!(status(&h), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE), "{content_type:?}");
         }
+    }
+
+    fn closes(r: &Response) -> bool {
+        r.headers().get(header::CONNECTION).is_some_and(|v| v.as_bytes() == b"close")
+    }
+
+    /// An answer given with the body unread: a body within the limit is read first and the
+    /// connection kept; one declared over it, one the client waits to send (`Expect:
+    /// 100-continue`), or one that runs past the limit closes the connection instead.
+    #[tokio::test]
+    async fn an_unread_body_is_discarded_within_the_limit_or_the_connection_closes() {
+        let body = |chunks: Vec<&'static str>| {
+            let stream = futures_util::stream::iter(
+                chunks
+                    .into_iter()
+                    .map(|c| Ok::<_, std::convert::Infallible>(Bytes::from_static(c.as_bytes()))),
+            );
+            Body::from_stream(stream)
+        };
+        let answer = || error_response(StatusCode::UNAUTHORIZED, None, "unauthorized");
+        let mut h = HeaderMap::new();
+        let kept = unread(answer(), body(vec!["12345", "67890"]), 10, &h).await;
+        assert_eq!((kept.status(), closes(&kept)), (StatusCode::UNAUTHORIZED, false));
+        let over = unread(answer(), body(vec!["12345", "678901"]), 10, &h).await;
+        assert!(closes(&over), "read past the limit");
+        assert!(!closes(&unread(answer(), Body::empty(), 10, &h).await), "no body");
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("11"));
+        // Declared over the limit: answered at once (this body would never end), read behind.
+        let pending =
+            Body::from_stream(futures_util::stream::pending::<Result<Bytes, std::convert::Infallible>>());
+        assert!(closes(&unread(answer(), pending, 10, &h).await), "declared over the limit");
+        h.insert(header::CONTENT_LENGTH, HeaderValue::from_static("5"));
+        h.insert(header::EXPECT, HeaderValue::from_static("100-continue"));
+        let pending =
+            Body::from_stream(futures_util::stream::pending::<Result<Bytes, std::convert::Infallible>>());
+        assert!(closes(&unread(answer(), pending, 10, &h).await), "waiting for 100 Continue");
     }
 
     /// A body is read whole however it is cut into chunks (none, one, several, some empty),

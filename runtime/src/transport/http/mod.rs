@@ -10,7 +10,8 @@
 //! | GET `/.well-known/oauth-protected-resource` (and `…/mcp`), under a [`ResourceServer`] | 200, its RFC 9728 metadata |
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
-//! | a body over the limit | 413 |
+//! | a body over the limit | 413, `Connection: close`; at once when `Content-Length` says so |
+//! | any request answered with its body unread (refused from its headers, a GET, a DELETE) | the body read and thrown away first (within `max_body`, 5 s) and the connection kept; else `Connection: close` (module `inbound`) |
 //! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
 //! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
@@ -53,7 +54,8 @@
 //!   the engine hands each tool;
 //! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
 //! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
-//!   what a POST must be before it is routed (media types, the body, the era's headers);
+//!   what a POST must be before it is routed (media types, the body, the era's headers),
+//!   and what becomes of a body a request is answered without (read and discarded, bounded);
 //!   `names`: the MCP header names, made once; `heads`: the headers a request is read by,
 //!   found in one pass;
 //! - `post`: a POST's way from its body to its answer;
@@ -256,22 +258,30 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
         }
     }
     let drain = endpoint.config.drain.clone();
-    let router = router
-        .fallback(|| async {
-            error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp")
-        })
-        .with_state(Arc::clone(&endpoint));
+    let router = router.fallback(not_found).with_state(Arc::clone(&endpoint));
     let router = match drain {
-        Some(drain) => drain::wrap(router, &drain),
+        Some(drain) => drain::wrap(router, &drain, endpoint.config.max_body),
         None => router,
     };
     (router, endpoint)
 }
 
+/// 404 for any path but `/mcp` (and the metadata's and the drain's probes).
+async fn not_found(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let answer = error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp");
+    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+}
+
 /// 405 for anything but POST, GET and DELETE (once the request is admitted).
 async fn method_not_allowed(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
-    if let Err(refused) = admit(&endpoint, &parts, &Heads::of(&parts.headers)).await {
+    let (parts, body) = request.into_parts();
+    let answer = not_allowed(&endpoint, &parts).await;
+    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+}
+
+async fn not_allowed(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Response {
+    if let Err(refused) = admit(endpoint, parts, &Heads::of(&parts.headers)).await {
         return refused;
     }
     let mut response = error_response(
@@ -316,9 +326,15 @@ async fn admit(
 
 /// GET: open a legacy session's stream (module `stream`).
 async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
+    let (parts, body) = request.into_parts();
+    let answer = open_stream(&endpoint, &parts).await;
+    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+}
+
+/// The answer to a GET: the session's stream, or why not.
+async fn open_stream(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Response {
     let heads = Heads::of(&parts.headers);
-    let principal = match admit(&endpoint, &parts, &heads).await {
+    let principal = match admit(endpoint, parts, &heads).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };
@@ -358,7 +374,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
             "bad request: missing Mcp-Session-Id header; send initialize first",
         );
     };
-    let found = match find_session(&endpoint, sid, principal.subject()).await {
+    let found = match find_session(endpoint, sid, principal.subject()).await {
         Ok(found) => found.map(|(_, slot)| slot),
         Err(refused) => return refused.response(None),
     };
@@ -370,7 +386,7 @@ async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Respons
         );
     };
     if let Some(last) = parts.headers.get(LAST_EVENT_ID) {
-        return resume(&endpoint, sid, &slot, last.as_bytes()).await;
+        return resume(endpoint, sid, &slot, last.as_bytes()).await;
     }
     match slot.open() {
         Ok(stream) => stream,
@@ -455,9 +471,15 @@ fn replay_refused(last: &EventId, error: &ReplayError) -> Response {
 }
 
 async fn delete(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
-    let (parts, _) = request.into_parts();
+    let (parts, body) = request.into_parts();
+    let answer = end_session(&endpoint, &parts).await;
+    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+}
+
+/// The answer to a DELETE: the session ended, or why not.
+async fn end_session(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Response {
     let heads = Heads::of(&parts.headers);
-    let principal = match admit(&endpoint, &parts, &heads).await {
+    let principal = match admit(endpoint, parts, &heads).await {
         Ok(principal) => principal,
         Err(refused) => return refused,
     };

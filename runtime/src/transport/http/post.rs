@@ -14,7 +14,9 @@ use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
 use super::heads::Heads;
-use super::inbound::{check_media, check_modern_headers, is_modern, read_body};
+use super::inbound::{
+    check_media, check_modern_headers, declared_too_large, is_modern, read_body, too_large, unread,
+};
 use super::peek::{self, Shape, peek};
 use super::response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
@@ -49,14 +51,22 @@ where
     async move {
         let pending = {
             let heads = Heads::of(&parts.headers);
-            let principal = match admit(&endpoint, &parts, &heads).await {
-                Ok(principal) => principal,
-                Err(refused) => return refused,
+            // Refused from the headers alone, with the body unread (module `inbound`).
+            let limit = endpoint.config.max_body;
+            let admitted = admit(&endpoint, &parts, &heads).await;
+            let refusal = match admitted {
+                Err(_) => None,
+                Ok(_) => check_media(&heads)
+                    .err()
+                    .or_else(|| declared_too_large(&heads, limit).then(|| too_large(limit))),
             };
-            if let Err(refusal) = check_media(&heads) {
-                return refusal;
-            }
-            let body = match read_body(body, endpoint.config.max_body, &heads).await {
+            let principal = match (admitted, refusal) {
+                (Ok(principal), None) => principal,
+                (Err(refused), _) | (Ok(_), Some(refused)) => {
+                    return Box::pin(unread(refused, body, limit, &parts.headers)).await;
+                }
+            };
+            let body = match read_body(body, limit, &heads).await {
                 Ok(b) => b,
                 Err(refusal) => return refusal,
             };

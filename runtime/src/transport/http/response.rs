@@ -113,6 +113,13 @@ pub(super) fn unsupported_version(requested: &[u8], id: Option<&str>, shape: &Sh
     )
 }
 
+/// `response` saying `Connection: close`: the connection ends once it is written (hyper
+/// reads the header and closes after it).
+pub(crate) fn closing(mut response: Response) -> Response {
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 /// `response` with `Mcp-Session-Id: id`, when there is one.
 pub(super) fn with_session_id(mut response: Response, id: Option<&str>) -> Response {
     if let Some(v) = id.and_then(|id| HeaderValue::from_str(id).ok()) {
