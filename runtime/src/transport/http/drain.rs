@@ -74,11 +74,14 @@ impl ReadyCheck for SessionStoreCheck {
 /// | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
 /// | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
 /// | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
+/// | a legacy session's GET stream, open when the drain begins | its last event, `retry:` alone (the client reconnects, to another replica), then its end |
 ///
 /// The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
 /// the listener stops accepting (new connections are refused, which a load balancer retries on
 /// another replica whatever the method), idle keep-alive connections close, and the requests
-/// in flight finish; [`Drain::finished`] resolves when none is left and every connection has
+/// in flight finish (a session's GET stream is not one: it would never finish by itself, and
+/// carries nothing a call in flight waits for, so it ends at once, as the table says);
+/// [`Drain::finished`] resolves when none is left and every connection has
 /// closed, or when the grace period ([`DEFAULT_DRAIN_GRACE`] unless [`Drain::grace`] says
 /// otherwise) has passed. A request is in
 /// flight until its response body has been written out or dropped, so a call answered over SSE
@@ -272,6 +275,11 @@ impl Drain {
             check.check().await.map_err(|reason| format!("{}: {reason}", check.name()))?;
         }
         Ok(())
+    }
+
+    /// Cancelled when the drain begins: what a GET stream ends on (module `sse`).
+    pub(super) fn begun_token(&self) -> CancellationToken {
+        self.inner.begun.clone()
     }
 
     fn enter(&self) -> Flight {

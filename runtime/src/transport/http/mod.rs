@@ -388,7 +388,7 @@ async fn open_stream(endpoint: &Endpoint, parts: &axum::http::request::Parts) ->
     if let Some(last) = parts.headers.get(LAST_EVENT_ID) {
         return resume(endpoint, sid, &slot, last.as_bytes()).await;
     }
-    match slot.open() {
+    match slot.open(until_drained(endpoint)) {
         Ok(stream) => stream,
         Err(stream::AlreadyOpen) => error_response(
             StatusCode::CONFLICT,
@@ -412,7 +412,7 @@ async fn resume(endpoint: &Endpoint, sid: &str, slot: &Arc<stream::StreamSlot>, 
         );
     };
     let outcome = if last.stream() == &*slot.stream_id() {
-        slot.resume(last.seq()).await
+        slot.resume(last.seq(), until_drained(endpoint)).await
     } else {
         resume_post(endpoint, sid, &last).await
     };
@@ -434,8 +434,14 @@ async fn resume_post(endpoint: &Endpoint, sid: &str, last: &EventId) -> Result<R
     let replay = endpoint.store.replay(sid, last.stream(), last.seq()).await?;
     let replay = replay.into_iter().filter(|e| e.seq <= through).collect();
     let retry = endpoint.config.sse_polling.map_or(DEFAULT_SSE_RETRY, |p| p.retry);
-    let tail = sse::Tail { live, ends_with_response: true, ended, guard: None };
+    let tail = sse::Tail { live, ends_with_response: true, ended, guard: None, until: None };
     Ok(sse::resumed(last.stream().into(), replay, tail, retry))
+}
+
+/// A GET stream's early end: when the endpoint's drain begins (see [`sse::Until`]).
+fn until_drained(endpoint: &Endpoint) -> Option<sse::Until> {
+    let retry = endpoint.config.sse_polling.map_or(DEFAULT_SSE_RETRY, |p| p.retry);
+    endpoint.config.drain.as_ref().map(|d| sse::Until { stop: d.begun_token(), retry })
 }
 
 /// How long a client whose resumed stream was closed before its end is told to wait

@@ -130,6 +130,24 @@ pub(super) struct Tail {
     pub(super) ended: bool,
     /// Held until the body is dropped (a GET stream's [`Closer`](super::stream)).
     pub(super) guard: Option<Box<dyn Send + Sync>>,
+    /// When a stream that would go on (a GET stream) ends early, and how.
+    pub(super) until: Option<Until>,
+}
+
+/// A GET stream's early end: when `stop` fires (the replica's drain began), the stream sends
+/// a last event of nothing but `retry:` (so the client reconnects after `retry`, to another
+/// replica) and ends. A GET stream carries only what the session sends outside a call's own
+/// answer, so no call in flight needs it, and a drain has no reason to wait for it: it would
+/// never end by itself.
+pub(super) struct Until {
+    pub(super) stop: tokio_util::sync::CancellationToken,
+    pub(super) retry: Duration,
+}
+
+/// The last event of a stream ended early: `retry:` alone (no data, so nothing is
+/// dispatched; the client's reconnection delay is set).
+pub(super) fn retry_only(retry: Duration) -> Bytes {
+    Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
 }
 
 /// A resumed stream: `replay` (the stored events after the client's `Last-Event-ID`), then
@@ -154,15 +172,22 @@ pub(super) fn resumed(
         .collect();
     let head = futures_util::stream::iter(head);
     let live = if ended { None } else { tail.live };
-    let state = (live, tail.ends_with_response, tail.guard, stream);
-    let rest = futures_util::stream::unfold(state, |(live, ends, guard, stream)| async move {
+    let state = (live, tail.ends_with_response, tail.guard, stream, tail.until);
+    let rest = futures_util::stream::unfold(state, |(live, ends, guard, stream, until)| async move {
         let mut rx = live?;
-        match next_or_keep_alive(&mut rx).await? {
-            Err(comment) => Some((comment, (Some(rx), ends, guard, stream))),
+        let next = match &until {
+            None => next_or_keep_alive(&mut rx).await,
+            Some(u) => match first(u.stop.cancelled(), next_or_keep_alive(&mut rx)).await {
+                Either::Left(()) => return Some((retry_only(u.retry), (None, ends, guard, stream, None))),
+                Either::Right(next) => next,
+            },
+        };
+        match next? {
+            Err(comment) => Some((comment, (Some(rx), ends, guard, stream, until))),
             Ok(q) => {
                 let done = ends && q.message.kind() == OutboundKind::Response;
                 let bytes = frame(Some(&stream), q.seq, q.message.as_str(), None);
-                Some((bytes, ((!done).then_some(rx), ends, guard, stream)))
+                Some((bytes, ((!done).then_some(rx), ends, guard, stream, until)))
             }
         }
     });

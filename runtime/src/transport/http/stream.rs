@@ -101,8 +101,9 @@ impl StreamSlot {
         !state.closed && state.waiting.is_none()
     }
 
-    /// Open the stream: its SSE response, starting with what waited for it.
-    pub(super) fn open(self: &Arc<Self>) -> Result<Response, AlreadyOpen> {
+    /// Open the stream: its SSE response, starting with what waited for it, ending early as
+    /// `until` says.
+    pub(super) fn open(self: &Arc<Self>, until: Option<sse::Until>) -> Result<Response, AlreadyOpen> {
         let (rx, number) = {
             let mut state = self.lock();
             let Some(rx) = state.waiting.take() else { return Err(AlreadyOpen) };
@@ -110,13 +111,19 @@ impl StreamSlot {
             (rx, state.number)
         };
         let closer: Box<dyn Send + Sync> = Box::new(Closer { slot: Arc::downgrade(self), number });
-        let tail = sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer) };
+        let tail =
+            sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer), until };
         Ok(sse::resumed(self.stream_id(), Vec::new(), tail, Duration::ZERO))
     }
 
     /// Reopen the stream after event `after`: what the store holds after it, then the
-    /// stream live. Takes the stream over from a connection still open.
-    pub(super) async fn resume(self: &Arc<Self>, after: u64) -> Result<Response, ReplayError> {
+    /// stream live, ending early as `until` says. Takes the stream over from a connection
+    /// still open.
+    pub(super) async fn resume(
+        self: &Arc<Self>,
+        after: u64,
+        until: Option<sse::Until>,
+    ) -> Result<Response, ReplayError> {
         let (feed, rx) = channel(self.max_backlog);
         let number = {
             let mut state = self.lock();
@@ -144,7 +151,8 @@ impl StreamSlot {
         };
         let replay: Vec<StoredEvent> = replay.into_iter().filter(|e| e.seq <= through).collect();
         let closer: Box<dyn Send + Sync> = Box::new(Closer { slot: Arc::downgrade(self), number });
-        let tail = sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer) };
+        let tail =
+            sse::Tail { live: Some(rx), ends_with_response: false, ended: false, guard: Some(closer), until };
         Ok(sse::resumed(stream, replay, tail, Duration::ZERO))
     }
 
