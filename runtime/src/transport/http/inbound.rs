@@ -147,10 +147,10 @@ pub(super) fn declared_too_large(heads: &Heads<'_>, limit: usize) -> bool {
 }
 
 /// The whole body: 413 past `limit`; 400 naming what was wrong when it fails to arrive (cut
-/// short, or chunked wrongly). Any body will do
-/// (hyper's as it came, on toolwire's listener: boxing it as axum's `Body` would cost an
-/// allocation a request); its trailers, if any, are passed over. A refusal here leaves the
-/// rest of the body unread, and says `Connection: close` (module header).
+/// short, or chunked wrongly). Any body will do (hyper's as it came, on toolwire's listener:
+/// boxing it as axum's `Body` would cost an allocation a request); its trailers, if any, are
+/// passed over. A refusal here leaves the rest of the body unread, and says `Connection:
+/// close` (module header).
 pub(super) async fn read_body<B>(body: B, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response>
 where
     B: HttpBody<Data = Bytes>,
