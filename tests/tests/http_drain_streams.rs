@@ -4,7 +4,9 @@
 //! is still answered, and the process exits as soon as it is, far inside `--drain-grace`
 //! (30 s by default). Two clients hold a GET stream open: toolwire's own (it opens one after
 //! `initialize`, and makes the call in flight) and a raw socket (which reads the stream's
-//! bytes to its end).
+//! bytes to its end). A 2026-07-28 `subscriptions/listen`, the modern era's stream that never
+//! ends by itself, does not hold the drain either: it gets its graceful closure (the listen's
+//! completion result) and ends.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -161,4 +163,60 @@ fn on_sigterm_with_nothing_in_flight_the_process_exits_at_once_though_clients_ho
     };
     assert_eq!(status.code(), Some(0));
     eprintln!("drain-main exited {:?} after SIGTERM", signalled.elapsed());
+}
+
+/// A 2026-07-28 `subscriptions/listen` open at SIGTERM: answered with its completion result
+/// (the spec's graceful closure), its stream ends, and the process exits at once.
+#[test]
+fn on_sigterm_a_subscriptions_listen_gets_its_graceful_closure_and_does_not_hold_the_exit() {
+    let (mut server, addr, auth) = spawn_drain_main();
+    let body = json!({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}},
+        "notifications": {"resourceSubscriptions": ["test://drain-note"]}}})
+    .to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+    let post = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: {auth}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(post.as_bytes()).unwrap();
+    // Read until the acknowledgment has arrived: the listen is open.
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("notifications/subscriptions/acknowledged") {
+        let n = stream.read(&mut chunk).unwrap();
+        assert!(n > 0, "the listen ended before its acknowledgment: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    let head = String::from_utf8_lossy(&seen).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200 "), "{head}");
+
+    let signalled = Instant::now();
+    let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+    let mut rest = Vec::new();
+    stream.read_to_end(&mut rest).expect("the listen's stream ends cleanly");
+    let ended_after = signalled.elapsed();
+    let rest = String::from_utf8_lossy(&rest);
+    assert!(
+        rest.contains(r#""id":"L","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}"#),
+        "no graceful closure in {rest:?}"
+    );
+    assert!(ended_after < Duration::from_secs(1), "the listen ended {ended_after:?} after SIGTERM");
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < Duration::from_secs(1),
+            "still running {:?} after SIGTERM (a listen held the drain)",
+            signalled.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    eprintln!("listen ended {ended_after:?}, drain-main exited {:?} after SIGTERM", signalled.elapsed());
 }

@@ -306,7 +306,8 @@ impl Handler for ListenCall {
             // every change after it is announced (`Subscriber::acknowledge`).
             self.shared.subscriptions.add(&self.subscriber);
             self.subscriber.acknowledge(&self.ack);
-            std::future::pending::<()>().await;
+            // Until the client ends it, or the server ends every listen (a drain).
+            self.shared.subscriptions.listens_ended().await;
         })
     }
 

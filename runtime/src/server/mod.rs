@@ -524,6 +524,16 @@ impl Server {
         self.shared.tools.as_ref().map_or(0, |t| t.calls_seen.load(Ordering::Relaxed))
     }
 
+    /// End every 2026-07-28 `subscriptions/listen` of this server, those open now and any
+    /// opened later, gracefully: each is answered with its completion result (the spec's
+    /// graceful closure, `{"resultType":"complete"}` with its subscription id), so its stream
+    /// ends and the client knows to listen again (on HTTP, on another replica). For a
+    /// shutdown: a [`Drain`](crate::http::Drain) calls it when it begins, since a listen
+    /// never ends by itself and would otherwise hold the drain for its whole grace.
+    pub fn end_listens(&self) {
+        self.shared.subscriptions.end_listens();
+    }
+
     /// Tell every subscriber of `uri` that it changed: `notifications/resources/updated` to
     /// each legacy session that sent `resources/subscribe` for it, and on each open
     /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent from this

@@ -21,6 +21,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use tokio_util::sync::CancellationToken;
+
 use crate::json::json_string;
 use crate::protocol::Outbound;
 use crate::sync::lock;
@@ -251,9 +253,23 @@ impl Subscriber {
 #[derive(Default)]
 pub(crate) struct Subscriptions {
     live: Mutex<Vec<Weak<Subscriber>>>,
+    /// Cancelled when the server ends every `subscriptions/listen` (a replica's drain).
+    listens_end: CancellationToken,
 }
 
 impl Subscriptions {
+    /// End every `subscriptions/listen`, open now or opened later, gracefully: each is
+    /// answered with its completion result (the spec's "graceful closure"), so its stream
+    /// ends and the client knows to listen again, elsewhere.
+    pub(crate) fn end_listens(&self) {
+        self.listens_end.cancel();
+    }
+
+    /// Resolves once [`end_listens`](Self::end_listens) was called.
+    pub(crate) async fn listens_ended(&self) {
+        self.listens_end.cancelled().await;
+    }
+
     /// Track `subscriber` until it is dropped.
     pub(crate) fn add(&self, subscriber: &Arc<Subscriber>) {
         let mut live = lock(&self.live);

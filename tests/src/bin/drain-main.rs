@@ -1,10 +1,11 @@
 //! A server binary whose whole `main` is `serve_registry!`, with one slow tool, for the drain
 //! of the `--http` main (`tests/tests/cluster.rs`): `slow(ms)` sleeps `ms` milliseconds, then
-//! returns `slept <ms> ms`.
+//! returns `slept <ms> ms`. It serves one resource, `test://drain-note`, so that it serves
+//! 2026-07-28 `subscriptions/listen` too (`tests/tests/http_drain_streams.rs`).
 
 use std::time::Duration;
 
-use toolwire::{serve_registry, tool};
+use toolwire::{resource, serve_registry, tool};
 
 /// Sleep, then say so.
 #[tool(read_only)]
@@ -16,6 +17,12 @@ async fn slow(
     format!("slept {ms} ms")
 }
 
+/// A fixed note.
+#[resource(uri = "test://drain-note", name = "note", mime_type = "text/plain")]
+fn note() -> &'static str {
+    "a note"
+}
+
 fn main() {
-    serve_registry!(name = "drain-main", tools = [slow])
+    serve_registry!(name = "drain-main", tools = [slow], resources = [note])
 }

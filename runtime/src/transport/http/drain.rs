@@ -75,12 +75,14 @@ impl ReadyCheck for SessionStoreCheck {
 /// | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
 /// | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
 /// | a legacy session's GET stream, open when the drain begins | its last event, `retry:` alone (the client reconnects, to another replica), then its end |
+/// | a 2026-07-28 `subscriptions/listen`, open when the drain begins | its graceful closure ([`Server::end_listens`](crate::Server::end_listens)): the listen's completion result, then the stream's end |
 ///
 /// The drain: [`Drain::begin`] (toolwire's `--http` main calls it on SIGTERM or SIGINT), then
 /// the listener stops accepting (new connections are refused, which a load balancer retries on
 /// another replica whatever the method), idle keep-alive connections close, and the requests
-/// in flight finish (a session's GET stream is not one: it would never finish by itself, and
-/// carries nothing a call in flight waits for, so it ends at once, as the table says);
+/// in flight finish (a session's GET stream and a `subscriptions/listen` are not: they would
+/// never finish by themselves, and carry nothing a call in flight waits for, so they end at
+/// once, as the table says);
 /// [`Drain::finished`] resolves when none is left and every connection has
 /// closed, or when the grace period ([`DEFAULT_DRAIN_GRACE`] unless [`Drain::grace`] says
 /// otherwise) has passed. A request is in
@@ -133,6 +135,8 @@ struct Inner {
     /// Woken when `in_flight` or `connections` drops to zero.
     idle: Notify,
     checks: Mutex<Vec<Arc<dyn ReadyCheck>>>,
+    /// Run once when the drain begins (the endpoints' servers ending their listens).
+    on_begin: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
 }
 
 impl fmt::Debug for Drain {
@@ -162,6 +166,7 @@ impl Drain {
                 connections: AtomicUsize::new(0),
                 idle: Notify::new(),
                 checks: Mutex::default(),
+                on_begin: Mutex::default(),
             }),
         }
     }
@@ -188,6 +193,22 @@ impl Drain {
     /// toolwire serves stops accepting. Idempotent; there is no way back.
     pub fn begin(&self) {
         self.inner.begun.cancel();
+        let hooks = std::mem::take(&mut *lock(&self.inner.on_begin));
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    /// Run `hook` when the drain begins, or now if it has (an endpoint's server ending its
+    /// `subscriptions/listen` streams, which would never end by themselves).
+    pub(super) fn on_begin(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = lock(&self.inner.on_begin);
+        if self.is_draining() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
     }
 
     /// Whether the drain began.

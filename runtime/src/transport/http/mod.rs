@@ -260,7 +260,12 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     let drain = endpoint.config.drain.clone();
     let router = router.fallback(not_found).with_state(Arc::clone(&endpoint));
     let router = match drain {
-        Some(drain) => drain::wrap(router, &drain, endpoint.config.max_body),
+        Some(drain) => {
+            // A 2026-07-28 listen never ends by itself: the drain ends it gracefully.
+            let server = endpoint.server.clone();
+            drain.on_begin(move || server.end_listens());
+            drain::wrap(router, &drain, endpoint.config.max_body)
+        }
         None => router,
     };
     (router, endpoint)
