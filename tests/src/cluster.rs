@@ -60,6 +60,8 @@ pub struct ReplicaOptions {
     pub redis: Option<String>,
     /// `--example-tools`: the example server's tools instead of the replica's own.
     pub example_tools: bool,
+    /// `--live`: the server is built `live()`, and its `change` tool changes its tool list.
+    pub live: bool,
 }
 
 /// One replica child process.
@@ -88,6 +90,9 @@ impl Replica {
         }
         if options.example_tools {
             command.arg("--example-tools");
+        }
+        if options.live {
+            command.arg("--live");
         }
         if let Some(grace) = options.drain_grace {
             command.args(["--drain-grace", &grace.to_string()]);
