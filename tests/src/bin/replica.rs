@@ -6,6 +6,7 @@
 //! ```text
 //! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
 //!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL] [--example-tools] [--live]
+//!     [--event-store-bytes N] [--event-store-streams N]
 //! ```
 //!
 //! It prints `url http://127.0.0.1:P/mcp` as its one line on stdout, then serves until
@@ -15,6 +16,8 @@
 //! replicas sit behind a load balancer on loopback. With `--redis URL` the replicas share
 //! legacy sessions, SSE events and notifications through that Redis (`toolwire::redis`, keys
 //! under `toolwire-cluster`), and `/readyz` answers 503 while the session store is down.
+//! Without it, SSE events are kept in a `MemoryEventStore`: `--event-store-bytes` and
+//! `--event-store-streams` set its bounds (the defaults otherwise).
 //!
 //! Its tools (each but `whoami`, `touch`, `steps` and `change` counts as a call it served):
 //!
@@ -48,7 +51,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use toolwire::context::AskError;
-use toolwire::http::{Auth, Drain, HttpConfig, SessionStore, SessionStoreCheck, mcp_router};
+use toolwire::http::{
+    Auth, DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, Drain,
+    HttpConfig, MemoryEventStore, SessionStore, SessionStoreCheck, mcp_router,
+};
 use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
@@ -193,6 +199,8 @@ struct Flags {
     redis: Option<String>,
     example_tools: bool,
     live: bool,
+    event_store_bytes: Option<usize>,
+    event_store_streams: Option<usize>,
 }
 
 fn parse() -> Result<Flags, String> {
@@ -204,6 +212,8 @@ fn parse() -> Result<Flags, String> {
         redis: None,
         example_tools: false,
         live: false,
+        event_store_bytes: None,
+        event_store_streams: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -218,6 +228,15 @@ fn parse() -> Result<Flags, String> {
             "--legacy" => flags.legacy = true,
             "--example-tools" => flags.example_tools = true,
             "--live" => flags.live = true,
+            "--event-store-bytes" => {
+                let n = value()?.parse().map_err(|_| "--event-store-bytes: expected a number".to_owned())?;
+                flags.event_store_bytes = Some(n);
+            }
+            "--event-store-streams" => {
+                let n =
+                    value()?.parse().map_err(|_| "--event-store-streams: expected a number".to_owned())?;
+                flags.event_store_streams = Some(n);
+            }
             "--redis" => flags.redis = Some(value()?),
             "--request-state-key" => flags.request_state_key = Some(value()?),
             "--drain-grace" => {
@@ -254,6 +273,12 @@ async fn main() {
     }
     let drain = Drain::new().grace(flags.drain_grace);
     let mut config = HttpConfig::new(Auth::None).stateless(!flags.legacy).drain(drain.clone());
+    if flags.event_store_bytes.is_some() || flags.event_store_streams.is_some() {
+        let bytes = flags.event_store_bytes.unwrap_or(DEFAULT_EVENT_STORE_BYTES);
+        let streams = flags.event_store_streams.unwrap_or(DEFAULT_EVENT_STORE_STREAMS);
+        let store = MemoryEventStore::with_limits(DEFAULT_EVENTS_PER_STREAM, bytes).max_streams(streams);
+        config = config.event_store(Arc::new(store));
+    }
     if let Some(url) = &flags.redis {
         let fail = |e: toolwire::redis::RedisError| -> ! {
             eprintln!("replica: redis {url}: {e}");

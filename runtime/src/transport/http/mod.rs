@@ -124,7 +124,7 @@ pub use config::{
 use direct::Direct;
 pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
 pub use event_store::{
-    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
+    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
 use heads::Heads;
