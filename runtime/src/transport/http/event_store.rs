@@ -133,6 +133,26 @@ pub enum ReplayError {
     Unavailable(String),
 }
 
+/// What a stream still written here (`through`: the seq of its last event) replays after
+/// `after`, given what the store answered: a stream the store no longer holds at all
+/// (evicted whole, or never stored) replays nothing when nothing after `after` was ever
+/// sent, and is [`ReplayError::Gone`] when something was (the oldest still to come is
+/// `through + 1`), not an unknown stream: the writer here knows it exists.
+pub(super) fn replay_of_live(
+    stream: &str,
+    after: u64,
+    through: u64,
+    stored: Result<Vec<StoredEvent>, ReplayError>,
+) -> Result<Vec<StoredEvent>, ReplayError> {
+    match stored {
+        Err(ReplayError::UnknownStream { .. }) if after >= through => Ok(Vec::new()),
+        Err(ReplayError::UnknownStream { .. }) => {
+            Err(ReplayError::Gone { stream: stream.to_owned(), after, oldest: through + 1 })
+        }
+        other => other,
+    }
+}
+
 /// What [`EventStore::replay`] resolves to: the events after the one asked for, oldest
 /// first.
 pub type Replay<'a> = Pin<Box<dyn Future<Output = Result<Vec<StoredEvent>, ReplayError>> + Send + 'a>>;
