@@ -60,6 +60,10 @@ pub struct ReplicaOptions {
     pub redis: Option<String>,
     /// `--example-tools`: the example server's tools instead of the replica's own.
     pub example_tools: bool,
+    /// `--live`: the server is built `live()`, and its `change` tool changes its tool list.
+    pub live: bool,
+    /// `--event-store-bytes N`: the byte bound of its `MemoryEventStore` (without Redis).
+    pub event_store_bytes: Option<usize>,
 }
 
 /// One replica child process.
@@ -88,6 +92,12 @@ impl Replica {
         }
         if options.example_tools {
             command.arg("--example-tools");
+        }
+        if options.live {
+            command.arg("--live");
+        }
+        if let Some(bytes) = options.event_store_bytes {
+            command.args(["--event-store-bytes", &bytes.to_string()]);
         }
         if let Some(grace) = options.drain_grace {
             command.args(["--drain-grace", &grace.to_string()]);

@@ -12,6 +12,8 @@
 //!   an `ApprovalServer` given to `Untrusted::approve_with`: the page shows the caller's
 //!   principal (hostile text, shown as text), the edit is what the tool runs with, a deny and
 //!   a timeout refuse the call, and every decision is recorded;
+//! - the client an untrusted caller called through is named on the page as it named itself
+//!   (the Python SDK 2.3.0 in 2026-07-28 and after an `initialize`), a hostile name as text;
 //! - over raw HTTP: the token (401 without it or with a wrong one), the cookie it becomes,
 //!   CSRF (403 without the CSRF header, without an Origin, from a foreign Origin), a foreign
 //!   Host (403), GETs that change nothing, a bad edit (422), a second decision (409);
@@ -19,8 +21,9 @@
 //!   `ApprovalServer`; the browser edits the input and approves, and our engine runs the tool
 //!   with the edited input.
 //!
-//! Needs `bash tests/peers/browser/setup.sh` (Chromium, chromedriver) and, for the Claude
-//! test, `bash tests/peers/agent-clis/setup.sh`; fails (never skips) without them. With
+//! Needs `bash tests/peers/browser/setup.sh` (Chromium, chromedriver), `bash
+//! tests/peers/setup.sh` (the Python SDK) and, for the Claude test,
+//! `bash tests/peers/agent-clis/setup.sh`; fails (never skips) without them. With
 //! `TOOLWIRE_WRITE_SCREENSHOT=1` the Claude test also writes docs/approval-console.png (the
 //! console with Claude Code's prompt pending).
 
@@ -35,6 +38,8 @@ use toolwire::server::{Exposure, Untrusted};
 use toolwire::spec::SpecOptions;
 use toolwire::{Content, Context, Server, ServerOptions, Tool, serve_registry, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
+
+mod peer_support;
 
 #[path = "browser_support/mod.rs"]
 mod browser_support;
@@ -610,7 +615,13 @@ fn wire_money(amount: i64) -> String {
 
 /// Serve `wire_money` to untrusted callers over loopback HTTP, its calls approved by
 /// `approvals`; token `mallory-token` is a principal whose subject and tenant are HTML.
+/// Stateless (a legacy request has no session, so no `clientInfo`).
 async fn untrusted_endpoint(approvals: ApprovalServer) -> std::net::SocketAddr {
+    untrusted_endpoint_with(approvals, true).await
+}
+
+/// [`untrusted_endpoint`], with legacy sessions when not `stateless`.
+async fn untrusted_endpoint_with(approvals: ApprovalServer, stateless: bool) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let verifier = |token: &str| match token {
@@ -622,7 +633,7 @@ async fn untrusted_endpoint(approvals: ApprovalServer) -> std::net::SocketAddr {
     let exposure = Exposure::UntrustedCallers(
         Untrusted::new().approve_with(approvals).approval_timeout(Duration::from_secs(120)),
     );
-    let app = mcp_router(server, exposure, HttpConfig::new(auth).stateless(true));
+    let app = mcp_router(server, exposure, HttpConfig::new(auth).stateless(stateless));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
@@ -684,5 +695,82 @@ async fn an_untrusted_callers_gated_call_is_decided_at_the_console_and_recorded(
     assert_eq!(
         decisions(&quick),
         [("wire_money".into(), None, false, DecisionSource::Timeout, true, timed_out.into())]
+    );
+}
+
+/// The Python SDK 2.3.0 client (`tests/peers/clients/py_asker.py`) calls `wire_money` at
+/// `addr` as Mallory, in `mode`, naming itself `name` (`(name, version)`; the SDK's default
+/// when `None`); what it printed.
+fn python_wire(
+    addr: std::net::SocketAddr,
+    mode: &str,
+    name: Option<(&str, &str)>,
+    amount: i64,
+) -> tokio::task::JoinHandle<Value> {
+    let mut command = std::process::Command::new(peer_support::peer("TOOLWIRE_PY_MCP2"));
+    command
+        .arg(toolwire_tests::tests_dir().join("peers/clients/py_asker.py"))
+        .args(["--mode", mode, "--url", &format!("http://{addr}/mcp"), "--token-env", "ASKER_TOKEN"])
+        .args(["--amount", &amount.to_string()])
+        .env("ASKER_TOKEN", "mallory-token");
+    if let Some((name, version)) = name {
+        command.args(["--name", name, "--version", version]);
+    }
+    tokio::task::spawn_blocking(move || {
+        let out = peer_support::run_bounded(command, Duration::from_secs(120));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "py_asker.py failed: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_names_the_client_that_asked_as_it_named_itself_and_as_text() {
+    let console = fast_console();
+    let approvals = ApprovalServer::builder(console.clone()).timeout(None).build();
+    // Legacy sessions on: the legacy client's `clientInfo` is its session's.
+    let addr = untrusted_endpoint_with(approvals.clone(), false).await;
+    let browser = Browser::start(1000, 820);
+    browser.goto(&console.url());
+    browser.wait_for("#empty:not([hidden])");
+
+    // The Python SDK in 2026-07-28, naming itself as it does by default (`mcp 0.1.0`, in
+    // every request's `_meta`): the page names it.
+    let first = python_wire(addr, "auto", None, 10);
+    wait_text(&browser, &card(1, ".tool"), "wire_money");
+    wait_text(&browser, &card(1, ".principal"), "<b>mallory</b> (tenant acme <i>corp</i>)");
+    wait_text(&browser, &card(1, ".client"), "mcp 0.1.0");
+    browser.click(&browser.wait_for(&card(1, "button.approve")));
+    let done = first.await.unwrap();
+    assert_eq!(done["protocol_version"], "2026-07-28", "{done}");
+    assert_eq!((done["text"].as_str(), done["is_error"].as_bool()), (Some("sent 10"), Some(false)), "{done}");
+
+    // The same SDK after the `initialize` handshake, naming itself with markup: shown as the
+    // text it is, and nothing of it rendered or run.
+    let hostile = "<script>document.title='pwned'</script><img src=x onerror=\"document.title='pwned'\">";
+    let second = python_wire(addr, "legacy", Some((hostile, "<b>6.6.6</b>")), 20);
+    wait_text(&browser, &card(2, ".client"), &format!("{hostile} <b>6.6.6</b>"));
+    assert!(
+        browser.find_all("#pending script, #pending img, #pending b, #pending i").is_empty(),
+        "the client's name was rendered as HTML"
+    );
+    assert_eq!(browser.title(), "toolwire approvals", "no script in the client's name ran");
+    browser.replace_text(&browser.wait_for(&card(2, "input.message")), "who are you?");
+    browser.click(&browser.wait_for(&card(2, "button.deny")));
+    let done = second.await.unwrap();
+    assert_eq!(done["protocol_version"], "2025-11-25", "{done}");
+    assert_eq!(done["text"], "tool 'wire_money' was not approved", "{done}");
+
+    let allowed = "allowed by the asker".to_owned();
+    assert_eq!(
+        decisions(&approvals),
+        [
+            ("wire_money".into(), None, true, DecisionSource::Asker, true, allowed),
+            ("wire_money".into(), None, false, DecisionSource::Asker, true, "who are you?".into()),
+        ]
     );
 }

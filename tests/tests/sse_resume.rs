@@ -7,6 +7,8 @@
 //!   ended (out-of-call logs go to the session's GET stream);
 //! - a `Last-Event-ID` of another shape (400), of no stream of this session or of another
 //!   session's (404), and older than the store holds (410), with their exact bodies;
+//! - a stream the store evicted whole while its call still runs: resumed from the client's
+//!   last event when nothing after it was lost, 410 when something was (not a 404);
 //! - polling: an answer not ready in time is closed after a priming event with `retry:`, and
 //!   the GET that names it gets the answer;
 //! - the Python SDK 2.3.0 client (`tests/peers/clients/py_sse_resume.py`) follows a polled
@@ -397,6 +399,47 @@ async fn a_last_event_id_that_cannot_be_resumed_is_refused_with_why() {
     let r = blocking(addr, "DELETE", session_headers(addr, &session), "").await;
     assert_eq!(r.status, 204);
     assert_eq!(store.held(), (0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_evicted_while_its_call_runs_resumes_when_nothing_was_lost_and_is_gone_when_something_was() {
+    // A store that keeps one stream: a second call's answer evicts the first's whole.
+    let store = Arc::new(MemoryEventStore::with_limits(1_000, 1 << 20).max_streams(1));
+    let addr = serve(HttpConfig::new(Auth::None).event_store(store.clone())).await;
+    let session = open_session(addr).await;
+    let body = call(2, "steps", json!({"count": 3, "gap_ms": 600}));
+    let mut post = Sse::open(addr, "POST", &session_headers(addr, &session), &body).await;
+    let first = post.next(Duration::from_secs(10)).await.expect("step 1");
+    assert_eq!((step(&first), first.seq()), (Some(1), 1));
+    drop(post);
+    let mut other = Sse::open(
+        addr,
+        "POST",
+        &session_headers(addr, &session),
+        &call(3, "steps", json!({"count": 1, "gap_ms": 1})),
+    )
+    .await;
+    assert_eq!(other.rest(Duration::from_secs(10)).await.len(), 2);
+    assert_eq!(store.streams(), 1, "the first call's stream was evicted");
+    // Step 2 is 600 ms after step 1: the first stream is not held anew yet. A client that
+    // saw nothing is told what it cannot have (step 1 went with the stream)...
+    let stream = first.stream().to_owned();
+    let r = blocking(addr, "GET", get_headers(addr, &session, Some(&format!("{stream}:0"))), "").await;
+    assert_eq!(r.status, 410, "{}", r.body);
+    assert_eq!(
+        r.json()["error"]["message"],
+        format!(
+            "gone: the events after Last-Event-ID '{stream}:0' are no longer held (the oldest held of that stream is '{stream}:2'); the stream cannot be resumed without missing events"
+        )
+    );
+    // ...and the client that saw step 1 lost nothing: it follows the rest of the call.
+    let last = first.id.clone().unwrap();
+    let mut resumed = Sse::open(addr, "GET", &get_headers(addr, &session, Some(&last)), "").await;
+    assert_eq!(resumed.status, 200);
+    let events = resumed.rest(Duration::from_secs(15)).await;
+    assert_eq!(events.iter().map(step).collect::<Vec<_>>(), [Some(2), Some(3), None], "{events:#?}");
+    assert_eq!(events.iter().map(Event::seq).collect::<Vec<_>>(), [2, 3, 4]);
+    assert_eq!(events[2].json()["result"]["content"][0]["text"], "3 steps");
 }
 
 #[tokio::test(flavor = "multi_thread")]

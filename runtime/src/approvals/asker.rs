@@ -22,8 +22,10 @@ pub struct ApprovalRequest {
     /// The CLI's id for this tool use, when it sent one.
     pub tool_use_id: Option<String>,
     /// The MCP client that sent the prompt, as it named itself (`clientInfo`'s name and
-    /// version, `claude-code 2.1.332`), when the transport learned it. Self-reported: it
-    /// tells a person which agent asked, not who may be trusted.
+    /// version, `claude-code 2.1.332`), when the transport learned it: for a gated call of an
+    /// untrusted caller ([`Untrusted::approve_with`](crate::server::Untrusted::approve_with)),
+    /// the client that made the call. Self-reported: it tells a person which agent asked,
+    /// not who may be trusted, and is shown as text, never as markup.
     pub client: Option<String>,
     /// Who asked: the principal of the call to the approval tool (the host on stdio, the
     /// authenticated caller on HTTP), or of the untrusted caller whose call is gated

@@ -525,9 +525,16 @@ impl ApprovalServer {
 
 /// The MCP client that sent the call, as it named itself (`claude-code 2.1.332`).
 fn client_of(ctx: &Context) -> Option<String> {
-    ctx.peer().name.as_ref().map(|name| match &ctx.peer().version {
+    client_label(ctx.peer().name.as_deref(), ctx.peer().version.as_deref())
+}
+
+/// A client's self-reported name and version as an [`ApprovalRequest`]'s `client` reads
+/// them: `name version`, or the name alone; `None` without a name (a version alone names
+/// nothing).
+pub(super) fn client_label(name: Option<&str>, version: Option<&str>) -> Option<String> {
+    name.map(|name| match version {
         Some(version) => format!("{name} {version}"),
-        None => name.clone(),
+        None => name.to_owned(),
     })
 }
 

@@ -2,7 +2,8 @@
 //! approval-gated tool ([`Untrusted::approve_with`](crate::server::Untrusted::approve_with))
 //! goes through the same decision table as an agent CLI's permission prompt. Its
 //! [`Asker`](super::Asker) (a person at an [`ApprovalConsole`](super::ApprovalConsole), say)
-//! sees the tool, the arguments and the caller's principal; an allow runs the call (with the
+//! sees the tool, the arguments, the caller's principal and the client it called through (as
+//! that client named itself, `clientInfo`); an allow runs the call (with the
 //! edited arguments, if the asker edited them), anything else refuses it; and the decision is
 //! recorded in [`decisions`](ApprovalServer::decisions) as any prompt's, with its
 //! [`DecisionSource`](super::DecisionSource).
@@ -20,7 +21,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::decision::ApprovalDecision;
-use super::server::{ApprovalServer, Prompt};
+use super::server::{ApprovalServer, Prompt, client_label};
 use crate::server::{Approval, ApprovalRequest, Approve};
 
 impl Approve for ApprovalServer {
@@ -43,7 +44,8 @@ impl Approve for ApprovalServer {
                 .map_err(|e| format!("the call's arguments are not JSON: {e}"))?;
             let prompt = Prompt { tool_name: request.tool, input, tool_use_id: None };
             let value: Value = serde_json::from_str(prompt.input.get()).unwrap_or(Value::Null);
-            let verdict = server.verdict(&prompt, &value, None, request.principal).await;
+            let client = client_label(request.client_name.as_deref(), request.client_version.as_deref());
+            let verdict = server.verdict(&prompt, &value, client, request.principal).await;
             let approval = match verdict.allowed {
                 false => Approval::Deny,
                 true if verdict.payload == prompt.input.get() => Approval::Allow,

@@ -38,6 +38,15 @@
 //! session served at the same moment by two replicas each save the whole state, and the
 //! later save wins (as for two `logging/setLevel`s): send them one at a time.
 //!
+//! **List changes and `notifications/initialized`.** A session takes list changes once it is
+//! initialized. Its GET stream may open on replica C before its `notifications/initialized`
+//! reaches replica A (toolwire's own client opens the stream in that order): C re-made the
+//! session from a state not yet initialized. So a list change that finds, on the replica
+//! holding the stream, a session not initialized as far as that replica knows reads the
+//! session from the store, as an update reads its subscriptions, and goes out once the store
+//! says `initialized`; the first such read marks it initialized there for good, and later
+//! changes pay nothing.
+//!
 //! Per replica:
 //!
 //! - **Calls in flight**, and so their cancellation: a `notifications/cancelled` reaches

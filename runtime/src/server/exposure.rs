@@ -143,6 +143,14 @@ pub struct ApprovalRequest {
     pub arguments: String,
     /// Who is calling.
     pub principal: Arc<Principal>,
+    /// The MCP client that made the call, as it named itself: `clientInfo.name` of the
+    /// session's `initialize` (legacy era) or of the request's `_meta` (2026-07-28). `None`
+    /// when it did not say (a stateless legacy request has no handshake to say it in).
+    /// Self-reported and unchecked: it tells a person which program asked, never who may be
+    /// trusted, and whoever shows it must show it as text.
+    pub client_name: Option<String>,
+    /// That client's `clientInfo.version`, as it said it (`None` when it did not).
+    pub client_version: Option<String>,
 }
 
 /// What an approval callback decided about one call ([`Approve::decide`]).

@@ -11,11 +11,23 @@
 //! session or the request that owns it.
 //!
 //! A legacy HTTP session whose state a shared session store keeps (several replicas) may
-//! have its URIs changed on another replica while this one holds its GET stream. Such a
-//! subscriber carries a [`Recheck`] (the transport's): before an update is sent on it, the
-//! subscriptions are read again from the store, and the update goes out only if they name
-//! the URI. The subscriber's own set (what the last request here read or changed) is not
-//! overwritten by that read, so a subscribe served here meanwhile is never undone.
+//! have its state changed on another replica while this one holds its GET stream: its URIs
+//! (a `resources/subscribe` served there), and whether it is initialized (a GET stream that
+//! opened here before `notifications/initialized` reached another replica re-made the
+//! session from a state that was not initialized yet, and no later request need come here
+//! to say otherwise). Such a subscriber carries a [`Recheck`] (the transport's), and what it
+//! sends depends on a read of the store made for the delivery:
+//!
+//! - before an update is sent on it, the subscriptions are read again, and the update goes
+//!   out only if they name the URI;
+//! - a list change finds it either ready (sent at once, no read: once initialized, a
+//!   session stays so) or not: then the state is read again, and the change goes out if the
+//!   store says the session is initialized (from then on it is ready here too).
+//!
+//! The subscriber's own set (what the last request here read or changed) is not overwritten
+//! by that read, so a subscribe served here meanwhile is never undone. A session that never
+//! sends `notifications/initialized` costs one store read per list change while its stream
+//! is open here, and is sent nothing.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,21 +93,28 @@ impl ListFlags {
 // Only the HTTP transport (a shared session store) makes these.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) enum Reread {
-    /// The URIs subscribed to now.
-    Now(BTreeSet<String>),
+    /// What is kept now: the URIs subscribed to, and whether `notifications/initialized`
+    /// arrived (on whichever replica).
+    Now {
+        /// The URIs subscribed to.
+        uris: BTreeSet<String>,
+        /// Whether the session is initialized.
+        initialized: bool,
+    },
     /// The session is gone from where it was kept: send nothing.
     Gone,
     /// It could not be read (the store is down): go by what this replica last knew.
     Unknown,
 }
 
-/// Where a subscriber's subscriptions are read again before an update is sent on it: a
-/// legacy HTTP session kept in a shared session store, whose `resources/subscribe` may have
-/// landed on another replica. Implemented by the transport.
+/// Where a subscriber's state is read again before a notification is sent on it: a legacy
+/// HTTP session kept in a shared session store, whose `resources/subscribe` or
+/// `notifications/initialized` may have landed on another replica. Implemented by the
+/// transport.
 pub(crate) trait Recheck: Send + Sync {
-    /// Read the subscriptions again and hand what was found to `then`, later (off the
-    /// caller's thread); or return `false` at once when no read is needed (the session's
-    /// stream is not open here), and the subscriber goes by its own set.
+    /// Read the state again and hand what was found to `then`, later (off the caller's
+    /// thread); or return `false` at once when no read is needed (the session's stream is
+    /// not open here), and the subscriber goes by what it holds.
     fn recheck(&self, then: Box<dyn FnOnce(Reread) + Send>) -> bool;
 }
 
@@ -177,6 +196,10 @@ impl Subscriber {
     /// From now on, list changes are sent (a legacy session got `notifications/initialized`).
     pub(crate) fn ready(&self) {
         self.ready.store(true, Ordering::Release);
+    }
+
+    fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
     }
 
     /// Add `uri`; whether it was new.
@@ -296,7 +319,12 @@ impl Subscriptions {
                 let (subscriber, uri, members) = (Arc::clone(&s), uri.to_owned(), Arc::clone(&members));
                 let then = Box::new(move |found: Reread| {
                     let wants = match found {
-                        Reread::Now(uris) => uris.contains(&uri),
+                        Reread::Now { uris, initialized } => {
+                            if initialized {
+                                subscriber.ready();
+                            }
+                            uris.contains(&uri)
+                        }
                         Reread::Gone => false,
                         Reread::Unknown => subscriber.wants(&uri),
                     };
@@ -316,17 +344,36 @@ impl Subscriptions {
     }
 
     /// Send `kind`'s `list_changed` notification to every subscriber that takes it; how many
-    /// were sent.
+    /// were sent now. A subscriber not ready yet that has a [`Recheck`] is sent to once its
+    /// state is read again (if it says the session is initialized), and is not counted.
     pub(crate) fn list_changed(&self, kind: ListKind) -> usize {
         let targets: Vec<Arc<Subscriber>> = {
             let mut live = lock(&self.live);
             live.retain(|w| w.strong_count() > 0);
             live.iter()
                 .filter_map(Weak::upgrade)
-                .filter(|s| s.lists.has(kind) && s.ready.load(Ordering::Acquire))
+                .filter(|s| s.lists.has(kind) && (s.is_ready() || s.recheck.get().is_some()))
                 .collect()
         };
-        targets.iter().filter(|s| s.send(kind.method(), "")).count()
+        let mut sent = 0;
+        for s in targets {
+            if s.is_ready() {
+                sent += usize::from(s.send(kind.method(), ""));
+                continue;
+            }
+            // Not initialized as far as this replica knows: the store may know better.
+            let Some(recheck) = s.recheck.get() else { continue };
+            let subscriber = Arc::clone(&s);
+            let then = Box::new(move |found: Reread| {
+                if let Reread::Now { initialized: true, .. } = found {
+                    subscriber.ready();
+                    subscriber.send(kind.method(), "");
+                }
+            });
+            // `false`: its stream is not open here, so there is nothing to send on.
+            recheck.recheck(then);
+        }
+        sent
     }
 }
 
@@ -395,5 +442,75 @@ mod tests {
             assert!(seen[0].contains("notifications/subscriptions/acknowledged"), "{seen:?}");
             assert_eq!(seen.len(), announced + 1, "every change counted as announced was sent");
         }
+    }
+
+    /// A [`Recheck`] answering at once with what `answer` holds (`None`: no read, the stream
+    /// is not open here), counting its reads.
+    #[cfg(feature = "http")]
+    struct Store {
+        answer: Mutex<Option<Reread>>,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    #[cfg(feature = "http")]
+    impl Recheck for Store {
+        fn recheck(&self, then: Box<dyn FnOnce(Reread) + Send>) -> bool {
+            let Some(found) = self.answer.lock().unwrap().clone() else { return false };
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            then(found);
+            true
+        }
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn a_roaming_session_not_initialized_here_takes_list_changes_once_the_store_says_it_is() {
+        let subscriptions = Subscriptions::default();
+        let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+        let record = Arc::clone(&seen);
+        let sink: Arc<dyn Sink> =
+            Arc::new(move |m: Outbound| record.lock().unwrap().push(m.as_str().to_owned()));
+        // Re-made here before `notifications/initialized` reached another replica.
+        let subscriber = Subscriber::new(sink, None, ListFlags::ALL, false);
+        subscriptions.add(&subscriber);
+        let store = Arc::new(Store { answer: Mutex::new(None), reads: Default::default() });
+        subscriber.recheck_with(store.clone());
+        let now = |initialized| Reread::Now { uris: BTreeSet::new(), initialized };
+        let tools = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#;
+
+        // Its stream is not open here: nothing is read, nothing sent.
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 0);
+        assert_eq!(store.reads.load(Ordering::SeqCst), 0);
+        // The store says not yet, or that the session is gone: nothing sent.
+        for answer in [now(false), Reread::Gone, Reread::Unknown] {
+            *store.answer.lock().unwrap() = Some(answer);
+            assert_eq!(subscriptions.list_changed(ListKind::Tools), 0);
+        }
+        assert_eq!(store.reads.load(Ordering::SeqCst), 3);
+        assert!(seen.lock().unwrap().is_empty());
+        // The store says initialized: sent (after the read, so not counted as sent now).
+        *store.answer.lock().unwrap() = Some(now(true));
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 0);
+        assert_eq!(*seen.lock().unwrap(), [tools]);
+        // From then on it is ready here: sent at once, with no read.
+        assert_eq!(subscriptions.list_changed(ListKind::Prompts), 1);
+        assert_eq!(store.reads.load(Ordering::SeqCst), 4);
+        assert_eq!(seen.lock().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_subscriber_without_a_recheck_takes_list_changes_only_once_ready() {
+        let subscriptions = Subscriptions::default();
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = Arc::clone(&count);
+        let sink: Arc<dyn Sink> = Arc::new(move |_: Outbound| {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        let subscriber = Subscriber::new(sink, None, ListFlags::ALL, false);
+        subscriptions.add(&subscriber);
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 0);
+        subscriber.ready();
+        assert_eq!(subscriptions.list_changed(ListKind::Tools), 1);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
     }
 }

@@ -355,6 +355,8 @@ impl Handler for ToolCall {
                     tool: self.tool.info().name().to_owned(),
                     arguments: self.args.get().to_owned(),
                     principal: Arc::new(ctx.principal().clone()),
+                    client_name: ctx.peer().name.clone(),
+                    client_version: ctx.peer().version.clone(),
                 };
                 match approved(u, request).await {
                     Approval::Allow => self.tool.call(&self.args, ctx).await,

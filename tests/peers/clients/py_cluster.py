@@ -4,6 +4,7 @@ front of toolwire replicas (`tests/tests/cluster.rs`, replicas of `tests/src/bin
     $TOOLWIRE_PY_MCP2 tests/peers/clients/py_cluster.py --mode auto|legacy --url URL --calls N
     $TOOLWIRE_PY_MCP2 tests/peers/clients/py_cluster.py --scenario subscribe --url URL --replica URL...
     $TOOLWIRE_PY_MCP2 tests/peers/clients/py_cluster.py --scenario kill --url URL
+    $TOOLWIRE_PY_MCP2 tests/peers/clients/py_cluster.py --scenario list-changed --runs N --url URL --replica URL...
 
 `calls` (the default): N `echo` calls with the text `py-<mode>-<i>`; the answer must be that
 text, once. Prints one JSON line: {"mode", "protocol_version", "calls", "ok", "wrong": [first few
@@ -22,11 +23,19 @@ load balancer; the line `calling` is printed once both are sent, and collect the
 meanwhile); then each makes 3 `echo` calls. Prints one JSON line: {"<auto|legacy>": {"protocol_version",
 "ok": calls answered right, "failed": ["<exception type>: <text>", ...], "after": echo calls
 answered right}}.
+
+`list-changed` (replicas run with `--live`): N times in a row, a new legacy client through URL
+(its GET stream opened as the SDK opens it) waits 0.4 s, then `change` is called on each
+`--replica` directly (a modern client each, made once), each change waited for (5 s at most)
+before the next; 0.3 s after the last, the session is closed. Prints one JSON line: {"heard": for
+each session, how many `notifications/tools/list_changed` it had received after each change (the
+last counted after the 0.3 s), "told": each `change`'s answer}.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
@@ -102,6 +111,38 @@ async def subscribe(opts) -> dict:
     return {"updates": subscribed, "after_unsubscribe": updates[len(subscribed):], "told": told}
 
 
+async def list_changed(opts) -> dict:
+    heard: list[list[int]] = []
+    told: list[str] = []
+    async with create_mcp_http_client() as direct_hc, contextlib.AsyncExitStack() as stack:
+        direct = [
+            await stack.enter_async_context(Client(streamable_http_client(r, http_client=direct_hc), mode="auto"))
+            for r in opts.replica
+        ]
+        for _ in range(opts.runs):
+            changes: list[str] = []
+
+            async def on_message(message) -> None:
+                root = getattr(message, "root", message)
+                if getattr(root, "method", None) == "notifications/tools/list_changed":
+                    changes.append("tools")
+
+            counts: list[int] = []
+            async with create_mcp_http_client() as hc:
+                transport = streamable_http_client(opts.url, http_client=hc)
+                async with Client(transport, mode="legacy", read_timeout_seconds=opts.call_timeout,
+                                  message_handler=on_message):
+                    await anyio.sleep(0.4)
+                    for i, replica in enumerate(direct):
+                        told.extend(texts_of(await replica.call_tool("change", {})))
+                        await wait_for(lambda: len(changes) > i, 5)
+                        if i == len(direct) - 1:
+                            await anyio.sleep(0.3)  # anything more that was coming
+                        counts.append(len(changes))
+            heard.append(counts)
+    return {"heard": heard, "told": told}
+
+
 async def kill(opts) -> dict:
     async def one(mode: str, results: dict, ready: anyio.Event, go: anyio.Event, sent: anyio.Event) -> None:
         async with create_mcp_http_client() as hc:
@@ -157,15 +198,17 @@ async def kill(opts) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenario", choices=["calls", "subscribe", "kill"], default="calls")
+    ap.add_argument("--scenario", choices=["calls", "subscribe", "kill", "list-changed"], default="calls")
     ap.add_argument("--mode", choices=["auto", "legacy"], default="auto")
     ap.add_argument("--url", required=True)
     ap.add_argument("--replica", action="append", default=[])
     ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--call-timeout", type=float, default=20.0)
     opts = ap.parse_args()
     if opts.scenario != "calls":
-        summary = anyio.run(subscribe if opts.scenario == "subscribe" else kill, opts)
+        scenario = {"subscribe": subscribe, "kill": kill, "list-changed": list_changed}[opts.scenario]
+        summary = anyio.run(scenario, opts)
         print(json.dumps(summary), flush=True)
         return 0
     summary = anyio.run(run, opts)

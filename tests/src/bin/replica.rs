@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
-//!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL] [--example-tools]
+//!     [--legacy] [--request-state-key KEY] [--drain-grace SECONDS] [--redis URL] [--example-tools] [--live]
+//!     [--event-store-bytes N] [--event-store-streams N]
 //! ```
 //!
 //! It prints `url http://127.0.0.1:P/mcp` as its one line on stdout, then serves until
@@ -15,8 +16,10 @@
 //! replicas sit behind a load balancer on loopback. With `--redis URL` the replicas share
 //! legacy sessions, SSE events and notifications through that Redis (`toolwire::redis`, keys
 //! under `toolwire-cluster`), and `/readyz` answers 503 while the session store is down.
+//! Without it, SSE events are kept in a `MemoryEventStore`: `--event-store-bytes` and
+//! `--event-store-streams` set its bounds (the defaults otherwise).
 //!
-//! Its tools (each but `whoami`, `touch` and `steps` counts as a call it served):
+//! Its tools (each but `whoami`, `touch`, `steps` and `change` counts as a call it served):
 //!
 //! - `echo(text)`: returns `text`;
 //! - `slow(ms, text)`: sleeps `ms` milliseconds, then returns `text`;
@@ -30,7 +33,12 @@
 //!   carries it to the others); returns `<replica> told <n>`, `n` the subscribers sent to
 //!   at once from here;
 //! - `steps(count, gap_ms)`: logs `{"step": i, "replica": <name>}` at info `count` times,
-//!   `gap_ms` apart, then returns `<count> steps on <replica>`.
+//!   `gap_ms` apart, then returns `<count> steps on <replica>`;
+//! - `change()`, with `--live` (the server built `live()`): adds the tool `extra` to this
+//!   replica's tools, or removes it when it is there, so each call is one change of the tool
+//!   list (its `notifications/tools/list_changed` raised here, and carried to the others by
+//!   the fan-out); returns `<replica> added extra` or `<replica> removed extra`. Without
+//!   `--live` it returns the refusal's text.
 //!
 //! Its resources, for subscriptions: `cluster://watched` and `cluster://other` (text).
 //!
@@ -43,7 +51,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use toolwire::context::AskError;
-use toolwire::http::{Auth, Drain, HttpConfig, SessionStore, SessionStoreCheck, mcp_router};
+use toolwire::http::{
+    Auth, DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, Drain,
+    HttpConfig, MemoryEventStore, SessionStore, SessionStoreCheck, mcp_router,
+};
 use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
 use toolwire::server::Exposure;
@@ -148,6 +159,26 @@ async fn steps(
     format!("{count} steps on {}", name())
 }
 
+/// Add the tool `extra` to this replica's tools, or remove it when it is there.
+#[tool(side_effecting)]
+fn change() -> String {
+    let Some(server) = SERVER.get() else { return "not serving yet".to_owned() };
+    match server.remove_tool("extra") {
+        Ok(true) => format!("{} removed extra", name()),
+        Ok(false) => match server.add_tool(extra {}) {
+            Ok(()) => format!("{} added extra", name()),
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A tool that comes and goes (`change`).
+#[tool(read_only)]
+fn extra() -> &'static str {
+    "extra"
+}
+
 /// A resource a cluster test subscribes to.
 #[resource(uri = "cluster://watched", name = "watched", mime_type = "text/plain")]
 fn watched() -> &'static str {
@@ -167,6 +198,9 @@ struct Flags {
     drain_grace: Duration,
     redis: Option<String>,
     example_tools: bool,
+    live: bool,
+    event_store_bytes: Option<usize>,
+    event_store_streams: Option<usize>,
 }
 
 fn parse() -> Result<Flags, String> {
@@ -177,6 +211,9 @@ fn parse() -> Result<Flags, String> {
         drain_grace: Duration::from_secs(10),
         redis: None,
         example_tools: false,
+        live: false,
+        event_store_bytes: None,
+        event_store_streams: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -190,6 +227,16 @@ fn parse() -> Result<Flags, String> {
             }
             "--legacy" => flags.legacy = true,
             "--example-tools" => flags.example_tools = true,
+            "--live" => flags.live = true,
+            "--event-store-bytes" => {
+                let n = value()?.parse().map_err(|_| "--event-store-bytes: expected a number".to_owned())?;
+                flags.event_store_bytes = Some(n);
+            }
+            "--event-store-streams" => {
+                let n =
+                    value()?.parse().map_err(|_| "--event-store-streams: expected a number".to_owned())?;
+                flags.event_store_streams = Some(n);
+            }
             "--redis" => flags.redis = Some(value()?),
             "--request-state-key" => flags.request_state_key = Some(value()?),
             "--drain-grace" => {
@@ -218,11 +265,20 @@ async fn main() {
         Server::builder(options).tools(registry)
     } else {
         Server::builder(options)
-            .tools(tools![echo, slow, level, whoami, ask, touch, steps].expect("distinct tools"))
+            .tools(tools![echo, slow, level, whoami, ask, touch, steps, change].expect("distinct tools"))
             .resources(resources![watched, other].expect("distinct URIs"))
     };
+    if flags.live {
+        server = server.live();
+    }
     let drain = Drain::new().grace(flags.drain_grace);
     let mut config = HttpConfig::new(Auth::None).stateless(!flags.legacy).drain(drain.clone());
+    if flags.event_store_bytes.is_some() || flags.event_store_streams.is_some() {
+        let bytes = flags.event_store_bytes.unwrap_or(DEFAULT_EVENT_STORE_BYTES);
+        let streams = flags.event_store_streams.unwrap_or(DEFAULT_EVENT_STORE_STREAMS);
+        let store = MemoryEventStore::with_limits(DEFAULT_EVENTS_PER_STREAM, bytes).max_streams(streams);
+        config = config.event_store(Arc::new(store));
+    }
     if let Some(url) = &flags.redis {
         let fail = |e: toolwire::redis::RedisError| -> ! {
             eprintln!("replica: redis {url}: {e}");

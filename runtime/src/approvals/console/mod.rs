@@ -3,7 +3,9 @@
 //! permission prompt: the tool, its arguments (shown as untrusted text, never as HTML) and who
 //! asked: the caller's [`Principal`](crate::principal::Principal) (its subject, and its tenant
 //! if any, as the program or the authenticator set it, shown as untrusted text too), the CLI's
-//! `tool_use_id` and the MCP client's self-reported name. The person approves, denies with a message, or edits the
+//! `tool_use_id` and the MCP client's self-reported name and version (its `clientInfo`: the
+//! CLI's for a permission prompt, the calling client's for an untrusted caller's gated call;
+//! shown as untrusted text too). The person approves, denies with a message, or edits the
 //! arguments (JSON, checked) and approves; the answer resolves that prompt's
 //! [`ask`](Asker::ask), and the [`ApprovalServer`](super::ApprovalServer) records it with
 //! source [`Asker`](super::DecisionSource::Asker), as any asker's.

@@ -126,7 +126,7 @@ pub use config::{
 use direct::Direct;
 pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
 pub use event_store::{
-    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENTS_PER_STREAM, EVENT_OVERHEAD, EventId, EventStore,
+    DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
 use heads::Heads;
@@ -436,7 +436,12 @@ async fn resume_post(endpoint: &Endpoint, sid: &str, last: &EventId) -> Result<R
         }
         None => (None, u64::MAX, false),
     };
-    let replay = endpoint.store.replay(sid, last.stream(), last.seq()).await?;
+    let stored = endpoint.store.replay(sid, last.stream(), last.seq()).await;
+    let replay = match &live {
+        // The call still runs here: a stream the store lost whole is gone, not unknown.
+        Some(_) => event_store::replay_of_live(last.stream(), last.seq(), through, stored)?,
+        None => stored?,
+    };
     let replay = replay.into_iter().filter(|e| e.seq <= through).collect();
     let retry = endpoint.config.sse_polling.map_or(DEFAULT_SSE_RETRY, |p| p.retry);
     let tail = sse::Tail { live, ends_with_response: true, ended, guard: None, until: None };

@@ -25,6 +25,12 @@
 //!   subscriptions first, so a `resources/subscribe` served by another replica after the
 //!   stream opened here takes effect at once: one store read per such session and update,
 //!   off the request path (see `toolwire::redis` for why it is read and not pushed);
+//! - a list change (`notifications/tools/list_changed`, …) that finds a session with its
+//!   GET stream open here but not initialized as far as this replica knows `load`s it too:
+//!   the GET may have re-made the session here before its `notifications/initialized`
+//!   reached another replica, and the change goes out once the store says it arrived (one
+//!   read per such session and change, until one says so; none for a session known here to
+//!   be initialized);
 //! - a session id this replica does not hold is [`load`](SessionStore::load)ed, checked
 //!   against the request's principal, and re-made;
 //! - `DELETE` [`remove`](SessionStore::remove)s it.

@@ -10,8 +10,9 @@
 //! of another principal naming its id is answered as for an id that does not exist. With a
 //! shared session store (module `session_store`), this table is a cache of the sessions
 //! this replica serves: one swept here lives on in the store, its events kept, and a
-//! session whose GET stream is open here reads its subscriptions from the store before a
-//! resource update is sent on it ([`StoreRecheck`]).
+//! session whose GET stream is open here reads its state from the store before a resource
+//! update is sent on it, and before a list change while it is not known here to be
+//! initialized ([`StoreRecheck`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -239,12 +240,14 @@ fn sweep(table: &mut HashMap<String, Entry>, now: Instant, ttl: Duration) {
     table.retain(|_, e| now.duration_since(e.last_seen) <= ttl || e.busy());
 }
 
-/// A roaming session's subscriptions, read from the shared store before a resource update
-/// is sent on its GET stream: a `resources/subscribe` (or unsubscribe) served by another
-/// replica after the stream opened here is in the store before it was answered, so the
-/// read sees it. Only while the stream is open here: a copy whose stream is elsewhere (or
-/// closed) goes by what this replica last read, and a GET that opens it here reads the store
-/// first anyway.
+/// A roaming session's state, read from the shared store before a notification is sent on
+/// its GET stream: before each resource update (a `resources/subscribe` or unsubscribe
+/// served by another replica after the stream opened here is in the store before it was
+/// answered, so the read sees it), and before a list change while the session is not
+/// initialized as far as this replica knows (its `notifications/initialized` may have
+/// reached another replica after the GET here re-made it). Only while the stream is open
+/// here: a copy whose stream is elsewhere (or closed) goes by what this replica last read,
+/// and a GET that opens it here reads the store first anyway.
 struct StoreRecheck {
     store: Arc<dyn SessionStore>,
     id: Arc<str>,
@@ -261,9 +264,10 @@ impl Recheck for StoreRecheck {
         let (store, id, subject) = (Arc::clone(&self.store), Arc::clone(&self.id), Arc::clone(&self.subject));
         self.runtime.spawn(async move {
             let found = match tokio::time::timeout(STORE_CALL_TIMEOUT, store.load(&id)).await {
-                Ok(Ok(Some(state))) if *state.subject == *subject => {
-                    Reread::Now(state.subscriptions.into_iter().collect())
-                }
+                Ok(Ok(Some(state))) if *state.subject == *subject => Reread::Now {
+                    uris: state.subscriptions.into_iter().collect(),
+                    initialized: state.initialized,
+                },
                 Ok(Ok(_)) => Reread::Gone,
                 Ok(Err(e)) => {
                     tracing::warn!(error = %e, "the session store failed to read a session's subscriptions; sent by the last ones read");

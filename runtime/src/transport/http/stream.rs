@@ -23,7 +23,7 @@ use std::time::Duration;
 use axum::response::Response;
 
 use super::channel::{Channel, Resumable};
-use super::event_store::{ReplayError, StoredEvent};
+use super::event_store::{ReplayError, StoredEvent, replay_of_live};
 use super::outbox::{Outbox, channel};
 use super::sse;
 use crate::protocol::Outbound;
@@ -142,12 +142,9 @@ impl StreamSlot {
             Vec::new()
         } else {
             let store = self.channel.store();
-            match store.replay(self.channel.session(), &stream, after).await {
-                Ok(events) => events,
-                // Nothing was ever stored for it: nothing to replay.
-                Err(ReplayError::UnknownStream { .. }) if through == 0 => Vec::new(),
-                Err(e) => return Err(e),
-            }
+            // A stream the store lost whole (evicted) is still this one: gone, not unknown.
+            let stored = store.replay(self.channel.session(), &stream, after).await;
+            replay_of_live(&stream, after, through, stored)?
         };
         let replay: Vec<StoredEvent> = replay.into_iter().filter(|e| e.seq <= through).collect();
         let closer: Box<dyn Send + Sync> = Box::new(Closer { slot: Arc::downgrade(self), number });
