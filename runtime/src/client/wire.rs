@@ -53,9 +53,11 @@ pub struct ListedTool {
     pub title: Option<String>,
     /// Its description (server text).
     pub description: String,
-    /// Its `inputSchema`, as sent (`Value::Null` when it sent none).
+    /// Its `inputSchema`, as sent, every member kept (`$schema`, `$defs`, `$anchor`,
+    /// `additionalProperties`, `allOf`, `if`, keywords no dialect knows); `Value::Null` when
+    /// it sent none.
     pub input_schema: Value,
-    /// Its `outputSchema`, if any.
+    /// Its `outputSchema`, if any, as sent, every member kept.
     pub output_schema: Option<Value>,
     /// Its annotations.
     pub hints: ToolHints,
@@ -309,5 +311,32 @@ impl ResourceInfo {
             description: r.description,
             mime_type: r.mime_type,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::ListedTool;
+
+    #[test]
+    fn a_listed_tool_keeps_every_member_of_both_schemas() {
+        let input = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"a": {"$anchor": "a", "type": "string", "x-unit": "cm"}},
+            "properties": {"a": {"$ref": "#/$defs/a"}, "b": {"$ref": "#a"}},
+            "allOf": [{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}],
+            "if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {},
+            "additionalProperties": {"type": "integer"},
+            "x-vendor": [1, {"deep": null}]
+        });
+        let output = json!({"type": "object", "$defs": {"x": true}, "unevaluatedProperties": false});
+        let listed = ListedTool::from_listing(
+            json!({"name": "t", "inputSchema": input, "outputSchema": output, "x-extra": 1}),
+        );
+        assert_eq!(listed.input_schema, input);
+        assert_eq!(listed.output_schema, Some(output));
     }
 }
