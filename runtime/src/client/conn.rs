@@ -164,6 +164,11 @@ impl Conn {
         (Arc::new(conn), rx)
     }
 
+    /// The options the client was made with.
+    pub(crate) fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
     /// Speak the modern era from now on: every request carries `version` and our
     /// capabilities in `_meta`.
     pub(crate) fn set_modern(&self, version: &str) {

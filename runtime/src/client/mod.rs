@@ -18,7 +18,9 @@
 //!
 //! - [`StdioServer`] spawns a server; [`HttpServer`] reaches one over Streamable HTTP, plain
 //!   or over TLS (`https://`: TLS 1.2/1.3 with rustls on *ring*, Mozilla's roots built in,
-//!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]).
+//!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]);
+//!   [`Lines`] speaks stdio's framing over any async stream pair. Each is a
+//!   [`Transport`], the public seam: [`Client::connect`] takes any (see [Transports](#transports)).
 //! - [`Client`]: the connection (`connect`, `connect_spec`, `connect_config_file`, `close`,
 //!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
@@ -34,6 +36,16 @@
 //!   [`ClientOptions::elicitation_url`] and [`ClientOptions::on_elicitation_complete`].
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
+//!
+//! # Transports
+//!
+//! | you have | transport | why |
+//! | --- | --- | --- |
+//! | a command | [`StdioServer`] | MCP's stdio transport: the client owns the child (safe environment, stderr to `tracing`, graceful shutdown) |
+//! | an `http://` or `https://` URL | [`HttpServer`] | Streamable HTTP (2025-03-26 on, and 2026-07-28), the only HTTP transport built: the 2024-11-05 HTTP+SSE transport is not, so a server that speaks only it fails the handshake |
+//! | a `.mcp.json` entry, `MCP_SERVERS`, an [`McpServerSpec`](crate::McpServerSpec) | [`ServerTransport`] | `command` means stdio, `url` Streamable HTTP, as above (a `type` of `"sse"` is refused) |
+//! | a socket, a pipe, a child you spawned | [`Lines`] | stdio's one message per line, over your streams |
+//! | anything else | your own [`Transport`] | it moves whole messages; the client keeps the protocol (see the trait) |
 //!
 //! # Naming
 //!
@@ -72,6 +84,7 @@ mod connection;
 mod error;
 mod handlers;
 mod http;
+mod lines;
 mod normalise;
 mod options;
 mod prompts;
@@ -82,6 +95,7 @@ mod rounds;
 mod schema;
 mod stdio;
 mod talk;
+mod transport;
 mod typed;
 mod wire;
 
@@ -120,6 +134,7 @@ pub use handlers::{
     HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
     SamplingTurn,
 };
+pub use lines::Lines;
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
@@ -132,6 +147,7 @@ pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;
+pub use transport::{CloseFuture, Incoming, Link, Message, Outgoing, StartFuture, Transport};
 pub use typed::{TypedError, TypedTool};
 pub use wire::{
     CallResult, ListedTool, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo, ToolHints,
