@@ -1,7 +1,10 @@
 //! The client's transport seam (`toolwire::client::Transport`): a transport written here, over
 //! a real child process (the Python SDK 2.3.0 `MCPServer` fixture), that records every
-//! message both ways; one that cannot start; one whose server vanishes; and `Lines` over a
-//! child's pipes. Needs the peers: `bash tests/peers/setup.sh`.
+//! message both ways; one that cannot start; one whose server vanishes; `Lines` over a
+//! child's pipes; and `InProcess`, a client connected to a `toolwire::Server` value in this
+//! process through the whole protocol in both eras (handshake, lists, calls, progress, logs,
+//! elicitation, sampling, roots, and on 2026-07-28 the `input_required` rounds). Needs the
+//! peers: `bash tests/peers/setup.sh`.
 
 mod client_support;
 
@@ -13,11 +16,13 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 use toolwire::client::{
-    AdoptOptions, CallOptions, CallResult, Client, ClientError, ClientOptions, CloseFuture, Incoming, Lines,
-    Link, Outgoing, StartFuture, Transport,
+    AdoptOptions, CallOptions, CallResult, Client, ClientError, ClientOptions, CloseFuture,
+    CreateMessageResult, Elicited, EraMode, InProcess, Incoming, Lines, Link, LogMessage, Outgoing, Root,
+    StartFuture, Transport,
 };
+use toolwire::context::Progress;
 use toolwire::tool::Content;
-use toolwire::{Context, Tool};
+use toolwire::{Context, Server, ServerOptions, Tool, tool, tools};
 
 /// The text blocks of a result, joined with newlines.
 fn text(r: &CallResult) -> String {
@@ -203,6 +208,89 @@ async fn a_transport_that_fails_says_why_in_the_clients_error() {
     let boxed: Box<dyn Transport> = Box::new(Broken::CannotStart);
     let err = Client::connect_boxed(boxed, ClientOptions::new("broken")).await.unwrap_err();
     assert_eq!(err.to_string(), "server 'broken' has no route to its host");
+}
+
+/// Report progress twice, then say so.
+#[tool(read_only)]
+async fn steps(ctx: &Context, n: u32) -> String {
+    for i in 1..=n {
+        ctx.report_progress(f64::from(i), Some(f64::from(n)), Some("step"));
+    }
+    format!("{n} steps")
+}
+
+/// A server in this process: the talking tools of the examples, and `steps`.
+fn local_server() -> Server {
+    let mut registry = toolwire_examples::talk_tools::registry().unwrap();
+    registry.merge(tools![steps].unwrap()).unwrap();
+    Server::new(registry, ServerOptions::new("local", "0.1.0"))
+}
+
+/// Handlers a test writes: a form gets the name Ada, the model says "sunny", one root; the
+/// logs are kept.
+fn talking(logs: &Arc<Mutex<Vec<String>>>) -> ClientOptions {
+    let logs = Arc::clone(logs);
+    ClientOptions::new("local")
+        .on_elicit(|request| async move {
+            let mut content = request.defaults();
+            content.insert("name".into(), "Ada".into());
+            Ok(Elicited::accept(content))
+        })
+        .on_sample(|_| async { Ok(CreateMessageResult::text("fake-model", "sunny")) })
+        .roots(vec![Root::new("file:///work/a", Some("a".into()))])
+        .on_log(move |m: LogMessage| logs.lock().unwrap().push(format!("{}: {}", m.level.as_str(), m.data)))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_process_the_whole_protocol_in_both_eras_with_no_socket_and_no_child() {
+    for (era, version) in [(EraMode::Legacy, "2025-11-25"), (EraMode::Modern, "2026-07-28")] {
+        let logs = Arc::default();
+        let client = Client::connect(InProcess::new(local_server()), talking(&logs).era(era)).await.unwrap();
+        assert_eq!(client.server_info().protocol_version, version);
+        assert_eq!(client.server_info().name.as_deref(), Some("local"));
+        assert_eq!(client.pid(), None);
+        let listed = client.list_tools(true).await.unwrap();
+        assert!(listed.iter().any(|t| t.name == "ask_contact"), "{era:?}");
+
+        // Talking back: a form, the model, the roots (server requests in the legacy era,
+        // `input_required` rounds on 2026-07-28), answered by the same handlers.
+        let call = |name: &'static str, args: Value| client.call_tool(name, args, CallOptions::new());
+        let r = call("ask_contact", json!({"question": "Who?"})).await.unwrap();
+        assert_eq!(text(&r), "contact Ada (age not given)", "{era:?}");
+        let r = call("ask_model", json!({"prompt": "Weather?"})).await.unwrap();
+        assert_eq!(text(&r), "fake-model said \"sunny\" (stop: endTurn)", "{era:?}");
+        let r = call("show_roots", json!({"path": "/work/a/x", "relative": "y"})).await.unwrap();
+        assert_eq!(
+            text(&r),
+            "roots: file:///work/a; /work/a/x within a root: true; y resolves to /work/a/y",
+            "{era:?}"
+        );
+
+        // Progress for one call, and log messages.
+        let seen: Arc<Mutex<Vec<f64>>> = Arc::default();
+        let s = Arc::clone(&seen);
+        let progress = Arc::new(move |p: Progress| s.lock().unwrap().push(p.progress));
+        let r =
+            client.call_tool("steps", json!({"n": 2}), CallOptions::new().progress(progress)).await.unwrap();
+        assert_eq!(text(&r), "2 steps");
+        assert_eq!(*seen.lock().unwrap(), [1.0, 2.0], "{era:?}");
+        client.set_level(toolwire::protocol::LoggingLevel::Debug).await.unwrap();
+        let r = call("chatty", json!({})).await.unwrap();
+        assert_eq!(text(&r), "logged");
+        assert_eq!(logs.lock().unwrap().len(), 4, "{era:?}: {:?}", logs.lock().unwrap());
+
+        // An adopted tool, validated and sealed as from any server.
+        let d = client.adopt(AdoptOptions::default().allow(["ask_contact"])).await.unwrap();
+        let tool = d.get("ask_contact").unwrap();
+        let err = tool.call_json(json!({}), &Context::new()).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tool 'local__ask_contact' call rejected: missing required argument(s) ['question']. Accepted arguments: ['question']"
+        );
+        client.close().await;
+        let err = client.list_tools(true).await.unwrap_err();
+        assert_eq!(err.to_string(), "the client for server 'local' is closed");
+    }
 }
 
 #[tokio::test]

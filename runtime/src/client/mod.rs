@@ -19,7 +19,8 @@
 //! - [`StdioServer`] spawns a server; [`HttpServer`] reaches one over Streamable HTTP, plain
 //!   or over TLS (`https://`: TLS 1.2/1.3 with rustls on *ring*, Mozilla's roots built in,
 //!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]);
-//!   [`Lines`] speaks stdio's framing over any async stream pair. Each is a
+//!   [`Lines`] speaks stdio's framing over any async stream pair; [`InProcess`] connects to a
+//!   [`Server`](crate::Server) in this process, with no socket and no child. Each is a
 //!   [`Transport`], the public seam: [`Client::connect`] takes any (see [Transports](#transports)).
 //! - [`Client`]: the connection (`connect`, `connect_spec`, `connect_config_file`, `close`,
 //!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
@@ -45,6 +46,7 @@
 //! | an `http://` or `https://` URL | [`HttpServer`] | Streamable HTTP (2025-03-26 on, and 2026-07-28), the only HTTP transport built: the 2024-11-05 HTTP+SSE transport is not, so a server that speaks only it fails the handshake |
 //! | a `.mcp.json` entry, `MCP_SERVERS`, an [`McpServerSpec`](crate::McpServerSpec) | [`ServerTransport`] | `command` means stdio, `url` Streamable HTTP, as above (a `type` of `"sse"` is refused) |
 //! | a socket, a pipe, a child you spawned | [`Lines`] | stdio's one message per line, over your streams |
+//! | a [`Server`](crate::Server) value | [`InProcess`] | the whole protocol with no I/O: tests, and hosts that embed a server |
 //! | anything else | your own [`Transport`] | it moves whole messages; the client keeps the protocol (see the trait) |
 //!
 //! # Naming
@@ -84,6 +86,7 @@ mod connection;
 mod error;
 mod handlers;
 mod http;
+mod in_process;
 mod lines;
 mod normalise;
 mod options;
@@ -134,6 +137,7 @@ pub use handlers::{
     HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
     SamplingTurn,
 };
+pub use in_process::InProcess;
 pub use lines::Lines;
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;

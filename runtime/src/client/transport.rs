@@ -1,7 +1,6 @@
 //! The client's transport seam: [`Transport`], what carries a client's messages to a server
-//! and the server's back. [`StdioServer`], [`HttpServer`] and [`Lines`](super::Lines)
-//! are transports; so is anything that implements the trait.
-//!
+//! and the server's back. [`StdioServer`], [`HttpServer`], [`Lines`](super::Lines) and
+//! [`InProcess`](super::InProcess) are transports; so is anything that implements the trait.
 //!
 //! The design (message-level, eras and sessions) is on [`Transport`].
 
