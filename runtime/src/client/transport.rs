@@ -166,6 +166,16 @@ impl Incoming {
         }
     }
 
+    /// The exchange carrying request `request_id` was answered with HTTP status `status`
+    /// instead of a message: 401 or 403 fail the request as refused credentials
+    /// ([`ClientError::Unauthorized`], [`RemoteError::Unauthorized`](crate::tool::RemoteError::Unauthorized)),
+    /// another as a status trying again will not change.
+    pub fn http_status(&self, request_id: i64, status: u16) {
+        if let Some(conn) = self.0.upgrade() {
+            conn.fail(request_id, Failure::Http(status));
+        }
+    }
+
     /// The server is gone (`reason` completes "server 'x' …": `exited with status 1`): every
     /// request waiting fails with it, and so does every later one. The first reason stays.
     pub fn closed(&self, reason: impl Into<String>) {

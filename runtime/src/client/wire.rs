@@ -99,6 +99,21 @@ impl CallResult {
     pub fn new(content: Vec<Content>, structured: Option<Value>, is_error: bool) -> Self {
         CallResult { content, structured, is_error }
     }
+
+    /// The text blocks, joined with newlines (`""` when there are none). The server's words,
+    /// unsealed: before a model reads them, seal them
+    /// ([`untrusted::envelope`](super::untrusted::envelope)).
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                Content::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
 }
 
 impl ToolHints {
