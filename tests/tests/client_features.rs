@@ -1,5 +1,6 @@
-//! Prompts, typed handles, config files with `connect_all`, and the sampling and
-//! elicitation handlers, against real servers. Needs the peers: `bash tests/peers/setup.sh`.
+//! Prompts, typed handles, config files with `connect_all`, the sampling and elicitation
+//! handlers, and a listed tool's icons and `_meta`, against real servers. Needs the peers:
+//! `bash tests/peers/setup.sh`.
 
 mod client_support;
 
@@ -133,5 +134,28 @@ async fn sampling_and_elicitation_go_through_the_handlers() {
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     let err = d.get("ask_model").unwrap().call_json(json!({"question": "rain"}), &Context::new()).await;
     assert!(err.is_err(), "{err:?}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_listed_tool_keeps_the_icons_and_meta_a_python_sdk_server_sent_and_a_result_gives_its_text() {
+    let client = Client::connect(py2("client_schemas.py"), ClientOptions::new("trips")).await.unwrap();
+    let listed = client.list_tools(false).await.unwrap();
+    let plan = listed.iter().find(|t| t.name == "plan_trip").unwrap();
+    assert_eq!(plan.icons.len(), 1, "{plan:?}");
+    assert_eq!(plan.icons[0].src, "https://example.com/trip.png");
+    assert_eq!(plan.icons[0].mime_type.as_deref(), Some("image/png"));
+    assert_eq!(plan.icons[0].sizes, ["48x48"]);
+    let meta = plan.meta.as_ref().unwrap();
+    assert_eq!(meta.get("com.example/owner"), Some(&json!("travel-team")));
+    assert_eq!(meta.get("com.example/tier"), Some(&json!(2)));
+    client.close().await;
+
+    let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
+    let r = client.call_tool("forecast", json!({"city": "Oslo"}), toolwire::client::CallOptions::new()).await;
+    assert_eq!(r.unwrap().text(), "Oslo: sunny for the next 2 days");
+    // An image alone has no text.
+    let r = client.call_tool("tiny_image", json!({}), toolwire::client::CallOptions::new()).await.unwrap();
+    assert_eq!((r.content.len(), r.text()), (1, String::new()));
     client.close().await;
 }
