@@ -159,3 +159,14 @@ async fn a_listed_tool_keeps_the_icons_and_meta_a_python_sdk_server_sent_and_a_r
     assert_eq!((r.content.len(), r.text()), (1, String::new()));
     client.close().await;
 }
+
+#[tokio::test]
+async fn a_host_finds_an_adopted_tool_by_the_name_the_model_calls_it() {
+    let client = Client::connect(py2("client_mcpserver.py"), ClientOptions::new("weather")).await.unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let tool = d.by_adopted_name("weather__forecast").expect("the model's name for forecast");
+    assert_eq!(tool.remote_name(), "forecast");
+    assert!(std::ptr::eq(tool, d.get("forecast").unwrap()));
+    assert!(d.by_adopted_name("forecast").is_none());
+    client.close().await;
+}

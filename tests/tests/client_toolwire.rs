@@ -106,6 +106,15 @@ async fn serve_registry_over_loopback_http_with_its_bearer_token() {
     for (k, v) in spec.auth_headers() {
         http = http.header(k, v);
     }
+    // The token itself, and the spec with the client's own options (here: the era).
+    let token = spec.bearer_token().unwrap();
+    assert_eq!(spec.auth_headers()["Authorization"], format!("Bearer {token}"));
+    let client =
+        Client::connect_spec_with(&spec, ClientOptions::new("mine").era(toolwire::client::EraMode::Auto))
+            .await
+            .unwrap();
+    assert_eq!((client.name(), client.server_info().protocol_version.as_str()), ("mine", "2026-07-28"));
+    client.close().await;
     for era in [toolwire::client::EraMode::Legacy, toolwire::client::EraMode::Auto] {
         let client = Client::connect(http.clone(), ClientOptions::new("engine").era(era)).await.unwrap();
         let want = if era == toolwire::client::EraMode::Legacy { "2025-11-25" } else { "2026-07-28" };

@@ -55,7 +55,8 @@
 //! [`Client::call_tool`], [`Client::typed`], [`Discovery::get`], and a
 //! [`#[toolwire::remote]`](crate::remote) trait's methods (the method's name, or its
 //! `#[remote(name = "..")]`). The adopted, prefixed
-//! name is the model's (`tool.info().name()`).
+//! name is the model's (`tool.info().name()`); a host handed a model's tool call finds the
+//! tool by it with [`Discovery::by_adopted_name`].
 //!
 //! # Timeouts
 //!
