@@ -170,3 +170,31 @@ async fn a_host_finds_an_adopted_tool_by_the_name_the_model_calls_it() {
     assert!(d.by_adopted_name("forecast").is_none());
     client.close().await;
 }
+
+#[tokio::test]
+async fn an_adopted_tools_structured_result_is_held_to_its_output_schema() {
+    // A Python SDK 2.3.0 low-level server, which sends whatever its handler returns.
+    let client = Client::connect(py2("client_structured.py"), ClientOptions::new("counts")).await.unwrap();
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let call = |name: &'static str| {
+        let tool = d.get(name).unwrap();
+        async move { tool.call_json(json!({}), &Context::new()).await }
+    };
+    let ok = call("honest").await.unwrap();
+    assert_eq!(ok.structured, Some(json!({"count": 3})));
+    assert_eq!(
+        call("wrong_type").await.unwrap_err().to_string(),
+        "tool 'counts__wrong_type' returned output that does not match its outputSchema: at '/count': must be an integer"
+    );
+    assert_eq!(
+        call("missing").await.unwrap_err().to_string(),
+        "tool 'counts__missing' returned output that does not match its outputSchema: it returned no structured content"
+    );
+    // A tool error needs no structured content: it stays the server's failure.
+    let err = call("failing").await.unwrap_err().to_string();
+    assert!(err.starts_with("tool 'counts__failing' failed on server 'counts'"), "{err}");
+    // The raw call is the server's, unchecked.
+    let raw = client.call_tool("wrong_type", json!({}), toolwire::client::CallOptions::new()).await.unwrap();
+    assert_eq!(raw.structured, Some(json!({"count": "three"})));
+    client.close().await;
+}
