@@ -15,12 +15,12 @@ use client_support::{assert_gone, fixture, peer};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
+use toolwire::client::Progress; // a client-only program imports from `client` alone
 use toolwire::client::{
     AdoptOptions, CallOptions, CallResult, Client, ClientError, ClientOptions, CloseFuture,
     CreateMessageResult, Elicited, EraMode, InProcess, Incoming, Lines, Link, LogMessage, Outgoing, Root,
     StartFuture, Transport,
 };
-use toolwire::context::Progress;
 use toolwire::tool::Content;
 use toolwire::{Context, Server, ServerOptions, Tool, tool, tools};
 
@@ -274,7 +274,7 @@ async fn in_process_the_whole_protocol_in_both_eras_with_no_socket_and_no_child(
             client.call_tool("steps", json!({"n": 2}), CallOptions::new().progress(progress)).await.unwrap();
         assert_eq!(text(&r), "2 steps");
         assert_eq!(*seen.lock().unwrap(), [1.0, 2.0], "{era:?}");
-        client.set_level(toolwire::protocol::LoggingLevel::Debug).await.unwrap();
+        client.set_level(toolwire::client::LoggingLevel::Debug).await.unwrap();
         let r = call("chatty", json!({})).await.unwrap();
         assert_eq!(text(&r), "logged");
         assert_eq!(logs.lock().unwrap().len(), 4, "{era:?}: {:?}", logs.lock().unwrap());

@@ -131,6 +131,14 @@ pub use config::{
     load_servers, parse_servers,
 };
 pub use conn::{ProgressFn, UpdateFn};
+// What a client-only program's callbacks and requests name, from the layers that own them, so
+// that it imports from `client` alone.
+pub use crate::context::Progress;
+pub use crate::protocol::LoggingLevel;
+pub use crate::protocol::wire::{
+    CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
+    CompletionValues,
+};
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
