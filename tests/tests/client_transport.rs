@@ -3,7 +3,8 @@
 //! message both ways; one that cannot start; one whose server vanishes; `Lines` over a
 //! child's pipes; and `InProcess`, a client connected to a `toolwire::Server` value in this
 //! process through the whole protocol in both eras (handshake, lists, calls, progress, logs,
-//! elicitation, sampling, roots, and on 2026-07-28 the `input_required` rounds). Needs the
+//! elicitation, sampling, roots, and on 2026-07-28 the `input_required` rounds); and
+//! `ClientOptions::on_message` seeing every message of the built-in stdio transport. Needs the
 //! peers: `bash tests/peers/setup.sh`.
 
 mod client_support;
@@ -18,8 +19,8 @@ use tokio::sync::oneshot;
 use toolwire::client::Progress; // a client-only program imports from `client` alone
 use toolwire::client::{
     AdoptOptions, CallOptions, CallResult, Client, ClientError, ClientOptions, CloseFuture,
-    CreateMessageResult, Elicited, EraMode, InProcess, Incoming, Lines, Link, LogMessage, Outgoing, Root,
-    StartFuture, Transport,
+    CreateMessageResult, Direction, Elicited, EraMode, InProcess, Incoming, Lines, Link, LogMessage,
+    Outgoing, Root, StartFuture, Transport,
 };
 use toolwire::tool::Content;
 use toolwire::{Context, Server, ServerOptions, Tool, tool, tools};
@@ -340,4 +341,24 @@ async fn lines_whose_server_dies_fail_the_call_in_flight() {
         result.unwrap_err().to_string(),
         "the outcome of tool 'hang' is unknown: the call was cut off (server 'weather' closed the connection); it may have run, and it must not be re-run"
     );
+}
+
+#[tokio::test]
+async fn on_message_sees_every_message_of_a_built_in_transport() {
+    // The same record as the recorder's above, from the client's side of the built-in stdio
+    // transport, against the same Python SDK 2.3.0 server.
+    let log = Log::default();
+    let seen = Arc::clone(&log);
+    let options = ClientOptions::new("weather").on_message(move |way, message| {
+        let arrow = if way == Direction::Sent { "> " } else { "< " };
+        seen.lock().unwrap().push(format!("{arrow}{message}"));
+    });
+    let client = Client::connect(client_support::py2("client_mcpserver.py"), options).await.unwrap();
+    let r = client.call_tool("forecast", json!({"city": "Oslo"}), CallOptions::new()).await.unwrap();
+    assert_eq!(r.text(), "Oslo: sunny for the next 2 days");
+    client.close().await;
+    assert_eq!(methods(&log, "> "), ["initialize", "notifications/initialized", "tools/call"]);
+    assert_eq!(methods(&log, "< "), ["reply 1", "reply 2"]);
+    let received = log.lock().unwrap().iter().find(|l| l.starts_with("< ") && l.contains("sunny")).cloned();
+    assert!(received.is_some(), "{:?}", log.lock().unwrap());
 }

@@ -142,9 +142,9 @@ pub use crate::protocol::wire::{
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
-    CreateMessageResult, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited, HandlerError,
-    HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
-    SamplingTurn,
+    CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited,
+    HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
+    SamplingRequest, SamplingTurn,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;
