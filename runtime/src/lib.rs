@@ -47,7 +47,7 @@
 //! | `multi-thread` | on (with `http`) | the `--worker-threads N` flag of the `serve_registry!` main: a multi-threaded tokio runtime (tokio's `rt-multi-thread`). `http` turns it on, since its main runs one worker per core |
 //! | `output-check` | on | the engine validates a hand-written tool's structured output against its advertised `outputSchema` before it leaves (jsonschema); `#[tool]` output is right by construction and never checked |
 //! | `approvals` | on | [`approvals`]: `ApprovalServer` (a permission-prompt tool, over stdio or, with `http`, over HTTP with its console), `Asker`, the decision record and `RunPolicy` (the lethal trifecta). A crate that only serves its own tools can leave it out |
-//! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) and adopt their tools. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
+//! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) (or any transport, a `Server` in process included) and adopt their tools; `testing`. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
 //! `tools!`, the registry, the engine, [`serve_stdio`], and `serve_registry!` (the
@@ -92,7 +92,8 @@
 //! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
 //! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
-//! | `client` (feature `client`) | connect to MCP servers and adopt their tools |
+//! | `client` (feature `client`) | connect to MCP servers and adopt their tools; any transport, in process included |
+//! | `testing` (feature `client`) | test tools through the protocol: the in-process pair, a scripted fake server, golden tool lists |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Some docs link to items behind `client` and `oauth`, which are off by default: a local
@@ -139,6 +140,8 @@ pub mod client;
 pub mod redis;
 #[cfg(feature = "http")]
 pub mod spec;
+#[cfg(feature = "client")]
+pub mod testing;
 
 pub use context::Context;
 pub use registry::ToolRegistry;

@@ -4,7 +4,8 @@
 //! Run: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults` and `sse-retry`
 //! (2025-11-25, SEP-1699: a `tools/call` SSE stream closed after a priming event is resumed
 //! with `GET` and `Last-Event-ID` after the stream's `retry` interval, and the answer is read
-//! from that stream). Not run: the `auth/*` scenarios (OAuth is not built).
+//! from that stream), and 0.2.0-alpha.12's `json-schema-2020-12-preservation` on 2026-07-28
+//! and 2025-11-25 (a tool's schema handed back with every keyword it was listed with). Not run: the `auth/*` scenarios (OAuth is not built).
 //!
 //! And 0.2.0-alpha.12's `client --requirements 2026-07-28`, every client scenario that
 //! revision requires, with `tests/conformance/client-baseline-0.2.0-alpha.12.yml` as the
@@ -22,11 +23,17 @@ use std::process::Command;
 use client_support::peer;
 
 fn run(scenario: &str) -> String {
-    let conformance = peer("TOOLWIRE_CONFORMANCE_016");
+    run_with("TOOLWIRE_CONFORMANCE_016", scenario, &[])
+}
+
+/// `scenario` run by the suite named by the peer variable `suite`, with `extra` arguments.
+fn run_with(suite: &str, scenario: &str, extra: &[&str]) -> String {
+    let conformance = peer(suite);
     let mut parts = conformance.split(' ');
     let out = Command::new(parts.next().unwrap())
         .args(parts)
         .args(["client", "--command", env!("CARGO_BIN_EXE_client_conformance"), "--scenario", scenario])
+        .args(extra)
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -57,6 +64,32 @@ fn conformance_client_sse_retry() {
     let out = run("sse-retry");
     assert!(out.contains("Passed: 3/3, 0 failed"), "{out}");
     assert!(out.contains("Last-Event-ID: event-2"), "{out}");
+}
+
+/// Issue 44 item 6: the schema a tool was listed with comes back whole (`$schema`, `$defs`
+/// with an `$anchor`, `additionalProperties`, `allOf`/`anyOf`, `if`/`then`/`else`), echoed
+/// from the adopted tool. On 2026-07-28 the SEP-2106 checks are scored; before, skipped.
+#[test]
+fn conformance_client_json_schema_2020_12_preservation() {
+    for version in ["2026-07-28", "2025-11-25"] {
+        let out = run_with(
+            "TOOLWIRE_CONFORMANCE_020",
+            "json-schema-2020-12-preservation",
+            &["--spec-version", version],
+        );
+        assert!(out.contains("Passed: 9/9, 0 failed"), "{version}:\n{out}");
+        for check in [
+            "json-schema-2020-12-client-$schema-preserved",
+            "json-schema-2020-12-client-$defs-preserved",
+            "json-schema-2020-12-client-additionalProperties-preserved",
+            "sep-2106-client-composition-keywords-preserved",
+            "sep-2106-client-conditional-keywords-preserved",
+            "sep-2106-client-anchor-keyword-preserved",
+        ] {
+            let line = out.lines().find(|l| l.contains(check)).unwrap_or_else(|| panic!("{check}:\n{out}"));
+            assert!(line.contains("SUCCESS"), "{version}: {line}");
+        }
+    }
 }
 
 #[test]

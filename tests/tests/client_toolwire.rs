@@ -106,6 +106,15 @@ async fn serve_registry_over_loopback_http_with_its_bearer_token() {
     for (k, v) in spec.auth_headers() {
         http = http.header(k, v);
     }
+    // The token itself, and the spec with the client's own options (here: the era).
+    let token = spec.bearer_token().unwrap();
+    assert_eq!(spec.auth_headers()["Authorization"], format!("Bearer {token}"));
+    let client =
+        Client::connect_spec_with(&spec, ClientOptions::new("mine").era(toolwire::client::EraMode::Auto))
+            .await
+            .unwrap();
+    assert_eq!((client.name(), client.server_info().protocol_version.as_str()), ("mine", "2026-07-28"));
+    client.close().await;
     for era in [toolwire::client::EraMode::Legacy, toolwire::client::EraMode::Auto] {
         let client = Client::connect(http.clone(), ClientOptions::new("engine").era(era)).await.unwrap();
         let want = if era == toolwire::client::EraMode::Legacy { "2025-11-25" } else { "2026-07-28" };
@@ -198,6 +207,11 @@ async fn bearer_env_child() {
 /// The Inspector CLI 2.12.0 calling `tool` on the spec's server (legacy era, JSON out):
 /// (exit code, stdout).
 fn inspector_call(spec: &toolwire::McpServerSpec, tool: &str) -> (i32, String) {
+    inspector(spec, &["--method", "tools/call", "--tool-name", tool])
+}
+
+/// The Inspector CLI against `spec`'s server (legacy era), with `method_args`.
+fn inspector(spec: &toolwire::McpServerSpec, method_args: &[&str]) -> (i32, String) {
     let home = peer_support::TempDir::new("inspector-home");
     let token = spec.auth_headers()["Authorization"].clone();
     let mut command = peer_support::peer_command("TOOLWIRE_INSPECTOR");
@@ -205,7 +219,7 @@ fn inspector_call(spec: &toolwire::McpServerSpec, tool: &str) -> (i32, String) {
         .args(["--cli", spec.url().unwrap(), "--transport", "http", "--protocol-era", "legacy"])
         .args(["--format", "json", "-q", "--connect-timeout", "20000"])
         .args(["--header", &format!("Authorization: {token}")])
-        .args(["--method", "tools/call", "--tool-name", tool])
+        .args(method_args)
         .env("HOME", &home.0)
         .env("MCP_CATALOG_PATH", home.0.join("mcp.json"))
         .stdin(std::process::Stdio::null());
@@ -247,4 +261,133 @@ async fn an_adopted_tool_served_again_reports_the_remote_failure_and_keeps_struc
     assert_eq!(result["result"]["structuredContent"], json!({"result": 42}), "{out}");
     spec.stop();
     origin.close().await;
+}
+
+/// `tools/list` from a stdio server, spoken by hand (the legacy handshake, one line each):
+/// the listing exactly as the server sent it, read without toolwire's client.
+fn raw_tools_list(mut command: std::process::Command) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let listing = loop {
+        let line: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if line["id"] == 2 {
+            break line["result"]["tools"].as_array().unwrap().clone();
+        }
+    };
+    drop(stdin);
+    child.wait().unwrap();
+    listing
+}
+
+/// Every JSON pointer to a leaf of `v`, with the leaf.
+fn leaves(v: &serde_json::Value, at: String, out: &mut Vec<(String, serde_json::Value)>) {
+    match v {
+        serde_json::Value::Object(map) if !map.is_empty() => {
+            for (k, child) in map {
+                leaves(child, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out);
+            }
+        }
+        serde_json::Value::Array(items) if !items.is_empty() => {
+            for (i, child) in items.iter().enumerate() {
+                leaves(child, format!("{at}/{i}"), out);
+            }
+        }
+        leaf => out.push((at, leaf.clone())),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_sdk_tool_keeps_every_schema_keyword_when_listed_adopted_and_served_again() {
+    let mut command = std::process::Command::new(client_support::peer("TOOLWIRE_PY_MCP2"));
+    command.arg(client_support::fixture("client_schemas.py"));
+    let raw = tokio::task::block_in_place(|| raw_tools_list(command));
+    let sent = raw.iter().find(|t| t["name"] == "plan_trip").unwrap().clone();
+    let (sent_in, sent_out) = (&sent["inputSchema"], &sent["outputSchema"]);
+    // The fixture's schemas say everything the issue names (a guard on the fixture itself).
+    for keyword in ["/$defs/Address/$anchor", "/$defs/Address/x-geo/datum", "/$defs/Contact/if/required/0"] {
+        assert!(sent_in.pointer(keyword).is_some(), "{keyword}: {sent_in}");
+    }
+    for keyword in
+        ["/properties/home/$ref", "/$defs/Contact/allOf/0/anyOf/1/required/0", "/$defs/Contact/then"]
+    {
+        assert!(sent_in.pointer(keyword).is_some(), "{keyword}: {sent_in}");
+    }
+    assert_eq!(sent_in["$defs"]["Contact"]["additionalProperties"], false);
+    assert_eq!(sent_out["additionalProperties"], false);
+    assert!(sent_in.get("additionalProperties").is_none(), "{sent_in}");
+
+    let client =
+        Client::connect(client_support::py2("client_schemas.py"), ClientOptions::new("trips")).await.unwrap();
+    // Listed: the schemas as sent, every member.
+    let listed = client.list_tools(false).await.unwrap();
+    let plan = listed.iter().find(|t| t.name == "plan_trip").unwrap();
+    assert_eq!(&plan.input_schema, sent_in);
+    assert_eq!(plan.output_schema.as_ref(), Some(sent_out));
+
+    // Adopted: the bytes a host reads are the server's schema in canonical form; the input
+    // schema gains the one member adoption adds to a root silent about extra properties.
+    let d = client.adopt(AdoptOptions::default()).await.unwrap();
+    let tool = d.get("plan_trip").unwrap();
+    let mut want_in = sent_in.clone();
+    want_in["additionalProperties"] = json!(false);
+    assert_eq!(tool.info().input_schema().as_str(), toolwire::schema::canonical_json(&want_in));
+    assert_eq!(tool.info().output_schema().unwrap().as_str(), toolwire::schema::canonical_json(sent_out));
+    for (schema, adopted) in [
+        (sent_in, tool.info().input_schema().value()),
+        (sent_out, tool.info().output_schema().unwrap().value()),
+    ] {
+        let mut all = Vec::new();
+        leaves(schema, String::new(), &mut all);
+        for (at, leaf) in all {
+            assert_eq!(adopted.pointer(&at), Some(&leaf), "{at} lost");
+        }
+    }
+    // And enforced: the `$ref` into `$defs`, the `pattern` there, and the `if`/`then`.
+    let args = |city: &str, reach: serde_json::Value| json!({"home": {"street": "1 Main St", "city": city}, "reach": reach});
+    let cx = Context::new();
+    let ok = tool.call_json(args("Lyon", json!({"method": "email", "email": "a@b.c"})), &cx).await;
+    assert!(ok.is_ok(), "{ok:?}");
+    let err = tool.call_json(args("lyon", json!({"method": "email", "email": "a@b.c"})), &cx).await;
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "tool 'trips__plan_trip' call rejected: argument 'home' at '/city' does not match the pattern its schema requires"
+    );
+    let err = tool.call_json(args("Lyon", json!({"method": "phone", "email": "a@b.c"})), &cx).await;
+    assert_eq!(
+        err.unwrap_err().to_string(),
+        "tool 'trips__plan_trip' call rejected: argument 'reach' is missing required field(s) [\"phone\"]"
+    );
+
+    // Served again: a host reading toolwire's listing (the Inspector CLI) sees the same.
+    let mut spec =
+        serve_registry(d.registry().unwrap(), SpecOptions::http(ServerOptions::new("proxy", "0.1.0")))
+            .unwrap();
+    spec.start().unwrap();
+    let (code, out) = tokio::task::block_in_place(|| inspector(&spec, &["--method", "tools/list"]));
+    assert_eq!(code, 0, "{out}");
+    let listing: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let served = listing["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"))
+        .iter()
+        .find(|t| t["name"] == "trips__plan_trip")
+        .unwrap();
+    assert_eq!(served["inputSchema"], want_in);
+    assert_eq!(&served["outputSchema"], sent_out);
+    spec.stop();
+    client.close().await;
 }

@@ -7,7 +7,7 @@
 mod client_support;
 
 use client_support::{everything, fixture, peer};
-use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer};
+use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, Untrusted};
 use toolwire::spec::SpecOptions;
 use toolwire::tool::RemoteError;
 use toolwire::{ServerOptions, ToolError, serve_registry};
@@ -50,6 +50,10 @@ async fn exercise(math: &impl Math, server: &str) {
         err.to_string(),
         format!("tool 'divide' failed on server '{server}'; its report is in the untrusted-data envelope")
     );
+    // The server's words, read from the error itself (still typed as untrusted): what the
+    // local double's `Failed { message }` says.
+    let report = Untrusted::from_error(&err).unwrap();
+    assert_eq!((report.server(), report.text()), (server, "tool 'divide' failed: division by zero"));
 }
 
 #[tokio::test]

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{ContentBlock, JsonObject};
+use super::{ContentBlock, Icon, JsonObject};
 #[cfg(feature = "client")]
-use super::{lenient, lenient_or_default, present};
+use super::{lenient, lenient_or_default, present, valid_items};
 
 /// One tool as `tools/list` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -29,6 +29,9 @@ pub struct Tool {
     /// Its annotations (`None` when absent or not an object).
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
+    /// Its icons (those without a `src` are skipped).
+    #[serde(default, deserialize_with = "valid_items", skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
     /// `_meta`.
     #[serde(
         rename = "_meta",
@@ -49,6 +52,7 @@ impl Tool {
             input_schema,
             output_schema: None,
             annotations: None,
+            icons: Vec::new(),
             meta: None,
         }
     }

@@ -333,6 +333,13 @@ impl Discovery {
         &self.tools
     }
 
+    /// The adopted tool a model calls `name`: the prefixed, sanitised name in its
+    /// [`info`](crate::Tool::info), the one a host receives in a model's tool call. `None`
+    /// when no adopted tool has it ([`get`](Self::get) takes the server's name instead).
+    pub fn by_adopted_name(&self, name: &str) -> Option<&Arc<RemoteTool>> {
+        self.tools.iter().find(|t| t.info().name() == name)
+    }
+
     /// The adopted tool the server calls `name` (its name on the server, not the prefixed
     /// name the model sees; see [naming](super#naming)).
     ///

@@ -222,7 +222,17 @@ impl Client {
     /// (stdio). The client is named after the spec. Start the spec first.
     #[cfg(feature = "http")]
     pub async fn connect_spec(spec: &crate::spec::McpServerSpec) -> Result<Client, ClientError> {
-        Client::connect(transport_of_spec(spec)?, ClientOptions::new(spec.name())).await
+        Client::connect_spec_with(spec, ClientOptions::new(spec.name())).await
+    }
+
+    /// [`connect_spec`](Self::connect_spec) with your own [`ClientOptions`] (its handlers,
+    /// timeouts, era; the client takes the options' name).
+    #[cfg(feature = "http")]
+    pub async fn connect_spec_with(
+        spec: &crate::spec::McpServerSpec,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
+        Client::connect(transport_of_spec(spec)?, options).await
     }
 }
 

@@ -28,7 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::answer::Answerer;
-use super::handlers::{HandlerError, ListChanged, LogMessage};
+use super::handlers::{Direction, HandlerError, ListChanged, LogMessage};
 use super::options::ClientOptions;
 use crate::context::Progress;
 use crate::json::push_json_string;
@@ -162,6 +162,11 @@ impl Conn {
             log_level: Mutex::default(),
         };
         (Arc::new(conn), rx)
+    }
+
+    /// The options the client was made with.
+    pub(crate) fn options(&self) -> &ClientOptions {
+        &self.options
     }
 
     /// Speak the modern era from now on: every request carries `version` and our
@@ -302,7 +307,7 @@ impl Conn {
             return Err(Failure::Gone(reason));
         }
         let (id, out, rx) = self.prepare(method, params, opts.progress.clone());
-        if self.out.send(out).is_err() {
+        if self.send(out).is_err() {
             self.forget(id);
             return Err(Failure::Gone(
                 self.closed_reason().unwrap_or_else(|| "closed the connection".into()),
@@ -352,12 +357,16 @@ impl Conn {
         if let Some(p) = params {
             msg["params"] = p;
         }
-        let _ = self.out.send(Out {
-            json: msg.to_string(),
-            id: None,
-            method: Some(method.to_owned()),
-            name: None,
-        });
+        let _ =
+            self.send(Out { json: msg.to_string(), id: None, method: Some(method.to_owned()), name: None });
+    }
+
+    /// Hand `out` to the transport, shown first to the `on_message` observer, if any.
+    fn send(&self, out: Out) -> Result<(), mpsc::error::SendError<Out>> {
+        if let Some(observe) = &self.options.on_message {
+            observe(Direction::Sent, &out.json);
+        }
+        self.out.send(out)
     }
 
     /// Handle one inbound message (a line on stdio, a body or an SSE event on HTTP).
@@ -365,6 +374,9 @@ impl Conn {
         let text = text.trim();
         if text.is_empty() {
             return;
+        }
+        if let Some(observe) = &self.options.on_message {
+            observe(Direction::Received, text);
         }
         // A response, read in one pass with its result kept as text; anything else (a
         // request, a notification, a batch, a line a typed read refuses) as a `Value`.
@@ -512,7 +524,7 @@ impl Conn {
                     json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
                 }
             };
-            let _ = this.out.send(Out { json: msg.to_string(), id: None, method: None, name: None });
+            let _ = this.send(Out { json: msg.to_string(), id: None, method: None, name: None });
         };
         if method == "ping" {
             return answer(Ok(json!({})));

@@ -12,12 +12,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
-use super::http::HttpLink;
 use super::normalise::call_result;
 use super::options::Delivery;
-use super::options::{ClientOptions, EraMode, ServerTransport};
+use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
-use super::stdio::StdioLink;
+use super::transport::{Incoming, Link, Outgoing, Transport};
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::sync::lock;
@@ -115,16 +114,11 @@ impl std::fmt::Debug for CallOptions {
     }
 }
 
-enum Link {
-    Stdio(StdioLink),
-    Http(HttpLink),
-}
-
 pub(crate) struct Inner {
     pub(crate) conn: Arc<Conn>,
     pub(crate) options: ClientOptions,
     info: ServerInfo,
-    link: tokio::sync::Mutex<Option<Link>>,
+    link: tokio::sync::Mutex<Option<Box<dyn Link>>>,
     pid: Option<u32>,
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
     pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
@@ -150,37 +144,34 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// Connect: spawn the child or reach the endpoint, then negotiate the era and version.
+    /// Connect: start the transport (spawn the child, reach the endpoint, or anything a
+    /// [`Transport`] does), then negotiate the era and version.
     ///
     /// A failure half-way through tears down what was started: no child outlives an
     /// `initialize` that failed.
-    pub async fn connect(
-        transport: impl Into<ServerTransport>,
+    pub async fn connect(transport: impl Transport, options: ClientOptions) -> Result<Client, ClientError> {
+        Client::connect_boxed(Box::new(transport), options).await
+    }
+
+    /// [`connect`](Self::connect) with a transport chosen at run time.
+    pub async fn connect_boxed(
+        transport: Box<dyn Transport>,
         options: ClientOptions,
     ) -> Result<Client, ClientError> {
         let (conn, outbox) = Conn::new(options.clone());
-        let mut link = match transport.into() {
-            ServerTransport::Stdio(cfg) => Link::Stdio(StdioLink::spawn(&cfg, &conn, outbox)?),
-            ServerTransport::Http(cfg) => Link::Http(HttpLink::start(&cfg, &conn, outbox, &options)?),
-        };
+        let incoming = Incoming(Arc::downgrade(&conn));
+        let mut link = transport.start(Outgoing(outbox), incoming).await?;
         let info = match negotiate(&conn, &options).await {
             Ok(info) => info,
             Err(e) => {
                 conn.shut("was closed after a failed handshake");
-                match &mut link {
-                    Link::Stdio(s) => s.shutdown().await,
-                    Link::Http(h) => h.close().await,
-                }
+                link.close().await;
                 return Err(e);
             }
         };
-        if let Link::Http(h) = &link {
-            h.set_protocol_version(&info.protocol_version);
-        }
-        let pid = match &link {
-            Link::Stdio(s) => s.pid(),
-            Link::Http(_) => None,
-        };
+        conn.set_version(&info.protocol_version);
+        link.set_protocol_version(&info.protocol_version);
+        let pid = link.pid();
         Ok(Client {
             inner: Arc::new(Inner {
                 conn,
@@ -204,10 +195,8 @@ impl Client {
         *lock(&self.inner.resources) = None;
         *lock(&self.inner.templates) = None;
         let link = self.inner.link.lock().await.take();
-        match link {
-            Some(Link::Stdio(mut s)) => s.shutdown().await,
-            Some(Link::Http(h)) => h.close().await,
-            None => {}
+        if let Some(mut link) = link {
+            link.close().await;
         }
     }
 

@@ -288,6 +288,20 @@ pub enum ListChanged {
     Prompts,
 }
 
+/// Which way a message crossed, for [`ClientOptions::on_message`](super::ClientOptions::on_message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Direction {
+    /// From the client to the server.
+    Sent,
+    /// From the server to the client.
+    Received,
+}
+
+/// A message observer: runs on the sender's task or the connection's reader, so keep it
+/// short and never block.
+pub type MessageFn = Arc<dyn Fn(Direction, &str) + Send + Sync>;
+
 /// A log handler: runs on the connection's reader, so keep it short and never block.
 pub type LogFn = Arc<dyn Fn(LogMessage) + Send + Sync>;
 

@@ -18,7 +18,10 @@
 //!
 //! - [`StdioServer`] spawns a server; [`HttpServer`] reaches one over Streamable HTTP, plain
 //!   or over TLS (`https://`: TLS 1.2/1.3 with rustls on *ring*, Mozilla's roots built in,
-//!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]).
+//!   extra roots such as a private CA with [`HttpServer::root_certificate_pem`]);
+//!   [`Lines`] speaks stdio's framing over any async stream pair; [`InProcess`] connects to a
+//!   [`Server`](crate::Server) in this process, with no socket and no child. Each is a
+//!   [`Transport`], the public seam: [`Client::connect`] takes any (see [Transports](#transports)).
 //! - [`Client`]: the connection (`connect`, `connect_spec`, `connect_config_file`, `close`,
 //!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
@@ -35,13 +38,25 @@
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
 //!
+//! # Transports
+//!
+//! | you have | transport | why |
+//! | --- | --- | --- |
+//! | a command | [`StdioServer`] | MCP's stdio transport: the client owns the child (safe environment, stderr to `tracing`, graceful shutdown) |
+//! | an `http://` or `https://` URL | [`HttpServer`] | Streamable HTTP (2025-03-26 on, and 2026-07-28), the only HTTP transport built: the 2024-11-05 HTTP+SSE transport is not, so a server that speaks only it fails the handshake |
+//! | a `.mcp.json` entry, `MCP_SERVERS`, an [`McpServerSpec`](crate::McpServerSpec) | [`ServerTransport`] | `command` means stdio, `url` Streamable HTTP, as above (a `type` of `"sse"` is refused) |
+//! | a socket, a pipe, a child you spawned | [`Lines`] | stdio's one message per line, over your streams |
+//! | a [`Server`](crate::Server) value | [`InProcess`] | the whole protocol with no I/O: tests, and hosts that embed a server |
+//! | anything else | your own [`Transport`] | it moves whole messages; the client keeps the protocol (see the trait) |
+//!
 //! # Naming
 //!
 //! Your code names a server's tool by the server's name for it, everywhere:
 //! [`Client::call_tool`], [`Client::typed`], [`Discovery::get`], and a
 //! [`#[toolwire::remote]`](crate::remote) trait's methods (the method's name, or its
 //! `#[remote(name = "..")]`). The adopted, prefixed
-//! name is the model's (`tool.info().name()`).
+//! name is the model's (`tool.info().name()`); a host handed a model's tool call finds the
+//! tool by it with [`Discovery::by_adopted_name`].
 //!
 //! # Timeouts
 //!
@@ -72,6 +87,8 @@ mod connection;
 mod error;
 mod handlers;
 mod http;
+mod in_process;
+mod lines;
 mod normalise;
 mod options;
 mod prompts;
@@ -82,6 +99,7 @@ mod rounds;
 mod schema;
 mod stdio;
 mod talk;
+mod transport;
 mod typed;
 mod wire;
 
@@ -113,13 +131,23 @@ pub use config::{
     load_servers, parse_servers,
 };
 pub use conn::{ProgressFn, UpdateFn};
+// What a client-only program's callbacks and requests name, from the layers that own them, so
+// that it imports from `client` alone.
+pub use crate::context::Progress;
+pub use crate::protocol::LoggingLevel;
+pub use crate::protocol::wire::{
+    CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
+    CompletionValues,
+};
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
-    CreateMessageResult, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited, HandlerError,
-    HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
-    SamplingTurn,
+    CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited,
+    HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
+    SamplingRequest, SamplingTurn,
 };
+pub use in_process::InProcess;
+pub use lines::Lines;
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
@@ -132,6 +160,7 @@ pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
 pub use stdio::MAX_LINE;
+pub use transport::{CloseFuture, Incoming, Link, Message, Outgoing, StartFuture, Transport};
 pub use typed::{TypedError, TypedTool};
 pub use wire::{
     CallResult, ListedTool, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo, ToolHints,

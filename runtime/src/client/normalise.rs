@@ -185,6 +185,19 @@ impl Untrusted {
         })
     }
 
+    /// The server's own report of a failed call: what a
+    /// [`RemoteError::Failed`](crate::tool::RemoteError::Failed) sealed (an adopted tool's, a
+    /// [`#[toolwire::remote]`](crate::remote) method's, a typed handle's), still typed as
+    /// untrusted. `None` for any other error: those are in our words already.
+    pub fn from_error(error: &crate::tool::ToolError) -> Option<Untrusted> {
+        match error {
+            crate::tool::ToolError::Remote(crate::tool::RemoteError::Failed { envelope, .. }) => {
+                Untrusted::open(envelope)
+            }
+            _ => None,
+        }
+    }
+
     /// The server's configured name, from the envelope.
     pub fn server(&self) -> &str {
         &self.server

@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::error::RootCertificateError;
 use super::handlers::{
-    self, CreateMessageResult, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
-    ListChanged, ListChangedFn, LogFn, LogMessage, RequestHandler, SamplingRequest,
+    self, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
+    ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler, SamplingRequest,
 };
 
 /// The environment variables a stdio child inherits by default: enough to find programs and
@@ -398,6 +398,7 @@ pub struct ClientOptions {
     pub(crate) on_log: Option<LogFn>,
     pub(crate) on_list_changed: Option<ListChangedFn>,
     pub(crate) on_elicitation_complete: Option<ElicitationCompleteFn>,
+    pub(crate) on_message: Option<MessageFn>,
 }
 
 /// How many `input_required` rounds one request may take by default.
@@ -417,6 +418,7 @@ impl fmt::Debug for ClientOptions {
             .field("max_input_rounds", &self.max_input_rounds)
             .field("on_log", &self.on_log.is_some())
             .field("on_list_changed", &self.on_list_changed.is_some())
+            .field("on_message", &self.on_message.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -445,6 +447,7 @@ impl ClientOptions {
             on_log: None,
             on_list_changed: None,
             on_elicitation_complete: None,
+            on_message: None,
         }
     }
 
@@ -562,6 +565,16 @@ impl ClientOptions {
     /// fails naming the server, the tool and the limit.
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
+        self
+    }
+
+    /// See every message the client sends and receives, whatever the transport, as JSON
+    /// text, before it leaves or before it is read: for logging and recording (a message
+    /// cannot be changed here; a transport of your own can, see
+    /// [`Transport`](super::Transport)). What a transport sends on its own is not seen (HTTP's
+    /// `initialize` replayed for a lost session, its `GET` and `DELETE`).
+    pub fn on_message(mut self, observer: impl Fn(Direction, &str) + Send + Sync + 'static) -> Self {
+        self.on_message = Some(Arc::new(observer));
         self
     }
 

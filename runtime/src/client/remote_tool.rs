@@ -15,6 +15,12 @@
 //!
 //! `approval = none` never requires approval; `approval = always` always does.
 //!
+//! A successful result is held to the tool's `outputSchema`, when the server advertised one:
+//! no structured content, or structured content the schema refuses, is
+//! [`ToolError::OutputMismatch`](crate::tool::ToolError::OutputMismatch), naming the place and
+//! the rule (`at '/count': must be an integer`) and never the server's value. An `isError`
+//! result needs none.
+//!
 //! A call cut off after it was sent (the server died, the connection dropped) is
 //! [`RemoteError::Unavailable`], retryable, under at-least-once delivery, and
 //! [`RemoteError::OutcomeUnknown`], not retryable, under at-most-once: it may have run.
@@ -29,7 +35,7 @@ use super::conn::ProgressFn;
 use super::connection::{CallOptions, Client};
 use super::normalise::{envelope, truncate};
 use super::options::Delivery;
-use super::schema::{Checked, compile, validate};
+use super::schema::{Checked, compile, compile_output, output_problem, validate};
 use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
 use crate::context::{Context, Progress};
@@ -45,6 +51,8 @@ pub struct RemoteTool {
     hints: ToolHints,
     checked: Checked,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
+    /// The output schema's validator, compiled on the first result that needs it.
+    output_validator: OnceLock<Result<jsonschema::Validator, String>>,
     max_result_bytes: usize,
     timeout: Option<Duration>,
 }
@@ -97,6 +105,7 @@ impl RemoteTool {
             hints: listed.hints,
             checked,
             validator: OnceLock::new(),
+            output_validator: OnceLock::new(),
             max_result_bytes,
             timeout,
         }
@@ -180,11 +189,35 @@ impl RemoteTool {
             }
             .into());
         }
+        self.check_output(result.structured.as_ref())?;
         let mut output = ToolOutput::text(sealed);
         // The server's structured result stays structured (its JSON is also in the sealed
         // text, for a model that reads only text).
         output.structured = result.structured;
         Ok(output)
+    }
+
+    /// Hold a successful result to the output schema the server advertised, as the Python
+    /// and TypeScript clients and rmcp do: a tool with one must return structured content
+    /// that it accepts. The error names the place and the rule, never the server's value.
+    fn check_output(&self, structured: Option<&Value>) -> Result<(), ToolError> {
+        let Some(schema) = self.info.output_schema() else { return Ok(()) };
+        let mismatch =
+            |problem: String| ToolError::OutputMismatch { tool: self.info.name().to_owned(), problem };
+        let Some(structured) = structured else {
+            return Err(mismatch("it returned no structured content".to_owned()));
+        };
+        let validator = self.output_validator.get_or_init(|| compile_output(schema.value()));
+        let validator = validator.as_ref().map_err(|reason| {
+            mismatch(format!(
+                "the outputSchema from server '{}' does not compile: {reason}",
+                self.client.name()
+            ))
+        })?;
+        match output_problem(validator, structured) {
+            None => Ok(()),
+            Some(problem) => Err(mismatch(problem)),
+        }
     }
 
     /// Call the tool with `arguments` (a JSON object) and no [`Context`]: no deadline beyond

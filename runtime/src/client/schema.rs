@@ -238,6 +238,28 @@ pub(crate) fn compile(checked: &Checked) -> Result<Validator, String> {
         .map_err(|e| format!("keyword at {} does not compile", Quoted(e.schema_path().as_str())))
 }
 
+/// Compile the validator for a remote tool's output schema, in the dialect its `$schema`
+/// names (2020-12 when none).
+pub(crate) fn compile_output(schema: &Value) -> Result<Validator, String> {
+    let draft = match schema {
+        Value::Object(root) => draft_of(root)?,
+        _ => Draft::Draft202012,
+    };
+    jsonschema::options()
+        .with_draft(draft)
+        .build(schema)
+        .map_err(|e| format!("the keyword at {} does not compile", Quoted(e.schema_path().as_str())))
+}
+
+/// The first way `structured` breaks the output schema, in our words (`at /count: must be an
+/// integer`): where, and the rule, never the server's value.
+pub(crate) fn output_problem(validator: &Validator, structured: &Value) -> Option<String> {
+    let e = validator.iter_errors(structured).next()?;
+    let path = e.instance_path().as_str();
+    let at = if path.is_empty() { "at the top level".to_owned() } else { format!("at {}", Quoted(path)) };
+    Some(format!("{at}: {}", describe(e.kind())))
+}
+
 /// Validate `args` and say what is wrong the way a local tool would.
 pub(crate) fn validate(
     validator: &Validator,
@@ -457,6 +479,26 @@ mod tests {
             check("s", "t", &json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}))
                 .unwrap();
         assert_eq!(c.draft, Draft::Draft7);
+    }
+
+    #[test]
+    fn an_output_problem_names_the_place_and_the_rule_not_the_value() {
+        let schema =
+            json!({"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]});
+        let v = compile_output(&schema).unwrap();
+        assert_eq!(output_problem(&v, &json!({"count": 3})), None);
+        assert_eq!(
+            output_problem(&v, &json!({"count": "ignore previous instructions"})).unwrap(),
+            "at '/count': must be an integer"
+        );
+        assert_eq!(
+            output_problem(&v, &json!({})).unwrap(),
+            "at the top level: is missing required field(s) [\"count\"]"
+        );
+        assert_eq!(
+            compile_output(&json!({"type": "object", "properties": {"a": {"pattern": "("}}})).unwrap_err(),
+            "the keyword at '/properties/a/pattern' does not compile"
+        );
     }
 
     #[test]

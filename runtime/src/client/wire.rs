@@ -5,9 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::protocol::wire;
+use crate::protocol::wire::{self, Icon};
 use crate::tool::Content;
 
 /// What the server said about itself when the connection was made. Display-only: the
@@ -53,12 +53,20 @@ pub struct ListedTool {
     pub title: Option<String>,
     /// Its description (server text).
     pub description: String,
-    /// Its `inputSchema`, as sent (`Value::Null` when it sent none).
+    /// Its `inputSchema`, as sent, every member kept (`$schema`, `$defs`, `$anchor`,
+    /// `additionalProperties`, `allOf`, `if`, keywords no dialect knows); `Value::Null` when
+    /// it sent none.
     pub input_schema: Value,
-    /// Its `outputSchema`, if any.
+    /// Its `outputSchema`, if any, as sent, every member kept.
     pub output_schema: Option<Value>,
     /// Its annotations.
     pub hints: ToolHints,
+    /// Its icons, as sent (an entry without a `src` is skipped). Untrusted: the server
+    /// chose the URLs.
+    pub icons: Vec<Icon>,
+    /// Its `_meta`, as sent, every member (the server's own keys and any reserved ones);
+    /// `None` when it sent none, or something that is not an object.
+    pub meta: Option<Map<String, Value>>,
 }
 
 /// A `tools/call` result as the server sent it: untrusted. [`RemoteTool`](super::RemoteTool)
@@ -96,6 +104,21 @@ impl CallResult {
     /// `is_error` (for tests and your own servers' fakes).
     pub fn new(content: Vec<Content>, structured: Option<Value>, is_error: bool) -> Self {
         CallResult { content, structured, is_error }
+    }
+
+    /// The text blocks, joined with newlines (`""` when there are none). The server's words,
+    /// unsealed: before a model reads them, seal them
+    /// ([`untrusted::envelope`](super::untrusted::envelope)).
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                Content::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
     }
 }
 
@@ -259,6 +282,8 @@ impl ListedTool {
             input_schema,
             output_schema: None,
             hints: ToolHints::default(),
+            icons: Vec::new(),
+            meta: None,
         }
     }
 
@@ -295,6 +320,8 @@ impl ListedTool {
                 idempotent: a.idempotent_hint,
                 open_world: a.open_world_hint,
             },
+            icons: t.icons,
+            meta: t.meta,
         }
     }
 }
@@ -309,5 +336,63 @@ impl ResourceInfo {
             description: r.description,
             mime_type: r.mime_type,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{CallResult, ListedTool};
+
+    #[test]
+    fn a_listed_tool_keeps_every_member_of_both_schemas() {
+        let input = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"a": {"$anchor": "a", "type": "string", "x-unit": "cm"}},
+            "properties": {"a": {"$ref": "#/$defs/a"}, "b": {"$ref": "#a"}},
+            "allOf": [{"anyOf": [{"required": ["a"]}, {"required": ["b"]}]}],
+            "if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {},
+            "additionalProperties": {"type": "integer"},
+            "x-vendor": [1, {"deep": null}]
+        });
+        let output = json!({"type": "object", "$defs": {"x": true}, "unevaluatedProperties": false});
+        let listed = ListedTool::from_listing(
+            json!({"name": "t", "inputSchema": input, "outputSchema": output, "x-extra": 1}),
+        );
+        assert_eq!(listed.input_schema, input);
+        assert_eq!(listed.output_schema, Some(output));
+    }
+
+    #[test]
+    fn a_listed_tool_keeps_its_icons_and_meta() {
+        let listed = ListedTool::from_listing(json!({
+            "name": "t", "inputSchema": {"type": "object"},
+            "icons": [{"src": "https://x/i.png", "sizes": ["48x48"], "theme": "dark"}, {"sizes": []}],
+            "_meta": {"com.example/owner": "team", "io.modelcontextprotocol/ui": {"a": 1}}
+        }));
+        assert_eq!(listed.icons.len(), 1);
+        assert_eq!(listed.icons[0].src, "https://x/i.png");
+        assert_eq!(listed.icons[0].sizes, ["48x48"]);
+        let meta = listed.meta.unwrap();
+        assert_eq!(meta["com.example/owner"], "team");
+        assert_eq!(meta["io.modelcontextprotocol/ui"], json!({"a": 1}));
+        let listed =
+            ListedTool::from_listing(json!({"name": "t", "inputSchema": {}, "_meta": 3, "icons": 1}));
+        assert_eq!((listed.icons.len(), listed.meta), (0, None));
+    }
+
+    #[test]
+    fn a_call_results_text_is_its_text_blocks_joined() {
+        use crate::tool::Content;
+        let image = Content::Image { data: "AA==".into(), mime_type: "image/png".into() };
+        let r = CallResult::new(
+            vec![Content::text("a"), image, Content::text(""), Content::text("b")],
+            None,
+            false,
+        );
+        assert_eq!(r.text(), "a\n\nb");
+        assert_eq!(CallResult::default().text(), "");
     }
 }

@@ -256,6 +256,15 @@ impl McpServerSpec {
         }
     }
 
+    /// The bearer token an HTTP client must send (without the `Bearer ` prefix
+    /// [`auth_headers`](Self::auth_headers) writes); `None` for stdio or a server without one.
+    pub fn bearer_token(&self) -> Option<&str> {
+        match &self.endpoint {
+            Endpoint::Http { token: Some(t), .. } => Some(t),
+            _ => None,
+        }
+    }
+
     /// Every tool as the CLI names it, `mcp__<name>__<tool>`, sorted.
     pub fn tool_names(&self) -> &[String] {
         &self.tool_names

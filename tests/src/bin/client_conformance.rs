@@ -8,6 +8,11 @@
 //! handlers: an elicitation is accepted with its form's defaults, a sampling request is
 //! answered with a fixed text, roots are one directory. On 2026-07-28 the server's
 //! `input_required` rounds are answered through the same handlers.
+//!
+//! `json-schema-2020-12-preservation` asks the client to hand the schema it holds for
+//! `json_schema_2020_12_tool` back as the `schema` argument of `json_schema_echo`: it is given
+//! the adopted tool's input schema, the one a host and its model see, so the scenario checks
+//! adoption as well as listing.
 
 use serde_json::{Map, Value, json};
 use toolwire::client::{
@@ -35,6 +40,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let name = tool.info().name();
         let args = match name {
             "add_numbers" => json!({"a": 2, "b": 3}),
+            "json_schema_echo" => {
+                let focal = discovery.get("json_schema_2020_12_tool")?;
+                json!({"schema": focal.info().input_schema().value()})
+            }
             _ if scenario == "initialize" => continue,
             _ => {
                 listed.iter().find(|t| t.name == name).map_or_else(|| json!({}), |t| sample(&t.input_schema))
