@@ -49,6 +49,28 @@ pub enum ClientError {
         /// The HTTP status, 401 or 403.
         status: u16,
     },
+    /// The server needs authorization that only a person can give again: the client has no
+    /// token it accepts, and none can be had without someone signing in (a refresh token was
+    /// refused, a revoked registration, no way to ask a person configured, or the person
+    /// declined). Not an outage; not retryable as is.
+    #[error("server '{server}' needs a person to authorize this client: {reason}")]
+    AuthorizationRequired {
+        /// The server's configured name.
+        server: String,
+        /// Why, in our words.
+        reason: String,
+    },
+    /// The server needs authorization and the OAuth flow failed in a way no person can fix
+    /// by signing in again: its metadata could not be found or did not check out (a resource
+    /// or issuer mismatch), the authorization server refused the client, or the server kept
+    /// refusing the token it issued. Not retryable as is.
+    #[error("server '{server}': authorization failed: {reason}")]
+    AuthorizationFailed {
+        /// The server's configured name.
+        server: String,
+        /// What went wrong, in our words.
+        reason: String,
+    },
     /// The endpoint answered with an HTTP status that trying again will not change (a 404
     /// with no session, a 405, another 4xx). Not retryable.
     #[error("server '{server}' answered HTTP {status}")]
@@ -158,9 +180,15 @@ impl PartialEq for ClientError {
                 E::Spawn { server, command, source },
                 E::Spawn { server: server2, command: command2, source: source2 },
             ) => server == server2 && command == command2 && same(&**source, &**source2),
-            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 }) => {
-                server == server2 && reason == reason2
-            }
+            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 })
+            | (
+                E::AuthorizationRequired { server, reason },
+                E::AuthorizationRequired { server: server2, reason: reason2 },
+            )
+            | (
+                E::AuthorizationFailed { server, reason },
+                E::AuthorizationFailed { server: server2, reason: reason2 },
+            ) => server == server2 && reason == reason2,
             (E::Unauthorized { server, status }, E::Unauthorized { server: server2, status: status2 })
             | (E::HttpStatus { server, status }, E::HttpStatus { server: server2, status: status2 }) => {
                 server == server2 && status == status2

@@ -65,6 +65,7 @@
 
 mod adopt;
 mod answer;
+mod authorizer;
 mod completion;
 mod config;
 mod conn;
@@ -73,6 +74,8 @@ mod error;
 mod handlers;
 mod http;
 mod normalise;
+#[cfg(feature = "client-oauth")]
+pub mod oauth;
 mod options;
 mod prompts;
 pub(crate) mod remote;
@@ -108,6 +111,7 @@ pub use adopt::{
     AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
     UnknownTool,
 };
+pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Refusal};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,

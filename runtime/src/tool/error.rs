@@ -146,6 +146,29 @@ pub enum RemoteError {
         /// The HTTP status, 401 or 403.
         status: u16,
     },
+    /// The server needs authorization that only a person can give again (the client's
+    /// `ClientError::AuthorizationRequired`, for a tool call); the tool was not run. Not
+    /// retryable as is.
+    #[error("tool '{tool}' was not run: server '{server}' needs a person to authorize this client: {reason}")]
+    AuthorizationRequired {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// Why, in our words.
+        reason: String,
+    },
+    /// The server needs authorization and the OAuth flow failed; the tool was not run. Not
+    /// retryable as is.
+    #[error("tool '{tool}' was not run: server '{server}': authorization failed: {reason}")]
+    AuthorizationFailed {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What went wrong, in our words.
+        reason: String,
+    },
     /// The endpoint answered with an HTTP status that trying again will not change (a 404
     /// with no session, a 405, another 4xx); the tool was not run. Not retryable.
     #[error("tool '{tool}' was not run: server '{server}' answered HTTP {status}")]
@@ -201,6 +224,8 @@ impl RemoteError {
             | RemoteError::Failed { tool, .. }
             | RemoteError::Refused { tool, .. }
             | RemoteError::Unauthorized { tool, .. }
+            | RemoteError::AuthorizationRequired { tool, .. }
+            | RemoteError::AuthorizationFailed { tool, .. }
             | RemoteError::HttpStatus { tool, .. }
             | RemoteError::OutcomeUnknown { tool, .. }
             | RemoteError::Input { tool, .. } => tool,

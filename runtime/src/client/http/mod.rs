@@ -17,6 +17,7 @@
 //! | 200 `application/json` | the body is one message (or a batch) |
 //! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer is resumed (below), or else fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
+//! | 401 or 403, with an [`Authorizer`] | the authorizer is told (with `WWW-Authenticate`); when it says new credentials may help, the request is sent once more with them (at most twice per request: the refusal came before the server ran anything); else as below, or the authorizer's own failure |
 //! | 401 or 403 | the request fails as `unauthorized` (not retryable): the credentials were refused |
 //! | 503 with a JSON-RPC error body | the request fails as `unavailable` (retryable, even for a tool that must not be re-run): the server itself refused it for now (a toolwire replica draining, or its session store down), so it was not run; the server's words stay out of the reason |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
@@ -47,7 +48,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client as HyperClient;
@@ -57,6 +58,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::authorizer::{Authorizer, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
@@ -81,11 +83,14 @@ pub(crate) fn fuzz_sse(data: &[u8]) {
         parser.feed(chunk, |event| cursor.advance(&event));
     }
 }
-use tls::{connector, tls_error, tls_reason};
+pub(crate) use tls::connector;
+use tls::{tls_error, tls_reason};
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+/// How many times one request is sent again after its [`Authorizer`] renewed credentials.
+const AUTH_RETRIES: u32 = 2;
 
 /// How long to wait before resuming a stream that gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -106,6 +111,11 @@ struct Shared {
     init: Mutex<Option<String>>,
     /// The standalone GET stream of a legacy session.
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// The endpoint as configured, for the authorizer.
+    endpoint: String,
+    /// What supplies the `Authorization` header, and the one it last gave.
+    authorizer: Option<Arc<dyn Authorizer>>,
+    auth_header: Mutex<Option<HeaderValue>>,
 }
 
 /// A Streamable HTTP connection.
@@ -146,6 +156,10 @@ impl HttpLink {
                 .map_err(|e| config(format!("the value of header '{k}' is not valid"), Arc::new(e)))?;
             headers.push((name, value));
         }
+        let authorizer = cfg.authorizer_ref();
+        if authorizer.is_some() {
+            headers.retain(|(name, _)| name != AUTHORIZATION);
+        }
         let shared = Arc::new(Shared {
             uri,
             headers,
@@ -158,6 +172,9 @@ impl HttpLink {
             version: Mutex::default(),
             init: Mutex::default(),
             listener: Mutex::default(),
+            endpoint: cfg.url.clone(),
+            authorizer,
+            auth_header: Mutex::default(),
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -191,6 +208,9 @@ impl HttpLink {
         for (k, v) in &self.shared.headers {
             req = req.header(k, v);
         }
+        if let Some(auth) = lock(&self.shared.auth_header).clone() {
+            req = req.header(AUTHORIZATION, auth);
+        }
         req = req.header(SESSION, session);
         if let Some(v) = lock(&self.shared.version).clone() {
             req = req.header(VERSION, v);
@@ -217,6 +237,9 @@ impl Shared {
         let mut req = Request::builder().method(method).uri(self.uri.clone()).header(ACCEPT, accept);
         for (k, v) in &self.headers {
             req = req.header(k, v);
+        }
+        if let Some(auth) = lock(&self.auth_header).clone() {
+            req = req.header(AUTHORIZATION, auth);
         }
         if let Some(s) = lock(&self.session).clone() {
             req = req.header(SESSION, s);
@@ -260,6 +283,7 @@ impl Shared {
     /// POST `out`. A failure to connect (TLS included) is [`Failure::Gone`]: the request
     /// never left. One after the request may have been written is [`Failure::Lost`].
     async fn send(&self, out: &Out) -> Result<Response<Incoming>, Failure> {
+        self.authorize().await?;
         let req = self.post(out).map_err(Failure::Gone)?;
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
             Ok(Ok(resp)) => Ok(resp),
@@ -281,6 +305,35 @@ impl Shared {
         }
     }
 
+    /// Ask the authorizer (if any) for the `Authorization` header the next requests carry.
+    async fn authorize(&self) -> Result<(), Failure> {
+        let Some(authorizer) = &self.authorizer else { return Ok(()) };
+        let value = authorizer.authorization(&self.endpoint).await.map_err(Failure::Auth)?;
+        let value = match value {
+            Some(v) => Some(HeaderValue::from_str(&v).map_err(|_| {
+                Failure::Auth(super::authorizer::AuthFailure::failed(
+                    "the authorizer gave an Authorization header that is not a valid header value",
+                ))
+            })?),
+            None => None,
+        };
+        *lock(&self.auth_header) = value;
+        Ok(())
+    }
+
+    /// Tell the authorizer about a 401 or 403; true when the request should be sent again.
+    async fn refused(&self, resp: &Response<Incoming>, sent: Option<HeaderValue>) -> Result<bool, Failure> {
+        let Some(authorizer) = &self.authorizer else { return Ok(false) };
+        let challenge = resp.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
+        let refusal = Refusal {
+            endpoint: &self.endpoint,
+            status: resp.status().as_u16(),
+            www_authenticate: challenge,
+            sent: sent.as_ref().and_then(|v| v.to_str().ok()),
+        };
+        authorizer.refused(refusal).await.map_err(Failure::Auth)
+    }
+
     /// One message's exchange, re-initialising once if the session was lost.
     async fn exchange(self: Arc<Self>, out: Out) {
         // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
@@ -292,12 +345,26 @@ impl Shared {
             *lock(&self.init) = Some(out.json.clone());
         }
         let mut retried = false;
+        let mut auth_retries = 0;
         loop {
             let resp = match self.send(&out).await {
                 Ok(r) => r,
                 Err(failure) => return self.gone(&out, failure),
             };
             let status = resp.status();
+            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+                && auth_retries < AUTH_RETRIES
+            {
+                let sent = lock(&self.auth_header).clone();
+                match self.refused(&resp, sent).await {
+                    Ok(true) => {
+                        auth_retries += 1;
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(failure) => return self.gone(&out, failure),
+                }
+            }
             let had_session = lock(&self.session).is_some();
             let lost = had_session
                 && out.method.as_deref() != Some("initialize")
@@ -588,6 +655,7 @@ fn failure_reason(failure: Failure) -> String {
     match failure {
         Failure::Gone(reason) | Failure::Lost(reason) => reason,
         Failure::Http(status) => format!("answered HTTP {status}"),
+        Failure::Auth(f) => f.reason,
         other => format!("{other:?}"),
     }
 }
