@@ -328,6 +328,29 @@ mod tests {
     }
 
     #[test]
+    fn authorization_needing_a_person_is_its_own_kind_and_not_an_outage() {
+        let e = ClientError::AuthorizationRequired {
+            server: "tracker".into(),
+            reason: "the person did not authorize the client (access_denied)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server 'tracker' needs a person to authorize this client: the person did not authorize the client (access_denied)"
+        );
+        assert!(!e.is_retryable());
+        let e = ClientError::AuthorizationFailed {
+            server: "tracker".into(),
+            reason: "the authorization server https://as.example.com does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server 'tracker': authorization failed: the authorization server https://as.example.com does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires"
+        );
+        assert!(!e.is_retryable());
+        assert_ne!(e, ClientError::AuthorizationRequired { server: "tracker".into(), reason: "x".into() });
+    }
+
+    #[test]
     fn os_and_library_errors_are_kept_as_sources() {
         let io = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
         let e = ClientError::Spawn { server: "fs".into(), command: "nope".into(), source: Arc::new(io) };

@@ -311,6 +311,30 @@ mod tests {
     }
 
     #[test]
+    fn a_call_that_needs_a_person_to_authorize_says_so() {
+        let e = ToolError::Remote(RemoteError::AuthorizationRequired {
+            tool: "create_issue".into(),
+            server: "tracker".into(),
+            reason: "it must be authorized in a browser, and this client has no way to ask a person (OAuth::on_authorize)".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tool 'create_issue' was not run: server 'tracker' needs a person to authorize this client: it must be authorized in a browser, and this client has no way to ask a person (OAuth::on_authorize)"
+        );
+        assert!(!e.is_retryable());
+        let e = ToolError::Remote(RemoteError::AuthorizationFailed {
+            tool: "create_issue".into(),
+            server: "tracker".into(),
+            reason: "the authorization server https://as.example.com offers no dynamic registration; configure a pre-registered client (OAuth::pre_registered)".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tool 'create_issue' was not run: server 'tracker': authorization failed: the authorization server https://as.example.com offers no dynamic registration; configure a pre-registered client (OAuth::pre_registered)"
+        );
+        assert!(!e.is_retryable());
+    }
+
+    #[test]
     fn remote_errors_read_as_before_and_only_unavailable_is_retryable() {
         let t = || ("t".to_owned(), "s".to_owned());
         let (tool, server) = t();

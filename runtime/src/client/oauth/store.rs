@@ -161,14 +161,14 @@ impl TokenStore for FileTokenStore {
         let mut all = self.read_all()?;
         all.insert(endpoint.to_owned(), credentials.clone());
         let text = serde_json::to_vec_pretty(&all).map_err(io::Error::other)?;
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.exists() {
-                let mut builder = std::fs::DirBuilder::new();
-                builder.recursive(true);
-                #[cfg(unix)]
-                std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-                builder.create(dir)?;
-            }
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.exists()
+        {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir)?;
         }
         let mut tmp = self.path.clone().into_os_string();
         tmp.push(".tmp");

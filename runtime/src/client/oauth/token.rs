@@ -397,7 +397,10 @@ mod tests {
             err(&server(true), "http://127.0.0.1:9/cb?code=abc&state=st").0,
             "the authorization response has no iss, though https://as.example.com says it sends one; it was not used (RFC 9207)"
         );
-        assert_eq!(read_callback(&server(false), "http://127.0.0.1:9/cb?code=abc&state=st").unwrap(), "abc");
+        assert_eq!(
+            read_callback(&server(false), "http://127.0.0.1:9/cb?code=abc&state=st", "st").unwrap(),
+            "abc"
+        );
         // An error from the wrong issuer is not acted on; a declined one needs a person.
         let wrong = "http://127.0.0.1:9/cb?error=access_denied&state=st&iss=https%3A%2F%2Fevil.example.com";
         assert!(
