@@ -15,7 +15,7 @@ use super::{AuthorizationRequest, Config, GrantKind, store_failure};
 use crate::client::authorizer::{AuthFailure, Refusal};
 
 /// How long before its expiry a token counts as expired (clocks differ, requests take time).
-const EXPIRY_SKEW: u64 = 30;
+const EXPIRY_SKEW: u64 = 5;
 
 pub(crate) struct Flow {
     pub(crate) config: Config,
@@ -42,13 +42,11 @@ impl Flow {
         let creds = self.load(&mut state, endpoint)?;
         let Some(tokens) = &creds.tokens else { return Ok(None) };
         if tokens.expires_at.is_some_and(|at| at <= token::now() + EXPIRY_SKEW) {
-            if tokens.refresh_token.is_some() && self.refresh(creds).await.is_ok() {
-                self.save(endpoint, creds)?;
-            } else {
+            let refreshed = tokens.refresh_token.is_some() && self.refresh_or_forget(creds, endpoint).await;
+            if !refreshed {
                 creds.tokens = None;
-                self.save(endpoint, creds)?;
-                return Ok(None);
             }
+            self.save(endpoint, creds)?;
         }
         Ok(creds.tokens.as_ref().map(bearer))
     }
@@ -108,14 +106,11 @@ impl Flow {
         if creds.tokens.as_ref().is_some_and(|t| t.issuer != issuer) {
             creds.tokens = None;
         }
-        if step_up.is_none() && creds.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some()) {
-            match self.refresh(creds).await {
-                Ok(()) => return Ok(()),
-                Err(e) => {
-                    tracing::debug!(endpoint, reason = %e.reason, "the refresh token was not taken");
-                    creds.tokens = None;
-                }
-            }
+        if step_up.is_none()
+            && creds.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some())
+            && self.refresh_or_forget(creds, endpoint).await
+        {
+            return Ok(());
         }
         let scopes = match step_up {
             Some(scopes) => scopes,
@@ -305,7 +300,7 @@ impl Flow {
         )
         .await
         .map_err(|e| {
-            let invalid_client = e.reason.ends_with("error invalid_client");
+            let invalid_client = e.invalid_client;
             let f = if e.invalid_grant {
                 AuthFailure::needs_person(e.reason)
             } else {
@@ -315,10 +310,30 @@ impl Flow {
         })
     }
 
+    /// Refresh; on failure forget the tokens, and a dynamic registration the server no longer
+    /// knows (a revoked one: the next flow registers anew). True when refreshed.
+    async fn refresh_or_forget(&self, creds: &mut Credentials, endpoint: &str) -> bool {
+        match self.refresh(creds).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::debug!(endpoint, reason = %e.reason, "the refresh token was not taken");
+                creds.tokens = None;
+                if e.invalid_client && creds.registration.as_ref().is_some_and(|r| r.dynamic) {
+                    creds.registration = None;
+                }
+                false
+            }
+        }
+    }
+
     /// Trade the refresh token for new tokens; the old refresh token is kept when no new one
     /// comes (RFC 6749 §6).
     async fn refresh(&self, creds: &mut Credentials) -> Result<(), TokenError> {
-        let failed = |reason: &str| TokenError { reason: reason.to_owned(), invalid_grant: false };
+        let failed = |reason: &str| TokenError {
+            reason: reason.to_owned(),
+            invalid_grant: false,
+            invalid_client: false,
+        };
         let Some(old) = creds.tokens.clone() else { return Err(failed("no token")) };
         let Some(refresh_token) = old.refresh_token.clone() else { return Err(failed("no refresh token")) };
         let registration = match (&creds.registration, &self.config.grant) {

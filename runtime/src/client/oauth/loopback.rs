@@ -21,11 +21,22 @@ const WAIT: Duration = Duration::from_secs(300);
 /// listened on only meanwhile. Answers the URL it came back to; `Err` when the redirect URI
 /// is not a loopback `http://` URL, its port is taken, or nobody came back in time.
 pub async fn open_browser_and_wait(request: AuthorizationRequest) -> Result<String, String> {
+    let endpoint = request.endpoint.clone();
+    wait_for_redirect(request, |url| {
+        eprintln!("Open this URL in a browser to authorize access to {endpoint}:\n\n  {url}\n");
+        open(url);
+    })
+    .await
+}
+
+/// The loopback half of [`open_browser_and_wait`], with the browser your own: listen on the
+/// request's loopback `redirect_uri`, call `open` with the authorization URL, and wait up to
+/// 5 minutes for the redirect. (A test drives the pages headlessly in `open`.)
+pub async fn wait_for_redirect(
+    request: AuthorizationRequest,
+    open: impl FnOnce(&str) + Send,
+) -> Result<String, String> {
     let listener = listen(&request.redirect_uri).await?;
-    eprintln!(
-        "Open this URL in a browser to authorize access to {}:\n\n  {}\n",
-        request.endpoint, request.url
-    );
     open(&request.url);
     receive(listener, &request.redirect_uri).await
 }

@@ -80,7 +80,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use loopback::open_browser_and_wait;
+pub use loopback::{open_browser_and_wait, wait_for_redirect};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
 use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Refusal};

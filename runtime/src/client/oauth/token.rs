@@ -74,6 +74,10 @@ pub(crate) fn authorization_url(
         if !scopes.is_empty() {
             q.append_pair("scope", &scopes.join(" "));
         }
+        // OpenID Connect Core §11: `offline_access` is honoured only with consent asked for.
+        if scopes.iter().any(|s| s == "offline_access") {
+            q.append_pair("prompt", "consent");
+        }
         q.append_pair("resource", resource);
     }
     Ok(url.into())
@@ -186,6 +190,8 @@ pub(crate) struct TokenError {
     pub(crate) reason: String,
     /// `invalid_grant`: the code or refresh token is no good (a person must sign in again).
     pub(crate) invalid_grant: bool,
+    /// `invalid_client`: the server no longer knows the client (a revoked registration).
+    pub(crate) invalid_client: bool,
 }
 
 /// Ask the token endpoint for tokens.
@@ -200,7 +206,7 @@ pub(crate) async fn request_tokens(
     resource: &str,
     requested: Vec<String>,
 ) -> Result<Tokens, TokenError> {
-    let failed = |reason: String| TokenError { reason, invalid_grant: false };
+    let failed = |reason: String| TokenError { reason, invalid_grant: false, invalid_client: false };
     let (form, authorization) =
         token_form(issuer, registration, assertion, &grant, resource).map_err(failed)?;
     let answer = fetch.post_form(token_endpoint, form, authorization.as_deref()).await.map_err(failed)?;
@@ -209,6 +215,7 @@ pub(crate) async fn request_tokens(
         return Err(TokenError {
             reason: format!("the token endpoint of {} refused the request: {}", issuer, oauth_error(&answer)),
             invalid_grant: code == "invalid_grant",
+            invalid_client: code == "invalid_client",
         });
     }
     let j = &answer.json;

@@ -1,0 +1,294 @@
+//! toolwire's OAuth client (`toolwire::client::oauth`) against a real authorization server:
+//! panva's `oidc-provider` 9.13.3 (`tests/peers/authz/oidc_provider.mjs`: its own ES256 key,
+//! dynamic registration, PKCE, resource indicators issuing JWT access tokens for the MCP
+//! server, refresh tokens, client credentials), protecting toolwire's own server in
+//! resource-server mode (`JwksVerifier` on the provider's JWKS, audience the MCP URL).
+//!
+//! The person's step is real: the client listens on its loopback redirect
+//! (`wait_for_redirect`, RFC 8252), and a headless "browser" (plain HTTP with a cookie jar)
+//! follows the provider's redirects, reads its consent page and posts Allow or Deny, then
+//! follows the redirect back to the client's loopback port.
+//!
+//! One run: sign in (dynamic registration, code + PKCE + resource), a call; the token expires
+//! and is refreshed without the person; a second process-like client reuses the 0600 token file
+//! without a person; the registration is revoked at the provider and the person declines, which
+//! fails the call as needing a person (not an outage); a client with no person's step fails to
+//! connect saying so; a machine client gets its token with client credentials.
+
+mod peer_support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use peer_support::peer;
+use serde_json::{Value, json};
+use toolwire::client::oauth::{AuthorizationRequest, FileTokenStore, OAuth, wait_for_redirect};
+use toolwire::client::{CallOptions, Client, ClientError, ClientOptions, EraMode, HttpServer};
+use toolwire::http::{Auth, HttpConfig, JwksVerifier, ResourceServer, mcp_router};
+use toolwire::server::Exposure;
+use toolwire::tool::RemoteError;
+use toolwire::{Context, Server, ServerOptions, ToolError, tool, tools};
+
+/// Say who is calling.
+#[tool(read_only)]
+fn whoami(ctx: &Context) -> String {
+    let p = ctx.principal();
+    format!("{} {:?}", p.subject(), p.scopes().collect::<Vec<_>>())
+}
+
+/// How long the provider's access tokens live, in seconds.
+const TTL: u64 = 8;
+
+struct Provider {
+    child: Child,
+    issuer: String,
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn start_provider(resource: &str) -> Provider {
+    let port = free_port();
+    let mut child = Command::new(peer("TOOLWIRE_NODE22"))
+        .arg(toolwire_tests::tests_dir().join("peers/authz/oidc_provider.mjs"))
+        .args([port.to_string(), resource.to_owned(), TTL.to_string()])
+        .env("TOOLWIRE_NODE_MODULES", peer("TOOLWIRE_NODE_MODULES"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start oidc-provider");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready", "oidc-provider did not start");
+    // Keep draining what it prints (its notices), so it never writes to a closed pipe.
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            eprintln!("oidc-provider: {line}");
+        }
+    });
+    Provider { child, issuer: format!("http://127.0.0.1:{port}") }
+}
+
+/// toolwire's server in resource-server mode, every request needing scope `mcp`.
+async fn resource_server(port: u16, issuer: &str) {
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let verifier = JwksVerifier::new(&format!("{issuer}/jwks"), resource.clone()).unwrap().issuer(issuer);
+    let rs = ResourceServer::new(resource, verifier).authorization_server(issuer).required_scopes(["mcp"]);
+    let server = Server::builder(ServerOptions::new("files", "1.0.0")).tools(tools![whoami].unwrap()).build();
+    let app = mcp_router(server, Exposure::untrusted_callers(), HttpConfig::new(Auth::resource_server(rs)));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+}
+
+/// One HTTP/1.1 exchange: status, headers (names lower-cased), body.
+fn exchange(
+    method: &str,
+    url: &str,
+    cookies: &str,
+    body: Option<&str>,
+) -> (u16, Vec<(String, String)>, String) {
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (host, target) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let target = if target.is_empty() { "/" } else { target };
+    let mut stream = TcpStream::connect(host).unwrap();
+    let mut head = format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    if !cookies.is_empty() {
+        head.push_str(&format!("Cookie: {cookies}\r\n"));
+    }
+    if let Some(b) = body {
+        head.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+            b.len()
+        ));
+    }
+    head.push_str("\r\n");
+    head.push_str(body.unwrap_or_default());
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    assert!(raw.starts_with("HTTP/1.1 "), "{method} {url} answered: {raw:?}");
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers, body.to_owned())
+}
+
+/// A person at a browser: follow the provider's redirects (keeping its cookies), answer its
+/// consent page with Allow (or Deny), and follow the redirect back to the client's loopback.
+fn browse(start: &str, issuer: &str, allow: bool) {
+    let mut jar: Vec<(String, String)> = Vec::new();
+    let mut url = start.to_owned();
+    let mut method = "GET";
+    let mut body: Option<String> = None;
+    for _ in 0..12 {
+        let cookies = jar.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+        eprintln!("browser: {method} {url}");
+        let (status, headers, page) = exchange(method, &url, &cookies, body.as_deref());
+        for (_, c) in headers.iter().filter(|(k, _)| k == "set-cookie") {
+            let pair = c.split(';').next().unwrap();
+            let (k, v) = pair.split_once('=').unwrap();
+            jar.retain(|(name, _)| name != k);
+            jar.push((k.to_owned(), v.to_owned()));
+        }
+        let location = headers.iter().find(|(k, _)| k == "location").map(|(_, v)| v.clone());
+        match (status, location) {
+            (200, _) if url.contains("/interaction/") && method == "GET" => {
+                assert!(page.contains("asks for"), "the consent page: {page}");
+                method = "POST";
+                body = Some(format!("decision={}", if allow { "approve" } else { "deny" }));
+            }
+            (200, _) if !url.starts_with(issuer) => return, // the client's loopback answered
+            (300..=399, Some(next)) => {
+                url = if next.starts_with('/') { format!("{issuer}{next}") } else { next };
+                method = "GET";
+                body = None;
+            }
+            (status, _) => panic!("the browser stopped at {url} with {status}: {page}"),
+        }
+    }
+    panic!("too many redirects");
+}
+
+/// The person's step: the client's loopback listener, and the headless browser.
+fn person(issuer: String, allow: Arc<AtomicBool>, asked: Arc<AtomicUsize>) -> OAuth {
+    let redirect = format!("http://127.0.0.1:{}/callback", free_port());
+    OAuth::new("toolwire-tests").redirect_uri(redirect).on_authorize(move |request: AuthorizationRequest| {
+        let issuer = issuer.clone();
+        let allow = allow.load(Ordering::SeqCst);
+        asked.fetch_add(1, Ordering::SeqCst);
+        wait_for_redirect(request, move |url| {
+            let url = url.to_owned();
+            std::thread::spawn(move || browse(&url, &issuer, allow));
+        })
+    })
+}
+
+fn counts(issuer: &str) -> Value {
+    serde_json::from_str(&exchange("GET", &format!("{issuer}/admin/counts"), "", None).2).unwrap()
+}
+
+async fn whoami_call(client: &Client) -> Result<String, ToolError> {
+    let out = client.call_tool("whoami", json!({}), CallOptions::default()).await?;
+    Ok(out
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            toolwire::Content::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signs_in_refreshes_reuses_a_file_and_reports_a_revoked_registration_as_needing_a_person() {
+    let mcp_port = free_port();
+    let endpoint = format!("http://127.0.0.1:{mcp_port}/mcp");
+    let provider = start_provider(&endpoint);
+    let issuer = provider.issuer.clone();
+    resource_server(mcp_port, &issuer).await;
+    let dir = std::env::temp_dir().join(format!("toolwire-client-oauth-{}", std::process::id()));
+    let token_file = dir.join("tokens.json");
+
+    // A person signs in once: dynamic registration, code + PKCE + resource, consent.
+    let allow = Arc::new(AtomicBool::new(true));
+    let asked = Arc::new(AtomicUsize::new(0));
+    let oauth = person(issuer.clone(), Arc::clone(&allow), Arc::clone(&asked))
+        .store(FileTokenStore::new(&token_file));
+    let server = HttpServer::new(&endpoint).authorizer(Arc::new(oauth));
+    let client =
+        Client::connect(server, ClientOptions::new("files")).await.expect("connects after signing in");
+    assert_eq!(whoami_call(&client).await.unwrap(), r#"alice ["mcp"]"#);
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        counts(&issuer),
+        json!({"authorization_code": 1, "refresh_token": 0, "client_credentials": 0, "registrations": 1})
+    );
+
+    // The access token expires; the next call refreshes it, and no person is asked.
+    tokio::time::sleep(Duration::from_secs(TTL + 1)).await;
+    assert_eq!(whoami_call(&client).await.unwrap(), r#"alice ["mcp"]"#);
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let after_refresh = counts(&issuer);
+    assert_eq!(after_refresh["authorization_code"], 1);
+    assert!(after_refresh["refresh_token"].as_u64().unwrap() >= 1, "{after_refresh}");
+
+    // The token file is private, and a second client (a CLI's next run) signs in from it.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let nobody = OAuth::new("toolwire-tests").store(FileTokenStore::new(&token_file));
+    let again = Client::connect(
+        HttpServer::new(&endpoint).authorizer(Arc::new(nobody)),
+        ClientOptions::new("files").era(EraMode::Auto),
+    )
+    .await
+    .expect("connects with the stored tokens");
+    assert_eq!(whoami_call(&again).await.unwrap(), r#"alice ["mcp"]"#);
+    again.close().await;
+
+    // The provider forgets the registration; once the token expires, the refresh is refused,
+    // the client registers anew, and the person declines: a person is needed, and it says so.
+    exchange("POST", &format!("{issuer}/admin/revoke"), "", Some(""));
+    allow.store(false, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(TTL + 1)).await;
+    let err = whoami_call(&client).await.unwrap_err();
+    assert!(matches!(err, ToolError::Remote(RemoteError::AuthorizationRequired { .. })), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "tool 'whoami' was not run: server 'files' needs a person to authorize this client: the person did not authorize the client (access_denied)"
+    );
+    assert!(!err.is_retryable());
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(counts(&issuer)["registrations"], 2);
+    client.close().await;
+
+    // A client with no way to ask a person cannot connect, and says why.
+    let headless = OAuth::new("toolwire-tests");
+    let err = Client::connect(
+        HttpServer::new(&endpoint).authorizer(Arc::new(headless)),
+        ClientOptions::new("files"),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err,
+        ClientError::AuthorizationRequired {
+            server: "files".into(),
+            reason: "it must be authorized in a browser, and this client has no way to ask a person (OAuth::on_authorize)"
+                .into()
+        }
+    );
+
+    // A machine client: client credentials, no person.
+    let machine = OAuth::client_credentials("machine", "machine-secret");
+    let m = Client::connect(
+        HttpServer::new(&endpoint).authorizer(Arc::new(machine)),
+        ClientOptions::new("files"),
+    )
+    .await
+    .expect("connects with client credentials");
+    assert_eq!(whoami_call(&m).await.unwrap(), r#"machine ["mcp"]"#);
+    assert_eq!(counts(&issuer)["client_credentials"], 1);
+    m.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    drop(provider);
+}
