@@ -132,7 +132,7 @@ fn exchange(
 
 /// A person at a browser: follow the provider's redirects (keeping its cookies), answer its
 /// consent page with Allow (or Deny), and follow the redirect back to the client's loopback.
-fn browse(start: &str, issuer: &str, allow: bool) {
+fn browse(start: &str, issuer: &str, allow: bool) -> Result<(), String> {
     let mut jar: Vec<(String, String)> = Vec::new();
     let mut url = start.to_owned();
     let mut method = "GET";
@@ -154,28 +154,39 @@ fn browse(start: &str, issuer: &str, allow: bool) {
                 method = "POST";
                 body = Some(format!("decision={}", if allow { "approve" } else { "deny" }));
             }
-            (200, _) if !url.starts_with(issuer) => return, // the client's loopback answered
+            (200, _) if !url.starts_with(issuer) => return Ok(()), // the client's loopback answered
             (300..=399, Some(next)) => {
                 url = if next.starts_with('/') { format!("{issuer}{next}") } else { next };
                 method = "GET";
                 body = None;
             }
-            (status, _) => panic!("the browser stopped at {url} with {status}: {page}"),
+            (status, _) => return Err(format!("the browser stopped at {url} with {status}: {page}")),
         }
     }
-    panic!("too many redirects");
+    Err("too many redirects".into())
+}
+
+/// A browser that got stuck tells the client so at once (an error redirect with the request's
+/// `state`), instead of leaving it waiting for the person.
+fn browse_or_give_up(start: &str, redirect: &str, issuer: &str, allow: bool) {
+    if let Err(e) = browse(start, issuer, allow) {
+        eprintln!("{e}");
+        let state = start.split(['?', '&']).find_map(|p| p.strip_prefix("state=")).unwrap_or_default();
+        let _ = exchange("GET", &format!("{redirect}?error=temporarily_unavailable&state={state}"), "", None);
+    }
 }
 
 /// The person's step: the client's loopback listener, and the headless browser.
 fn person(issuer: String, allow: Arc<AtomicBool>, asked: Arc<AtomicUsize>) -> OAuth {
     let redirect = format!("http://127.0.0.1:{}/callback", free_port());
-    OAuth::new("toolwire-tests").redirect_uri(redirect).on_authorize(move |request: AuthorizationRequest| {
+    OAuth::new("toolwire-tests").redirect_uri(&redirect).on_authorize(move |request: AuthorizationRequest| {
         let issuer = issuer.clone();
+        let redirect = redirect.clone();
         let allow = allow.load(Ordering::SeqCst);
         asked.fetch_add(1, Ordering::SeqCst);
         wait_for_redirect(request, move |url| {
             let url = url.to_owned();
-            std::thread::spawn(move || browse(&url, &issuer, allow));
+            std::thread::spawn(move || browse_or_give_up(&url, &redirect, &issuer, allow));
         })
     })
 }
