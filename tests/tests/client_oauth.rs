@@ -14,6 +14,10 @@
 //! without a person; the registration is revoked at the provider and the person declines, which
 //! fails the call as needing a person (not an outage); a client with no person's step fails to
 //! connect saying so; a machine client gets its token with client credentials.
+//!
+//! And the Python SDK 2.3.0's `MCPServer` as the protected resource
+//! (`tests/peers/authz/py_protected.py`: its `TokenVerifier` on the provider's JWKS, its
+//! `AuthSettings` publishing the resource metadata), signed in to in both eras.
 
 mod peer_support;
 
@@ -301,5 +305,53 @@ async fn signs_in_refreshes_reuses_a_file_and_reports_a_revoked_registration_as_
     assert_eq!(counts(&issuer)["client_credentials"], 1);
     m.close().await;
     let _ = std::fs::remove_dir_all(&dir);
+    drop(provider);
+}
+
+/// A child process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signs_in_to_a_python_sdk_server_behind_oidc_provider_in_both_eras() {
+    let port = free_port();
+    let endpoint = format!("http://127.0.0.1:{port}/mcp");
+    let provider = start_provider(&endpoint);
+    let issuer = provider.issuer.clone();
+    let _server = Killed(
+        Command::new(peer("TOOLWIRE_PY_MCP2"))
+            .arg(toolwire_tests::tests_dir().join("peers/authz/py_protected.py"))
+            .args([port.to_string(), issuer.clone()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the Python server"),
+    );
+    for _ in 0..100 {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let asked = Arc::new(AtomicUsize::new(0));
+    let oauth = Arc::new(person(issuer.clone(), Arc::new(AtomicBool::new(true)), Arc::clone(&asked)));
+    for era in [EraMode::Legacy, EraMode::Auto] {
+        let server = HttpServer::new(&endpoint).authorizer(Arc::clone(&oauth) as _);
+        let client = Client::connect(server, ClientOptions::new("py").era(era))
+            .await
+            .expect("connects after signing in");
+        assert_eq!(whoami_call(&client).await.unwrap(), "alice ['mcp']", "{era:?}");
+        client.close().await;
+    }
+    // One sign-in served both connections.
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(counts(&issuer)["authorization_code"], 1);
     drop(provider);
 }
