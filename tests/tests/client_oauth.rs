@@ -15,6 +15,10 @@
 //! fails the call as needing a person (not an outage); a client with no person's step fails to
 //! connect saying so; a machine client gets its token with client credentials.
 //!
+//! The hook itself (`Authorizer`): asked before every request, told of each refusal with its
+//! challenge, and a request sent at most twice more, so a server that refuses every token
+//! ends in `Unauthorized`, not a loop.
+//!
 //! And the Python SDK 2.3.0's `MCPServer` as the protected resource
 //! (`tests/peers/authz/py_protected.py`: its `TokenVerifier` on the provider's JWKS, its
 //! `AuthSettings` publishing the resource metadata), signed in to in both eras.
@@ -354,4 +358,67 @@ async fn signs_in_to_a_python_sdk_server_behind_oidc_provider_in_both_eras() {
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(counts(&issuer)["authorization_code"], 1);
     drop(provider);
+}
+
+/// An authorizer that hands out `Bearer t1`, `t2`, ... and always asks for another try.
+#[derive(Default)]
+struct Counting {
+    given: AtomicUsize,
+    refusals: std::sync::Mutex<Vec<String>>,
+}
+
+impl toolwire::client::Authorizer for Counting {
+    fn authorization<'a>(&'a self, _endpoint: &'a str) -> toolwire::client::AuthFuture<'a, Option<String>> {
+        let n = self.given.fetch_add(1, Ordering::SeqCst) + 1;
+        Box::pin(async move { Ok(Some(format!("Bearer t{n}"))) })
+    }
+
+    fn refused<'a>(
+        &'a self,
+        refusal: toolwire::client::Refusal<'a>,
+    ) -> toolwire::client::AuthFuture<'a, bool> {
+        let seen = format!(
+            "{} {} sent {}",
+            refusal.status,
+            refusal.www_authenticate.unwrap_or("-"),
+            refusal.sent.unwrap_or("-")
+        );
+        self.refusals.lock().unwrap().push(seen);
+        Box::pin(async { Ok(true) })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_authorizer_is_asked_before_each_request_and_a_refused_one_is_retried_at_most_twice() {
+    use axum::http::{HeaderMap, StatusCode};
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let record = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |headers: HeaderMap| {
+            let record = Arc::clone(&record);
+            async move {
+                let auth =
+                    headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("-").to_owned();
+                record.lock().unwrap().push(auth);
+                (StatusCode::UNAUTHORIZED, [("www-authenticate", r#"Bearer scope="mcp""#)], "")
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let authorizer = Arc::new(Counting::default());
+    let server = HttpServer::new(format!("http://{addr}/mcp"))
+        .bearer("ignored")
+        .authorizer(Arc::clone(&authorizer) as _);
+    let err = Client::connect(server, ClientOptions::new("refusing")).await.unwrap_err();
+    assert_eq!(err, ClientError::Unauthorized { server: "refusing".into(), status: 401 });
+    assert_eq!(err.to_string(), "server 'refusing' answered HTTP 401: the credentials were refused");
+    // Each try carried the authorizer's header (never the configured bearer), and was told.
+    assert_eq!(*seen.lock().unwrap(), ["Bearer t1", "Bearer t2", "Bearer t3"]);
+    assert_eq!(
+        *authorizer.refusals.lock().unwrap(),
+        [r#"401 Bearer scope="mcp" sent Bearer t1"#, r#"401 Bearer scope="mcp" sent Bearer t2"#]
+    );
 }
