@@ -283,10 +283,16 @@ impl Shared {
     /// POST `out`. A failure to connect (TLS included) is [`Failure::Gone`]: the request
     /// never left. One after the request may have been written is [`Failure::Lost`].
     async fn send(&self, out: &Out) -> Result<Response<Incoming>, Failure> {
+        self.send_authorized(out).await.map(|(resp, _)| resp)
+    }
+
+    /// [`send`](Self::send), with the `Authorization` header the request carried.
+    async fn send_authorized(&self, out: &Out) -> Result<(Response<Incoming>, Option<HeaderValue>), Failure> {
         self.authorize().await?;
         let req = self.post(out).map_err(Failure::Gone)?;
+        let sent = req.headers().get(AUTHORIZATION).cloned();
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
-            Ok(Ok(resp)) => Ok(resp),
+            Ok(Ok(resp)) => Ok((resp, sent)),
             Ok(Err(e)) => {
                 let reason = match tls_error(&e) {
                     Some(tls) => {
@@ -347,7 +353,7 @@ impl Shared {
         let mut retried = false;
         let mut auth_retries = 0;
         loop {
-            let resp = match self.send(&out).await {
+            let (resp, sent) = match self.send_authorized(&out).await {
                 Ok(r) => r,
                 Err(failure) => return self.gone(&out, failure),
             };
@@ -355,7 +361,6 @@ impl Shared {
             if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
                 && auth_retries < AUTH_RETRIES
             {
-                let sent = lock(&self.auth_header).clone();
                 match self.refused(&resp, sent).await {
                     Ok(true) => {
                         auth_retries += 1;
