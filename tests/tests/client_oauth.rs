@@ -368,9 +368,13 @@ struct Counting {
 }
 
 impl toolwire::client::Authorizer for Counting {
-    fn authorization<'a>(&'a self, _endpoint: &'a str) -> toolwire::client::AuthFuture<'a, Option<String>> {
+    fn authorization<'a>(
+        &'a self,
+        request: toolwire::client::Outgoing<'a>,
+    ) -> toolwire::client::AuthFuture<'a, Vec<(String, String)>> {
+        assert_eq!(request.method, "POST");
         let n = self.given.fetch_add(1, Ordering::SeqCst) + 1;
-        Box::pin(async move { Ok(Some(format!("Bearer t{n}"))) })
+        Box::pin(async move { Ok(vec![("authorization".to_owned(), format!("Bearer t{n}"))]) })
     }
 
     fn refused<'a>(

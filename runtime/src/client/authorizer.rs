@@ -41,6 +41,16 @@ impl AuthFailure {
     }
 }
 
+/// A request about to be sent.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Outgoing<'a> {
+    /// The MCP endpoint's URL, as configured.
+    pub endpoint: &'a str,
+    /// `POST`, `GET` or `DELETE`.
+    pub method: &'a str,
+}
+
 /// A request the server refused with 401 or 403.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -53,20 +63,24 @@ pub struct Refusal<'a> {
     pub www_authenticate: Option<&'a str>,
     /// The `Authorization` header the refused request carried, if any.
     pub sent: Option<&'a str>,
+    /// The response's `DPoP-Nonce` header (RFC 9449 §9), if any.
+    pub dpop_nonce: Option<&'a str>,
 }
 
 /// What supplies an HTTP server's credentials: set with
 /// [`HttpServer::authorizer`](super::HttpServer::authorizer).
 ///
 /// The HTTP link calls [`authorization`](Self::authorization) before every exchange (POST,
-/// GET, DELETE) and sends what it gives as the `Authorization` header. On a 401 or 403 it calls
+/// GET, DELETE) and sends the headers it gives (`Authorization`, and a `DPoP` proof where the
+/// token is bound to a key). On a 401 or 403 it calls
 /// [`refused`](Self::refused): `Ok(true)` sends the request once more with a fresh
 /// [`authorization`](Self::authorization) (at most twice for one request); `Ok(false)` fails
 /// it as [`ClientError::Unauthorized`](super::ClientError::Unauthorized); `Err` fails it with
 /// the [`AuthFailure`].
 pub trait Authorizer: Send + Sync + 'static {
-    /// The `Authorization` header value for the next request to `endpoint`, or none.
-    fn authorization<'a>(&'a self, endpoint: &'a str) -> AuthFuture<'a, Option<String>>;
+    /// The credential headers (name, value) for `request`: none, or `Authorization` and
+    /// whatever else proves the caller (a `DPoP` proof).
+    fn authorization<'a>(&'a self, request: Outgoing<'a>) -> AuthFuture<'a, Vec<(String, String)>>;
 
     /// The server refused a request: get new credentials if that can help.
     fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool>;

@@ -58,7 +58,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::authorizer::{Authorizer, Refusal};
+use super::authorizer::{AuthFailure, Authorizer, Outgoing, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
@@ -113,10 +113,12 @@ struct Shared {
     listener: Mutex<Option<JoinHandle<()>>>,
     /// The endpoint as configured, for the authorizer.
     endpoint: String,
-    /// What supplies the `Authorization` header, and the one it last gave.
+    /// What supplies the `Authorization` header (and any other credential headers).
     authorizer: Option<Arc<dyn Authorizer>>,
-    auth_header: Mutex<Option<HeaderValue>>,
 }
+
+/// The headers an [`Authorizer`] gave for one request.
+type AuthHeaders = Vec<(HeaderName, HeaderValue)>;
 
 /// A Streamable HTTP connection.
 pub(crate) struct HttpLink {
@@ -174,7 +176,6 @@ impl HttpLink {
             listener: Mutex::default(),
             endpoint: cfg.url.clone(),
             authorizer,
-            auth_header: Mutex::default(),
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -204,12 +205,10 @@ impl HttpLink {
             l.abort();
         }
         let Some(session) = lock(&self.shared.session).take() else { return };
+        let auth = self.shared.authorize(Method::DELETE).await.unwrap_or_default();
         let mut req = Request::builder().method(Method::DELETE).uri(self.shared.uri.clone());
-        for (k, v) in &self.shared.headers {
+        for (k, v) in self.shared.headers.iter().chain(&auth) {
             req = req.header(k, v);
-        }
-        if let Some(auth) = lock(&self.shared.auth_header).clone() {
-            req = req.header(AUTHORIZATION, auth);
         }
         req = req.header(SESSION, session);
         if let Some(v) = lock(&self.shared.version).clone() {
@@ -233,13 +232,15 @@ impl Drop for HttpLink {
 impl Shared {
     /// A request to the endpoint with what every exchange carries: the configured headers
     /// (credentials), the session id and the protocol version once known.
-    fn request(&self, method: Method, accept: &'static str) -> hyper::http::request::Builder {
+    fn request(
+        &self,
+        method: Method,
+        accept: &'static str,
+        auth: &AuthHeaders,
+    ) -> hyper::http::request::Builder {
         let mut req = Request::builder().method(method).uri(self.uri.clone()).header(ACCEPT, accept);
-        for (k, v) in &self.headers {
+        for (k, v) in self.headers.iter().chain(auth) {
             req = req.header(k, v);
-        }
-        if let Some(auth) = lock(&self.auth_header).clone() {
-            req = req.header(AUTHORIZATION, auth);
         }
         if let Some(s) = lock(&self.session).clone() {
             req = req.header(SESSION, s);
@@ -250,9 +251,9 @@ impl Shared {
         req
     }
 
-    fn post(&self, out: &Out) -> Result<Request<Full<Bytes>>, String> {
+    fn post(&self, out: &Out, auth: &AuthHeaders) -> Result<Request<Full<Bytes>>, String> {
         let mut req = self
-            .request(Method::POST, "application/json, text/event-stream")
+            .request(Method::POST, "application/json, text/event-stream", auth)
             .header(CONTENT_TYPE, "application/json");
         if let Some(m) = &out.method {
             req = req.header("mcp-method", m);
@@ -272,8 +273,8 @@ impl Shared {
 
     /// A `GET` of the endpoint's SSE stream: the session's standalone stream, or with
     /// `last_id` the resumption of a stream that broke.
-    fn get(&self, last_id: Option<&str>) -> Result<Request<Full<Bytes>>, String> {
-        let mut req = self.request(Method::GET, "text/event-stream");
+    fn get(&self, last_id: Option<&str>, auth: &AuthHeaders) -> Result<Request<Full<Bytes>>, String> {
+        let mut req = self.request(Method::GET, "text/event-stream", auth);
         if let Some(id) = last_id {
             req = req.header(LAST_EVENT_ID, header_value(id));
         }
@@ -288,8 +289,8 @@ impl Shared {
 
     /// [`send`](Self::send), with the `Authorization` header the request carried.
     async fn send_authorized(&self, out: &Out) -> Result<(Response<Incoming>, Option<HeaderValue>), Failure> {
-        self.authorize().await?;
-        let req = self.post(out).map_err(Failure::Gone)?;
+        let auth = self.authorize(Method::POST).await?;
+        let req = self.post(out, &auth).map_err(Failure::Gone)?;
         let sent = req.headers().get(AUTHORIZATION).cloned();
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
             Ok(Ok(resp)) => Ok((resp, sent)),
@@ -311,31 +312,37 @@ impl Shared {
         }
     }
 
-    /// Ask the authorizer (if any) for the `Authorization` header the next requests carry.
-    async fn authorize(&self) -> Result<(), Failure> {
-        let Some(authorizer) = &self.authorizer else { return Ok(()) };
-        let value = authorizer.authorization(&self.endpoint).await.map_err(Failure::Auth)?;
-        let value = match value {
-            Some(v) => Some(HeaderValue::from_str(&v).map_err(|_| {
-                Failure::Auth(super::authorizer::AuthFailure::failed(
-                    "the authorizer gave an Authorization header that is not a valid header value",
+    /// Ask the authorizer (if any) for the credential headers of a `method` request.
+    async fn authorize(&self, method: Method) -> Result<AuthHeaders, Failure> {
+        let Some(authorizer) = &self.authorizer else { return Ok(Vec::new()) };
+        let outgoing = Outgoing { endpoint: &self.endpoint, method: method.as_str() };
+        let given = authorizer.authorization(outgoing).await.map_err(Failure::Auth)?;
+        given
+            .into_iter()
+            .map(|(k, v)| {
+                let bad = || {
+                    Failure::Auth(AuthFailure::failed(format!(
+                        "the authorizer gave a header '{k}' that is not valid"
+                    )))
+                };
+                Ok((
+                    HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad())?,
+                    HeaderValue::from_str(&v).map_err(|_| bad())?,
                 ))
-            })?),
-            None => None,
-        };
-        *lock(&self.auth_header) = value;
-        Ok(())
+            })
+            .collect()
     }
 
     /// Tell the authorizer about a 401 or 403; true when the request should be sent again.
     async fn refused(&self, resp: &Response<Incoming>, sent: Option<HeaderValue>) -> Result<bool, Failure> {
         let Some(authorizer) = &self.authorizer else { return Ok(false) };
-        let challenge = resp.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
+        let header = |name| resp.headers().get(name).and_then(|v: &HeaderValue| v.to_str().ok());
         let refusal = Refusal {
             endpoint: &self.endpoint,
             status: resp.status().as_u16(),
-            www_authenticate: challenge,
+            www_authenticate: header(WWW_AUTHENTICATE.as_str()),
             sent: sent.as_ref().and_then(|v| v.to_str().ok()),
+            dpop_nonce: header("dpop-nonce"),
         };
         authorizer.refused(refusal).await.map_err(Failure::Auth)
     }
@@ -420,7 +427,8 @@ impl Shared {
             if lock(&self.session).is_none() {
                 return;
             }
-            let Ok(req) = self.get(cursor.last_id()) else { return };
+            let Ok(auth) = self.authorize(Method::GET).await else { return };
+            let Ok(req) = self.get(cursor.last_id(), &auth) else { return };
             let resp = tokio::time::timeout(self.timeout, self.client.request(req)).await;
             if let Some(tx) = opened.take() {
                 let _ = tx.send(());
@@ -594,7 +602,8 @@ impl Shared {
             if !self.wait_while_pending(id, self.retry_delay(&cursor)).await {
                 return;
             }
-            let Ok(req) = self.get(Some(&last)) else { break STREAM_CLOSED.to_owned() };
+            let Ok(auth) = self.authorize(Method::GET).await else { break STREAM_CLOSED.to_owned() };
+            let Ok(req) = self.get(Some(&last), &auth) else { break STREAM_CLOSED.to_owned() };
             tracing::debug!(server = %self.conn.server, id, last_event_id = %last, "resuming an SSE stream");
             let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
                 Ok(Ok(resp)) => resp,

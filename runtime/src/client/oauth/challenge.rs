@@ -1,4 +1,4 @@
-//! A `WWW-Authenticate` header's `Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1): its
+//! A `WWW-Authenticate` header's `Bearer` (or `DPoP`, RFC 9449) challenge (RFC 6750 §3, RFC 9728 §5.1): its
 //! `resource_metadata`, `scope` and `error` parameters.
 
 /// What a `Bearer` challenge says.
@@ -10,6 +10,9 @@ pub(crate) struct Challenge {
     pub(crate) scope: Option<String>,
     /// `invalid_token`, `insufficient_scope`, ...
     pub(crate) error: Option<String>,
+    /// Whether the header offers the `DPoP` scheme (RFC 9449 §7.1): the resource takes
+    /// DPoP-bound tokens.
+    pub(crate) offers_dpop: bool,
 }
 
 impl Challenge {
@@ -36,12 +39,15 @@ impl Challenge {
                 }
                 rest = remaining.trim_start().trim_start_matches(',').trim_start();
             } else {
+                if token.eq_ignore_ascii_case("dpop") {
+                    out.offers_dpop = true;
+                }
                 if !token.is_empty() {
-                    // A new scheme; a second Bearer challenge is not read.
+                    // A new scheme; a second Bearer (or DPoP) challenge is not read.
                     if in_bearer && out != Challenge::default() {
                         break;
                     }
-                    in_bearer = token.eq_ignore_ascii_case("bearer");
+                    in_bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
                 }
                 rest = after.trim_start_matches(',').trim_start();
                 if token.is_empty() && after.len() == rest.len() {
@@ -114,5 +120,17 @@ mod tests {
         assert_eq!(Challenge::parse("Bearer"), Challenge::default());
         assert_eq!(Challenge::parse(""), Challenge::default());
         assert_eq!(Challenge::parse(r#"Bearer scope="unterminated"#).scope.as_deref(), Some("unterminated"));
+        assert!(!Challenge::parse(r#"Bearer scope="x""#).offers_dpop);
+    }
+
+    #[test]
+    fn a_dpop_challenge_is_read_and_noticed() {
+        let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="http://a/b""#);
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://a/b"));
+        assert!(c.offers_dpop);
+        let both = Challenge::parse(r#"Bearer scope="mcp", DPoP algs="ES256""#);
+        assert_eq!(both.scope.as_deref(), Some("mcp"));
+        assert!(both.offers_dpop);
     }
 }

@@ -39,6 +39,8 @@ pub(crate) struct AuthServer {
     pub(crate) iss_parameter_supported: bool,
     /// `client_id_metadata_document_supported`.
     pub(crate) cimd_supported: bool,
+    /// Whether it binds tokens to a DPoP key signed with ES256 (`dpop_signing_alg_values_supported`).
+    pub(crate) dpop_es256: bool,
 }
 
 impl AuthServer {
@@ -59,6 +61,9 @@ pub(crate) struct Discovered {
     pub(crate) resource: String,
     /// The resource metadata's `scopes_supported`.
     pub(crate) scopes_supported: Option<Vec<String>>,
+    /// Whether the resource metadata says it takes DPoP-bound tokens
+    /// (`dpop_signing_alg_values_supported` or `dpop_bound_access_tokens_required`, RFC 9449 §5.2).
+    pub(crate) resource_dpop: bool,
     pub(crate) server: AuthServer,
 }
 
@@ -76,7 +81,12 @@ pub(crate) async fn discover(
             Some(server) => server,
             None => default_endpoints(&origin),
         };
-        return Ok(Discovered { resource: canonical(&url), scopes_supported: None, server });
+        return Ok(Discovered {
+            resource: canonical(&url),
+            scopes_supported: None,
+            resource_dpop: false,
+            server,
+        });
     };
     let resource = match prm.get("resource").and_then(Value::as_str) {
         Some(r) => r.to_owned(),
@@ -98,7 +108,10 @@ pub(crate) async fn discover(
             "the authorization server {issuer} publishes no metadata (RFC 8414 or OpenID Connect discovery)"
         )
     })?;
-    Ok(Discovered { resource, scopes_supported: strings(prm.get("scopes_supported")), server })
+    let resource_dpop = prm.get("dpop_bound_access_tokens_required") == Some(&Value::Bool(true))
+        || strings(prm.get("dpop_signing_alg_values_supported"))
+            .is_some_and(|a| a.iter().any(|a| a == "ES256"));
+    Ok(Discovered { resource, scopes_supported: strings(prm.get("scopes_supported")), resource_dpop, server })
 }
 
 /// The resource metadata and where it was found, or `None` when no location has it.
@@ -195,6 +208,8 @@ fn read_metadata(at: &str, issuer: &str, doc: &Value) -> Result<AuthServer, Stri
         iss_parameter_supported: doc.get("authorization_response_iss_parameter_supported")
             == Some(&Value::Bool(true)),
         cimd_supported: doc.get("client_id_metadata_document_supported") == Some(&Value::Bool(true)),
+        dpop_es256: strings(doc.get("dpop_signing_alg_values_supported"))
+            .is_some_and(|algs| algs.iter().any(|a| a == "ES256")),
     })
 }
 
@@ -214,6 +229,7 @@ fn default_endpoints(origin: &str) -> AuthServer {
         ]),
         iss_parameter_supported: false,
         cimd_supported: false,
+        dpop_es256: false,
     }
 }
 

@@ -34,6 +34,8 @@ pub(crate) struct Answer {
     pub(crate) json: Value,
     /// Whether the status was 200 or 201.
     pub(crate) ok: bool,
+    /// The `DPoP-Nonce` header (RFC 9449 §8), if any.
+    pub(crate) dpop_nonce: Option<String>,
 }
 
 impl Fetch {
@@ -64,6 +66,7 @@ impl Fetch {
         url: &str,
         form: String,
         authorization: Option<&str>,
+        dpop: Option<&str>,
     ) -> Result<Answer, String> {
         let mut req = Request::builder()
             .method(Method::POST)
@@ -74,6 +77,9 @@ impl Fetch {
             let value = HeaderValue::from_str(auth)
                 .map_err(|_| "the client credentials are not valid in a header".to_owned())?;
             req = req.header(AUTHORIZATION, value);
+        }
+        if let Some(proof) = dpop {
+            req = req.header("dpop", proof);
         }
         let req = req
             .body(Full::new(Bytes::from(form)))
@@ -97,6 +103,8 @@ impl Fetch {
         let exchange = async {
             let resp = self.client.request(req).await.map_err(|e| format!("could not reach {url}: {e}"))?;
             let status = resp.status();
+            let dpop_nonce =
+                resp.headers().get("dpop-nonce").and_then(|v| v.to_str().ok()).map(str::to_owned);
             let body = http_body_util::Limited::new(resp.into_body(), MAX_BODY)
                 .collect()
                 .await
@@ -107,6 +115,7 @@ impl Fetch {
                 status: status.as_u16(),
                 json,
                 ok: status == StatusCode::OK || status == StatusCode::CREATED,
+                dpop_nonce,
             })
         };
         match tokio::time::timeout(self.timeout, exchange).await {

@@ -8,11 +8,12 @@ use serde_json::json;
 
 use super::challenge::Challenge;
 use super::discovery::{self, AuthServer, Discovered};
+use super::dpop::Dpop;
 use super::fetch::Fetch;
 use super::store::{Credentials, Registration, Tokens};
 use super::token::{self, Grant, Pkce, TokenError};
 use super::{AuthorizationRequest, Config, GrantKind, store_failure};
-use crate::client::authorizer::{AuthFailure, Refusal};
+use crate::client::authorizer::{AuthFailure, Outgoing, Refusal};
 
 /// How long before its expiry a token counts as expired (clocks differ, requests take time).
 const EXPIRY_SKEW: u64 = 5;
@@ -22,25 +23,31 @@ pub(crate) struct Flow {
     fetch: Result<Fetch, String>,
     /// What is known per endpoint, loaded from the store on first use.
     state: tokio::sync::Mutex<BTreeMap<String, Credentials>>,
+    /// The DPoP key and the servers' nonces.
+    dpop: Dpop,
 }
 
 impl Flow {
     pub(crate) fn new(config: Config) -> Flow {
         let fetch = Fetch::new(config.timeout);
-        Flow { config, fetch, state: tokio::sync::Mutex::default() }
+        Flow { config, fetch, state: tokio::sync::Mutex::default(), dpop: Dpop::default() }
     }
 
     fn fetch(&self) -> Result<&Fetch, AuthFailure> {
         self.fetch.as_ref().map_err(|e| AuthFailure::failed(format!("HTTPS could not be set up: {e}")))
     }
 
-    /// The `Authorization` header for `endpoint`: the token, refreshed first when it has
-    /// expired and can be; none when there is no usable token (the 401 that follows starts
-    /// the flow).
-    pub(crate) async fn authorization(&self, endpoint: &str) -> Result<Option<String>, AuthFailure> {
+    /// The credential headers for a request: the token (refreshed first when it has expired
+    /// and can be) as `Authorization`, and for a DPoP-bound one the request's proof; none when
+    /// there is no usable token (the 401 that follows starts the flow).
+    pub(crate) async fn authorization(
+        &self,
+        request: Outgoing<'_>,
+    ) -> Result<Vec<(String, String)>, AuthFailure> {
+        let endpoint = request.endpoint;
         let mut state = self.state.lock().await;
         let creds = self.load(&mut state, endpoint)?;
-        let Some(tokens) = &creds.tokens else { return Ok(None) };
+        let Some(tokens) = &creds.tokens else { return Ok(Vec::new()) };
         if tokens.expires_at.is_some_and(|at| at <= token::now() + EXPIRY_SKEW) {
             let refreshed = tokens.refresh_token.is_some() && self.refresh_or_forget(creds, endpoint).await;
             if !refreshed {
@@ -48,12 +55,26 @@ impl Flow {
             }
             self.save(endpoint, creds)?;
         }
-        Ok(creds.tokens.as_ref().map(bearer))
+        let Some(tokens) = &creds.tokens else { return Ok(Vec::new()) };
+        let mut headers = vec![("authorization".to_owned(), bearer(tokens))];
+        if tokens.token_type == "DPoP" {
+            let proof = self.dpop.proof(request.method, endpoint, Some(&tokens.access_token));
+            headers.push(("dpop".to_owned(), proof));
+        }
+        Ok(headers)
     }
 
     /// A 401 or 403: renew what can be renewed; true when the request is worth sending again.
     pub(crate) async fn refused(&self, refusal: Refusal<'_>) -> Result<bool, AuthFailure> {
         let challenge = Challenge::parse(refusal.www_authenticate.unwrap_or_default());
+        // RFC 9449 §9: the server wants its nonce in the proof; the same token, once more.
+        if challenge.error.as_deref() == Some("use_dpop_nonce")
+            && let Some(nonce) = refusal.dpop_nonce
+        {
+            let fresh = self.dpop.nonce(refusal.endpoint).as_deref() != Some(nonce);
+            self.dpop.set_nonce(refusal.endpoint, nonce);
+            return Ok(fresh);
+        }
         let mut state = self.state.lock().await;
         let creds = self.load(&mut state, refusal.endpoint)?;
         let current = creds.tokens.as_ref().map(bearer);
@@ -137,6 +158,7 @@ impl Flow {
                     grant,
                     resource,
                     scopes.clone(),
+                    self.dpop_for(&found, challenge),
                 )
                 .await
                 .map_err(|e| AuthFailure::failed(e.reason))?
@@ -144,7 +166,8 @@ impl Flow {
             GrantKind::Person => {
                 let registration = self.register(creds, &found).await?;
                 creds.registration = Some(registration.clone());
-                match self.authorize_code(endpoint, &found, &registration, scopes).await {
+                let dpop = self.dpop_for(&found, challenge);
+                match self.authorize_code(endpoint, &found, &registration, scopes, dpop).await {
                     Ok(tokens) => tokens,
                     Err((e, invalid_client)) => {
                         if invalid_client && registration.dynamic {
@@ -252,6 +275,7 @@ impl Flow {
         found: &Discovered,
         registration: &Registration,
         scopes: Vec<String>,
+        dpop: Option<&Dpop>,
     ) -> Result<Tokens, (AuthFailure, bool)> {
         let server = &found.server;
         let Some(authorize) = &self.config.authorize else {
@@ -297,6 +321,7 @@ impl Flow {
             grant,
             &found.resource,
             scopes,
+            dpop,
         )
         .await
         .map_err(|e| {
@@ -308,6 +333,13 @@ impl Flow {
             };
             (f, invalid_client)
         })
+    }
+
+    /// The DPoP key to bind tokens to, when both sides take DPoP: the authorization server
+    /// signs ES256 proofs, and the resource offers the `DPoP` scheme in its challenge or says
+    /// so in its metadata. Otherwise tokens stay Bearer tokens, which every resource takes.
+    fn dpop_for(&self, found: &Discovered, challenge: &Challenge) -> Option<&Dpop> {
+        (found.server.dpop_es256 && (challenge.offers_dpop || found.resource_dpop)).then_some(&self.dpop)
     }
 
     /// Refresh; on failure forget the tokens, and a dynamic registration the server no longer
@@ -362,6 +394,7 @@ impl Flow {
             grant,
             &old.resource,
             old.requested.clone(),
+            (old.token_type == "DPoP").then_some(&self.dpop),
         )
         .await?;
         if tokens.refresh_token.is_none() {
@@ -388,9 +421,9 @@ impl Flow {
     }
 }
 
-/// The `Authorization` header value of `tokens`.
+/// The `Authorization` header value of `tokens`: `Bearer <token>` or `DPoP <token>`.
 fn bearer(tokens: &Tokens) -> String {
-    format!("Bearer {}", tokens.access_token)
+    format!("{} {}", tokens.token_type, tokens.access_token)
 }
 
 /// The scopes of `a` and then those of `b` not in `a`.

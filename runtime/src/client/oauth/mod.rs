@@ -69,6 +69,7 @@
 
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod flow;
 mod loopback;
@@ -83,7 +84,7 @@ use std::time::Duration;
 pub use loopback::{open_browser_and_wait, wait_for_redirect};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
-use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Refusal};
+use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Outgoing, Refusal};
 
 /// The authorization request handed to the person's step.
 #[derive(Debug, Clone)]
@@ -277,8 +278,8 @@ impl OAuth {
 }
 
 impl Authorizer for OAuth {
-    fn authorization<'a>(&'a self, endpoint: &'a str) -> AuthFuture<'a, Option<String>> {
-        Box::pin(self.inner.authorization(endpoint))
+    fn authorization<'a>(&'a self, request: Outgoing<'a>) -> AuthFuture<'a, Vec<(String, String)>> {
+        Box::pin(self.inner.authorization(request))
     }
 
     fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool> {

@@ -35,6 +35,9 @@ pub(crate) struct Registration {
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Tokens {
     pub(crate) access_token: String,
+    /// `Bearer`, or `DPoP` for a token bound to the client's DPoP key.
+    #[serde(default = "bearer_type")]
+    pub(crate) token_type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) refresh_token: Option<String>,
     /// When it expires, in seconds since the Unix epoch.
@@ -50,6 +53,10 @@ pub(crate) struct Tokens {
     pub(crate) issuer: String,
     pub(crate) token_endpoint: String,
     pub(crate) resource: String,
+}
+
+fn bearer_type() -> String {
+    "Bearer".to_owned()
 }
 
 /// What the OAuth client keeps for one MCP endpoint: its registration with the
@@ -202,6 +209,7 @@ mod tests {
             }),
             tokens: Some(Tokens {
                 access_token: "at".into(),
+                token_type: "Bearer".into(),
                 refresh_token: Some("rt".into()),
                 expires_at: Some(10),
                 requested: vec!["a".into()],

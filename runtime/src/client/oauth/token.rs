@@ -12,6 +12,7 @@ use url::Url;
 use url::form_urlencoded::Serializer;
 
 use super::discovery::AuthServer;
+use super::dpop::Dpop;
 use super::fetch::{Answer, Fetch};
 use super::store::{Registration, Tokens};
 use crate::base64::{HEADER, URL};
@@ -205,11 +206,28 @@ pub(crate) async fn request_tokens(
     grant: Grant<'_>,
     resource: &str,
     requested: Vec<String>,
+    dpop: Option<&Dpop>,
 ) -> Result<Tokens, TokenError> {
     let failed = |reason: String| TokenError { reason, invalid_grant: false, invalid_client: false };
-    let (form, authorization) =
-        token_form(issuer, registration, assertion, &grant, resource).map_err(failed)?;
-    let answer = fetch.post_form(token_endpoint, form, authorization.as_deref()).await.map_err(failed)?;
+    let mut tries = 0;
+    let answer = loop {
+        tries += 1;
+        let (form, authorization) =
+            token_form(issuer, registration, assertion, &grant, resource).map_err(failed)?;
+        let proof = dpop.map(|d| d.proof("POST", token_endpoint, None));
+        let answer = fetch
+            .post_form(token_endpoint, form, authorization.as_deref(), proof.as_deref())
+            .await
+            .map_err(failed)?;
+        if let (Some(d), Some(nonce)) = (dpop, &answer.dpop_nonce) {
+            d.set_nonce(token_endpoint, nonce);
+        }
+        // RFC 9449 §8: a server that wants a nonce says so once; the proof is made again with it.
+        let wants_nonce = answer.json.get("error").and_then(Value::as_str) == Some("use_dpop_nonce");
+        if answer.ok || !wants_nonce || answer.dpop_nonce.is_none() || dpop.is_none() || tries == 2 {
+            break answer;
+        }
+    };
     if !answer.ok {
         let code = answer.json.get("error").and_then(Value::as_str).unwrap_or_default();
         return Err(TokenError {
@@ -223,9 +241,10 @@ pub(crate) async fn request_tokens(
         failed(format!("the token endpoint of {} answered without an access_token", issuer))
     })?;
     let token_type = j.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
-    if !token_type.eq_ignore_ascii_case("bearer") {
+    let dpop_bound = dpop.is_some() && token_type.eq_ignore_ascii_case("dpop");
+    if !token_type.eq_ignore_ascii_case("bearer") && !dpop_bound {
         return Err(failed(format!(
-            "the token endpoint of {} issued a '{}' token; this client sends Bearer tokens only",
+            "the token endpoint of {} issued a '{}' token; this client sends Bearer and DPoP tokens only",
             issuer,
             sanitize(token_type)
         )));
@@ -233,6 +252,7 @@ pub(crate) async fn request_tokens(
     let granted = j.get("scope").and_then(Value::as_str).map(super::challenge::split_scopes);
     Ok(Tokens {
         access_token: access_token.to_owned(),
+        token_type: if dpop_bound { "DPoP" } else { "Bearer" }.to_owned(),
         refresh_token: j.get("refresh_token").and_then(Value::as_str).map(str::to_owned),
         expires_at: j.get("expires_in").and_then(Value::as_u64).map(|s| now() + s),
         granted: granted.unwrap_or_else(|| requested.clone()),
@@ -354,6 +374,7 @@ mod tests {
             auth_methods_supported: None,
             iss_parameter_supported: iss_supported,
             cimd_supported: false,
+            dpop_es256: false,
         }
     }
 
