@@ -41,6 +41,13 @@
 //!    `client_secret_basic`, `client_secret_post` or `none` (or a signed JWT for
 //!    [client credentials](OAuth::client_credentials_jwt)).
 //!
+//! **DPoP** (RFC 9449): when the authorization server signs `ES256` proofs
+//! (`dpop_signing_alg_values_supported`) and the resource takes DPoP-bound tokens (its
+//! challenge offers the `DPoP` scheme, or its metadata says so), the client binds its tokens to
+//! a P-256 key it holds in memory: a proof with each token request, `Authorization: DPoP` and
+//! a fresh proof (method, URL, the token's hash) with each MCP request, and a server's
+//! `use_dpop_nonce` answered once with its nonce. Otherwise tokens are Bearer tokens.
+//!
 //! An expired token is refreshed before the next request when there is a refresh token; a
 //! 401 with one first tries a refresh too. A 403 with `insufficient_scope` asks for the union
 //! of the scopes asked for before and the challenged ones (step-up), unless the token already
@@ -63,8 +70,8 @@
 //! # Why a feature of its own
 //!
 //! `client-oauth` adds the `url` crate (with IDNA, for the metadata and authorization URLs
-//! as the RFCs mean them) and `jsonwebtoken` (client assertions): weight a stdio-only client
-//! should not carry. Everything else it needs (hyper, rustls, SHA-256, base64) the `client`
+//! as the RFCs mean them), `jsonwebtoken` (client assertions) and `p256` (DPoP proofs): weight
+//! a stdio-only client should not carry. Everything else it needs (hyper, rustls, SHA-256, base64) the `client`
 //! feature already has.
 
 mod challenge;
