@@ -11,7 +11,6 @@ use p256::ecdsa::SigningKey;
 use p256::ecdsa::signature::Signer;
 use serde_json::json;
 
-use super::token::{now, random_token};
 use crate::base64::URL;
 use crate::sync::lock;
 
@@ -75,7 +74,11 @@ impl DpopKey {
     ) -> String {
         let htu = htu.split(['?', '#']).next().unwrap_or(htu);
         let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": self.jwk});
-        let mut claims = json!({"jti": random_token(), "htm": htm, "htu": htu, "iat": now()});
+        let mut jti = [0u8; 16];
+        crate::random::fill(&mut jti);
+        let iat =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let mut claims = json!({"jti": URL.encode(jti), "htm": htm, "htu": htu, "iat": iat});
         if let Some(token) = access_token {
             claims["ath"] = json!(URL.encode(hmac_sha256::Hash::hash(token.as_bytes())));
         }
