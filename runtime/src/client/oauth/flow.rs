@@ -138,7 +138,7 @@ impl Flow {
             None => self.scopes(&found, challenge, prior),
         };
         let tokens = match &self.config.grant {
-            GrantKind::Machine { client_id, secret, assertion } => {
+            GrantKind::Machine { client_id, secret, assertion, workload } => {
                 let registration = Registration {
                     issuer: issuer.clone(),
                     client_id: client_id.clone(),
@@ -146,7 +146,16 @@ impl Flow {
                     auth_method: secret_method(&found.server, secret.as_deref()),
                     dynamic: false,
                 };
-                let grant = Grant::ClientCredentials { scopes: &scopes };
+                let jwt = match workload {
+                    Some(token) => Some(token().map_err(|e| {
+                        AuthFailure::failed(format!("the workload's identity token could not be read: {e}"))
+                    })?),
+                    None => None,
+                };
+                let grant = match &jwt {
+                    Some(jwt) => Grant::JwtBearer { assertion: jwt, scopes: &scopes },
+                    None => Grant::ClientCredentials { scopes: &scopes },
+                };
                 let resource = found.resource.as_str();
                 let endpoint = found.server.token_endpoint.as_str();
                 token::request_tokens(

@@ -48,6 +48,11 @@
 //! a fresh proof (method, URL, the token's hash) with each MCP request, and a server's
 //! `use_dpop_nonce` answered once with its nonce. Otherwise tokens are Bearer tokens.
 //!
+//! **Acting on its own behalf**: [`client_credentials`](OAuth::client_credentials) (a secret),
+//! [`client_credentials_jwt`](OAuth::client_credentials_jwt) (a signed client assertion), or
+//! [`workload_identity`](OAuth::workload_identity) (the JWT its platform issued it, RFC 7523's
+//! JWT bearer grant): no person, no registration, the same discovery and `resource`.
+//!
 //! An expired token is refreshed before the next request when there is a refresh token; a
 //! 401 with one first tries a refresh too. A 403 with `insufficient_scope` asks for the union
 //! of the scopes asked for before and the challenged ones (step-up), unless the token already
@@ -119,9 +124,19 @@ pub type AuthorizeFn = Arc<dyn Fn(AuthorizationRequest) -> AuthorizeFuture + Sen
 enum GrantKind {
     /// A person authorizes it (authorization code).
     Person,
-    /// It acts on its own behalf (client credentials), with a secret or a signed JWT.
-    Machine { client_id: String, secret: Option<String>, assertion: Option<token::Assertion> },
+    /// It acts on its own behalf (client credentials), with a secret or a signed JWT; or,
+    /// with `workload`, by a JWT its platform issued it (the JWT bearer grant).
+    Machine {
+        client_id: String,
+        secret: Option<String>,
+        assertion: Option<token::Assertion>,
+        workload: Option<WorkloadToken>,
+    },
 }
+
+/// Where a workload's identity token comes from (read anew for each token request, as such
+/// tokens rotate).
+pub type WorkloadToken = Arc<dyn Fn() -> Result<String, String> + Send + Sync>;
 
 /// The OAuth 2.1 client of the MCP authorization spec, as an [`Authorizer`] for
 /// [`HttpServer::authorizer`](super::HttpServer::authorizer). Its module docs say what it
@@ -185,6 +200,7 @@ impl OAuth {
                 client_id: client_id.into(),
                 secret: Some(client_secret.into()),
                 assertion: None,
+                workload: None,
             }
         });
         oauth
@@ -201,8 +217,34 @@ impl OAuth {
         let mut oauth = OAuth::new("toolwire");
         let assertion = token::Assertion::Jwt { pem: private_key_pem.into(), algorithm: algorithm.into() };
         oauth.edit(|c| {
-            c.grant =
-                GrantKind::Machine { client_id: client_id.into(), secret: None, assertion: Some(assertion) }
+            c.grant = GrantKind::Machine {
+                client_id: client_id.into(),
+                secret: None,
+                assertion: Some(assertion),
+                workload: None,
+            }
+        });
+        oauth
+    }
+
+    /// A workload acting on its own behalf with the identity its platform gives it (workload
+    /// identity federation, RFC 7523's JWT bearer grant): `token` answers the platform's JWT
+    /// (e.g. read from the file a Kubernetes service account token is mounted at), sent as the
+    /// `assertion` with `client_id`. A refused assertion fails the request; no other grant is
+    /// tried.
+    pub fn workload_identity(
+        client_id: impl Into<String>,
+        token: impl Fn() -> Result<String, String> + Send + Sync + 'static,
+    ) -> OAuth {
+        let mut oauth = OAuth::new("toolwire");
+        let workload: WorkloadToken = Arc::new(token);
+        oauth.edit(|c| {
+            c.grant = GrantKind::Machine {
+                client_id: client_id.into(),
+                secret: None,
+                assertion: None,
+                workload: Some(workload),
+            }
         });
         oauth
     }

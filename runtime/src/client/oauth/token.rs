@@ -181,9 +181,22 @@ pub(crate) async fn register(
 
 /// A grant's own parameters.
 pub(crate) enum Grant<'a> {
-    Code { code: &'a str, redirect_uri: &'a str, verifier: &'a str },
-    Refresh { refresh_token: &'a str },
-    ClientCredentials { scopes: &'a [String] },
+    Code {
+        code: &'a str,
+        redirect_uri: &'a str,
+        verifier: &'a str,
+    },
+    Refresh {
+        refresh_token: &'a str,
+    },
+    ClientCredentials {
+        scopes: &'a [String],
+    },
+    /// RFC 7523 §2.1: a JWT the client was issued (a workload's identity) as the grant.
+    JwtBearer {
+        assertion: &'a str,
+        scopes: &'a [String],
+    },
 }
 
 /// Why a token request failed.
@@ -281,6 +294,13 @@ fn token_form(
         }
         Grant::Refresh { refresh_token } => {
             form.append_pair("grant_type", "refresh_token").append_pair("refresh_token", refresh_token);
+        }
+        Grant::JwtBearer { assertion, scopes } => {
+            form.append_pair("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer")
+                .append_pair("assertion", assertion);
+            if !scopes.is_empty() {
+                form.append_pair("scope", &scopes.join(" "));
+            }
         }
         Grant::ClientCredentials { scopes } => {
             form.append_pair("grant_type", "client_credentials");
