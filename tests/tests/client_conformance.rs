@@ -8,9 +8,8 @@
 //!
 //! Every `auth/*` scenario of 0.2.0-alpha.12's `list --client`, one by one at its own
 //! version (`toolwire::client::oauth`; the person's step played headlessly by the binary):
-//! each must pass with at least one check run (DPoP's two and workload identity included),
-//! except the one whose feature is not built (enterprise-managed authorization), which must
-//! still fail, so it is noticed when it starts passing. The scenarios where the client must refuse to go on
+//! each must pass with at least one check run: the extensions too (client credentials, DPoP,
+//! workload identity, enterprise-managed authorization). The scenarios where the client must refuse to go on
 //! also show the error a user reads.
 //!
 //! And 0.2.0-alpha.12's `client --requirements 2026-07-28`, every client scenario that
@@ -63,10 +62,6 @@ fn tally(text: &str) -> Option<(u32, u32, u32, u32)> {
     }
 }
 
-/// The `auth/*` client scenarios toolwire does not pass yet: the feature it tests is not
-/// built (enterprise-managed authorization, ID-JAG).
-const AUTH_NOT_BUILT: &[&str] = &["auth/enterprise-managed-authorization"];
-
 /// What the client says when it refuses to go on, per scenario (the start of the line it
 /// prints on stderr; the rest names the suite's ephemeral ports).
 const REFUSALS: &[(&str, &str)] = &[
@@ -118,10 +113,6 @@ fn conformance_client_every_auth_scenario_one_by_one() {
         let text = run_with("TOOLWIRE_CONFORMANCE_020", scenario);
         let (ok, total, failed, warnings) =
             tally(&text).unwrap_or_else(|| panic!("{scenario}: no tally\n{text}"));
-        if AUTH_NOT_BUILT.contains(scenario) {
-            assert!(failed > 0, "{scenario} passes now: move it out of AUTH_NOT_BUILT\n{text}");
-            continue;
-        }
         assert!(
             total > 0 && ok == total && failed == 0 && warnings == 0 && text.contains("OVERALL: PASSED"),
             "{scenario}:\n{text}"
@@ -131,7 +122,7 @@ fn conformance_client_every_auth_scenario_one_by_one() {
         }
         passed.push(format!("{scenario}: {ok}/{total}"));
     }
-    assert_eq!(passed.len(), 32, "{passed:#?}");
+    assert_eq!(passed.len(), 33, "{passed:#?}");
     eprintln!("{}", passed.join("\n"));
 }
 
@@ -185,7 +176,7 @@ fn conformance_client_2026_07_28_requirements() {
     );
     // Every auth scenario that revision requires passes, each with checks run.
     let auth: Vec<&str> = text.lines().filter(|l| l.starts_with("✓ auth/")).collect();
-    assert_eq!(auth.len(), 30, "{text}");
+    assert_eq!(auth.len(), 31, "{text}");
     for line in auth {
         assert!(line.ends_with(" passed, 0 failed") && !line.contains(": 0 passed"), "{line}");
     }

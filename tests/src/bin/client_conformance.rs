@@ -14,7 +14,8 @@
 //! authorization URL is fetched without following its redirect, and the `Location` it
 //! redirects to is the answer (the suite's authorization server consents at once). The
 //! scenario's context (`MCP_CONFORMANCE_CONTEXT`, JSON) gives the pre-registered client and
-//! the client credentials and the workload's identity token; the Client ID Metadata Document
+//! the client credentials, the workload's identity token and the enterprise identity
+//! provider's; the Client ID Metadata Document
 //! URL is the one the suite expects.
 //! A failure prints the client's error on stderr and exits 1.
 
@@ -56,6 +57,16 @@ fn oauth(scenario: &str) -> OAuth {
             field("private_key_pem").unwrap_or_default(),
             field("signing_algorithm").unwrap_or_else(|| "ES256".into()),
         ),
+        "auth/enterprise-managed-authorization" => {
+            let id_token = field("idp_id_token").unwrap_or_default();
+            OAuth::enterprise_managed(
+                field("client_id").unwrap_or_default(),
+                field("client_secret").unwrap_or_default(),
+                field("idp_token_endpoint").unwrap_or_default(),
+                field("idp_client_id").unwrap_or_default(),
+                move || Ok(id_token.clone()),
+            )
+        }
         "auth/wif-jwt-bearer" => {
             let jwt = field("valid_jwt").unwrap_or_default();
             OAuth::workload_identity(field("client_id").unwrap_or_default(), move || Ok(jwt.clone()))

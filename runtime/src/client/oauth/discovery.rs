@@ -16,7 +16,8 @@
 //! `resource` is not this server (another origin, or a path this endpoint is not under);
 //! authorization server metadata whose `issuer` is not, character for character, the issuer
 //! it was fetched for (RFC 8414 §3.3), which is then not used at all; metadata without PKCE's
-//! `S256` in `code_challenge_methods_supported`.
+//! `S256` in `code_challenge_methods_supported`, for the authorization code grant (checked
+//! there: a client acting on its own behalf needs no PKCE).
 
 use serde_json::Value;
 use url::Url;
@@ -39,6 +40,8 @@ pub(crate) struct AuthServer {
     pub(crate) iss_parameter_supported: bool,
     /// `client_id_metadata_document_supported`.
     pub(crate) cimd_supported: bool,
+    /// Whether it offers PKCE with `S256` (the authorization code grant requires it).
+    pub(crate) pkce_s256: bool,
     /// Whether it binds tokens to a DPoP key signed with ES256 (`dpop_signing_alg_values_supported`).
     pub(crate) dpop_es256: bool,
 }
@@ -192,12 +195,8 @@ fn read_metadata(at: &str, issuer: &str, doc: &Value) -> Result<AuthServer, Stri
         endpoint(name).ok_or_else(|| format!("the authorization server metadata at {at} has no {name}"))
     };
     let pkce = strings(doc.get("code_challenge_methods_supported")).unwrap_or_default();
-    if !pkce.iter().any(|m| m == "S256") {
-        return Err(format!(
-            "the authorization server {issuer} does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires"
-        ));
-    }
     Ok(AuthServer {
+        pkce_s256: pkce.iter().any(|m| m == "S256"),
         issuer: issuer.to_owned(),
         authorization_endpoint: required("authorization_endpoint")?,
         token_endpoint: required("token_endpoint")?,
@@ -229,6 +228,8 @@ fn default_endpoints(origin: &str) -> AuthServer {
         ]),
         iss_parameter_supported: false,
         cimd_supported: false,
+        // A 2025-03-26 server without metadata: PKCE is sent, as that revision required.
+        pkce_s256: true,
         dpop_es256: false,
     }
 }

@@ -138,7 +138,7 @@ impl Flow {
             None => self.scopes(&found, challenge, prior),
         };
         let tokens = match &self.config.grant {
-            GrantKind::Machine { client_id, secret, assertion, workload } => {
+            GrantKind::Machine { client_id, secret, assertion, workload, enterprise } => {
                 let registration = Registration {
                     issuer: issuer.clone(),
                     client_id: client_id.clone(),
@@ -146,11 +146,29 @@ impl Flow {
                     auth_method: secret_method(&found.server, secret.as_deref()),
                     dynamic: false,
                 };
-                let jwt = match workload {
-                    Some(token) => Some(token().map_err(|e| {
+                let jwt = match (workload, enterprise) {
+                    (Some(token), _) => Some(token().map_err(|e| {
                         AuthFailure::failed(format!("the workload's identity token could not be read: {e}"))
                     })?),
-                    None => None,
+                    (None, Some(idp)) => {
+                        let id_token = (idp.id_token)().map_err(|e| {
+                            AuthFailure::failed(format!(
+                                "the identity provider's ID token could not be read: {e}"
+                            ))
+                        })?;
+                        let jag = token::exchange_for_id_jag(
+                            fetch,
+                            &idp.token_endpoint,
+                            &idp.client_id,
+                            &id_token,
+                            &issuer,
+                            &found.resource,
+                        )
+                        .await
+                        .map_err(AuthFailure::failed)?;
+                        Some(jag)
+                    }
+                    (None, None) => None,
                 };
                 let grant = match &jwt {
                     Some(jwt) => Grant::JwtBearer { assertion: jwt, scopes: &scopes },
@@ -287,6 +305,15 @@ impl Flow {
         dpop: Option<&Dpop>,
     ) -> Result<Tokens, (AuthFailure, bool)> {
         let server = &found.server;
+        if !server.pkce_s256 {
+            return Err((
+                AuthFailure::failed(format!(
+                    "the authorization server {} does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires",
+                    server.issuer
+                )),
+                false,
+            ));
+        }
         let Some(authorize) = &self.config.authorize else {
             return Err((
                 AuthFailure::needs_person(

@@ -49,9 +49,11 @@
 //! `use_dpop_nonce` answered once with its nonce. Otherwise tokens are Bearer tokens.
 //!
 //! **Acting on its own behalf**: [`client_credentials`](OAuth::client_credentials) (a secret),
-//! [`client_credentials_jwt`](OAuth::client_credentials_jwt) (a signed client assertion), or
+//! [`client_credentials_jwt`](OAuth::client_credentials_jwt) (a signed client assertion),
 //! [`workload_identity`](OAuth::workload_identity) (the JWT its platform issued it, RFC 7523's
-//! JWT bearer grant): no person, no registration, the same discovery and `resource`.
+//! JWT bearer grant), or [`enterprise_managed`](OAuth::enterprise_managed) (SEP-990: an
+//! enterprise identity provider's ID token exchanged for an ID-JAG, then the JWT bearer grant):
+//! no browser, no registration, the same discovery and `resource`.
 //!
 //! An expired token is refreshed before the next request when there is a refresh token; a
 //! 401 with one first tries a refresh too. A 403 with `insufficient_scope` asks for the union
@@ -131,7 +133,16 @@ enum GrantKind {
         secret: Option<String>,
         assertion: Option<token::Assertion>,
         workload: Option<WorkloadToken>,
+        enterprise: Option<Enterprise>,
     },
+}
+
+/// An enterprise identity provider whose ID token is exchanged for an ID-JAG.
+#[derive(Clone)]
+struct Enterprise {
+    token_endpoint: String,
+    client_id: String,
+    id_token: WorkloadToken,
 }
 
 /// Where a workload's identity token comes from (read anew for each token request, as such
@@ -201,6 +212,7 @@ impl OAuth {
                 secret: Some(client_secret.into()),
                 assertion: None,
                 workload: None,
+                enterprise: None,
             }
         });
         oauth
@@ -222,6 +234,7 @@ impl OAuth {
                 secret: None,
                 assertion: Some(assertion),
                 workload: None,
+                enterprise: None,
             }
         });
         oauth
@@ -244,6 +257,38 @@ impl OAuth {
                 secret: None,
                 assertion: None,
                 workload: Some(workload),
+                enterprise: None,
+            }
+        });
+        oauth
+    }
+
+    /// Enterprise-managed authorization (SEP-990): the person's ID token from the
+    /// enterprise's identity provider (`id_token`, its client there `idp_client_id`) is
+    /// exchanged at the provider's token endpoint (RFC 8693) for an identity assertion grant
+    /// (ID-JAG) naming this server's authorization server and resource, which the client
+    /// (`client_id`, `client_secret`) presents there with RFC 7523's JWT bearer grant. No
+    /// browser: the enterprise already signed the person in.
+    pub fn enterprise_managed(
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        idp_token_endpoint: impl Into<String>,
+        idp_client_id: impl Into<String>,
+        id_token: impl Fn() -> Result<String, String> + Send + Sync + 'static,
+    ) -> OAuth {
+        let mut oauth = OAuth::new("toolwire");
+        let enterprise = Enterprise {
+            token_endpoint: idp_token_endpoint.into(),
+            client_id: idp_client_id.into(),
+            id_token: Arc::new(id_token),
+        };
+        oauth.edit(|c| {
+            c.grant = GrantKind::Machine {
+                client_id: client_id.into(),
+                secret: Some(client_secret.into()),
+                assertion: None,
+                workload: None,
+                enterprise: Some(enterprise),
             }
         });
         oauth

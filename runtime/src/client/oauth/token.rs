@@ -276,6 +276,39 @@ pub(crate) async fn request_tokens(
     })
 }
 
+/// Exchange an enterprise identity provider's ID token for an identity assertion grant
+/// (ID-JAG, SEP-990) for the authorization server `audience` and `resource` (RFC 8693).
+pub(crate) async fn exchange_for_id_jag(
+    fetch: &Fetch,
+    idp_token_endpoint: &str,
+    idp_client_id: &str,
+    id_token: &str,
+    audience: &str,
+    resource: &str,
+) -> Result<String, String> {
+    let form = {
+        let mut form = Serializer::new(String::new());
+        form.append_pair("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange")
+            .append_pair("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag")
+            .append_pair("audience", audience)
+            .append_pair("resource", resource)
+            .append_pair("subject_token", id_token)
+            .append_pair("subject_token_type", "urn:ietf:params:oauth:token-type:id_token")
+            .append_pair("client_id", idp_client_id);
+        form.finish()
+    };
+    let answer = fetch.post_form(idp_token_endpoint, form, None, None).await?;
+    if !answer.ok {
+        return Err(format!(
+            "the identity provider at {idp_token_endpoint} refused to exchange the ID token: {}",
+            oauth_error(&answer)
+        ));
+    }
+    answer.json.get("access_token").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+        format!("the identity provider at {idp_token_endpoint} answered the exchange without a token")
+    })
+}
+
 /// A token request's form and `Authorization` header.
 fn token_form(
     issuer: &str,
@@ -394,6 +427,7 @@ mod tests {
             auth_methods_supported: None,
             iss_parameter_supported: iss_supported,
             cimd_supported: false,
+            pkce_s256: true,
             dpop_es256: false,
         }
     }
