@@ -92,9 +92,15 @@ fn start_provider(resource: &str) -> Provider {
 
 /// toolwire's server in resource-server mode, every request needing scope `mcp`.
 async fn resource_server(port: u16, issuer: &str) {
+    resource_server_needing(port, issuer, &["mcp"]).await;
+}
+
+/// toolwire's server in resource-server mode, every request needing `scopes`.
+async fn resource_server_needing(port: u16, issuer: &str, scopes: &[&str]) {
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let verifier = JwksVerifier::new(&format!("{issuer}/jwks"), resource.clone()).unwrap().issuer(issuer);
-    let rs = ResourceServer::new(resource, verifier).authorization_server(issuer).required_scopes(["mcp"]);
+    let rs =
+        ResourceServer::new(resource, verifier).authorization_server(issuer).required_scopes(scopes.to_vec());
     let server = Server::builder(ServerOptions::new("files", "1.0.0")).tools(tools![whoami].unwrap()).build();
     let app = mcp_router(server, Exposure::untrusted_callers(), HttpConfig::new(Auth::resource_server(rs)));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
@@ -425,4 +431,27 @@ async fn an_authorizer_is_asked_before_each_request_and_a_refused_one_is_retried
         *authorizer.refusals.lock().unwrap(),
         [r#"401 Bearer scope="mcp" sent Bearer t1"#, r#"401 Bearer scope="mcp" sent Bearer t2"#]
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scope_the_authorization_server_will_not_grant_fails_after_one_sign_in_saying_which() {
+    let port = free_port();
+    let endpoint = format!("http://127.0.0.1:{port}/mcp");
+    let provider = start_provider(&endpoint);
+    let issuer = provider.issuer.clone();
+    // The server needs `admin`, a scope the provider never grants for this resource.
+    resource_server_needing(port, &issuer, &["mcp", "admin"]).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let oauth = person(issuer.clone(), Arc::new(AtomicBool::new(true)), Arc::clone(&asked));
+    let err =
+        Client::connect(HttpServer::new(&endpoint).authorizer(Arc::new(oauth)), ClientOptions::new("admin"))
+            .await
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server 'admin': authorization failed: the authorization server did not grant scope 'admin', which the server requires (it granted 'mcp')"
+    );
+    assert!(matches!(err, ClientError::AuthorizationFailed { .. }), "{err:?}");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    drop(provider);
 }

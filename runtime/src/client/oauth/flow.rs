@@ -87,15 +87,29 @@ impl Flow {
                 return Ok(false);
             }
             let needed = challenge.scopes();
+            if needed.is_empty() {
+                return Err(AuthFailure::failed(
+                    "the server refuses the token for insufficient scope without naming the scope it needs",
+                ));
+            }
             let prior = creds.tokens.as_ref().map(|t| t.requested.clone()).unwrap_or_default();
-            if let Some(t) = &creds.tokens
-                && !needed.is_empty()
-                && needed.iter().all(|s| t.granted.contains(s))
-            {
-                return Err(AuthFailure::failed(format!(
-                    "the server refuses the token for lacking scope '{}', which the authorization server already granted; authorizing again would not help",
-                    needed.join(" ")
-                )));
+            if let Some(t) = &creds.tokens {
+                // Step up only when asking can change something: a scope never asked for.
+                if needed.iter().all(|s| t.granted.contains(s)) {
+                    return Err(AuthFailure::failed(format!(
+                        "the server refuses the token for lacking scope '{}', which the authorization server already granted; authorizing again would not help",
+                        needed.join(" ")
+                    )));
+                }
+                if needed.iter().all(|s| t.requested.contains(s)) {
+                    let missing: Vec<&str> =
+                        needed.iter().filter(|s| !t.granted.contains(s)).map(String::as_str).collect();
+                    return Err(AuthFailure::failed(format!(
+                        "the authorization server did not grant scope '{}', which the server requires (it granted '{}')",
+                        missing.join(" "),
+                        t.granted.join(" ")
+                    )));
+                }
             }
             Some(union(prior, needed))
         } else {
