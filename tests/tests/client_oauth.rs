@@ -15,6 +15,13 @@
 //! fails the call as needing a person (not an outage); a client with no person's step fails to
 //! connect saying so; a machine client gets its token with client credentials.
 //!
+//! Each way the flow can stop, against a resource and authorization server that misbehave on
+//! purpose (no resource in the metadata, no authorization server, no metadata, no PKCE, no
+//! registration, a pre-registered client bound elsewhere, `invalid_client`, `invalid_grant`, a
+//! token type this client does not send, a person's step that did not complete), each with the
+//! error a user reads; and a scope the authorization server will not grant, which fails after
+//! one sign-in naming the scope.
+//!
 //! The hook itself (`Authorizer`): asked before every request, told of each refusal with its
 //! challenge, and a request sent at most twice more, so a server that refuses every token
 //! ends in `Unauthorized`, not a loop.
