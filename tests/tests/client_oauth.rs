@@ -243,6 +243,10 @@ async fn signs_in_refreshes_reuses_a_file_and_reports_a_revoked_registration_as_
     let asked = Arc::new(AtomicUsize::new(0));
     let oauth = person(issuer.clone(), Arc::clone(&allow), Arc::clone(&asked))
         .store(FileTokenStore::new(&token_file));
+    // Signed in before connecting: the person's step outside the connection's timeouts.
+    oauth.sign_in(&endpoint).await.expect("signs in");
+    oauth.sign_in(&endpoint).await.expect("already signed in");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
     let server = HttpServer::new(&endpoint).authorizer(Arc::new(oauth));
     let client =
         Client::connect(server, ClientOptions::new("files")).await.expect("connects after signing in");

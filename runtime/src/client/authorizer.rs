@@ -20,7 +20,8 @@ pub type AuthFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, AuthFailure>>
 /// must authorize this client again); otherwise as
 /// [`ClientError::AuthorizationFailed`](super::ClientError::AuthorizationFailed). Neither is an
 /// outage, and trying again as is will not help.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
 #[non_exhaustive]
 pub struct AuthFailure {
     /// What went wrong, in our words (never an authorization server's).

@@ -64,6 +64,19 @@ impl Flow {
         Ok(headers)
     }
 
+    /// Authorize `endpoint` now, unless a token is kept for it: discovery from the well-known
+    /// locations, then the flow a 401 would start.
+    pub(crate) async fn sign_in(&self, endpoint: &str) -> Result<(), AuthFailure> {
+        let mut state = self.state.lock().await;
+        let creds = self.load(&mut state, endpoint)?;
+        if creds.tokens.is_some() {
+            return Ok(());
+        }
+        let result = self.renew(creds, endpoint, &Challenge::default(), None).await;
+        self.save(endpoint, creds)?;
+        result
+    }
+
     /// A 401 or 403: renew what can be renewed; true when the request is worth sending again.
     pub(crate) async fn refused(&self, refusal: Refusal<'_>) -> Result<bool, AuthFailure> {
         let challenge = Challenge::parse(refusal.www_authenticate.unwrap_or_default());

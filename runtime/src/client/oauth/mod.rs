@@ -11,6 +11,7 @@
 //! let oauth = OAuth::new("my-cli")
 //!     .store(FileTokenStore::new("/home/me/.config/my-cli/tokens.json"))
 //!     .on_authorize(|request| async move { toolwire::client::oauth::open_browser_and_wait(request).await });
+//! oauth.sign_in("https://mcp.example.com/mcp").await?; // only when no token is kept
 //! let server = HttpServer::new("https://mcp.example.com/mcp").authorizer(Arc::new(oauth));
 //! let client = Client::connect(server, ClientOptions::new("example")).await?;
 //! # let _ = client; Ok(()) }
@@ -368,6 +369,18 @@ impl OAuth {
         let store: Arc<dyn TokenStore> = Arc::new(store);
         self.edit(|c| c.store = store);
         self
+    }
+}
+
+impl OAuth {
+    /// Sign in to the server at `endpoint` now, before connecting, unless a token is already
+    /// kept for it (the store's, or one from before): the same flow a 401 starts, with the
+    /// scopes the resource's metadata lists. A connection's first request is bound by
+    /// [`ClientOptions::request_timeout`](super::ClientOptions::request_timeout) (30 s), which
+    /// a person signing in for the first time may need longer than; signing in first takes
+    /// the person's step out of it. `Err` is the [`AuthFailure`] the connection would fail with.
+    pub async fn sign_in(&self, endpoint: &str) -> Result<(), AuthFailure> {
+        self.inner.sign_in(endpoint).await
     }
 }
 
