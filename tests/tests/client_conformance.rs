@@ -5,11 +5,18 @@
 //! (2025-11-25, SEP-1699: a `tools/call` SSE stream closed after a priming event is resumed
 //! with `GET` and `Last-Event-ID` after the stream's `retry` interval, and the answer is read
 //! from that stream), and 0.2.0-alpha.12's `json-schema-2020-12-preservation` on 2026-07-28
-//! and 2025-11-25 (a tool's schema handed back with every keyword it was listed with). Not run: the `auth/*` scenarios (OAuth is not built).
+//! and 2025-11-25 (a tool's schema handed back with every keyword it was listed with).
+//!
+//! Every `auth/*` scenario of 0.2.0-alpha.12's `list --client`, one by one at its own
+//! version (`toolwire::client::oauth`; the person's step played headlessly by the binary):
+//! each must pass with at least one check run: the extensions too (client credentials, DPoP,
+//! workload identity, enterprise-managed authorization). The scenarios where the client must refuse to go on
+//! also show the error a user reads.
 //!
 //! And 0.2.0-alpha.12's `client --requirements 2026-07-28`, every client scenario that
 //! revision requires, with `tests/conformance/client-baseline-0.2.0-alpha.12.yml` as the
-//! expected failures (OAuth and SEP-2243 `x-mcp-header`, not built): among them
+//! expected failures (SEP-2243 `x-mcp-header`, not built): among them every required
+//! `auth/*` scenario, and
 //! `sep-2322-client-request-state` (the `input_required` rounds: `requestState` echoed
 //! exactly, none sent when none was given, a new JSON-RPC id per retry, no round's members
 //! on another request, a result without `resultType` taken as complete) and
@@ -23,12 +30,15 @@ use std::process::Command;
 use client_support::peer;
 
 fn run(scenario: &str) -> String {
-    run_with("TOOLWIRE_CONFORMANCE_016", scenario, &[])
+    let text = run_with("TOOLWIRE_CONFORMANCE_016", scenario, &[]);
+    assert!(text.contains("OVERALL: PASSED"), "scenario {scenario} failed:\n{text}");
+    text
 }
 
-/// `scenario` run by the suite named by the peer variable `suite`, with `extra` arguments.
-fn run_with(suite: &str, scenario: &str, extra: &[&str]) -> String {
-    let conformance = peer(suite);
+/// Run `scenario` with the suite in `peer_var`, with `extra` arguments; its whole output,
+/// whatever the verdict.
+fn run_with(peer_var: &str, scenario: &str, extra: &[&str]) -> String {
+    let conformance = peer(peer_var);
     let mut parts = conformance.split(' ');
     let out = Command::new(parts.next().unwrap())
         .args(parts)
@@ -37,8 +47,86 @@ fn run_with(suite: &str, scenario: &str, extra: &[&str]) -> String {
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("OVERALL: PASSED"), "scenario {scenario} failed:\n{text}");
+    assert_eq!(out.status.success(), text.contains("OVERALL: PASSED"), "{text}");
     text
+}
+
+/// The `Passed: N/M, F failed, W warnings` line's numbers.
+fn tally(text: &str) -> Option<(u32, u32, u32, u32)> {
+    let line = text.lines().find(|l| l.starts_with("Passed: "))?;
+    let nums: Vec<u32> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    match nums[..] {
+        [passed, total, failed, warnings] => Some((passed, total, failed, warnings)),
+        _ => None,
+    }
+}
+
+/// What the client says when it refuses to go on, per scenario (the start of the line it
+/// prints on stderr; the rest names the suite's ephemeral ports).
+const REFUSALS: &[(&str, &str)] = &[
+    (
+        "auth/resource-mismatch",
+        "server 'conformance': authorization failed: the protected resource metadata at http://localhost:",
+    ),
+    (
+        "auth/iss-wrong-issuer",
+        "server 'conformance': authorization failed: the authorization response came from issuer 'https://evil.example.com', not 'http://localhost:",
+    ),
+    (
+        "auth/iss-unexpected",
+        "server 'conformance': authorization failed: the authorization response came from issuer 'https://evil.example.com', not 'http://localhost:",
+    ),
+    (
+        "auth/iss-supported-missing",
+        "server 'conformance': authorization failed: the authorization response has no iss, though http://localhost:",
+    ),
+    (
+        "auth/iss-normalized",
+        "server 'conformance': authorization failed: the authorization response came from issuer 'http://localhost:",
+    ),
+    (
+        "auth/metadata-issuer-mismatch",
+        "server 'conformance': authorization failed: the authorization server metadata at http://localhost:",
+    ),
+    (
+        "auth/scope-retry-limit",
+        "server 'conformance': authorization failed: the server refuses the token for lacking scope 'mcp:admin', which the authorization server already granted; authorizing again would not help",
+    ),
+];
+
+#[test]
+fn conformance_client_every_auth_scenario_one_by_one() {
+    let conformance = peer("TOOLWIRE_CONFORMANCE_020");
+    let mut parts = conformance.split(' ');
+    let listed = Command::new(parts.next().unwrap()).args(parts).args(["list", "--client"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let scenarios: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .filter_map(|l| l.split(' ').next())
+        .filter(|s| s.starts_with("auth/"))
+        .collect();
+    assert_eq!(scenarios.len(), 33, "{listed}");
+    let mut passed = Vec::new();
+    for scenario in &scenarios {
+        let text = run_with("TOOLWIRE_CONFORMANCE_020", scenario, &[]);
+        let (ok, total, failed, warnings) =
+            tally(&text).unwrap_or_else(|| panic!("{scenario}: no tally\n{text}"));
+        assert!(
+            total > 0 && ok == total && failed == 0 && warnings == 0 && text.contains("OVERALL: PASSED"),
+            "{scenario}:\n{text}"
+        );
+        if let Some((_, said)) = REFUSALS.iter().find(|(s, _)| s == scenario) {
+            assert!(text.lines().any(|l| l.starts_with(said)), "{scenario} should say {said:?}:\n{text}");
+        }
+        passed.push(format!("{scenario}: {ok}/{total}"));
+    }
+    assert_eq!(passed.len(), 33, "{passed:#?}");
+    eprintln!("{}", passed.join("\n"));
 }
 
 #[test]
@@ -77,6 +165,7 @@ fn conformance_client_json_schema_2020_12_preservation() {
             "json-schema-2020-12-preservation",
             &["--spec-version", version],
         );
+        assert!(out.contains("OVERALL: PASSED"), "{version}:\n{out}");
         assert!(out.contains("Passed: 9/9, 0 failed"), "{version}:\n{out}");
         for check in [
             "json-schema-2020-12-client-$schema-preserved",
@@ -115,7 +204,15 @@ fn conformance_client_2026_07_28_requirements() {
         out.status.success() && text.contains("Baseline check passed: all failures are expected."),
         "{text}"
     );
+    // Every auth scenario that revision requires passes, each with checks run.
+    let auth: Vec<&str> = text.lines().filter(|l| l.starts_with("✓ auth/")).collect();
+    assert_eq!(auth.len(), 31, "{text}");
+    for line in auth {
+        assert!(line.ends_with(" passed, 0 failed") && !line.contains(": 0 passed"), "{line}");
+    }
     for line in [
+        "✓ auth/scope-step-up: 26 passed, 0 failed",
+        "✓ auth/authorization-server-migration: 28 passed, 0 failed",
         "✓ sep-2322-client-request-state: 5 passed, 0 failed",
         "✓ request-metadata: 8 passed, 0 failed",
         "✓ tools_call: 2 passed, 0 failed",

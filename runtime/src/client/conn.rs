@@ -98,6 +98,9 @@ pub(crate) enum Failure {
     Http(u16),
     /// The server answered with a JSON-RPC error.
     Rpc { code: i64, message: String, data: Option<Value> },
+    /// The HTTP link's [`Authorizer`](super::Authorizer) could not authorize the request; it
+    /// was not run.
+    Auth(super::authorizer::AuthFailure),
 }
 
 /// A request's answer: its `result`, still as text (each caller reads it as its own type).

@@ -425,6 +425,18 @@ impl Client {
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
+                Failure::Auth(f) if f.needs_person => RemoteError::AuthorizationRequired {
+                    tool: name.to_owned(),
+                    server: server.clone(),
+                    reason: f.reason,
+                }
+                .into(),
+                Failure::Auth(f) => RemoteError::AuthorizationFailed {
+                    tool: name.to_owned(),
+                    server: server.clone(),
+                    reason: f.reason,
+                }
+                .into(),
             },
         })?;
         parse_call_result(&result).ok_or_else(|| {
@@ -455,6 +467,8 @@ pub(crate) fn failure_to_client_error(
         Failure::Rpc { code, message, .. } => {
             ClientError::Rpc { server, method: method.to_owned(), code, server_message: message }
         }
+        Failure::Auth(f) if f.needs_person => ClientError::AuthorizationRequired { server, reason: f.reason },
+        Failure::Auth(f) => ClientError::AuthorizationFailed { server, reason: f.reason },
     }
 }
 

@@ -49,6 +49,28 @@ pub enum ClientError {
         /// The HTTP status, 401 or 403.
         status: u16,
     },
+    /// The server needs authorization that only a person can give again: the client has no
+    /// token it accepts, and none can be had without someone signing in (a refresh token was
+    /// refused, a revoked registration, no way to ask a person configured, or the person
+    /// declined). Not an outage; not retryable as is.
+    #[error("server '{server}' needs a person to authorize this client: {reason}")]
+    AuthorizationRequired {
+        /// The server's configured name.
+        server: String,
+        /// Why, in our words.
+        reason: String,
+    },
+    /// The server needs authorization and the OAuth flow failed in a way no person can fix
+    /// by signing in again: its metadata could not be found or did not check out (a resource
+    /// or issuer mismatch), the authorization server refused the client, or the server kept
+    /// refusing the token it issued. Not retryable as is.
+    #[error("server '{server}': authorization failed: {reason}")]
+    AuthorizationFailed {
+        /// The server's configured name.
+        server: String,
+        /// What went wrong, in our words.
+        reason: String,
+    },
     /// The endpoint answered with an HTTP status that trying again will not change (a 404
     /// with no session, a 405, another 4xx). Not retryable.
     #[error("server '{server}' answered HTTP {status}")]
@@ -158,9 +180,15 @@ impl PartialEq for ClientError {
                 E::Spawn { server, command, source },
                 E::Spawn { server: server2, command: command2, source: source2 },
             ) => server == server2 && command == command2 && same(&**source, &**source2),
-            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 }) => {
-                server == server2 && reason == reason2
-            }
+            (E::Unavailable { server, reason }, E::Unavailable { server: server2, reason: reason2 })
+            | (
+                E::AuthorizationRequired { server, reason },
+                E::AuthorizationRequired { server: server2, reason: reason2 },
+            )
+            | (
+                E::AuthorizationFailed { server, reason },
+                E::AuthorizationFailed { server: server2, reason: reason2 },
+            ) => server == server2 && reason == reason2,
             (E::Unauthorized { server, status }, E::Unauthorized { server: server2, status: status2 })
             | (E::HttpStatus { server, status }, E::HttpStatus { server: server2, status: status2 }) => {
                 server == server2 && status == status2
@@ -297,6 +325,29 @@ mod tests {
         };
         assert_eq!(e.to_string(), "server 'fs' did not answer 'ping' within 0.25s");
         assert!(e.is_retryable());
+    }
+
+    #[test]
+    fn authorization_needing_a_person_is_its_own_kind_and_not_an_outage() {
+        let e = ClientError::AuthorizationRequired {
+            server: "tracker".into(),
+            reason: "the person did not authorize the client (access_denied)".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server 'tracker' needs a person to authorize this client: the person did not authorize the client (access_denied)"
+        );
+        assert!(!e.is_retryable());
+        let e = ClientError::AuthorizationFailed {
+            server: "tracker".into(),
+            reason: "the authorization server https://as.example.com does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "server 'tracker': authorization failed: the authorization server https://as.example.com does not offer PKCE with S256 (code_challenge_methods_supported), which this client requires"
+        );
+        assert!(!e.is_retryable());
+        assert_ne!(e, ClientError::AuthorizationRequired { server: "tracker".into(), reason: "x".into() });
     }
 
     #[test]

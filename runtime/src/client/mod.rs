@@ -80,6 +80,7 @@
 
 mod adopt;
 mod answer;
+mod authorizer;
 mod completion;
 mod config;
 mod conn;
@@ -90,6 +91,8 @@ mod http;
 mod in_process;
 mod lines;
 mod normalise;
+#[cfg(feature = "client-oauth")]
+pub mod oauth;
 mod options;
 mod prompts;
 pub(crate) mod remote;
@@ -126,6 +129,7 @@ pub use adopt::{
     AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
     UnknownTool,
 };
+pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Outgoing, Refusal};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,

@@ -12,6 +12,7 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use serde_json::Value;
 
+use super::authorizer::Authorizer;
 use super::error::RootCertificateError;
 use super::handlers::{
     self, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
@@ -180,7 +181,22 @@ pub struct HttpServer {
     roots: Vec<CertificateDer<'static>>,
     /// The bearer token, sent as `Authorization: Bearer <token>`.
     bearer: Option<Bearer>,
+    /// What supplies the `Authorization` header instead (OAuth), asked before each request.
+    authorizer: Option<SharedAuthorizer>,
 }
+
+/// An [`Authorizer`] shared by every clone of an [`HttpServer`]; two are equal when they are
+/// the same one.
+#[derive(Clone)]
+pub(crate) struct SharedAuthorizer(pub(crate) Arc<dyn Authorizer>);
+
+impl PartialEq for SharedAuthorizer {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for SharedAuthorizer {}
 
 /// Where an [`HttpServer`]'s bearer token comes from.
 #[derive(Clone, PartialEq, Eq)]
@@ -207,6 +223,7 @@ impl fmt::Debug for HttpServer {
                     Some(Bearer::Env(var)) => format!("from ${var}"),
                 },
             )
+            .field("authorizer", &self.authorizer.is_some())
             .finish()
     }
 }
@@ -220,7 +237,22 @@ impl HttpServer {
             timeout: Duration::from_secs(30),
             roots: Vec::new(),
             bearer: None,
+            authorizer: None,
         }
+    }
+
+    /// Ask `authorizer` for the `Authorization` header before every request, and tell it
+    /// about a 401 or 403 (see [`Authorizer`]); it wins over [`bearer`](Self::bearer) and an
+    /// `Authorization` [`header`](Self::header). The OAuth client
+    /// ([`oauth::OAuth`](super::oauth::OAuth), feature `client-oauth`) is one.
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = Some(SharedAuthorizer(authorizer));
+        self
+    }
+
+    /// The authorizer, if one is set.
+    pub(crate) fn authorizer_ref(&self) -> Option<Arc<dyn Authorizer>> {
+        self.authorizer.as_ref().map(|a| Arc::clone(&a.0))
     }
 
     /// Send `Authorization: Bearer <token>` with every request (it replaces a bearer set

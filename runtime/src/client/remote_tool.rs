@@ -247,6 +247,12 @@ fn renamed(e: ToolError, name: &str) -> ToolError {
         ToolError::Remote(RemoteError::Unauthorized { server, status, .. }) => {
             RemoteError::Unauthorized { tool, server, status }.into()
         }
+        ToolError::Remote(RemoteError::AuthorizationRequired { server, reason, .. }) => {
+            RemoteError::AuthorizationRequired { tool, server, reason }.into()
+        }
+        ToolError::Remote(RemoteError::AuthorizationFailed { server, reason, .. }) => {
+            RemoteError::AuthorizationFailed { tool, server, reason }.into()
+        }
         ToolError::Remote(RemoteError::HttpStatus { server, status, .. }) => {
             RemoteError::HttpStatus { tool, server, status }.into()
         }

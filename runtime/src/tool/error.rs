@@ -146,6 +146,29 @@ pub enum RemoteError {
         /// The HTTP status, 401 or 403.
         status: u16,
     },
+    /// The server needs authorization that only a person can give again (the client's
+    /// `ClientError::AuthorizationRequired`, for a tool call); the tool was not run. Not
+    /// retryable as is.
+    #[error("tool '{tool}' was not run: server '{server}' needs a person to authorize this client: {reason}")]
+    AuthorizationRequired {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// Why, in our words.
+        reason: String,
+    },
+    /// The server needs authorization and the OAuth flow failed; the tool was not run. Not
+    /// retryable as is.
+    #[error("tool '{tool}' was not run: server '{server}': authorization failed: {reason}")]
+    AuthorizationFailed {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What went wrong, in our words.
+        reason: String,
+    },
     /// The endpoint answered with an HTTP status that trying again will not change (a 404
     /// with no session, a 405, another 4xx); the tool was not run. Not retryable.
     #[error("tool '{tool}' was not run: server '{server}' answered HTTP {status}")]
@@ -201,6 +224,8 @@ impl RemoteError {
             | RemoteError::Failed { tool, .. }
             | RemoteError::Refused { tool, .. }
             | RemoteError::Unauthorized { tool, .. }
+            | RemoteError::AuthorizationRequired { tool, .. }
+            | RemoteError::AuthorizationFailed { tool, .. }
             | RemoteError::HttpStatus { tool, .. }
             | RemoteError::OutcomeUnknown { tool, .. }
             | RemoteError::Input { tool, .. } => tool,
@@ -283,6 +308,30 @@ mod tests {
         assert_eq!(e.to_string(), "tool 'x' did not return within 0.05s and was abandoned");
         let e = ToolError::DeadlineExceeded { tool: "x".into(), deadline: Duration::from_secs(2) };
         assert_eq!(e.to_string(), "tool 'x' did not return within 2s and was abandoned");
+    }
+
+    #[test]
+    fn a_call_that_needs_a_person_to_authorize_says_so() {
+        let e = ToolError::Remote(RemoteError::AuthorizationRequired {
+            tool: "create_issue".into(),
+            server: "tracker".into(),
+            reason: "it must be authorized in a browser, and this client has no way to ask a person (OAuth::on_authorize)".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tool 'create_issue' was not run: server 'tracker' needs a person to authorize this client: it must be authorized in a browser, and this client has no way to ask a person (OAuth::on_authorize)"
+        );
+        assert!(!e.is_retryable());
+        let e = ToolError::Remote(RemoteError::AuthorizationFailed {
+            tool: "create_issue".into(),
+            server: "tracker".into(),
+            reason: "the authorization server https://as.example.com offers no dynamic registration; configure a pre-registered client (OAuth::pre_registered)".into(),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tool 'create_issue' was not run: server 'tracker': authorization failed: the authorization server https://as.example.com offers no dynamic registration; configure a pre-registered client (OAuth::pre_registered)"
+        );
+        assert!(!e.is_retryable());
     }
 
     #[test]

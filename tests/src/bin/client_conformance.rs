@@ -13,15 +13,105 @@
 //! `json_schema_2020_12_tool` back as the `schema` argument of `json_schema_echo`: it is given
 //! the adopted tool's input schema, the one a host and its model see, so the scenario checks
 //! adoption as well as listing.
+//!
+//! Every connection carries toolwire's OAuth client (`toolwire::client::oauth`): the `auth/*`
+//! scenarios answer the first request with 401. The person's step is played headlessly: the
+//! authorization URL is fetched without following its redirect, and the `Location` it
+//! redirects to is the answer (the suite's authorization server consents at once). The
+//! scenario's context (`MCP_CONFORMANCE_CONTEXT`, JSON) gives the pre-registered client and
+//! the client credentials, the workload's identity token and the enterprise identity
+//! provider's; the Client ID Metadata Document
+//! URL is the one the suite expects.
+//! A failure prints the client's error on stderr and exits 1.
+
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolwire::client::oauth::{AuthorizationRequest, OAuth};
 use toolwire::client::{
     AdoptOptions, Client, ClientOptions, CreateMessageResult, Elicited, EraMode, HttpServer, Root,
 };
 use toolwire::{Context, Tool};
 
+/// The Client ID Metadata Document URL the suite's `auth/basic-cimd` expects.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() {
+    if let Err(e) = run().await {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+/// The OAuth client for `scenario`, from its context.
+fn oauth(scenario: &str) -> OAuth {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let field = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
+    match scenario {
+        "auth/client-credentials-basic" => OAuth::client_credentials(
+            field("client_id").unwrap_or_default(),
+            field("client_secret").unwrap_or_default(),
+        ),
+        "auth/client-credentials-jwt" => OAuth::client_credentials_jwt(
+            field("client_id").unwrap_or_default(),
+            field("private_key_pem").unwrap_or_default(),
+            field("signing_algorithm").unwrap_or_else(|| "ES256".into()),
+        ),
+        "auth/enterprise-managed-authorization" => {
+            let id_token = field("idp_id_token").unwrap_or_default();
+            OAuth::enterprise_managed(
+                field("client_id").unwrap_or_default(),
+                field("client_secret").unwrap_or_default(),
+                field("idp_token_endpoint").unwrap_or_default(),
+                field("idp_client_id").unwrap_or_default(),
+                move || Ok(id_token.clone()),
+            )
+        }
+        "auth/wif-jwt-bearer" => {
+            let jwt = field("valid_jwt").unwrap_or_default();
+            OAuth::workload_identity(field("client_id").unwrap_or_default(), move || Ok(jwt.clone()))
+        }
+        _ => {
+            let mut oauth = OAuth::new("toolwire-conformance")
+                .redirect_uri("http://localhost:3000/callback")
+                .client_metadata_url(CIMD_URL)
+                .on_authorize(consent);
+            if let Some(id) = field("client_id") {
+                oauth = oauth.pre_registered(id, field("client_secret"), None);
+            }
+            oauth
+        }
+    }
+}
+
+/// The person's step, headless: fetch the authorization URL and answer where it redirects.
+async fn consent(request: AuthorizationRequest) -> Result<String, String> {
+    let rest = request.url.strip_prefix("http://").ok_or("the authorization URL is not http://")?;
+    let (host, target) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = tokio::net::TcpStream::connect(host).await.map_err(|e| e.to_string())?;
+    let head = format!("GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.map_err(|e| e.to_string())?;
+    answer
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .find_map(|l| l.strip_prefix("Location: ").or_else(|| l.strip_prefix("location: ")))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            format!(
+                "the authorization endpoint did not redirect: {}",
+                answer.lines().next().unwrap_or_default()
+            )
+        })
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let url = std::env::args().next_back().ok_or("usage: client_conformance URL")?;
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let era = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
@@ -33,7 +123,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .on_elicit(|request| async move { Ok(Elicited::accept(request.defaults())) })
         .on_sample(|_| async { Ok(CreateMessageResult::text("conformance-model", "ok")) })
         .roots(vec![Root::new("file:///tmp/conformance", Some("conformance".into()))]);
-    let client = Client::connect(HttpServer::new(url), options).await?;
+    let server = HttpServer::new(url).authorizer(Arc::new(oauth(&scenario)));
+    let client = Client::connect(server, options).await?;
     let listed = client.list_tools(false).await?;
     let discovery = client.adopt(AdoptOptions::default().prefix("")).await?;
     for tool in discovery.tools() {
@@ -51,6 +142,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         match tool.call_json(args, &Context::new()).await {
             Ok(out) => println!("{}: {}", tool.info().name(), out.joined_text()),
+            Err(e) if scenario.starts_with("auth/") => return Err(e.into()),
             Err(e) => println!("{}: {e}", tool.info().name()),
         }
     }

@@ -17,6 +17,7 @@
 //! | 200 `application/json` | the body is one message (or a batch) |
 //! | 200 `text/event-stream` | each event's `data` is a message; events without data (priming events) are skipped; a stream that ends before the answer is resumed (below), or else fails the request as `unavailable` |
 //! | 404 with a session, or 400 with a session (TS v1 servers answer a stale session so) | the session is gone: a fresh `initialize`, then the request is sent once more |
+//! | 401 or 403, with an [`Authorizer`] | the authorizer is told (with `WWW-Authenticate`); when it says new credentials may help, the request is sent once more with them (at most twice per request: the refusal came before the server ran anything); else as below, or the authorizer's own failure |
 //! | 401 or 403 | the request fails as `unauthorized` (not retryable): the credentials were refused |
 //! | 503 with a JSON-RPC error body | the request fails as `unavailable` (retryable, even for a tool that must not be re-run): the server itself refused it for now (a toolwire replica draining, or its session store down), so it was not run; the server's words stay out of the reason |
 //! | another 4xx or 5xx with a JSON-RPC error body (`id` may be `null`) | that error, for the request the POST carried |
@@ -47,7 +48,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode, Uri};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client as HyperClient;
@@ -57,6 +58,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::authorizer::{AuthFailure, Authorizer, Outgoing, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
@@ -81,11 +83,14 @@ pub(crate) fn fuzz_sse(data: &[u8]) {
         parser.feed(chunk, |event| cursor.advance(&event));
     }
 }
-use tls::{connector, tls_error, tls_reason};
+pub(crate) use tls::connector;
+use tls::{tls_error, tls_reason};
 
 const SESSION: &str = "mcp-session-id";
 const VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
+/// How many times one request is sent again after its [`Authorizer`] renewed credentials.
+const AUTH_RETRIES: u32 = 2;
 
 /// How long to wait before resuming a stream that gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
@@ -106,7 +111,14 @@ struct Shared {
     init: Mutex<Option<String>>,
     /// The standalone GET stream of a legacy session.
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// The endpoint as configured, for the authorizer.
+    endpoint: String,
+    /// What supplies the `Authorization` header (and any other credential headers).
+    authorizer: Option<Arc<dyn Authorizer>>,
 }
+
+/// The headers an [`Authorizer`] gave for one request.
+type AuthHeaders = Vec<(HeaderName, HeaderValue)>;
 
 /// A Streamable HTTP connection.
 pub(crate) struct HttpLink {
@@ -146,6 +158,10 @@ impl HttpLink {
                 .map_err(|e| config(format!("the value of header '{k}' is not valid"), Arc::new(e)))?;
             headers.push((name, value));
         }
+        let authorizer = cfg.authorizer_ref();
+        if authorizer.is_some() {
+            headers.retain(|(name, _)| name != AUTHORIZATION);
+        }
         let shared = Arc::new(Shared {
             uri,
             headers,
@@ -158,6 +174,8 @@ impl HttpLink {
             version: Mutex::default(),
             init: Mutex::default(),
             listener: Mutex::default(),
+            endpoint: cfg.url.clone(),
+            authorizer,
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -187,8 +205,9 @@ impl HttpLink {
             l.abort();
         }
         let Some(session) = lock(&self.shared.session).take() else { return };
+        let auth = self.shared.authorize(Method::DELETE).await.unwrap_or_default();
         let mut req = Request::builder().method(Method::DELETE).uri(self.shared.uri.clone());
-        for (k, v) in &self.shared.headers {
+        for (k, v) in self.shared.headers.iter().chain(&auth) {
             req = req.header(k, v);
         }
         req = req.header(SESSION, session);
@@ -213,9 +232,14 @@ impl Drop for HttpLink {
 impl Shared {
     /// A request to the endpoint with what every exchange carries: the configured headers
     /// (credentials), the session id and the protocol version once known.
-    fn request(&self, method: Method, accept: &'static str) -> hyper::http::request::Builder {
+    fn request(
+        &self,
+        method: Method,
+        accept: &'static str,
+        auth: &AuthHeaders,
+    ) -> hyper::http::request::Builder {
         let mut req = Request::builder().method(method).uri(self.uri.clone()).header(ACCEPT, accept);
-        for (k, v) in &self.headers {
+        for (k, v) in self.headers.iter().chain(auth) {
             req = req.header(k, v);
         }
         if let Some(s) = lock(&self.session).clone() {
@@ -227,9 +251,9 @@ impl Shared {
         req
     }
 
-    fn post(&self, out: &Out) -> Result<Request<Full<Bytes>>, String> {
+    fn post(&self, out: &Out, auth: &AuthHeaders) -> Result<Request<Full<Bytes>>, String> {
         let mut req = self
-            .request(Method::POST, "application/json, text/event-stream")
+            .request(Method::POST, "application/json, text/event-stream", auth)
             .header(CONTENT_TYPE, "application/json");
         if let Some(m) = &out.method {
             req = req.header("mcp-method", m);
@@ -249,8 +273,8 @@ impl Shared {
 
     /// A `GET` of the endpoint's SSE stream: the session's standalone stream, or with
     /// `last_id` the resumption of a stream that broke.
-    fn get(&self, last_id: Option<&str>) -> Result<Request<Full<Bytes>>, String> {
-        let mut req = self.request(Method::GET, "text/event-stream");
+    fn get(&self, last_id: Option<&str>, auth: &AuthHeaders) -> Result<Request<Full<Bytes>>, String> {
+        let mut req = self.request(Method::GET, "text/event-stream", auth);
         if let Some(id) = last_id {
             req = req.header(LAST_EVENT_ID, header_value(id));
         }
@@ -260,9 +284,16 @@ impl Shared {
     /// POST `out`. A failure to connect (TLS included) is [`Failure::Gone`]: the request
     /// never left. One after the request may have been written is [`Failure::Lost`].
     async fn send(&self, out: &Out) -> Result<Response<Incoming>, Failure> {
-        let req = self.post(out).map_err(Failure::Gone)?;
+        self.send_authorized(out).await.map(|(resp, _)| resp)
+    }
+
+    /// [`send`](Self::send), with the `Authorization` header the request carried.
+    async fn send_authorized(&self, out: &Out) -> Result<(Response<Incoming>, Option<HeaderValue>), Failure> {
+        let auth = self.authorize(Method::POST).await?;
+        let req = self.post(out, &auth).map_err(Failure::Gone)?;
+        let sent = req.headers().get(AUTHORIZATION).cloned();
         match tokio::time::timeout(self.timeout, self.client.request(req)).await {
-            Ok(Ok(resp)) => Ok(resp),
+            Ok(Ok(resp)) => Ok((resp, sent)),
             Ok(Err(e)) => {
                 let reason = match tls_error(&e) {
                     Some(tls) => {
@@ -281,6 +312,41 @@ impl Shared {
         }
     }
 
+    /// Ask the authorizer (if any) for the credential headers of a `method` request.
+    async fn authorize(&self, method: Method) -> Result<AuthHeaders, Failure> {
+        let Some(authorizer) = &self.authorizer else { return Ok(Vec::new()) };
+        let outgoing = Outgoing { endpoint: &self.endpoint, method: method.as_str() };
+        let given = authorizer.authorization(outgoing).await.map_err(Failure::Auth)?;
+        given
+            .into_iter()
+            .map(|(k, v)| {
+                let bad = || {
+                    Failure::Auth(AuthFailure::failed(format!(
+                        "the authorizer gave a header '{k}' that is not valid"
+                    )))
+                };
+                Ok((
+                    HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad())?,
+                    HeaderValue::from_str(&v).map_err(|_| bad())?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Tell the authorizer about a 401 or 403; true when the request should be sent again.
+    async fn refused(&self, resp: &Response<Incoming>, sent: Option<HeaderValue>) -> Result<bool, Failure> {
+        let Some(authorizer) = &self.authorizer else { return Ok(false) };
+        let header = |name| resp.headers().get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+        let refusal = Refusal {
+            endpoint: &self.endpoint,
+            status: resp.status().as_u16(),
+            www_authenticate: header(WWW_AUTHENTICATE.as_str()),
+            sent: sent.as_ref().and_then(|v| v.to_str().ok()),
+            dpop_nonce: header("dpop-nonce"),
+        };
+        authorizer.refused(refusal).await.map_err(Failure::Auth)
+    }
+
     /// One message's exchange, re-initialising once if the session was lost.
     async fn exchange(self: Arc<Self>, out: Out) {
         // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
@@ -292,12 +358,25 @@ impl Shared {
             *lock(&self.init) = Some(out.json.clone());
         }
         let mut retried = false;
+        let mut auth_retries = 0;
         loop {
-            let resp = match self.send(&out).await {
+            let (resp, sent) = match self.send_authorized(&out).await {
                 Ok(r) => r,
                 Err(failure) => return self.gone(&out, failure),
             };
             let status = resp.status();
+            if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+                && auth_retries < AUTH_RETRIES
+            {
+                match self.refused(&resp, sent).await {
+                    Ok(true) => {
+                        auth_retries += 1;
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(failure) => return self.gone(&out, failure),
+                }
+            }
             let had_session = lock(&self.session).is_some();
             let lost = had_session
                 && out.method.as_deref() != Some("initialize")
@@ -348,7 +427,8 @@ impl Shared {
             if lock(&self.session).is_none() {
                 return;
             }
-            let Ok(req) = self.get(cursor.last_id()) else { return };
+            let Ok(auth) = self.authorize(Method::GET).await else { return };
+            let Ok(req) = self.get(cursor.last_id(), &auth) else { return };
             let resp = tokio::time::timeout(self.timeout, self.client.request(req)).await;
             if let Some(tx) = opened.take() {
                 let _ = tx.send(());
@@ -522,7 +602,8 @@ impl Shared {
             if !self.wait_while_pending(id, self.retry_delay(&cursor)).await {
                 return;
             }
-            let Ok(req) = self.get(Some(&last)) else { break STREAM_CLOSED.to_owned() };
+            let Ok(auth) = self.authorize(Method::GET).await else { break STREAM_CLOSED.to_owned() };
+            let Ok(req) = self.get(Some(&last), &auth) else { break STREAM_CLOSED.to_owned() };
             tracing::debug!(server = %self.conn.server, id, last_event_id = %last, "resuming an SSE stream");
             let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
                 Ok(Ok(resp)) => resp,
@@ -588,6 +669,7 @@ fn failure_reason(failure: Failure) -> String {
     match failure {
         Failure::Gone(reason) | Failure::Lost(reason) => reason,
         Failure::Http(status) => format!("answered HTTP {status}"),
+        Failure::Auth(f) => f.reason,
         other => format!("{other:?}"),
     }
 }

@@ -13,7 +13,7 @@ use crate::client::options::HttpServer;
 /// The connector for both schemes: plain TCP for `http://`; for `https://`, TLS 1.2 or 1.3
 /// on *ring*, ALPN `http/1.1`, trusting Mozilla's roots and the server's extra ones. A
 /// failure is what went wrong in our words, and rustls's error.
-pub(super) fn connector(cfg: &HttpServer) -> Result<HttpsConnector<HttpConnector>, (String, rustls::Error)> {
+pub(crate) fn connector(cfg: &HttpServer) -> Result<HttpsConnector<HttpConnector>, (String, rustls::Error)> {
     let mut roots = rustls::RootCertStore::empty();
     roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
     for (i, der) in cfg.roots().iter().enumerate() {
