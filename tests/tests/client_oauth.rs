@@ -387,7 +387,7 @@ struct Counting {
 impl toolwire::client::Authorizer for Counting {
     fn authorization<'a>(
         &'a self,
-        request: toolwire::client::Outgoing<'a>,
+        request: toolwire::client::Exchange<'a>,
     ) -> toolwire::client::AuthFuture<'a, Vec<(String, String)>> {
         assert_eq!(request.method, "POST");
         let n = self.given.fetch_add(1, Ordering::SeqCst) + 1;

@@ -42,10 +42,12 @@ impl AuthFailure {
     }
 }
 
-/// A request about to be sent.
+/// An HTTP exchange about to be made: the request an [`Authorizer`] gives credentials for
+/// (named apart from the transport seam's [`Outgoing`](super::Outgoing), the messages a
+/// transport sends).
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub struct Outgoing<'a> {
+pub struct Exchange<'a> {
     /// The MCP endpoint's URL, as configured.
     pub endpoint: &'a str,
     /// `POST`, `GET` or `DELETE`.
@@ -81,7 +83,7 @@ pub struct Refusal<'a> {
 pub trait Authorizer: Send + Sync + 'static {
     /// The credential headers (name, value) for `request`: none, or `Authorization` and
     /// whatever else proves the caller (a `DPoP` proof).
-    fn authorization<'a>(&'a self, request: Outgoing<'a>) -> AuthFuture<'a, Vec<(String, String)>>;
+    fn authorization<'a>(&'a self, request: Exchange<'a>) -> AuthFuture<'a, Vec<(String, String)>>;
 
     /// The server refused a request: get new credentials if that can help.
     fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool>;

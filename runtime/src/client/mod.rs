@@ -129,7 +129,7 @@ pub use adopt::{
     AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
     UnknownTool,
 };
-pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Outgoing, Refusal};
+pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,

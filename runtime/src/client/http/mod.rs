@@ -58,7 +58,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::authorizer::{AuthFailure, Authorizer, Outgoing, Refusal};
+use super::authorizer::{AuthFailure, Authorizer, Exchange, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer};
@@ -315,7 +315,7 @@ impl Shared {
     /// Ask the authorizer (if any) for the credential headers of a `method` request.
     async fn authorize(&self, method: Method) -> Result<AuthHeaders, Failure> {
         let Some(authorizer) = &self.authorizer else { return Ok(Vec::new()) };
-        let outgoing = Outgoing { endpoint: &self.endpoint, method: method.as_str() };
+        let outgoing = Exchange { endpoint: &self.endpoint, method: method.as_str() };
         let given = authorizer.authorization(outgoing).await.map_err(Failure::Auth)?;
         given
             .into_iter()

@@ -13,7 +13,7 @@ use super::fetch::Fetch;
 use super::store::{Credentials, Registration, Tokens};
 use super::token::{self, Grant, Pkce, TokenError};
 use super::{AuthorizationRequest, Config, GrantKind, store_failure};
-use crate::client::authorizer::{AuthFailure, Outgoing, Refusal};
+use crate::client::authorizer::{AuthFailure, Exchange, Refusal};
 
 /// How long before its expiry a token counts as expired (clocks differ, requests take time).
 const EXPIRY_SKEW: u64 = 5;
@@ -42,7 +42,7 @@ impl Flow {
     /// there is no usable token (the 401 that follows starts the flow).
     pub(crate) async fn authorization(
         &self,
-        request: Outgoing<'_>,
+        request: Exchange<'_>,
     ) -> Result<Vec<(String, String)>, AuthFailure> {
         let endpoint = request.endpoint;
         let mut state = self.state.lock().await;

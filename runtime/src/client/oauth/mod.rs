@@ -99,7 +99,7 @@ use std::time::Duration;
 pub use loopback::{open_browser_and_wait, wait_for_redirect};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
-use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Outgoing, Refusal};
+use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
 
 /// The authorization request handed to the person's step.
 #[derive(Debug, Clone)]
@@ -385,7 +385,7 @@ impl OAuth {
 }
 
 impl Authorizer for OAuth {
-    fn authorization<'a>(&'a self, request: Outgoing<'a>) -> AuthFuture<'a, Vec<(String, String)>> {
+    fn authorization<'a>(&'a self, request: Exchange<'a>) -> AuthFuture<'a, Vec<(String, String)>> {
         Box::pin(self.inner.authorization(request))
     }
 
