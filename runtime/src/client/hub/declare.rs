@@ -9,7 +9,7 @@
 //! The entries are the ones [`parse_servers`](crate::client::parse_servers) reads
 //! (`command`/`args`/`env`/`cwd` or `url`/`headers`), plus the declaration's bounds:
 //! `allow` (tool names), `timeout` (seconds), `maxTools`, `maxResultBytes` (snake-case
-//! spellings too) and `connect` (`lazy`, `startup`, `disabled`). `MCP_SERVERS` may also be
+//! spellings too), `prefix` and `connect` (`lazy`, `startup`, `disabled`). `MCP_SERVERS` may also be
 //! a JSON array of entries that carry their `name`, as seed 002 writes it.
 
 use std::fmt;
@@ -97,6 +97,10 @@ pub struct Declaration {
     pub max_result_bytes: Option<usize>,
     /// When to connect; `None` for the hub's default (`MCP_CONNECT_MODE`, else lazy).
     pub connect: Option<ConnectMode>,
+    /// What goes before its tools' names; `None` for `<name>__`. An empty prefix makes
+    /// collisions between servers possible (see [`Collisions`](super::Collisions)), and a
+    /// lazy server with one is started by any name no connected server serves.
+    pub prefix: Option<String>,
     /// Where it was declared.
     pub origin: Origin,
 }
@@ -112,6 +116,7 @@ impl Declaration {
             max_tools: None,
             max_result_bytes: None,
             connect: None,
+            prefix: None,
             origin: Origin::Default,
         }
     }
@@ -147,6 +152,12 @@ impl Declaration {
     /// Connect lazily, at start-up, or never.
     pub fn connect(mut self, mode: ConnectMode) -> Self {
         self.connect = Some(mode);
+        self
+    }
+
+    /// Put `prefix` before its tools' names instead of `<name>__` (`""` for none).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
         self
     }
 }
@@ -394,6 +405,9 @@ fn declaration(name: &str, e: &Map<String, Value>) -> Result<Declaration, String
     };
     d.max_tools = count(&["maxTools", "max_tools"])?;
     d.max_result_bytes = count(&["maxResultBytes", "max_result_bytes"])?;
+    if let Some((key, prefix)) = field(&["prefix"]) {
+        d.prefix = Some(prefix.as_str().ok_or(format!("`{key}` must be a string"))?.to_owned());
+    }
     if let Some((key, mode)) = field(&["connect", "connectMode"]) {
         let mode = mode.as_str().and_then(ConnectMode::parse);
         d.connect = Some(mode.ok_or(format!("`{key}` must be \"lazy\", \"startup\" or \"disabled\""))?);

@@ -96,6 +96,7 @@ pub struct HubOptions {
     gate: Option<Gate>,
     check_every: Duration,
     events: usize,
+    reserved: Vec<String>,
 }
 
 impl std::fmt::Debug for HubOptions {
@@ -124,6 +125,7 @@ impl HubOptions {
             gate: None,
             check_every: Duration::from_secs(1),
             events: 256,
+            reserved: Vec::new(),
         }
     }
 
@@ -156,6 +158,17 @@ impl HubOptions {
     /// no message sent). An HTTP server is probed with a ping only after a call failed.
     pub fn check_every(mut self, every: Duration) -> Self {
         self.check_every = every;
+        self
+    }
+
+    /// Names already taken by the host's own tools: a server's tool of one of these names
+    /// is withheld or renamed like any other collision (seed 004's builtins).
+    pub fn reserved<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.reserved = names.into_iter().map(Into::into).collect();
         self
     }
 
@@ -297,7 +310,9 @@ impl Hub {
                 let mode = decl.connect.unwrap_or_default();
                 let initial = if mode == ConnectMode::Disabled { Health::Disabled } else { Health::Idle };
                 Arc::new(Slot {
-                    prefix: sanitise_tool_name(&format!("{}__", decl.name)),
+                    prefix: sanitise_tool_name(
+                        &decl.prefix.clone().unwrap_or_else(|| format!("{}__", decl.name)),
+                    ),
                     mode,
                     decl,
                     health: watch::channel(initial).0,
@@ -410,15 +425,21 @@ impl Hub {
             let Some(live) = slot.current() else { continue };
             for tool in live.discovery.tools() {
                 let name = tool.info().name().to_owned();
-                let owner = tools.iter().find(|t| t.name == name).map(|t| t.server.clone());
+                let reserved = &self.inner.options.reserved;
+                let taken = |n: &str| tools.iter().any(|t| t.name == n) || reserved.iter().any(|r| r == n);
+                let owner = if reserved.contains(&name) {
+                    Some("a local tool has that name".to_owned())
+                } else {
+                    tools
+                        .iter()
+                        .find(|t| t.name == name)
+                        .map(|t| format!("server '{}' already serves a tool of that name", t.server))
+                };
                 let name = match (owner, self.inner.options.collisions) {
                     (None, _) => name,
                     (Some(owner), Collisions::Withhold) => {
                         withheld.push(Withheld {
-                            reason: format!(
-                                "tool '{name}' of server '{}' is withheld: server '{owner}' already serves a tool of that name",
-                                slot.name()
-                            ),
+                            reason: format!("tool '{name}' of server '{}' is withheld: {owner}", slot.name()),
                             name,
                             server: slot.name().to_owned(),
                         });
@@ -426,7 +447,7 @@ impl Hub {
                     }
                     (Some(_), Collisions::Rename) => (2..)
                         .map(|n| format!("{name}_{n}"))
-                        .find(|candidate| !tools.iter().any(|t| &t.name == candidate))
+                        .find(|candidate| !taken(candidate))
                         .unwrap_or(name),
                 };
                 tools.push(HubTool { name, server: slot.name().to_owned(), tool: tool.clone() });
@@ -461,31 +482,9 @@ impl Hub {
         arguments: &Value,
         call: &HubCall,
     ) -> Result<(String, ToolOutput, Duration), CallError> {
-        let owner = self.inner.slots.iter().find(|s| name.starts_with(&s.prefix));
         let mut found = self.routes().0.into_iter().find(|t| t.name == name);
-        if found.is_none()
-            && let Some(slot) = owner
-        {
-            // Its server is not connected (lazy, healing, failed, disabled, closed), or is
-            // and has no such tool.
-            let unavailable = |reason: String| {
-                CallError::new(
-                    ErrorCode::Network,
-                    Some(slot.name()),
-                    format!("tool '{name}' is unavailable: {reason}"),
-                )
-            };
-            let live = ensure(&self.inner, slot).await.map_err(unavailable)?;
-            found = self.routes().0.into_iter().find(|t| t.name == name);
-            if found.is_none() {
-                let mut why = format!("server '{}' has not adopted a tool named '{name}'", slot.name());
-                if let Some(r) =
-                    live.discovery.rejected().iter().find(|r| format!("{}{}", slot.prefix, r.name) == name)
-                {
-                    why = format!("{why}: {}", r.reason);
-                }
-                return Err(CallError::new(ErrorCode::UnknownTool, Some(slot.name()), why));
-            }
+        if found.is_none() {
+            found = self.route_lazily(name).await?;
         }
         let Some(route) = found else {
             return Err(CallError::new(
@@ -542,6 +541,45 @@ impl Hub {
                 Err(error)
             }
         }
+    }
+
+    /// Start the servers that may serve `name` (those whose prefix begins it, then those
+    /// with no prefix) until one does. An error when the one server whose prefix names it
+    /// is unavailable, or has no such tool.
+    async fn route_lazily(&self, name: &str) -> Result<Option<HubTool>, CallError> {
+        let named = self.inner.slots.iter().filter(|s| !s.prefix.is_empty() && name.starts_with(&s.prefix));
+        let bare = self.inner.slots.iter().filter(|s| s.prefix.is_empty());
+        for slot in named.clone().chain(bare) {
+            match ensure(&self.inner, slot).await {
+                Ok(live) => {
+                    if let Some(found) = self.routes().0.into_iter().find(|t| t.name == name) {
+                        return Ok(Some(found));
+                    }
+                    if !slot.prefix.is_empty() {
+                        let mut why =
+                            format!("server '{}' has not adopted a tool named '{name}'", slot.name());
+                        let rejected = live
+                            .discovery
+                            .rejected()
+                            .iter()
+                            .find(|r| format!("{}{}", slot.prefix, r.name) == name);
+                        if let Some(r) = rejected {
+                            why = format!("{why}: {}", r.reason);
+                        }
+                        return Err(CallError::new(ErrorCode::UnknownTool, Some(slot.name()), why));
+                    }
+                }
+                Err(reason) if !slot.prefix.is_empty() => {
+                    return Err(CallError::new(
+                        ErrorCode::Network,
+                        Some(slot.name()),
+                        format!("tool '{name}' is unavailable: {reason}"),
+                    ));
+                }
+                Err(_) => {}
+            }
+        }
+        Ok(None)
     }
 
     async fn each_live(&self) -> (Vec<(String, Live)>, Vec<(String, String)>) {
@@ -695,6 +733,7 @@ async fn connect_once(inner: &Inner, slot: &Slot) -> Result<Live, String> {
     if let Some(t) = decl.timeout {
         adopt = adopt.timeout(t);
     }
+    adopt = adopt.prefix(slot.prefix.clone());
     let transport = prepare(decl, &inner.options.project_root);
     let attempt = async {
         let client = Client::connect(transport, options).await.map_err(|e| e.to_string())?;
