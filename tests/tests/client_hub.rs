@@ -355,8 +355,9 @@ async fn a_killed_stdio_server_is_respawned_and_the_call_it_cut_off_is_not_rerun
 
     // Healing: the dead server's tools are unavailable meanwhile; the other keeps serving.
     let degraded =
-        wait_for(&mut health, Duration::from_secs(3), |h| matches!(h, Health::Degraded { .. })).await;
-    assert_eq!(degraded.label(), "degraded");
+        wait_for(&mut health, Duration::from_secs(3), |h| matches!(h, Health::Degraded { attempt: 1.., .. }))
+            .await;
+    assert_eq!(degraded, Health::Degraded { reason: "was killed by signal 9".into(), attempt: 1 });
     let e = err(hub.call("py__whoami", json!({}), HubCall::new()).await);
     assert_eq!(e.code, ErrorCode::Network);
     assert_eq!(

@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! - Declaring: [`Declarations`] (code, `MCP_SERVERS`, a file; see [`declare`](self::declare)).
+//! - Declaring: [`Declarations`] (code, `MCP_SERVERS`, a file; see [`declare`]).
 //! - Connecting: each server's [`ConnectMode`]. A server that fails to start stops no other;
 //!   its tools read as unavailable with the reason ([`ToolView::unavailable`], and a call's
 //!   [`ErrorCode::Network`]).
@@ -691,8 +691,8 @@ async fn close_slot(inner: &Inner, slot: &Slot) {
     if let Some(live) = live {
         live.client.close().await;
     }
-    inner.set(slot, Health::Closed);
     inner.emit(HubEvent::Closed { server: slot.name().to_owned() });
+    inner.set(slot, Health::Closed);
 }
 
 /// The transport as declared, with `UV_CACHE_DIR` under the project for `uvx`/`uv`.
@@ -768,8 +768,8 @@ async fn ensure(inner: &Inner, slot: &Slot) -> Result<Live, String> {
     if let Some(live) = slot.current() {
         return Ok(live);
     }
-    inner.set(slot, Health::Connecting);
     inner.emit(HubEvent::Connecting { server: name.to_owned() });
+    inner.set(slot, Health::Connecting);
     match connect_once(inner, slot).await {
         Ok(live) => {
             ready(inner, slot, live.clone());
@@ -778,8 +778,8 @@ async fn ensure(inner: &Inner, slot: &Slot) -> Result<Live, String> {
         Err(reason) => {
             let failures = slot.failures.fetch_add(1, Ordering::SeqCst) + 1;
             *lock(&slot.retry_at) = Some(Instant::now() + inner.options.backoff.delay(failures));
-            inner.set(slot, Health::Failed { reason: reason.clone() });
             inner.emit(HubEvent::Failed { server: name.to_owned(), reason: reason.clone() });
+            inner.set(slot, Health::Failed { reason: reason.clone() });
             Err(reason)
         }
     }
@@ -818,8 +818,8 @@ fn ready(inner: &Inner, slot: &Slot, live: Live) {
     *lock(&slot.live) = Some(live);
     slot.failures.store(0, Ordering::SeqCst);
     *lock(&slot.retry_at) = None;
-    inner.set(slot, Health::Ready);
     inner.emit(event);
+    inner.set(slot, Health::Ready);
 }
 
 /// Watch one server: a closed connection (checked every `check_every`), or a failed call
@@ -868,17 +868,19 @@ async fn heal(inner: &Inner, slot: &Slot, lost: Live, reason: String) {
             return;
         }
         *lock(&slot.live) = None;
+        // Each event goes out before the state it leads to, so that a watcher woken by
+        // the state finds the event already sent.
+        inner.emit(HubEvent::Disconnected { server: name.clone(), reason: reason.clone() });
         inner.set(slot, Health::Degraded { reason: reason.clone(), attempt: 0 });
     }
-    inner.emit(HubEvent::Disconnected { server: name.clone(), reason: reason.clone() });
     // Shutting the old one down must not hold up healing (an HTTP DELETE to a dead host).
     tokio::spawn(async move { lost.client.close().await });
     let backoff = inner.options.backoff;
     let mut last = reason.clone();
     for attempt in 1..=backoff.attempts {
         let delay = backoff.delay(attempt);
-        inner.set(slot, Health::Degraded { reason: reason.clone(), attempt });
         inner.emit(HubEvent::Reconnecting { server: name.clone(), attempt, delay });
+        inner.set(slot, Health::Degraded { reason: reason.clone(), attempt });
         tokio::time::sleep(delay).await;
         let _guard = slot.connecting.lock().await;
         if slot.closed.load(Ordering::SeqCst) {
@@ -899,6 +901,6 @@ async fn heal(inner: &Inner, slot: &Slot, lost: Live, reason: String) {
     let reason = format!("server '{name}' could not be reconnected in {} attempts: {last}", backoff.attempts);
     slot.failures.store(backoff.attempts, Ordering::SeqCst);
     *lock(&slot.retry_at) = Some(Instant::now() + backoff.max);
-    inner.set(slot, Health::Failed { reason: reason.clone() });
-    inner.emit(HubEvent::Failed { server: name, reason });
+    inner.emit(HubEvent::Failed { server: name, reason: reason.clone() });
+    inner.set(slot, Health::Failed { reason });
 }
