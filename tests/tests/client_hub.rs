@@ -126,7 +126,7 @@ async fn many_real_servers_behind_one_hub_lazy_routed_and_gated() {
             "time": {"command": &time, "args": ["--local-timezone", "Europe/Paris"]},
             "fs": {"command": &node, "args": [&fs_server, "/nonexistent-dir"]},
             "ghost": {"command": "/nonexistent/toolwire-no-such-server"},
-            "hang": {"command": "sleep", "args": ["30"], "timeout": 1.5},
+            "hang": {"command": "sleep", "args": ["30"], "startTimeout": 1.5},
             "off": {"command": "sleep", "args": ["31"], "connect": "disabled"}
         }})
         .to_string(),
@@ -162,7 +162,7 @@ async fn many_real_servers_behind_one_hub_lazy_routed_and_gated() {
     assert_eq!(hub.declaration("time").unwrap().origin, Origin::Code(1));
     assert_eq!(hub.declaration("fs").unwrap().origin, Origin::Environment(2));
     assert_eq!(hub.declaration("hang").unwrap().origin, Origin::File(file.clone(), 3)); // json! writes keys sorted
-    assert_eq!(hub.declaration("hang").unwrap().timeout, Some(Duration::from_millis(1500)));
+    assert_eq!(hub.declaration("hang").unwrap().start_timeout, Some(Duration::from_millis(1500)));
     assert_eq!(hub.declaration("everything").unwrap().max_result_bytes, Some(4096));
     assert_eq!(
         hub.health("handbook").unwrap_err().to_string(),
@@ -323,11 +323,21 @@ async fn a_killed_stdio_server_is_respawned_and_the_call_it_cut_off_is_not_rerun
     let runs = dir.join("runs");
     let declared = Declarations::new()
         .declare(Declaration::new("py", py("py").env("HUB_RUNS", runs.display().to_string())))
-        .declare(Declaration::new("other", py("other")).connect(ConnectMode::Startup));
+        .declare(
+            Declaration::new("other", py("other"))
+                .connect(ConnectMode::Startup)
+                .timeout(Duration::from_secs(1)),
+        );
     let backoff = Backoff::new(Duration::from_millis(400), Duration::from_secs(2), 5);
     let options =
         HubOptions::new(&dir).gate(allow_all()).check_every(Duration::from_millis(100)).backoff(backoff);
     let hub = Hub::start(declared, options).await.unwrap();
+    // The declaration's timeout bounds its calls.
+    let e = err(hub.call("other__slow", json!({"seconds": 3}), HubCall::new()).await);
+    assert_eq!(
+        (e.code.as_str(), e.to_string().as_str()),
+        ("MCP_TIMEOUT", "tool 'other__slow' on server 'other' did not answer within 1s; it may have run")
+    );
     let first = text(&hub.call("py__whoami", json!({}), HubCall::new()).await.unwrap());
     let pid = hub.client("py").unwrap().unwrap().pid().unwrap();
     assert!(first.contains(&format!("py {pid}")));

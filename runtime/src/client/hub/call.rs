@@ -208,3 +208,48 @@ impl CallError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn each_tool_error_has_its_stable_code() {
+        let (tool, server) = ("t".to_owned(), "s".to_owned());
+        let remote = |e: RemoteError| ErrorCode::of(&ToolError::Remote(e)).as_str();
+        assert_eq!(
+            remote(RemoteError::TimedOut {
+                tool: tool.clone(),
+                server: server.clone(),
+                timeout: Duration::from_secs(1)
+            }),
+            "MCP_TIMEOUT"
+        );
+        let unavailable =
+            RemoteError::Unavailable { tool: tool.clone(), server: server.clone(), reason: "x".into() };
+        assert_eq!(remote(unavailable), "MCP_NETWORK_ERROR");
+        let unknown =
+            RemoteError::OutcomeUnknown { tool: tool.clone(), server: server.clone(), reason: "x".into() };
+        assert_eq!(remote(unknown), "MCP_OUTCOME_UNKNOWN");
+        assert_eq!(
+            remote(RemoteError::Refused { tool: tool.clone(), server: server.clone(), code: -32602 }),
+            "MCP_EXECUTION_ERROR"
+        );
+        // The client's words for an answer that is not a tool result.
+        let parse = ToolError::failed("t", "server 's' sent a result that is not a tool result");
+        assert_eq!(ErrorCode::of(&parse).as_str(), "MCP_PARSE_ERROR");
+        assert_eq!(ErrorCode::of(&ToolError::failed("t", "boom")).as_str(), "MCP_EXECUTION_ERROR");
+        assert_eq!(ErrorCode::of(&ToolError::CancelledWhileRunning { tool }).as_str(), "MCP_CANCELLED");
+    }
+
+    #[test]
+    fn only_what_was_given_travels_as_meta() {
+        assert_eq!(HubCall::new().meta(), None);
+        let meta = HubCall::new().run_id("r").idempotency_key("k").meta().unwrap();
+        assert_eq!(
+            serde_json::Value::Object(meta),
+            serde_json::json!({RUN_ID_META: "r", IDEMPOTENCY_KEY_META: "k"})
+        );
+    }
+}

@@ -8,7 +8,7 @@
 //!
 //! The entries are the ones [`parse_servers`](crate::client::parse_servers) reads
 //! (`command`/`args`/`env`/`cwd` or `url`/`headers`), plus the declaration's bounds:
-//! `allow` (tool names), `timeout` (seconds), `maxTools`, `maxResultBytes` (snake-case
+//! `allow` (tool names), `timeout` and `startTimeout` (seconds), `maxTools`, `maxResultBytes` (snake-case
 //! spellings too), `prefix` and `connect` (`lazy`, `startup`, `disabled`). `MCP_SERVERS` may also be
 //! a JSON array of entries that carry their `name`, as seed 002 writes it.
 
@@ -88,8 +88,14 @@ pub struct Declaration {
     pub transport: ServerTransport,
     /// The only tools considered, by the server's names; `None` for all.
     pub allow: Option<Vec<String>>,
-    /// The bound of each request and call; `None` for the client's default (30 s).
+    /// The bound of each tool call (seed 002's `timeout_seconds`); `None` for the
+    /// client's request timeout (30 s unless [`HubOptions::client`](super::HubOptions::client)
+    /// says otherwise).
     pub timeout: Option<Duration>,
+    /// The bound of each request of a start (`initialize`, the tool list) and of every
+    /// request that is not a call; `None` for the client's request timeout. Kept apart
+    /// from `timeout`: a Python server may take seconds to start on a busy machine.
+    pub start_timeout: Option<Duration>,
     /// At most this many tools adopted; `None` for no cap.
     pub max_tools: Option<usize>,
     /// Results cut at this many bytes; `None` for
@@ -113,6 +119,7 @@ impl Declaration {
             transport: transport.into(),
             allow: None,
             timeout: None,
+            start_timeout: None,
             max_tools: None,
             max_result_bytes: None,
             connect: None,
@@ -131,9 +138,15 @@ impl Declaration {
         self
     }
 
-    /// Bound every request and call.
+    /// Bound each tool call.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Bound each request of a start, and every request that is not a call.
+    pub fn start_timeout(mut self, timeout: Duration) -> Self {
+        self.start_timeout = Some(timeout);
         self
     }
 
@@ -388,11 +401,18 @@ fn declaration(name: &str, e: &Map<String, Value>) -> Result<Declaration, String
         let names: Option<Vec<String>> = names.iter().map(|n| n.as_str().map(str::to_owned)).collect();
         d.allow = Some(names.ok_or(format!("`{key}` must be an array of tool names"))?);
     }
-    if let Some((key, t)) = field(&["timeout", "timeout_seconds", "timeoutSeconds"]) {
-        let secs = t.as_f64().filter(|s| *s > 0.0 && s.is_finite());
-        let secs = secs.ok_or(format!("`{key}` must be a positive number of seconds"))?;
-        d.timeout = Some(Duration::from_secs_f64(secs));
-    }
+    let seconds = |keys: &[&'static str]| -> Result<Option<Duration>, String> {
+        match field(keys) {
+            None => Ok(None),
+            Some((key, t)) => {
+                let secs = t.as_f64().filter(|s| *s > 0.0 && s.is_finite());
+                let secs = secs.ok_or(format!("`{key}` must be a positive number of seconds"))?;
+                Ok(Some(Duration::from_secs_f64(secs)))
+            }
+        }
+    };
+    d.timeout = seconds(&["timeout", "timeout_seconds", "timeoutSeconds"])?;
+    d.start_timeout = seconds(&["startTimeout", "start_timeout"])?;
     let count = |keys: &[&'static str]| -> Result<Option<usize>, String> {
         match field(keys) {
             None => Ok(None),

@@ -130,7 +130,8 @@ impl HubOptions {
     }
 
     /// Make each server's [`ClientOptions`] (handlers, roots, …) from its name. A
-    /// declaration's `timeout` then sets its request timeout.
+    /// declaration's `start_timeout` then sets its request timeout, and its `timeout`
+    /// bounds its tools' calls.
     pub fn client(mut self, options: impl Fn(&str) -> ClientOptions + Send + Sync + 'static) -> Self {
         self.client = Arc::new(options);
         self
@@ -715,7 +716,7 @@ pub(crate) fn prepare(decl: &Declaration, project_root: &Path) -> ServerTranspor
 async fn connect_once(inner: &Inner, slot: &Slot) -> Result<Live, String> {
     let decl = &slot.decl;
     let mut options = (inner.options.client)(&decl.name);
-    if let Some(t) = decl.timeout {
+    if let Some(t) = decl.start_timeout {
         options = options.request_timeout(t);
     }
     // initialize and tools/list each have the request timeout; this bounds the rest.
