@@ -376,8 +376,9 @@ async fn a_killed_stdio_server_is_respawned_and_the_call_it_cut_off_is_not_rerun
     );
     assert!(text(&hub.call("other__whoami", json!({}), HubCall::new()).await.unwrap()).contains("other "));
     wait_for(&mut health, Duration::from_secs(10), |h| *h == Health::Ready).await;
-    // Within the bound: the first delay (400 ms ± 20 %) and one Python start.
-    assert!(killed.elapsed() < Duration::from_secs(6), "{:?}", killed.elapsed());
+    // Within the bound: the first delay (400 ms ± 20 %, checked below) and one Python
+    // start (one attempt: the events below), which takes seconds on a loaded machine.
+    assert!(killed.elapsed() < Duration::from_secs(15), "{:?}", killed.elapsed());
     let new_pid = hub.client("py").unwrap().unwrap().pid().unwrap();
     assert_ne!(new_pid, pid);
     assert!(
@@ -437,7 +438,7 @@ async fn respawning_gives_up_after_its_bound_and_the_next_use_tries_again() {
     let failed = wait_for(&mut health, Duration::from_secs(5), |h| matches!(h, Health::Failed { .. })).await;
     // 100 + 200 + 400 ms of backoff, three failed spawns, one check interval.
     let took = killed.elapsed();
-    assert!(took >= Duration::from_millis(700) && took < Duration::from_millis(2500), "{took:?}");
+    assert!(took >= Duration::from_millis(700) && took < Duration::from_secs(4), "{took:?}");
     let spawn = format!(
         "server 'gone' could not be started: `{}`: No such file or directory (os error 2)",
         launcher.display()
@@ -546,8 +547,9 @@ async fn an_http_server_that_goes_down_is_reconnected_when_it_comes_back() {
     let _server = python_http("web", port);
     let back = Instant::now();
     wait_for(&mut health, Duration::from_secs(5), |h| *h == Health::Ready).await;
-    // At most the largest delay (1 s + 20 %) and one handshake after it is back.
-    assert!(back.elapsed() < Duration::from_millis(2500), "{:?}", back.elapsed());
+    // At most the largest delay (1 s + 20 %) and one handshake after it is back (with
+    // room for a loaded machine).
+    assert!(back.elapsed() < Duration::from_secs(4), "{:?}", back.elapsed());
     let after = text(&hub.call("web__whoami", json!({}), HubCall::new()).await.unwrap());
     assert_ne!(before, after, "a new server process answers");
     let labels = labels(&drain(&mut events));
@@ -701,5 +703,55 @@ async fn declaration_errors_name_the_places() {
             "no server 'time' is declared; the declared servers are: docs"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn start_up_events_are_seen_and_a_pinged_http_server_is_healed_before_any_call() {
+    let dir = project("ping");
+    let port = free_port();
+    let server = python_http("pinged", port);
+    let declared = Declarations::new()
+        .declare(
+            Declaration::new("pinged", HttpServer::new(format!("http://127.0.0.1:{port}/mcp")))
+                .connect(ConnectMode::Startup),
+        )
+        .declare(
+            Declaration::new("ghost", StdioServer::new("/nonexistent/ghost")).connect(ConnectMode::Startup),
+        );
+    let options = HubOptions::new(&dir)
+        .gate(allow_all())
+        .check_every(Duration::from_millis(100))
+        .ping_every(Duration::from_millis(200))
+        .backoff(Backoff::new(Duration::from_millis(200), Duration::from_millis(500), 20));
+    // new() connects nothing, so the start-up connections' events can be followed.
+    let hub = Hub::new(declared, options).unwrap();
+    let mut events = hub.events();
+    assert_eq!((hub.health("pinged").unwrap(), hub.health("ghost").unwrap()), (Health::Idle, Health::Idle));
+    let failed = hub.connect_startup().await;
+    assert_eq!(
+        failed,
+        [(
+            "ghost".to_owned(),
+            "server 'ghost' could not be started: `/nonexistent/ghost`: No such file or directory (os error 2)"
+                .to_owned()
+        )]
+    );
+    let mut seen = labels(&drain(&mut events));
+    seen.sort();
+    assert_eq!(seen, ["connected pinged", "connecting ghost", "connecting pinged", "failed ghost"]);
+    assert_eq!(hub.health("pinged").unwrap(), Health::Ready);
+
+    // Down with no call made: the periodic ping notices.
+    let mut health = hub.watch("pinged").unwrap();
+    drop(server);
+    wait_for(&mut health, Duration::from_secs(5), |h| matches!(h, Health::Degraded { .. })).await;
+    let _server = python_http("pinged", port);
+    wait_for(&mut health, Duration::from_secs(8), |h| *h == Health::Ready).await;
+    assert!(text(&hub.call("pinged__whoami", json!({}), HubCall::new()).await.unwrap()).contains("pinged "));
+    let seen = labels(&drain(&mut events));
+    assert_eq!(seen[0], "disconnected pinged", "{seen:?}");
+    assert_eq!(seen[seen.len() - 2..], ["connected pinged", "called pinged pinged__whoami"]);
+    hub.close_all().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

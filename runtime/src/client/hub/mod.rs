@@ -95,6 +95,7 @@ pub struct HubOptions {
     backoff: Backoff,
     gate: Option<Gate>,
     check_every: Duration,
+    ping_every: Option<Duration>,
     events: usize,
     reserved: Vec<String>,
 }
@@ -107,6 +108,7 @@ impl std::fmt::Debug for HubOptions {
             .field("backoff", &self.backoff)
             .field("gate", &self.gate.is_some())
             .field("check_every", &self.check_every)
+            .field("ping_every", &self.ping_every)
             .finish_non_exhaustive()
     }
 }
@@ -124,6 +126,7 @@ impl HubOptions {
             backoff: Backoff::default(),
             gate: None,
             check_every: Duration::from_secs(1),
+            ping_every: None,
             events: 256,
             reserved: Vec::new(),
         }
@@ -159,6 +162,14 @@ impl HubOptions {
     /// no message sent). An HTTP server is probed with a ping only after a call failed.
     pub fn check_every(mut self, every: Duration) -> Self {
         self.check_every = every;
+        self
+    }
+
+    /// Also ping each connected server this often, so that an HTTP server that went away
+    /// is noticed (and healing starts) before a call finds it gone. Off by default: a
+    /// ping is a request the server must answer.
+    pub fn ping_every(mut self, every: Duration) -> Self {
+        self.ping_every = Some(every);
         self
     }
 
@@ -299,10 +310,28 @@ pub struct Listing<T> {
 }
 
 impl Hub {
-    /// Resolve `declarations` and start: connect every `startup` server (concurrently; one
-    /// that fails is reported and the others proceed), leave `lazy` ones idle and
-    /// `disabled` ones alone. Fails only when the declarations cannot be resolved.
+    /// Resolve `declarations` and start: [`new`](Self::new), then
+    /// [`connect_startup`](Self::connect_startup). Fails only when the declarations cannot
+    /// be resolved.
     pub async fn start(declarations: Declarations, options: HubOptions) -> Result<Hub, DeclareError> {
+        let hub = Hub::new(declarations, options)?;
+        hub.connect_startup().await;
+        Ok(hub)
+    }
+
+    /// Connect every `startup` server, concurrently: one that fails is reported, as
+    /// `(server, reason)`, and the others proceed. Lazy servers stay idle, disabled ones
+    /// alone.
+    pub async fn connect_startup(&self) -> Vec<(String, String)> {
+        let startup: Vec<_> =
+            self.inner.slots.iter().filter(|s| s.mode == ConnectMode::Startup).cloned().collect();
+        self.ensure_each(&startup).await
+    }
+
+    /// Resolve `declarations` and watch each server, connecting none: subscribe to
+    /// [`events`](Self::events) here to see the start-up connections of
+    /// [`connect_startup`](Self::connect_startup). Must be called inside a Tokio runtime.
+    pub fn new(declarations: Declarations, options: HubOptions) -> Result<Hub, DeclareError> {
         let resolved = declarations.resolve()?;
         let (events, _) = broadcast::channel(options.events);
         let slots = resolved
@@ -332,9 +361,6 @@ impl Hub {
                 tokio::spawn(supervise(Arc::downgrade(&hub.inner), slot.clone()));
             }
         }
-        let startup: Vec<_> =
-            hub.inner.slots.iter().filter(|s| s.mode == ConnectMode::Startup).cloned().collect();
-        hub.ensure_each(&startup).await;
         Ok(hub)
     }
 
@@ -823,16 +849,23 @@ fn ready(inner: &Inner, slot: &Slot, live: Live) {
     inner.set(slot, Health::Ready);
 }
 
-/// Watch one server: a closed connection (checked every `check_every`), or a failed call
-/// whose ping then fails, starts healing.
+/// Watch one server: a closed connection (checked every `check_every`), or a ping that
+/// fails after a failed call or every `ping_every`, starts healing.
 async fn supervise(hub: Weak<Inner>, slot: Arc<Slot>) {
+    let mut pinged = Instant::now();
     loop {
-        let every = match hub.upgrade() {
-            Some(inner) => inner.options.check_every,
+        let (every, ping_every) = match hub.upgrade() {
+            Some(inner) => (inner.options.check_every, inner.options.ping_every),
             None => return,
         };
-        let probe =
+        let mut probe =
             matches!(first(slot.trouble.notified(), tokio::time::sleep(every)).await, Either::Left(()));
+        if ping_every.is_some_and(|p| pinged.elapsed() >= p) {
+            probe = true;
+        }
+        if probe {
+            pinged = Instant::now();
+        }
         let Some(inner) = hub.upgrade() else { return };
         if slot.closed.load(Ordering::SeqCst) {
             return;
