@@ -374,6 +374,10 @@ async fn a_killed_stdio_server_is_respawned_and_the_call_it_cut_off_is_not_rerun
         e.to_string(),
         "tool 'py__whoami' is unavailable: server 'py' lost its connection (was killed by signal 9) and is being reconnected"
     );
+    let view = hub.tools().await;
+    let reason = "server 'py' lost its connection (was killed by signal 9) and is being reconnected";
+    assert_eq!(view.unavailable, [("py".to_owned(), reason.to_owned())]);
+    assert!(view.names().iter().all(|n| n.starts_with("other__")), "{:?}", view.names());
     assert!(text(&hub.call("other__whoami", json!({}), HubCall::new()).await.unwrap()).contains("other "));
     wait_for(&mut health, Duration::from_secs(10), |h| *h == Health::Ready).await;
     // Within the bound: the first delay (400 ms ± 20 %, checked below) and one Python
