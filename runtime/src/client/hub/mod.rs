@@ -296,6 +296,7 @@ impl Hub {
                     decl,
                     health: watch::channel(initial).0,
                     live: Mutex::new(None),
+                    known: Mutex::new(None),
                     connecting: tokio::sync::Mutex::new(()),
                     trouble: Notify::new(),
                     retry_at: Mutex::new(None),
@@ -389,17 +390,23 @@ impl Hub {
     /// listing is a use). Servers that cannot serve are in [`ToolView::unavailable`].
     pub async fn tools(&self) -> ToolView {
         let unavailable = self.ensure_each(&self.inner.slots).await;
-        let (tools, withheld) = self.routes();
+        let (routes, withheld) = self.routes();
+        let tools = routes.into_iter().filter(|(_, live)| *live).map(|(t, _)| t).collect();
         ToolView { tools, unavailable, withheld }
     }
 
-    /// The routing table from the servers connected now.
-    fn routes(&self) -> (Vec<HubTool>, Vec<Withheld>) {
-        let mut tools: Vec<HubTool> = Vec::new();
+    /// The routing table: every tool a server has adopted, named in declaration order of
+    /// the servers, each with whether its server is connected now. A server that is
+    /// healing, failed or closed keeps its names: they route to it (and fail as
+    /// unavailable), never to another server's tool.
+    fn routes(&self) -> (Vec<(HubTool, bool)>, Vec<Withheld>) {
+        let mut routes: Vec<(HubTool, bool)> = Vec::new();
         let mut withheld = Vec::new();
         for slot in &self.inner.slots {
-            let Some(live) = slot.current() else { continue };
-            for tool in live.discovery.tools() {
+            let Some(known) = slot::lock(&slot.known).clone() else { continue };
+            let live = slot.current().is_some_and(|l| Arc::ptr_eq(&l.discovery, &known));
+            for tool in known.tools() {
+                let tools: Vec<&HubTool> = routes.iter().map(|(t, _)| t).collect();
                 let name = tool.info().name().to_owned();
                 let reserved = &self.inner.options.reserved;
                 let taken = |n: &str| tools.iter().any(|t| t.name == n) || reserved.iter().any(|r| r == n);
@@ -426,10 +433,14 @@ impl Hub {
                         .find(|candidate| !taken(candidate))
                         .unwrap_or(name),
                 };
-                tools.push(HubTool { name, server: slot.name().to_owned(), tool: tool.clone() });
+                routes.push((HubTool { name, server: slot.name().to_owned(), tool: tool.clone() }, live));
             }
         }
-        (tools, withheld)
+        (routes, withheld)
+    }
+
+    fn route(&self, name: &str) -> Option<(HubTool, bool)> {
+        self.routes().0.into_iter().find(|(t, _)| t.name == name)
     }
 
     /// Call the tool the model names `tool`, on whichever server serves it: starting a
@@ -458,7 +469,21 @@ impl Hub {
         arguments: &Value,
         call: &HubCall,
     ) -> Result<(String, ToolOutput, Duration), CallError> {
-        let mut found = self.routes().0.into_iter().find(|t| t.name == name);
+        let mut found = self.route(name);
+        if let Some((route, false)) = &found {
+            // Its server is healing, failed or closed: connect it again if it may be, and
+            // take the tool from the new adoption.
+            let slot = self.slot(&route.server).expect("a route's server is declared");
+            ensure(&self.inner, slot).await.map_err(|reason| {
+                CallError::new(
+                    ErrorCode::Network,
+                    Some(slot.name()),
+                    format!("tool '{name}' is unavailable: {reason}"),
+                )
+            })?;
+            found = self.route(name);
+        }
+        let mut found = found.filter(|(_, live)| *live).map(|(t, _)| t);
         if found.is_none() {
             found = self.route_lazily(name).await?;
         }
@@ -528,7 +553,7 @@ impl Hub {
         for slot in named.clone().chain(bare) {
             match ensure(&self.inner, slot).await {
                 Ok(live) => {
-                    if let Some(found) = self.routes().0.into_iter().find(|t| t.name == name) {
+                    if let Some((found, true)) = self.route(name) {
                         return Ok(Some(found));
                     }
                     if !slot.prefix.is_empty() {

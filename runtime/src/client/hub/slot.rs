@@ -26,6 +26,9 @@ pub(super) struct Slot {
     pub(super) prefix: String,
     pub(super) health: watch::Sender<Health>,
     pub(super) live: Mutex<Option<Live>>,
+    /// The last tools adopted, kept while the server heals, fails or is closed, so that
+    /// its names stay its own (no other server's tool takes them meanwhile).
+    pub(super) known: Mutex<Option<Arc<Discovery>>>,
     pub(super) connecting: tokio::sync::Mutex<()>,
     pub(super) trouble: Notify,
     pub(super) retry_at: Mutex<Option<Instant>>,
@@ -197,6 +200,7 @@ fn ready(inner: &Inner, slot: &Slot, live: Live) {
         pid: live.client.pid(),
         tools: live.discovery.tools().len(),
     };
+    *lock(&slot.known) = Some(live.discovery.clone());
     *lock(&slot.live) = Some(live);
     slot.failures.store(0, Ordering::SeqCst);
     *lock(&slot.retry_at) = None;
