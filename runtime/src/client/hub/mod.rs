@@ -41,7 +41,10 @@
 //! tools are named `<server>__…`, so the name says which) or by any listing across servers
 //! ([`Hub::tools`], the resource and prompt lists); a call made while its server heals fails
 //! at once ([`ErrorCode::Network`]) rather than waiting; a start that failed is tried again
-//! by the next use once the backoff delay has passed.
+//! by the next use once the backoff delay has passed; a server that is down keeps its
+//! tools' names (they fail as unavailable), so a call never falls through to another
+//! server's tool of the same name; names are given in declaration order of the servers
+//! adopted so far, so a rename (`_2`) is stable once every server has been connected once.
 
 pub mod call;
 pub mod declare;
