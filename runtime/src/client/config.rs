@@ -154,7 +154,7 @@ fn string_map(v: Option<&Value>, what: &str) -> Result<Vec<(String, String)>, St
     }
 }
 
-fn parse_entry(e: &Map<String, Value>) -> Result<ServerTransport, String> {
+pub(crate) fn parse_entry(e: &Map<String, Value>) -> Result<ServerTransport, String> {
     let kind = e.get("type").map(|t| t.as_str().ok_or("`type` must be a string")).transpose()?;
     let url = e.get("url").map(|u| u.as_str().ok_or("`url` must be a string")).transpose()?;
     match (kind, url) {

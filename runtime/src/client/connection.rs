@@ -221,6 +221,13 @@ impl Client {
         self.inner.pid
     }
 
+    /// Why the connection is closed (the child exited, the transport or the client closed
+    /// it), or `None` while it is open. Reads a flag: no message is sent, so a supervisor
+    /// may poll it. An HTTP server that went away is noticed only by the next request.
+    pub fn closed_reason(&self) -> Option<String> {
+        self.inner.conn.closed_reason()
+    }
+
     /// A request that is not a tool call, with the client's request timeout.
     pub(crate) async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
         let timeout = self.inner.options.request_timeout;

@@ -29,6 +29,9 @@
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`], and a whole
 //!   server as a Rust trait with [`#[toolwire::remote]`](crate::remote) ([`BindError`]).
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
+//! - [`hub::Hub`]: many declared servers behind one API: lazy or start-up connections,
+//!   health states and events, bounded reconnection and respawn, routing by tool name and
+//!   resource URI, a fail-closed gate, stable error codes.
 //! - Talking back, both eras: [`ClientOptions::on_elicit`], [`ClientOptions::on_sample`]
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
@@ -88,6 +91,7 @@ mod connection;
 mod error;
 mod handlers;
 mod http;
+pub mod hub;
 mod in_process;
 mod lines;
 mod normalise;

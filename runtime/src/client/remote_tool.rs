@@ -142,6 +142,16 @@ impl RemoteTool {
     }
 
     async fn run(&self, arguments: &RawValue, ctx: &Context) -> Result<ToolOutput, ToolError> {
+        self.run_with_meta(arguments, ctx, None).await
+    }
+
+    /// [`run`](Self::run) with the request's `_meta` (the hub's run id and idempotency key).
+    pub(crate) async fn run_with_meta(
+        &self,
+        arguments: &RawValue,
+        ctx: &Context,
+        meta: Option<serde_json::Map<String, Value>>,
+    ) -> Result<ToolOutput, ToolError> {
         let name = self.info.name();
         let server = self.client.name();
         if ctx.is_cancelled() {
@@ -177,6 +187,9 @@ impl RemoteTool {
             .delivery(self.delivery);
         if let Some(progress) = progress {
             opts = opts.progress(progress);
+        }
+        if let Some(meta) = meta {
+            opts = opts.meta(meta);
         }
         let result =
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
