@@ -48,6 +48,9 @@
 //! | `output-check` | on | the engine validates a hand-written tool's structured output against its advertised `outputSchema` before it leaves (jsonschema); `#[tool]` output is right by construction and never checked |
 //! | `approvals` | on | [`approvals`]: `ApprovalServer` (a permission-prompt tool, over stdio or, with `http`, over HTTP with its console), `Asker`, the decision record and `RunPolicy` (the lethal trifecta). A crate that only serves its own tools can leave it out |
 //! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) (or any transport, a `Server` in process included) and adopt their tools; `testing`. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
+//! | `client-oauth` | off | `client::oauth`: the MCP authorization spec's client role (discovery, registration, PKCE, refresh, step-up, client credentials, DPoP, workload identity, enterprise-managed authorization) as a `client::Authorizer` for HTTP servers; adds `url`, `jsonwebtoken` and `p256`, which a stdio-only client does not carry. Turns on `client` |
+//! | `oauth` | off | the server's OAuth resource-server role: `http::JwksVerifier`, JWT access tokens checked against an authorization server's JWKS (signature, `typ`, issuer, audience, expiry, scopes), fetched over HTTP(S), for an `http::ResourceServer`. Turns on `http` |
+//! | `redis` | off | `redis`: `RedisSessionStore`, `RedisEventStore` and `RedisFanout`, so replicas behind a load balancer share legacy sessions, SSE replay and notifications. Turns on `http` |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
 //! `tools!`, the registry, the engine, [`serve_stdio`], and `serve_registry!` (the
@@ -94,6 +97,7 @@
 //! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools; any transport, in process included |
 //! | `testing` (feature `client`) | test tools through the protocol: the in-process pair, a scripted fake server, golden tool lists |
+//! | `redis` (feature `redis`) | the shared stores on Redis: sessions, SSE events, fan-out |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Some docs link to items behind `client` and `oauth`, which are off by default: a local
