@@ -151,8 +151,8 @@ pub use lines::Lines;
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
-    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, Root, SAFE_ENV_VARS, ServerTransport,
-    ShutdownGrace, StdioServer,
+    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, HttpTransportKind, Root, SAFE_ENV_VARS,
+    ServerTransport, ShutdownGrace, StdioServer,
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
 pub use remote::BindError;

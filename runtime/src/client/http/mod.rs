@@ -59,10 +59,11 @@ use tokio::task::JoinHandle;
 
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
-use super::options::{ClientOptions, HttpServer};
+use super::options::{ClientOptions, HttpServer, HttpTransportKind};
 use crate::protocol::ProtocolVersion;
 use crate::sync::lock;
 
+mod legacy_sse;
 mod sse;
 mod tls;
 
@@ -106,6 +107,10 @@ struct Shared {
     init: Mutex<Option<String>>,
     /// The standalone GET stream of a legacy session.
     listener: Mutex<Option<JoinHandle<()>>>,
+    /// Streamable HTTP, the 2024-11-05 HTTP+SSE transport, or the first falling back to the second.
+    kind: HttpTransportKind,
+    /// The 2024-11-05 transport's SSE stream, once opened (or why it could not be).
+    legacy: tokio::sync::OnceCell<Result<legacy_sse::Stream, Failure>>,
 }
 
 /// A Streamable HTTP connection.
@@ -158,6 +163,8 @@ impl HttpLink {
             version: Mutex::default(),
             init: Mutex::default(),
             listener: Mutex::default(),
+            kind: cfg.kind,
+            legacy: tokio::sync::OnceCell::new(),
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -183,6 +190,7 @@ impl HttpLink {
     /// End the session: `DELETE` with its id (a 405 or an error is fine).
     pub(crate) async fn close(&self) {
         self.task.abort();
+        self.shared.stop_legacy();
         if let Some(l) = lock(&self.shared.listener).take() {
             l.abort();
         }
@@ -204,6 +212,7 @@ impl HttpLink {
 impl Drop for HttpLink {
     fn drop(&mut self) {
         self.task.abort();
+        self.shared.stop_legacy();
         if let Some(l) = lock(&self.shared.listener).take() {
             l.abort();
         }
@@ -283,6 +292,9 @@ impl Shared {
 
     /// One message's exchange, re-initialising once if the session was lost.
     async fn exchange(self: Arc<Self>, out: Out) {
+        if self.is_legacy() {
+            return self.legacy_exchange(out).await;
+        }
         // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
         // (which happens once its caller gives up) is the cancellation.
         if self.conn.is_modern() && out.method.as_deref() == Some("notifications/cancelled") {
@@ -298,6 +310,9 @@ impl Shared {
                 Err(failure) => return self.gone(&out, failure),
             };
             let status = resp.status();
+            if self.falls_back(&out, status) && self.fall_back(status).await {
+                return self.legacy_exchange(out).await;
+            }
             let had_session = lock(&self.session).is_some();
             let lost = had_session
                 && out.method.as_deref() != Some("initialize")
