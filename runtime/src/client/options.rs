@@ -142,7 +142,10 @@ impl StdioServer {
     }
 }
 
-/// A server reached over Streamable HTTP at `url`: `http://`, or `https://` over TLS.
+/// A server reached over Streamable HTTP at `url`: `http://`, or `https://` over TLS. A server
+/// that speaks only the 2024-11-05 HTTP+SSE transport is reached at the same kind of URL (its
+/// SSE endpoint), by the spec's fallback or by [`legacy_sse`](HttpServer::legacy_sse): see
+/// [`HttpTransportKind`].
 ///
 /// HTTPS speaks TLS 1.2 or 1.3 (rustls on *ring*) and HTTP/1.1, asked for by ALPN. The
 /// server's certificate must chain to one of Mozilla's root certificates (built in, from
