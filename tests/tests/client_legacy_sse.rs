@@ -2,7 +2,8 @@
 //! the Python SDK's `sse` app (2.3.0 `MCPServer` and 1.22 `FastMCP`), server-everything in its
 //! `sse` mode, and a TypeScript SDK v1 `SSEServerTransport` server. Each is reached by
 //! configuration (`HttpServer::legacy_sse`) and by the spec's fallback (the SSE URL given as
-//! if it were Streamable HTTP); lists, adopts and calls. Then the errors a user reads: an SSE
+//! if it were Streamable HTTP); lists, adopts and calls; on server-everything, progress and a
+//! sampling request on the stream, from a client in the `auto` era. Then the errors a user reads: an SSE
 //! endpoint that never sends `endpoint`, a GET answered without a stream, and a stream that
 //! dies mid-call (the server killed). Needs the peers: `bash tests/peers/setup.sh`.
 
@@ -10,12 +11,17 @@ mod client_support;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use toolwire::client::{AdoptOptions, Client, ClientError, ClientOptions, HttpServer, HttpTransportKind};
+use toolwire::client::{
+    AdoptOptions, Client, ClientError, ClientOptions, CreateMessageResult, EraMode, HttpServer,
+    HttpTransportKind,
+};
+use toolwire::context::Progress;
 use toolwire::{Context, Tool};
 
 /// A child killed when the test ends, however it ends.
@@ -112,6 +118,31 @@ async fn server_everything_in_sse_mode() {
     let text =
         use_server(HttpServer::new(sse_url(port)), "ev", &tools, "get-sum", json!({"a": 2, "b": 40})).await;
     assert!(text.contains("42"), "{text}");
+
+    // Talk both ways on the one stream: progress notifications, and a server's request
+    // (sampling) answered with a POST, on a client in the `auto` era (its `server/discover`
+    // probe refused too, then `initialize` falls back).
+    let tasks = alive_tasks();
+    let options = ClientOptions::new("ev")
+        .era(EraMode::Auto)
+        .on_sample(|_| async { Ok(CreateMessageResult::text("fake-model", "sunny")) });
+    let client = Client::connect(HttpServer::new(sse_url(port)), options).await.unwrap();
+    assert_eq!(client.server_info().protocol_version, "2025-11-25");
+    let d = client.adopt(AdoptOptions::default().prefix("")).await.unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let ctx = Context::builder()
+        .progress(Arc::new(move |p: Progress| sink.lock().unwrap().push(p.progress)))
+        .build();
+    let args = json!({"duration": 1, "steps": 2});
+    d.get("trigger-long-running-operation").unwrap().call_json(args, &ctx).await.unwrap();
+    assert_eq!(*seen.lock().unwrap(), [1.0, 2.0]);
+    let args = json!({"prompt": "rain?", "maxTokens": 50});
+    let out = d.get("trigger-sampling-request").unwrap().call_json(args, &Context::new()).await.unwrap();
+    assert!(out.joined_text().contains(r#""text": "sunny""#), "{}", out.joined_text());
+    client.close().await;
+    drop(d);
+    assert_no_task_left(tasks).await;
 }
 
 #[tokio::test]
