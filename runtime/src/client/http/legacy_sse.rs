@@ -110,13 +110,8 @@ impl Shared {
             Ok(stream) => stream.endpoint.clone(),
             Err(failure) => return self.gone(&out, failure.clone()),
         };
-        let mut req = Request::builder()
-            .method(Method::POST)
-            .uri(endpoint.clone())
-            .header(CONTENT_TYPE, "application/json");
-        for (k, v) in &self.headers {
-            req = req.header(k, v);
-        }
+        let req =
+            self.legacy_request(Method::POST, endpoint.clone()).header(CONTENT_TYPE, "application/json");
         let req = match req.body(Full::new(Bytes::from(out.json.clone()))) {
             Ok(req) => req,
             Err(e) => return self.gone(&out, Failure::Gone(e.to_string())),
@@ -142,15 +137,21 @@ impl Shared {
         self.read(&out, resp).await;
     }
 
+    /// A request of this transport (the stream's `GET`, a message's `POST`) with what every
+    /// one carries: the configured headers and bearer token, as Streamable HTTP sends them.
+    fn legacy_request(&self, method: Method, uri: Uri) -> hyper::http::request::Builder {
+        let mut req = Request::builder().method(method).uri(uri);
+        for (k, v) in &self.headers {
+            req = req.header(k, v);
+        }
+        req
+    }
+
     /// `GET` the SSE stream and wait for its `endpoint` event.
     async fn open(self: Arc<Self>) -> Result<Stream, Refusal> {
         let uri = self.uri.clone();
         let no_sse = |failure| Refusal { sse: false, failure };
-        let mut req =
-            Request::builder().method(Method::GET).uri(uri.clone()).header(ACCEPT, "text/event-stream");
-        for (k, v) in &self.headers {
-            req = req.header(k, v);
-        }
+        let req = self.legacy_request(Method::GET, uri.clone()).header(ACCEPT, "text/event-stream");
         let req = req.body(Full::new(Bytes::new())).map_err(|e| no_sse(Failure::Gone(e.to_string())))?;
         let secs = crate::tool::fmt_secs(self.timeout);
         let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
