@@ -159,14 +159,20 @@ pub(crate) fn parse_entry(e: &Map<String, Value>) -> Result<ServerTransport, Str
     let url = e.get("url").map(|u| u.as_str().ok_or("`url` must be a string")).transpose()?;
     match (kind, url) {
         (Some("stdio"), Some(_)) => Err("`type` is \"stdio\" but a `url` is given".into()),
-        (Some("http" | "streamable-http" | "streamableHttp"), None) => {
+        (Some("http" | "streamable-http" | "streamableHttp" | "sse"), None) => {
             Err("`type` is HTTP but no `url` is given".into())
         }
-        (Some(other), _) if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
-            Err(format!("`type` \"{other}\" is not stdio or http"))
+        (Some(other), _)
+            if !matches!(other, "stdio" | "http" | "streamable-http" | "streamableHttp" | "sse") =>
+        {
+            Err(format!("`type` \"{other}\" is not stdio, http or sse"))
         }
         (_, Some(url)) => {
             let mut s = HttpServer::new(url);
+            // Claude Code's and the Python SDK's name for the 2024-11-05 HTTP+SSE transport.
+            if kind == Some("sse") {
+                s = s.legacy_sse();
+            }
             for (k, v) in string_map(e.get("headers"), "headers")? {
                 s = s.header(k, v);
             }
@@ -340,6 +346,7 @@ pub async fn connect_all(servers: &[ServerConfig], options: impl Fn(&str) -> Cli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::options::HttpTransportKind;
 
     #[test]
     fn one_server_is_picked_from_a_config_file_by_name() {
@@ -406,13 +413,15 @@ mod tests {
             r#"{"mcpServers": {
                 "docs": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"TZ": "UTC"}},
                 "search": {"url": "http://127.0.0.1:3001/mcp", "headers": {"Authorization": "Bearer x"}},
+                "old": {"type": "sse", "url": "http://127.0.0.1:3002/sse"},
                 "bad": {"type": "stdio", "url": "http://x"},
+                "odd": {"type": "websocket", "url": "ws://x"},
                 "worse": {"args": []}
             }}"#,
             ".mcp.json",
         )
         .unwrap();
-        assert_eq!(load.servers.len(), 2);
+        assert_eq!(load.servers.len(), 3);
         assert_eq!(load.servers[0].name, "docs");
         match &load.servers[0].transport {
             ServerTransport::Stdio(s) => {
@@ -422,13 +431,18 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(
-            matches!(&load.servers[1].transport, ServerTransport::Http(h) if h.url == "http://127.0.0.1:3001/mcp")
-        );
+        let http = |name: &str| match &load.servers.iter().find(|s| s.name == name).unwrap().transport {
+            ServerTransport::Http(h) => (h.url.clone(), h.kind),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(http("search"), ("http://127.0.0.1:3001/mcp".to_owned(), HttpTransportKind::Auto));
+        // `"type": "sse"` is the 2024-11-05 HTTP+SSE transport, as Claude Code reads it.
+        assert_eq!(http("old"), ("http://127.0.0.1:3002/sse".to_owned(), HttpTransportKind::LegacySse));
         assert_eq!(
             load.problems,
             [
                 ("bad".to_owned(), "`type` is \"stdio\" but a `url` is given".to_owned()),
+                ("odd".to_owned(), "`type` \"websocket\" is not stdio, http or sse".to_owned()),
                 ("worse".to_owned(), "neither `command` nor `url` is given".to_owned()),
             ]
         );

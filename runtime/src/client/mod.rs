@@ -1,5 +1,6 @@
-//! The MCP client: connect to any MCP server over stdio or Streamable HTTP (`http://` and
-//! `https://`) and adopt its tools as ordinary [`Tool`](crate::Tool)s (feature `client`).
+//! The MCP client: connect to any MCP server over stdio or HTTP (`http://` and `https://`:
+//! Streamable HTTP, or the 2024-11-05 HTTP+SSE transport of older servers) and adopt its tools
+//! as ordinary [`Tool`](crate::Tool)s (feature `client`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,11 +47,42 @@
 //! | you have | transport | why |
 //! | --- | --- | --- |
 //! | a command | [`StdioServer`] | MCP's stdio transport: the client owns the child (safe environment, stderr to `tracing`, graceful shutdown) |
-//! | an `http://` or `https://` URL | [`HttpServer`] | Streamable HTTP (2025-03-26 on, and 2026-07-28), the only HTTP transport built: the 2024-11-05 HTTP+SSE transport is not, so a server that speaks only it fails the handshake |
-//! | a `.mcp.json` entry, `MCP_SERVERS`, an [`McpServerSpec`](crate::McpServerSpec) | [`ServerTransport`] | `command` means stdio, `url` Streamable HTTP, as above (a `type` of `"sse"` is refused) |
+//! | an `http://` or `https://` URL | [`HttpServer`] | Streamable HTTP (2025-03-26 on, and 2026-07-28); when the server refuses the `initialize` POST with 400, 404 or 405, the 2024-11-05 HTTP+SSE transport at the same URL, as the spec's backwards-compatibility rule says (below) |
+//! | the SSE URL of an old server (often `…/sse`) | [`HttpServer::legacy_sse`] | the 2024-11-05 HTTP+SSE transport only, no Streamable HTTP POST first |
+//! | a `.mcp.json` entry, `MCP_SERVERS`, an [`McpServerSpec`](crate::McpServerSpec) | [`ServerTransport`] | `command` means stdio, `url` HTTP as above; `"type": "sse"` (Claude Code's name) means [`HttpServer::legacy_sse`] |
 //! | a socket, a pipe, a child you spawned | [`Lines`] | stdio's one message per line, over your streams |
 //! | a [`Server`](crate::Server) value | [`InProcess`] | the whole protocol with no I/O: tests, and hosts that embed a server |
 //! | anything else | your own [`Transport`] | it moves whole messages; the client keeps the protocol (see the trait) |
+//!
+//! ## Old HTTP+SSE servers
+//!
+//! The 2024-11-05 transport opens one `GET` SSE stream; the server's first event, `endpoint`,
+//! names a URL to `POST` each message to, and every answer comes back on the stream. Many
+//! hosted servers, the Python SDK's `sse` app and the TypeScript SDK v1's `SSEServerTransport`
+//! still speak only it. An [`HttpServer`] reaches them in one of two ways, set by
+//! [`HttpTransportKind`]:
+//!
+//! - **By the fallback** ([`HttpTransportKind::Auto`], the default): the client POSTs
+//!   `initialize` as Streamable HTTP does. Only when that first POST is answered 400, 404 or
+//!   405 does it send `GET` to the same URL; a stream whose `endpoint` event arrives makes it a
+//!   2024-11-05 server for the rest of the connection. The spec says "a 4xx"; 401 and 403
+//!   (credentials), 408 and 429 (try again) and the other 4xx (a server that read the POST
+//!   as Streamable HTTP and disliked it) do not fall back, and no later message does. A
+//!   `GET` answered without an SSE stream means it is no old server either: the error is the
+//!   POST's own (`server 'x' answered HTTP 404`). [`HttpTransportKind::StreamableHttp`] turns
+//!   the fallback off.
+//! - **By configuration** ([`HttpServer::legacy_sse`]): the URL is the SSE endpoint, and the
+//!   Streamable HTTP POST is skipped.
+//!
+//! Both send the same configured headers and bearer token on the `GET` and on every `POST`,
+//! and wait up to [`HttpServer::timeout`] for the `endpoint` event (`server 'x' sent no
+//! 'endpoint' event on its SSE stream at <url> within 30s`); an endpoint on another origin is
+//! refused, since the POSTs carry the credentials. The stream is the connection: when it ends
+//! (the server died or closed it), every call in flight fails as an exchange cut off after it
+//! was sent, with the reason `server 'x' closed its SSE stream at <url>` (for a tool that must
+//! not be re-run, [`RemoteError::OutcomeUnknown`](crate::tool::RemoteError::OutcomeUnknown):
+//! it may have run), and every later call fails as unavailable with the same reason. The client does not reopen it: a new stream is a
+//! new session, which needs a new [`Client::connect`].
 //!
 //! # Naming
 //!
@@ -159,8 +191,8 @@ pub use lines::Lines;
 pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
 pub use options::Delivery;
 pub use options::{
-    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, Root, SAFE_ENV_VARS, ServerTransport,
-    ShutdownGrace, StdioServer,
+    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, HttpTransportKind, Root, SAFE_ENV_VARS,
+    ServerTransport, ShutdownGrace, StdioServer,
 };
 pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
 pub use remote::BindError;

@@ -143,7 +143,10 @@ impl StdioServer {
     }
 }
 
-/// A server reached over Streamable HTTP at `url`: `http://`, or `https://` over TLS.
+/// A server reached over Streamable HTTP at `url`: `http://`, or `https://` over TLS. A server
+/// that speaks only the 2024-11-05 HTTP+SSE transport is reached at the same kind of URL (its
+/// SSE endpoint), by the spec's fallback or by [`legacy_sse`](HttpServer::legacy_sse): see
+/// [`HttpTransportKind`].
 ///
 /// HTTPS speaks TLS 1.2 or 1.3 (rustls on *ring*) and HTTP/1.1, asked for by ALPN. The
 /// server's certificate must chain to one of Mozilla's root certificates (built in, from
@@ -177,6 +180,9 @@ pub struct HttpServer {
     /// transport's bound, beside the call's: see the precedence in the [`client`](super)
     /// module docs.
     pub timeout: Duration,
+    /// Which HTTP transport to speak: Streamable HTTP, falling back to the 2024-11-05
+    /// HTTP+SSE transport as the spec says (the default), or one of them only.
+    pub kind: HttpTransportKind,
     /// Trust anchors for `https://` besides the built-in roots, each checked when added.
     roots: Vec<CertificateDer<'static>>,
     /// The bearer token, sent as `Authorization: Bearer <token>`.
@@ -214,6 +220,7 @@ impl fmt::Debug for HttpServer {
             .field("url", &self.url)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("timeout", &self.timeout)
+            .field("kind", &self.kind)
             .field("root_certificates", &self.roots.len())
             .field(
                 "bearer",
@@ -235,6 +242,7 @@ impl HttpServer {
             url: url.into(),
             headers: BTreeMap::new(),
             timeout: Duration::from_secs(30),
+            kind: HttpTransportKind::default(),
             roots: Vec::new(),
             bearer: None,
             authorizer: None,
@@ -301,6 +309,18 @@ impl HttpServer {
         self
     }
 
+    /// Choose the HTTP transport (default [`HttpTransportKind::Auto`]).
+    pub fn kind(mut self, kind: HttpTransportKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Speak only the 2024-11-05 HTTP+SSE transport: `url` is the server's SSE endpoint
+    /// (often `…/sse`). Short for `.kind(HttpTransportKind::LegacySse)`.
+    pub fn legacy_sse(self) -> Self {
+        self.kind(HttpTransportKind::LegacySse)
+    }
+
     /// Also trust the certificates in `pem` (e.g. a private CA) for `https://`, besides the
     /// built-in roots. Every `CERTIFICATE` block is added; other blocks (keys) are skipped.
     ///
@@ -340,6 +360,29 @@ impl HttpServer {
     pub(crate) fn roots(&self) -> &[CertificateDer<'static>] {
         &self.roots
     }
+}
+
+/// Which HTTP transport an [`HttpServer`] speaks.
+///
+/// The 2024-11-05 HTTP+SSE transport is the one Streamable HTTP replaced in 2025-03-26: the
+/// client opens a `GET` SSE stream at the URL, the server's first event (`endpoint`) names the
+/// URL to `POST` each message to, and every answer comes back on that one stream. Many hosted
+/// servers, the Python SDK's `sse` app and the TypeScript SDK v1's `SSEServerTransport` still
+/// speak only it. How the client speaks it, and what a broken stream means for calls, is in
+/// the [`client`](super) module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HttpTransportKind {
+    /// Streamable HTTP, and the spec's backwards-compatibility rule: when the `initialize`
+    /// POST (the first message of a connection) is answered 400, 404 or 405, the client
+    /// tries the 2024-11-05 HTTP+SSE transport at the same URL. No other status, and no later
+    /// message, falls back.
+    #[default]
+    Auto,
+    /// Streamable HTTP only: a 4xx to `initialize` fails the connection.
+    StreamableHttp,
+    /// The 2024-11-05 HTTP+SSE transport only; the URL is the SSE endpoint.
+    LegacySse,
 }
 
 /// Refuse `der` (the `index`th certificate, from 1) unless it can serve as a trust anchor.

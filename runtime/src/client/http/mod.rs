@@ -61,10 +61,11 @@ use tokio::task::JoinHandle;
 use super::authorizer::{AuthFailure, Authorizer, Exchange, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
-use super::options::{ClientOptions, HttpServer};
+use super::options::{ClientOptions, HttpServer, HttpTransportKind};
 use crate::protocol::ProtocolVersion;
 use crate::sync::lock;
 
+mod legacy_sse;
 mod sse;
 mod tls;
 
@@ -115,6 +116,10 @@ struct Shared {
     endpoint: String,
     /// What supplies the `Authorization` header (and any other credential headers).
     authorizer: Option<Arc<dyn Authorizer>>,
+    /// Streamable HTTP, the 2024-11-05 HTTP+SSE transport, or the first falling back to the second.
+    kind: HttpTransportKind,
+    /// The 2024-11-05 transport's SSE stream, once opened (or why it could not be).
+    legacy: tokio::sync::OnceCell<Result<legacy_sse::Stream, Failure>>,
 }
 
 /// The headers an [`Authorizer`] gave for one request.
@@ -176,6 +181,8 @@ impl HttpLink {
             listener: Mutex::default(),
             endpoint: cfg.url.clone(),
             authorizer,
+            kind: cfg.kind,
+            legacy: tokio::sync::OnceCell::new(),
         });
         let s = Arc::clone(&shared);
         let task = tokio::spawn(async move {
@@ -201,6 +208,7 @@ impl HttpLink {
     /// End the session: `DELETE` with its id (a 405 or an error is fine).
     pub(crate) async fn close(&self) {
         self.task.abort();
+        self.shared.stop_legacy();
         if let Some(l) = lock(&self.shared.listener).take() {
             l.abort();
         }
@@ -223,6 +231,7 @@ impl HttpLink {
 impl Drop for HttpLink {
     fn drop(&mut self) {
         self.task.abort();
+        self.shared.stop_legacy();
         if let Some(l) = lock(&self.shared.listener).take() {
             l.abort();
         }
@@ -349,6 +358,9 @@ impl Shared {
 
     /// One message's exchange, re-initialising once if the session was lost.
     async fn exchange(self: Arc<Self>, out: Out) {
+        if self.is_legacy() {
+            return self.legacy_exchange(out).await;
+        }
         // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
         // (which happens once its caller gives up) is the cancellation.
         if self.conn.is_modern() && out.method.as_deref() == Some("notifications/cancelled") {
@@ -376,6 +388,9 @@ impl Shared {
                     Ok(false) => {}
                     Err(failure) => return self.gone(&out, failure),
                 }
+            }
+            if self.falls_back(&out, status) && self.fall_back(status).await {
+                return self.legacy_exchange(out).await;
             }
             let had_session = lock(&self.session).is_some();
             let lost = had_session

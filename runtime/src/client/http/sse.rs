@@ -41,6 +41,8 @@ impl Cursor {
 pub(super) struct Event {
     /// The joined `data` lines; `None` when there are none or they are blank (a priming event).
     pub(super) data: Option<String>,
+    /// The `event` type, when the event named one (the 2024-11-05 transport's `endpoint`).
+    pub(super) event: Option<String>,
     pub(super) id: Option<String>,
     pub(super) retry: Option<Duration>,
 }
@@ -115,6 +117,7 @@ impl SseParser {
                 }
                 None => self.data = Some(value.to_owned()),
             },
+            "event" => self.event.event = Some(value.to_owned()),
             "id" if !value.contains('\0') => self.event.id = Some(value.to_owned()),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 self.event.retry = value.parse().ok().map(Duration::from_millis);
@@ -146,7 +149,8 @@ mod tests {
     #[test]
     fn events_split_and_priming_events_are_skipped() {
         let got = events(&[b"id: 1\ndata:\n\nevent: message\ndata: {\"a\":1}\r\n\r\nrest"]);
-        assert_eq!(got, [Event { id: Some("1".into()), ..Event::default() }, data("{\"a\":1}")]);
+        let message = Event { event: Some("message".into()), ..data("{\"a\":1}") };
+        assert_eq!(got, [Event { id: Some("1".into()), ..Event::default() }, message]);
         assert_eq!(events(&[b"data: a\ndata: b\n\n"]), [data("a\nb")]);
         // An event the stream never ends is not dispatched.
         assert_eq!(events(&[b"data: a\ndata: b"]), []);
@@ -176,7 +180,8 @@ mod tests {
                 Event {
                     data: Some("{\"x\":\"é\"}\n".into()),
                     id: Some("7".into()),
-                    retry: Some(Duration::from_millis(250))
+                    retry: Some(Duration::from_millis(250)),
+                    ..Event::default()
                 },
                 data("two"),
             ]
@@ -196,7 +201,12 @@ mod tests {
         let priming = events(&[b"id: event-1\nretry: 500\ndata: \n\n"]);
         assert_eq!(
             priming,
-            [Event { data: None, id: Some("event-1".into()), retry: Some(Duration::from_millis(500)) }]
+            [Event {
+                data: None,
+                id: Some("event-1".into()),
+                retry: Some(Duration::from_millis(500)),
+                ..Event::default()
+            }]
         );
         // No space after the colon, a comment, a bare `id` (which clears the last id).
         assert_eq!(events(&[b": hi\nid:7\nretry:20\n\n"])[0].id.as_deref(), Some("7"));
