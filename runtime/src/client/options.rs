@@ -253,6 +253,11 @@ impl HttpServer {
     /// about a 401 or 403 (see [`Authorizer`]); it wins over [`bearer`](Self::bearer) and an
     /// `Authorization` [`header`](Self::header). The OAuth client
     /// ([`oauth::OAuth`](super::oauth::OAuth), feature `client-oauth`) is one.
+    ///
+    /// Streamable HTTP only: the 2024-11-05 HTTP+SSE transport
+    /// ([`legacy_sse`](Self::legacy_sse), or the fallback to it) predates MCP's authorization
+    /// spec, and sends the configured [`bearer`](Self::bearer) and headers without asking the
+    /// authorizer; a 401 there fails as [`ClientError::Unauthorized`](super::ClientError::Unauthorized).
     pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
         self.authorizer = Some(SharedAuthorizer(authorizer));
         self
