@@ -42,11 +42,11 @@ use std::time::Duration;
 use peer_support::peer;
 use serde_json::{Value, json};
 use toolwire::client::oauth::{AuthorizationRequest, FileTokenStore, OAuth, wait_for_redirect};
-use toolwire::client::{CallOptions, Client, ClientError, ClientOptions, EraMode, HttpServer};
+use toolwire::client::{AdoptOptions, CallOptions, Client, ClientError, ClientOptions, EraMode, HttpServer};
 use toolwire::http::{Auth, HttpConfig, JwksVerifier, ResourceServer, mcp_router};
 use toolwire::server::Exposure;
 use toolwire::tool::RemoteError;
-use toolwire::{Context, Server, ServerOptions, ToolError, tool, tools};
+use toolwire::{Context, Server, ServerOptions, Tool, ToolError, tool, tools};
 
 /// Say who is calling.
 #[tool(read_only)]
@@ -374,6 +374,75 @@ async fn signs_in_to_a_python_sdk_server_behind_oidc_provider_in_both_eras() {
     // One sign-in served both connections.
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(counts(&issuer)["authorization_code"], 1);
+    drop(provider);
+}
+
+/// The TypeScript SDK v2 server of `tests/peers/authz/ts_protected.mjs` on `port`, behind
+/// `requireBearerAuth` checking tokens of the provider at `issuer`.
+fn start_ts_protected(port: u16, issuer: &str) -> Killed {
+    let mut child = Command::new(peer("TOOLWIRE_NODE22"))
+        .arg(toolwire_tests::tests_dir().join("peers/authz/ts_protected.mjs"))
+        .args([port.to_string(), issuer.to_owned()])
+        .env("TOOLWIRE_NODE_MODULES", peer("TOOLWIRE_NODE_MODULES"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the TypeScript server");
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready", "the TypeScript server did not start");
+    Killed(child)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signs_in_to_a_typescript_sdk_server_behind_require_bearer_auth_and_refreshes() {
+    let port = free_port();
+    let endpoint = format!("http://127.0.0.1:{port}/mcp");
+    let provider = start_provider(&endpoint);
+    let issuer = provider.issuer.clone();
+    let _server = start_ts_protected(port, &issuer);
+
+    // Without the authorizer, the SDK's bearer gate refuses the client.
+    let err = Client::connect(HttpServer::new(&endpoint), ClientOptions::new("ts")).await.unwrap_err();
+    assert_eq!(err, ClientError::Unauthorized { server: "ts".into(), status: 401 });
+
+    // With it: the 401's resource metadata names oidc-provider; the person signs in once, and
+    // the client adopts the server's tools and calls one, in both eras.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let oauth = Arc::new(person(issuer.clone(), Arc::new(AtomicBool::new(true)), Arc::clone(&asked)));
+    let mut clients = Vec::new();
+    for (era, version) in [(EraMode::Legacy, "2025-11-25"), (EraMode::Auto, "2026-07-28")] {
+        let server = HttpServer::new(&endpoint).authorizer(Arc::clone(&oauth) as _);
+        let client = Client::connect(server, ClientOptions::new("ts").era(era))
+            .await
+            .expect("connects after signing in");
+        assert_eq!(client.server_info().protocol_version, version, "{era:?}");
+        let adopted = client.adopt(AdoptOptions::default()).await.unwrap();
+        let out = adopted.get("whoami").unwrap().call_json(json!({}), &Context::new()).await.unwrap();
+        assert_eq!(
+            out.joined_text(),
+            "<untrusted-data source=\"mcp\" server=\"ts\" tool=\"ts__whoami\">\nalice mcp\n</untrusted-data>",
+            "{era:?}"
+        );
+        clients.push(client);
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(counts(&issuer)["authorization_code"], 1);
+
+    // The access token expires (the verifier checks `exp`); the next call refreshes it, and no
+    // person is asked.
+    tokio::time::sleep(Duration::from_secs(TTL + 1)).await;
+    for client in &clients {
+        assert_eq!(whoami_call(client).await.unwrap(), "alice mcp");
+    }
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let after = counts(&issuer);
+    assert_eq!(after["authorization_code"], 1);
+    assert!(after["refresh_token"].as_u64().unwrap() >= 1, "{after}");
+    for client in clients {
+        client.close().await;
+    }
     drop(provider);
 }
 
