@@ -28,7 +28,12 @@
 //!
 //! And the Python SDK 2.3.0's `MCPServer` as the protected resource
 //! (`tests/peers/authz/py_protected.py`: its `TokenVerifier` on the provider's JWKS, its
-//! `AuthSettings` publishing the resource metadata), signed in to in both eras.
+//! `AuthSettings` publishing the resource metadata), signed in to in both eras; and the
+//! TypeScript SDK v2's `createMcpHandler` behind its `requireBearerAuth`
+//! (`tests/peers/authz/ts_protected.mjs`: a `jose` verifier on the provider's JWKS, the
+//! metadata from `oauthMetadataResponse`), refused without the authorizer, signed in to in both
+//! eras with its tools adopted, its expired token refreshed, and by a machine client with
+//! client credentials.
 
 mod peer_support;
 
@@ -443,6 +448,16 @@ async fn signs_in_to_a_typescript_sdk_server_behind_require_bearer_auth_and_refr
     for client in clients {
         client.close().await;
     }
+
+    // A machine client: client credentials, no person.
+    let machine = OAuth::client_credentials("machine", "machine-secret");
+    let m =
+        Client::connect(HttpServer::new(&endpoint).authorizer(Arc::new(machine)), ClientOptions::new("ts"))
+            .await
+            .expect("connects with client credentials");
+    assert_eq!(whoami_call(&m).await.unwrap(), "machine mcp");
+    assert_eq!(counts(&issuer)["client_credentials"], 1);
+    m.close().await;
     drop(provider);
 }
 

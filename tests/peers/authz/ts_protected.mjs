@@ -52,7 +52,8 @@ const verifier = {
       scopes: String(claims.scope ?? '').split(' ').filter(Boolean),
       expiresAt: claims.exp,
       resource,
-      extra: { subject: claims.sub },
+      // A client-credentials token has no person: its subject is the client.
+      extra: { subject: claims.sub ?? claims.client_id },
     };
   },
 };
