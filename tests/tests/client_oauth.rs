@@ -32,7 +32,8 @@
 //! TypeScript SDK v2's `createMcpHandler` behind its `requireBearerAuth`
 //! (`tests/peers/authz/ts_protected.mjs`: a `jose` verifier on the provider's JWKS, the
 //! metadata from `oauthMetadataResponse`), refused without the authorizer, signed in to in both
-//! eras with its tools adopted, its expired token refreshed, and by a machine client with
+//! eras with its tools adopted, stepped up to `mcp:write` when a tool's call is refused with the
+//! SDK's 403 `insufficient_scope`, its expired token refreshed, and by a machine client with
 //! client credentials.
 
 mod peer_support;
@@ -80,10 +81,16 @@ fn free_port() -> u16 {
 }
 
 fn start_provider(resource: &str) -> Provider {
+    start_provider_offering(resource, None)
+}
+
+/// The provider, its resource offering `extra` as a second scope besides `mcp`.
+fn start_provider_offering(resource: &str, extra: Option<&str>) -> Provider {
     let port = free_port();
     let mut child = Command::new(peer("TOOLWIRE_NODE22"))
         .arg(toolwire_tests::tests_dir().join("peers/authz/oidc_provider.mjs"))
         .args([port.to_string(), resource.to_owned(), TTL.to_string()])
+        .args(extra)
         .env("TOOLWIRE_NODE_MODULES", peer("TOOLWIRE_NODE_MODULES"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -401,10 +408,10 @@ fn start_ts_protected(port: u16, issuer: &str) -> Killed {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn signs_in_to_a_typescript_sdk_server_behind_require_bearer_auth_and_refreshes() {
+async fn signs_in_to_a_typescript_sdk_server_behind_require_bearer_auth_steps_up_and_refreshes() {
     let port = free_port();
     let endpoint = format!("http://127.0.0.1:{port}/mcp");
-    let provider = start_provider(&endpoint);
+    let provider = start_provider_offering(&endpoint, Some("mcp:write"));
     let issuer = provider.issuer.clone();
     let _server = start_ts_protected(port, &issuer);
 
@@ -435,15 +442,22 @@ async fn signs_in_to_a_typescript_sdk_server_behind_require_bearer_auth_and_refr
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     assert_eq!(counts(&issuer)["authorization_code"], 1);
 
+    // `write` needs `mcp:write`: the SDK's gate answers 403 insufficient_scope, the person is
+    // asked once more, and the call goes through with the wider token.
+    let out = clients[1].call_tool("write", json!({}), CallOptions::default()).await.unwrap();
+    assert_eq!(out.content, [toolwire::Content::Text { text: "written by alice".into() }]);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(counts(&issuer)["authorization_code"], 2);
+
     // The access token expires (the verifier checks `exp`); the next call refreshes it, and no
     // person is asked.
     tokio::time::sleep(Duration::from_secs(TTL + 1)).await;
     for client in &clients {
-        assert_eq!(whoami_call(client).await.unwrap(), "alice mcp");
+        assert_eq!(whoami_call(client).await.unwrap(), "alice mcp,mcp:write");
     }
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
     let after = counts(&issuer);
-    assert_eq!(after["authorization_code"], 1);
+    assert_eq!(after["authorization_code"], 2);
     assert!(after["refresh_token"].as_u64().unwrap() >= 1, "{after}");
     for client in clients {
         client.close().await;

@@ -6,7 +6,9 @@
 // POST /interaction/:uid with decision=approve or decision=deny answers it (the test posts it
 // over plain HTTP, as a browser would).
 //
-//   TOOLWIRE_NODE_MODULES=... node oidc_provider.mjs PORT RESOURCE ACCESS_TOKEN_TTL_SECONDS
+//   TOOLWIRE_NODE_MODULES=... node oidc_provider.mjs PORT RESOURCE ACCESS_TOKEN_TTL_SECONDS [EXTRA_SCOPE]
+//
+// EXTRA_SCOPE, when given, is a second scope the resource offers (besides `mcp`), for step-up.
 //
 // Prints "ready" on stdout once it listens on 127.0.0.1:PORT. Test-only endpoints:
 // GET /admin/counts (grants issued, by grant type, and registrations), POST /admin/revoke
@@ -20,7 +22,8 @@ import { pathToFileURL } from 'node:url';
 const entry = path.join(process.env.TOOLWIRE_NODE_MODULES, 'oidc-provider', 'lib', 'index.js');
 const { default: Provider } = await import(pathToFileURL(entry).href);
 
-const [port, resource, ttl] = process.argv.slice(2);
+const [port, resource, ttl, extraScope] = process.argv.slice(2);
+const resourceScopes = extraScope ? `mcp ${extraScope}` : 'mcp';
 const issuer = `http://127.0.0.1:${port}`;
 
 // An adapter over one Map, so /admin/revoke can drop what a revocation drops.
@@ -61,7 +64,7 @@ const provider = new Provider(issuer, {
     redirect_uris: [],
     response_types: [],
   }],
-  scopes: ['openid', 'offline_access', 'mcp'],
+  scopes: ['openid', 'offline_access', ...resourceScopes.split(' ')],
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
@@ -73,7 +76,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: (_ctx, indicator) => {
         if (indicator !== resource) throw new Error(`unknown resource ${indicator}`);
         return {
-          scope: 'mcp',
+          scope: resourceScopes,
           audience: resource,
           accessTokenTTL: Number(ttl),
           accessTokenFormat: 'jwt',

@@ -62,11 +62,16 @@ const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
 const gate = requireBearerAuth({
   verifier, requiredScopes: ['mcp'], resourceMetadataUrl, expectedResource: resource,
 });
+// A call of `write` needs `mcp:write` too: the SDK's gate answers 403 insufficient_scope naming
+// both, and the client steps up.
+const writeGate = requireBearerAuth({
+  verifier, requiredScopes: ['mcp', 'mcp:write'], resourceMetadataUrl, expectedResource: resource,
+});
 // The provider's own metadata, passed through as the SDK's metadata helper expects.
 const oauthMetadata = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json();
 // The issuer is http://127.0.0.1 in this test; a deployment's is https.
 const metadataOptions = {
-  oauthMetadata, resourceServerUrl: resource, scopesSupported: ['mcp'], dangerouslyAllowInsecureIssuerUrl: true,
+  oauthMetadata, resourceServerUrl: resource, scopesSupported: ['mcp', 'mcp:write'], dangerouslyAllowInsecureIssuerUrl: true,
 };
 
 const handler = createMcpHandler(({ authInfo }) => {
@@ -78,6 +83,11 @@ const handler = createMcpHandler(({ authInfo }) => {
       content: [{ type: 'text', text: authInfo ? `${authInfo.extra.subject} ${authInfo.scopes.join(',')}` : 'nobody' }],
     }),
   );
+  server.registerTool(
+    'write',
+    { description: 'Write something (needs scope mcp:write).' },
+    async () => ({ content: [{ type: 'text', text: `written by ${authInfo?.extra.subject}` }] }),
+  );
   return server;
 });
 
@@ -85,9 +95,14 @@ async function serve(request) {
   const metadata = oauthMetadataResponse(request, metadataOptions);
   if (metadata) return metadata;
   if (new URL(request.url).pathname !== resource.pathname) return new Response('not found', { status: 404 });
-  const auth = await gate(request);
+  const body = request.method === 'POST' ? await request.text() : undefined;
+  let message;
+  try { message = body && JSON.parse(body); } catch { message = undefined; }
+  const writes = message?.method === 'tools/call' && message.params?.name === 'write';
+  const auth = await (writes ? writeGate : gate)(request);
   if (auth instanceof Response) return auth;
-  return handler.fetch(request, { authInfo: auth });
+  const again = new Request(request.url, { method: request.method, headers: request.headers, body });
+  return handler.fetch(again, { authInfo: auth });
 }
 
 http.createServer(async (req, res) => {
