@@ -33,7 +33,9 @@
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
 //!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
-//!   [`ClientOptions::on_list_changed`]; URL elicitation with
+//!   [`ClientOptions::on_list_changed`] and [`Client::subscribe`] (a legacy server's GET
+//!   stream and `resources/subscribe`; a 2026-07-28 server's `subscriptions/listen`, kept
+//!   open and listened again after a graceful closure or a drop, bounded); URL elicitation with
 //!   [`ClientOptions::elicitation_url`] and [`ClientOptions::on_elicitation_complete`].
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
@@ -89,6 +91,7 @@ mod handlers;
 mod http;
 mod in_process;
 mod lines;
+mod listen;
 mod normalise;
 mod options;
 mod prompts;
