@@ -60,6 +60,20 @@
 //! name is the model's (`tool.info().name()`); a host handed a model's tool call finds the
 //! tool by it with [`Discovery::by_adopted_name`].
 //!
+//! # Caching
+//!
+//! The tool, resource and template lists are cached for the `ttlMs` a 2026-07-28 server
+//! sends (the shortest of a list's pages; none means not cached) or, from a legacy server,
+//! for [`ClientOptions::cache_ttl`], and dropped by the matching `list_changed` (heard on
+//! the GET stream, or on the 2026-07-28 `subscriptions/listen`). A 2026-07-28 result's
+//! `cacheScope` says who may reuse it: `"private"`, only the same authorization context;
+//! `"public"`, anyone. Every cache here belongs to one [`Client`]: one connection with the
+//! credentials it was made with, one authorization context, and is never shared with
+//! another `Client`. So a `"private"` list is honoured as the spec asks, and a `"public"`
+//! one is kept the same way (sharing it across clients is allowed, not required, and not
+//! done). A host that shares lists between clients with different credentials must share
+//! only what the server called `"public"`.
+//!
 //! # Timeouts
 //!
 //! A tool call waits at most the first of these that is set, most specific first:
