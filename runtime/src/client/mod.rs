@@ -32,6 +32,9 @@
 //! - Talking back, both eras: [`ClientOptions::on_elicit`], [`ClientOptions::on_sample`]
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
+//!   sampling with tools ([`ClientOptions::sampling_with_tools`]: [`SamplingRequest::tools`]
+//!   and `tool_choice`, [`SamplingTurn::tool_uses`] and [`SamplingTurn::tool_results`],
+//!   answered with [`CreateMessageResult::tool_use`]);
 //!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
 //!   [`ClientOptions::on_list_changed`] and [`Client::subscribe`] (a legacy server's GET
 //!   stream and `resources/subscribe`; a 2026-07-28 server's `subscriptions/listen`, kept
@@ -161,7 +164,7 @@ pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
     CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited,
     HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
-    SamplingRequest, SamplingTurn,
+    SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;
