@@ -44,6 +44,9 @@ pub(crate) use crate::protocol::{
     PROTOCOL_VERSION_KEY as META_PROTOCOL_VERSION,
 };
 
+/// The `_meta` member naming the `subscriptions/listen` a message belongs to.
+pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
 /// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 
@@ -112,6 +115,9 @@ pub(crate) struct RequestOpts {
     pub(crate) timeout: Option<Duration>,
     pub(crate) cancel: Option<CancellationToken>,
     pub(crate) progress: Option<ProgressFn>,
+    /// Told the request's id once it is chosen (a `subscriptions/listen` matches its
+    /// acknowledgment by it).
+    pub(crate) id_out: Option<Arc<AtomicI64>>,
 }
 
 /// The modern era's per-request `_meta` members, once a modern version was chosen.
@@ -142,6 +148,9 @@ pub(crate) struct Conn {
     /// The level [`Client::set_level`](super::Client::set_level) asked for, sent in every
     /// modern request's `_meta`.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    /// The latest `notifications/subscriptions/acknowledged`: the listen's id and the
+    /// filter the server agreed to (see [`listen`](super::listen)).
+    pub(crate) acks: tokio::sync::watch::Sender<Option<(i64, Value)>>,
 }
 
 impl Conn {
@@ -163,6 +172,7 @@ impl Conn {
             modern: Mutex::default(),
             version: Mutex::default(),
             log_level: Mutex::default(),
+            acks: tokio::sync::watch::Sender::new(None),
         };
         (Arc::new(conn), rx)
     }
@@ -310,6 +320,9 @@ impl Conn {
             return Err(Failure::Gone(reason));
         }
         let (id, out, rx) = self.prepare(method, params, opts.progress.clone());
+        if let Some(id_out) = &opts.id_out {
+            id_out.store(id, Ordering::SeqCst);
+        }
         if self.send(out).is_err() {
             self.forget(id);
             return Err(Failure::Gone(
@@ -338,6 +351,11 @@ impl Conn {
         };
         self.forget(id);
         outcome
+    }
+
+    /// The id the next request will get (every later request's is at least this).
+    pub(crate) fn next_request_id(&self) -> i64 {
+        self.next_id.load(Ordering::SeqCst)
     }
 
     /// Send a request without registering for its answer (a probe we may give up on).
@@ -459,6 +477,15 @@ impl Conn {
                 self.list_changed(ListChanged::Resources);
             }
             "notifications/prompts/list_changed" => self.list_changed(ListChanged::Prompts),
+            "notifications/subscriptions/acknowledged" => {
+                let Some(p) = params else { return };
+                let id = p.pointer(&format!("/_meta/{}", SUBSCRIPTION_ID.replace('/', "~1")));
+                let Some(id) = id.and_then(Value::as_i64) else {
+                    return tracing::debug!(server = %self.server, "ignoring an acknowledgment without a subscription id");
+                };
+                let filter = p.get("notifications").cloned().unwrap_or_else(|| json!({}));
+                self.acks.send_replace(Some((id, filter)));
+            }
             "notifications/elicitation/complete" => {
                 let Some(id) = params.as_ref().and_then(|p| p.get("elicitationId")).and_then(Value::as_str)
                 else {

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
+use super::listen::{Listener, Lists};
 use super::normalise::call_result;
 use super::options::Delivery;
 use super::options::{ClientOptions, EraMode};
@@ -123,6 +124,8 @@ pub(crate) struct Inner {
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
     pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
     pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
+    /// The `subscriptions/listen` kept open on a modern connection.
+    pub(crate) listener: Option<Listener>,
 }
 
 /// A live connection to one MCP server.
@@ -172,6 +175,8 @@ impl Client {
         conn.set_version(&info.protocol_version);
         link.set_protocol_version(&info.protocol_version);
         let pid = link.pid();
+        let listener =
+            conn.is_modern().then(|| Listener::start(&conn, Lists::from_capabilities(&info.capabilities)));
         Ok(Client {
             inner: Arc::new(Inner {
                 conn,
@@ -182,6 +187,7 @@ impl Client {
                 tools: Mutex::default(),
                 resources: Mutex::default(),
                 templates: Mutex::default(),
+                listener,
             }),
         })
     }
@@ -391,7 +397,7 @@ impl Client {
         let delivery = options.delivery_or_default();
         // The precedence in the module docs of `client`: this call's own, else the client's.
         let timeout = Some(options.timeout.unwrap_or(self.inner.options.request_timeout));
-        let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress };
+        let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress, id_out: None };
         let mut params = serde_json::Map::new();
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);

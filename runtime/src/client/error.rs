@@ -158,6 +158,16 @@ pub enum ClientError {
         /// The URL as configured.
         url: String,
     },
+    /// A 2026-07-28 server's acknowledgment of `subscriptions/listen` left out the resource
+    /// [`Client::subscribe`](super::Client::subscribe) asked for (or no acknowledgment came
+    /// within the request timeout, or the server does not serve listens).
+    #[error("server '{server}' did not acknowledge a subscription to '{uri}' (subscriptions/listen)")]
+    NotSubscribed {
+        /// The server's configured name.
+        server: String,
+        /// The resource's URI.
+        uri: String,
+    },
     /// A URL or configuration value could not be used.
     #[error("server '{server}': {problem}")]
     Config {

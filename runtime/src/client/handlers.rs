@@ -176,6 +176,33 @@ pub struct SamplingTurn {
 }
 
 impl SamplingTurn {
+    /// The blocks of this turn, one or many.
+    fn blocks(&self) -> Vec<&Value> {
+        match &self.content {
+            Value::Array(blocks) => blocks.iter().collect(),
+            block => vec![block],
+        }
+    }
+
+    /// The `tool_use` blocks of an assistant turn: the tools the model called earlier in
+    /// the conversation (sampling with tools).
+    pub fn tool_uses(&self) -> Vec<SamplingToolUse> {
+        self.blocks()
+            .into_iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter_map(|b| serde_json::from_value(b.clone()).ok())
+            .collect()
+    }
+
+    /// The `tool_result` blocks of a user turn: what those calls returned.
+    pub fn tool_results(&self) -> Vec<SamplingToolResult> {
+        self.blocks()
+            .into_iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter_map(|b| serde_json::from_value(b.clone()).ok())
+            .collect()
+    }
+
     /// The text of this turn: its text block, or its text blocks joined with newlines.
     pub fn text(&self) -> Option<String> {
         fn text_of(b: &Value) -> Option<&str> {
@@ -189,6 +216,50 @@ impl SamplingTurn {
             block => text_of(block).map(str::to_owned),
         }
     }
+}
+
+/// A tool the server offers the model during sampling (`tools` of
+/// `sampling/createMessage`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SamplingTool {
+    /// The tool's name.
+    pub name: String,
+    /// What it does (untrusted).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Its arguments' JSON Schema, as sent.
+    #[serde(default)]
+    pub input_schema: Value,
+}
+
+/// A `tool_use` block: the model called a tool.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[non_exhaustive]
+pub struct SamplingToolUse {
+    /// The call's id, echoed by its `tool_result`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments.
+    #[serde(default)]
+    pub input: Value,
+}
+
+/// A `tool_result` block: what a tool call returned.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SamplingToolResult {
+    /// The id of the `tool_use` it answers.
+    pub tool_use_id: String,
+    /// Its content blocks, as sent.
+    #[serde(default)]
+    pub content: Value,
+    /// Whether the call failed.
+    #[serde(default)]
+    pub is_error: Option<bool>,
 }
 
 /// One `sampling/createMessage`, as a handler set with
@@ -214,8 +285,16 @@ pub struct SamplingRequest {
     /// `modelPreferences` (hints and priorities), as sent.
     #[serde(default)]
     pub model_preferences: Option<Value>,
-    /// The request's params, whole, for what the typed fields leave out (`tools`,
-    /// `includeContext`, `metadata`).
+    /// The tools the model may call (sampling with tools; sent only to a client that
+    /// declared it with
+    /// [`ClientOptions::sampling_with_tools`](super::ClientOptions::sampling_with_tools)).
+    #[serde(default)]
+    pub tools: Vec<SamplingTool>,
+    /// `toolChoice`: `{"mode": "auto" | "required" | "none"}`, as sent.
+    #[serde(default)]
+    pub tool_choice: Option<Value>,
+    /// The request's params, whole, for what the typed fields leave out
+    /// (`includeContext`, `metadata`).
     #[serde(skip)]
     pub params: Value,
 }
@@ -258,6 +337,23 @@ impl CreateMessageResult {
             content: serde_json::json!({"type": "text", "text": text.into()}),
             model: model.into(),
             stop_reason: Some("endTurn".to_owned()),
+        }
+    }
+
+    /// The model calls tool `name` with `input` (sampling with tools): a `tool_use` block
+    /// with the call's `id`, stopped for `toolUse`. The server runs the tool and samples
+    /// again with the result in a `tool_result` block.
+    pub fn tool_use(
+        model: impl Into<String>,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: Value,
+    ) -> CreateMessageResult {
+        CreateMessageResult {
+            role: "assistant".to_owned(),
+            content: serde_json::json!({"type": "tool_use", "id": id.into(), "name": name.into(), "input": input}),
+            model: model.into(),
+            stop_reason: Some("toolUse".to_owned()),
         }
     }
 }

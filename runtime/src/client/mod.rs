@@ -36,8 +36,13 @@
 //! - Talking back, both eras: [`ClientOptions::on_elicit`], [`ClientOptions::on_sample`]
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
+//!   sampling with tools ([`ClientOptions::sampling_with_tools`]: [`SamplingRequest::tools`]
+//!   and `tool_choice`, [`SamplingTurn::tool_uses`] and [`SamplingTurn::tool_results`],
+//!   answered with [`CreateMessageResult::tool_use`]);
 //!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
-//!   [`ClientOptions::on_list_changed`]; URL elicitation with
+//!   [`ClientOptions::on_list_changed`] and [`Client::subscribe`] (a legacy server's GET
+//!   stream and `resources/subscribe`; a 2026-07-28 server's `subscriptions/listen`, kept
+//!   open and listened again after a graceful closure or a drop, bounded); URL elicitation with
 //!   [`ClientOptions::elicitation_url`] and [`ClientOptions::on_elicitation_complete`].
 //! - Everything a server says (descriptions, annotations, results, errors) is untrusted;
 //!   [`untrusted`] seals a result you fetched yourself.
@@ -93,6 +98,20 @@
 //! name is the model's (`tool.info().name()`); a host handed a model's tool call finds the
 //! tool by it with [`Discovery::by_adopted_name`].
 //!
+//! # Caching
+//!
+//! The tool, resource and template lists are cached for the `ttlMs` a 2026-07-28 server
+//! sends (the shortest of a list's pages; none means not cached) or, from a legacy server,
+//! for [`ClientOptions::cache_ttl`], and dropped by the matching `list_changed` (heard on
+//! the GET stream, or on the 2026-07-28 `subscriptions/listen`). A 2026-07-28 result's
+//! `cacheScope` says who may reuse it: `"private"`, only the same authorization context;
+//! `"public"`, anyone. Every cache here belongs to one [`Client`]: one connection with the
+//! credentials it was made with, one authorization context, and is never shared with
+//! another `Client`. So a `"private"` list is honoured as the spec asks, and a `"public"`
+//! one is kept the same way (sharing it across clients is allowed, not required, and not
+//! done). A host that shares lists between clients with different credentials must share
+//! only what the server called `"public"`.
+//!
 //! # Timeouts
 //!
 //! A tool call waits at most the first of these that is set, most specific first:
@@ -126,6 +145,7 @@ mod http;
 pub mod hub;
 mod in_process;
 mod lines;
+mod listen;
 mod normalise;
 #[cfg(feature = "client-oauth")]
 pub mod oauth;
@@ -184,7 +204,7 @@ pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
     CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited,
     HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
-    SamplingRequest, SamplingTurn,
+    SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;

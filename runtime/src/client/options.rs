@@ -471,6 +471,7 @@ pub struct ClientOptions {
     pub(crate) probe_timeout: Duration,
     pub(crate) roots: Option<Vec<Root>>,
     pub(crate) sampling: Option<RequestHandler>,
+    pub(crate) sampling_tools: bool,
     pub(crate) elicitation: Option<RequestHandler>,
     pub(crate) elicitation_url: bool,
     pub(crate) cache_ttl: Duration,
@@ -492,6 +493,7 @@ impl fmt::Debug for ClientOptions {
             .field("request_timeout", &self.request_timeout)
             .field("roots", &self.roots)
             .field("sampling", &self.sampling.is_some())
+            .field("sampling_tools", &self.sampling_tools)
             .field("elicitation", &self.elicitation.is_some())
             .field("elicitation_url", &self.elicitation_url)
             .field("cache_ttl", &self.cache_ttl)
@@ -520,6 +522,7 @@ impl ClientOptions {
             probe_timeout: Duration::from_secs(5),
             roots: None,
             sampling: None,
+            sampling_tools: false,
             elicitation: None,
             elicitation_url: false,
             cache_ttl: Duration::from_secs(30),
@@ -578,6 +581,17 @@ impl ClientOptions {
     /// the [`client`](super) module docs.
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Declare sampling with tools (`sampling.tools`): the sampling handler may be sent
+    /// [`SamplingRequest::tools`](super::SamplingRequest::tools) and `toolChoice`, read
+    /// earlier calls with [`SamplingTurn::tool_uses`](super::SamplingTurn::tool_uses) and
+    /// [`tool_results`](super::SamplingTurn::tool_results), and answer a call with
+    /// [`CreateMessageResult::tool_use`](super::CreateMessageResult::tool_use). Without it a
+    /// server must not send tools. Has no effect without a sampling handler.
+    pub fn sampling_with_tools(mut self) -> Self {
+        self.sampling_tools = true;
         self
     }
 
@@ -689,7 +703,9 @@ impl ClientOptions {
             caps.insert("roots".into(), serde_json::json!({"listChanged": true}));
         }
         if self.sampling.is_some() {
-            caps.insert("sampling".into(), serde_json::json!({}));
+            let sampling =
+                if self.sampling_tools { serde_json::json!({"tools": {}}) } else { serde_json::json!({}) };
+            caps.insert("sampling".into(), sampling);
         }
         if self.elicitation.is_some() {
             let modes = if self.elicitation_url {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::conn::UpdateFn;
 use super::connection::Client;
@@ -98,31 +98,61 @@ impl Client {
         Ok(parts.join("\n"))
     }
 
-    /// Subscribe to the resource `uri` (`resources/subscribe`, legacy era): every
-    /// `notifications/resources/updated` the server sends for it calls `on_update` with the
-    /// URI, until [`unsubscribe`](Client::unsubscribe). A server that refuses (one without
-    /// the `subscribe` capability, or an unknown URI) is [`ClientError::Rpc`] and nothing is
-    /// registered. Subscribing again to one URI replaces its callback.
+    /// Subscribe to the resource `uri`: every `notifications/resources/updated` the server
+    /// sends for it calls `on_update` with the URI, until [`unsubscribe`](Client::unsubscribe).
+    /// Subscribing again to one URI replaces its callback.
+    ///
+    /// On a legacy connection this is `resources/subscribe`; a server that refuses (one
+    /// without the `subscribe` capability, or an unknown URI) is [`ClientError::Rpc`] and
+    /// nothing is registered. On a 2026-07-28 connection the client's
+    /// `subscriptions/listen` is reopened with the URI in its `resourceSubscriptions`, and
+    /// this returns once the server acknowledged it; an acknowledgment without the URI (or
+    /// none within the request timeout) is [`ClientError::NotSubscribed`] and nothing is
+    /// registered.
     pub async fn subscribe(&self, uri: &str, on_update: UpdateFn) -> Result<(), ClientError> {
         // Registered first, so an update sent right after the answer is not missed.
         let previous = lock(&self.inner.conn.subscriptions).insert(uri.to_owned(), on_update);
-        match self.request("resources/subscribe", Some(json!({ "uri": uri }))).await {
-            Ok(_) => Ok(()),
-            Err(e) => {
+        let outcome = match &self.inner.listener {
+            Some(listener) => {
+                let after = listener.refresh();
+                let ack = listener.acknowledged(after, self.inner.options.request_timeout).await;
+                let listed = ack
+                    .as_ref()
+                    .and_then(|f| f.get("resourceSubscriptions"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(uri)));
+                if listed {
+                    Ok(())
+                } else {
+                    Err(ClientError::NotSubscribed { server: self.name().to_owned(), uri: uri.to_owned() })
+                }
+            }
+            None => self.request("resources/subscribe", Some(json!({ "uri": uri }))).await.map(drop),
+        };
+        if outcome.is_err() {
+            {
                 let mut subs = lock(&self.inner.conn.subscriptions);
                 match previous {
                     Some(p) => subs.insert(uri.to_owned(), p),
                     None => subs.remove(uri),
                 };
-                Err(e)
+            }
+            if let Some(listener) = &self.inner.listener {
+                listener.refresh();
             }
         }
+        outcome
     }
 
-    /// End a [`subscribe`](Client::subscribe)tion (`resources/unsubscribe`); the callback
-    /// is dropped first, so no update reaches it after this returns.
+    /// End a [`subscribe`](Client::subscribe)tion: the callback is dropped first, so no
+    /// update reaches it after this returns; then `resources/unsubscribe` (legacy), or the
+    /// listen reopened without the URI (2026-07-28).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
         lock(&self.inner.conn.subscriptions).remove(uri);
+        if let Some(listener) = &self.inner.listener {
+            listener.refresh();
+            return Ok(());
+        }
         self.request("resources/unsubscribe", Some(json!({ "uri": uri }))).await.map(drop)
     }
 
