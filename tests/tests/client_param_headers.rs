@@ -1,8 +1,9 @@
 //! SEP-2243 in the client (2026-07-28): an adopted tool's `x-mcp-header` parameters travel as
 //! `Mcp-Param-*` headers on its calls, and a tool whose declarations are invalid is not
 //! adopted, with the reason in the report. Against two servers that refuse a call whose
-//! headers disagree with its body (400, -32020): toolwire's own and the Python SDK 2.3.0's
-//! `MCPServer`, both on real sockets on 127.0.0.1. The conformance suite's
+//! headers disagree with its body (400, -32020): toolwire's own, the Python SDK 2.3.0's
+//! `MCPServer` and the TypeScript SDK 2.4.0's `createMcpHandler`, all on real sockets on
+//! 127.0.0.1. The conformance suite's
 //! `http-custom-headers` and `http-invalid-tool-headers` are in `client_conformance.rs`.
 //! Needs the peers: `bash tests/peers/setup.sh`.
 
@@ -121,22 +122,48 @@ impl Drop for Server {
     }
 }
 
-#[tokio::test]
-async fn python_sdk_server_takes_the_mirrored_headers() {
+/// Start `command` with a free port as its last argument; the server and its port once it
+/// listens.
+fn start(mut command: Command) -> (Server, u16) {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(peer("TOOLWIRE_PY_MCP2"))
-        .arg(fixture("param_headers_mcpserver.py"))
-        .arg(port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _server = Server(child);
+    let child = command.arg(port.to_string()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let server = Server(child);
     let start = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "the Python server did not start");
+        assert!(start.elapsed() < Duration::from_secs(20), "{command:?} did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
+    (server, port)
+}
+
+#[tokio::test]
+async fn typescript_sdk_server_takes_the_mirrored_headers() {
+    let mut command = Command::new(peer("TOOLWIRE_NODE22"));
+    command
+        .arg(fixture("param_headers_ts_v2.mjs"))
+        .env("TOOLWIRE_NODE_MODULES", peer("TOOLWIRE_NODE_MODULES"));
+    let (_server, port) = start(command);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let client =
+        Client::connect(HttpServer::new(url), ClientOptions::new("ts").era(EraMode::Auto)).await.unwrap();
+    assert_eq!(client.server_info().protocol_version, "2026-07-28");
+    let d = client.adopt(AdoptOptions::default().prefix("")).await.unwrap();
+    let locate = d.get("locate").unwrap();
+    for (args, echoed) in [
+        (json!({"region": "São Paulo", "zone": 9}), r#"{"region":"São Paulo","zone":9}"#),
+        (json!({"region": "\tus-east1"}), r#"{"region":"\tus-east1"}"#),
+    ] {
+        let out = locate.call_json(args, &Context::new()).await.unwrap();
+        assert_eq!(out.joined_text(), sealed("ts", "locate", echoed));
+    }
+    client.close().await;
+}
+
+#[tokio::test]
+async fn python_sdk_server_takes_the_mirrored_headers() {
+    let mut command = Command::new(peer("TOOLWIRE_PY_MCP2"));
+    command.arg(fixture("param_headers_mcpserver.py"));
+    let (_server, port) = start(command);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let client = Client::connect(HttpServer::new(url), ClientOptions::new("regions").era(EraMode::Auto))
         .await
