@@ -101,6 +101,8 @@ pub mod notifications;
 #[doc(hidden)]
 pub mod outbound;
 #[doc(hidden)]
+pub mod param_headers;
+#[doc(hidden)]
 pub mod prompts;
 #[doc(hidden)]
 pub mod raw_value;

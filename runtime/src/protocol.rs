@@ -14,5 +14,5 @@ pub use toolwire_protocol::{
     SERVER_INFO_KEY, code, negotiate_legacy, wire,
 };
 pub(crate) use toolwire_protocol::{
-    envelope, lifecycle, logging, meta, notifications, outbound, prompts, resources, tools,
+    envelope, lifecycle, logging, meta, notifications, outbound, param_headers, prompts, resources, tools,
 };

@@ -13,10 +13,14 @@
 //! workload identity, enterprise-managed authorization). The scenarios where the client must refuse to go on
 //! also show the error a user reads.
 //!
+//! SEP-2243's client scenarios of 0.2.0-alpha.12, one by one: `http-custom-headers` (an
+//! adopted tool's `x-mcp-header` parameters mirrored as `Mcp-Param-*`, Base64 where a value
+//! needs it, none for a `null` or absent value) and `http-invalid-tool-headers` (each tool with
+//! an invalid declaration left unadopted, the valid one called); each must pass with checks run.
+//!
 //! And 0.2.0-alpha.12's `client --requirements 2026-07-28`, every client scenario that
-//! revision requires, with `tests/conformance/client-baseline-0.2.0-alpha.12.yml` as the
-//! expected failures (SEP-2243 `x-mcp-header`, not built): among them every required
-//! `auth/*` scenario, and
+//! revision requires, with no expected failures: among them every required `auth/*`
+//! scenario, the two SEP-2243 scenarios above, and
 //! `sep-2322-client-request-state` (the `input_required` rounds: `requestState` echoed
 //! exactly, none sent when none was given, a new JSON-RPC id per retry, no round's members
 //! on another request, a result without `resultType` taken as complete) and
@@ -181,10 +185,20 @@ fn conformance_client_json_schema_2020_12_preservation() {
     }
 }
 
+/// SEP-2243: `x-mcp-header` parameters mirrored, invalid declarations refused.
+#[test]
+fn conformance_client_sep_2243_custom_headers_one_by_one() {
+    for (scenario, checks) in [("http-custom-headers", 18), ("http-invalid-tool-headers", 12)] {
+        let text = run_with("TOOLWIRE_CONFORMANCE_020", scenario, &[]);
+        let tally = tally(&text).unwrap_or_else(|| panic!("{scenario}: no tally\n{text}"));
+        assert_eq!(tally, (checks, checks, 0, 0), "{scenario}:\n{text}");
+        assert!(text.contains("OVERALL: PASSED"), "{scenario}:\n{text}");
+    }
+}
+
 #[test]
 fn conformance_client_2026_07_28_requirements() {
     let conformance = peer("TOOLWIRE_CONFORMANCE_020");
-    let baseline = client_support::tests_dir().join("conformance/client-baseline-0.2.0-alpha.12.yml");
     let mut parts = conformance.split(' ');
     let out = Command::new(parts.next().unwrap())
         .args(parts)
@@ -195,15 +209,11 @@ fn conformance_client_2026_07_28_requirements() {
             "--requirements",
             "2026-07-28",
         ])
-        .arg("--expected-failures")
-        .arg(&baseline)
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(
-        out.status.success() && text.contains("Baseline check passed: all failures are expected."),
-        "{text}"
-    );
+    // No expected failures: every scenario the revision requires passes.
+    assert!(out.status.success() && !text.contains("✗ "), "{text}");
     // Every auth scenario that revision requires passes, each with checks run.
     let auth: Vec<&str> = text.lines().filter(|l| l.starts_with("✓ auth/")).collect();
     assert_eq!(auth.len(), 31, "{text}");
@@ -218,6 +228,8 @@ fn conformance_client_2026_07_28_requirements() {
         "✓ tools_call: 2 passed, 0 failed",
         "✓ http-standard-headers: 3 passed, 0 failed",
         "✓ json-schema-ref-no-deref: 1 passed, 0 failed",
+        "✓ http-custom-headers: 18 passed, 0 failed",
+        "✓ http-invalid-tool-headers: 12 passed, 0 failed",
     ] {
         assert!(text.contains(line), "{line} missing:\n{text}");
     }

@@ -42,6 +42,7 @@ use super::options::Delivery;
 use super::remote_tool::{RemoteTool, Terms};
 use super::schema::{SchemaRefusal, check};
 use super::wire::ToolHints;
+use crate::protocol::param_headers;
 use crate::registry::{RegistryError, ToolRegistry, sanitise_tool_name};
 use crate::tool::{Declarations, Tool};
 
@@ -211,6 +212,17 @@ pub enum RejectReason {
     },
     /// The input schema was refused.
     Schema(SchemaRefusal),
+    /// Its `x-mcp-header` declarations break SEP-2243's rules (2026-07-28): an empty name,
+    /// one an HTTP header cannot carry, two equal ignoring case, one on a parameter that is not
+    /// a string, integer or boolean, or one not reachable through `properties` alone. The
+    /// spec has the client drop such a tool so the server's other tools stay usable; toolwire
+    /// does so on every transport (the spec requires it over HTTP and lets stdio ignore the
+    /// annotations), so a tool is adopted or not whatever carries it.
+    ParamHeaders {
+        /// What is wrong (`x-mcp-header 'Score' on arguments.score is on a parameter of type
+        /// number; …`).
+        reason: String,
+    },
     /// Another of the server's tools already took the sanitised name.
     DuplicateName {
         /// The adopted name.
@@ -238,6 +250,9 @@ impl fmt::Display for RejectReason {
             RejectReason::NotIncluded => f.write_str("matched no include glob"),
             RejectReason::Excluded { glob } => write!(f, "matched exclude glob '{glob}'"),
             RejectReason::Schema(refusal) => refusal.fmt(f),
+            RejectReason::ParamHeaders { reason } => {
+                write!(f, "its x-mcp-header declarations are invalid: {reason}")
+            }
             RejectReason::DuplicateName { name } => {
                 write!(f, "another tool of this server is already adopted as '{name}'")
             }
@@ -440,6 +455,14 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
                 continue;
             }
         };
+        let param_headers = match param_headers::validate(&t.input_schema) {
+            Ok(p) => p,
+            Err(reason) => {
+                tracing::warn!(server = %client.name(), tool = %t.name, %reason, "tool not adopted: invalid x-mcp-header");
+                rejected.push(reject(RejectReason::ParamHeaders { reason }));
+                continue;
+            }
+        };
         let mut name = format!("{prefix}{}", sanitise_tool_name(&t.name));
         name.truncate(MAX_NAME_LEN);
         if options.known.contains(&name) {
@@ -464,6 +487,7 @@ async fn adopt(client: &Client, options: AdoptOptions, force: bool) -> Result<Di
             timeout: options.timeout,
             max_result_bytes: options.max_result_bytes,
             max_description_bytes: options.max_description_bytes,
+            param_headers,
         };
         tools.push(Arc::new(RemoteTool::new(client.clone(), name, t, checked, terms)));
     }

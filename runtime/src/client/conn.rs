@@ -66,6 +66,9 @@ pub(crate) struct Out {
     pub(crate) method: Option<String>,
     /// `params.name` or `params.uri` (HTTP's `Mcp-Name`).
     pub(crate) name: Option<String>,
+    /// Headers this request asks to carry, name and value ready to send: a tool call's
+    /// `Mcp-Param-*` (its `x-mcp-header` parameters). A transport without headers ignores them.
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 /// A message read as a response: `result` kept as text. `method` only tells a request or
@@ -118,6 +121,8 @@ pub(crate) struct RequestOpts {
     /// Told the request's id once it is chosen (a `subscriptions/listen` matches its
     /// acknowledgment by it).
     pub(crate) id_out: Option<Arc<AtomicI64>>,
+    /// The request's own headers ([`Out::headers`]).
+    pub(crate) headers: Vec<(String, String)>,
 }
 
 /// The modern era's per-request `_meta` members, once a modern version was chosen.
@@ -248,6 +253,7 @@ impl Conn {
         method: &str,
         params: Cow<'_, Map<String, Value>>,
         progress: Option<ProgressFn>,
+        headers: Vec<(String, String)>,
     ) -> (i64, Out, oneshot::Receiver<Reply>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let name =
@@ -284,7 +290,7 @@ impl Conn {
         if let Some(p) = progress {
             lock(&self.progress).insert(id, p);
         }
-        let out = Out { json, id: Some(id), method: Some(method.to_owned()), name };
+        let out = Out { json, id: Some(id), method: Some(method.to_owned()), name, headers };
         (id, out, rx)
     }
 
@@ -319,7 +325,7 @@ impl Conn {
         if let Some(reason) = self.closed_reason() {
             return Err(Failure::Gone(reason));
         }
-        let (id, out, rx) = self.prepare(method, params, opts.progress.clone());
+        let (id, out, rx) = self.prepare(method, params, opts.progress.clone(), opts.headers.clone());
         if let Some(id_out) = &opts.id_out {
             id_out.store(id, Ordering::SeqCst);
         }
@@ -378,8 +384,13 @@ impl Conn {
         if let Some(p) = params {
             msg["params"] = p;
         }
-        let _ =
-            self.send(Out { json: msg.to_string(), id: None, method: Some(method.to_owned()), name: None });
+        let _ = self.send(Out {
+            json: msg.to_string(),
+            id: None,
+            method: Some(method.to_owned()),
+            name: None,
+            headers: Vec::new(),
+        });
     }
 
     /// Hand `out` to the transport, shown first to the `on_message` observer, if any.
@@ -554,7 +565,13 @@ impl Conn {
                     json!({"jsonrpc": "2.0", "id": id, "error": {"code": e.code, "message": e.message}})
                 }
             };
-            let _ = this.send(Out { json: msg.to_string(), id: None, method: None, name: None });
+            let _ = this.send(Out {
+                json: msg.to_string(),
+                id: None,
+                method: None,
+                name: None,
+                headers: Vec::new(),
+            });
         };
         if method == "ping" {
             return answer(Ok(json!({})));

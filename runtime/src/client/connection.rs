@@ -44,6 +44,8 @@ pub struct CallOptions {
     progress: Option<ProgressFn>,
     meta: Option<serde_json::Map<String, Value>>,
     delivery: Option<Delivery>,
+    /// Headers for the call's HTTP request (an adopted tool's `Mcp-Param-*`).
+    headers: Vec<(String, String)>,
 }
 
 impl CallOptions {
@@ -94,6 +96,13 @@ impl CallOptions {
     /// [`RemoteError::Unavailable`], retryable.
     pub fn delivery(mut self, delivery: Delivery) -> Self {
         self.delivery = Some(delivery);
+        self
+    }
+
+    /// Headers the call's request carries, ready to send (an adopted tool's `Mcp-Param-*`,
+    /// from `protocol::param_headers::mirror`).
+    pub(crate) fn headers(mut self, headers: Vec<(String, String)>) -> Self {
+        self.headers = headers;
         self
     }
 
@@ -397,7 +406,13 @@ impl Client {
         let delivery = options.delivery_or_default();
         // The precedence in the module docs of `client`: this call's own, else the client's.
         let timeout = Some(options.timeout.unwrap_or(self.inner.options.request_timeout));
-        let opts = RequestOpts { timeout, cancel: options.cancel, progress: options.progress, id_out: None };
+        let opts = RequestOpts {
+            timeout,
+            cancel: options.cancel,
+            progress: options.progress,
+            headers: options.headers,
+            id_out: None,
+        };
         let mut params = serde_json::Map::new();
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);

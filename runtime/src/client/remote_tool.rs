@@ -21,6 +21,14 @@
 //! the rule (`at '/count': must be an integer`) and never the server's value. An `isError`
 //! result needs none.
 //!
+//! A tool whose input schema marks parameters with `x-mcp-header` (2026-07-28, SEP-2243)
+//! has each call carry `Mcp-Param-{Name}: <value>` per such argument present and not
+//! `null` (strings as they are, or `=?base64?…?=` when not plain visible ASCII or with
+//! whitespace at either end; integers in decimal; `true`/`false`). Only over HTTP: other
+//! transports ignore them ([`Message::headers`](super::Message::headers)). A tool whose
+//! declarations break the spec's rules is not adopted at all
+//! ([`RejectReason::ParamHeaders`](super::RejectReason::ParamHeaders)).
+//!
 //! A call cut off after it was sent (the server died, the connection dropped) is
 //! [`RemoteError::Unavailable`], retryable, under at-least-once delivery, and
 //! [`RemoteError::OutcomeUnknown`], not retryable, under at-most-once: it may have run.
@@ -39,6 +47,7 @@ use super::schema::{Checked, compile, compile_output, output_problem, validate};
 use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
 use crate::context::{Context, Progress};
+use crate::protocol::param_headers::{HeaderParam, mirror};
 use crate::schema::Schema;
 use crate::tool::{Declarations, RemoteError, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 
@@ -55,6 +64,8 @@ pub struct RemoteTool {
     output_validator: OnceLock<Result<jsonschema::Validator, String>>,
     max_result_bytes: usize,
     timeout: Option<Duration>,
+    /// The parameters mirrored as `Mcp-Param-*` headers on each call.
+    param_headers: Vec<HeaderParam>,
 }
 
 impl std::fmt::Debug for RemoteTool {
@@ -76,6 +87,8 @@ pub(crate) struct Terms {
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_result_bytes: usize,
     pub(crate) max_description_bytes: usize,
+    /// Its `x-mcp-header` parameters, checked at adoption.
+    pub(crate) param_headers: Vec<HeaderParam>,
 }
 
 impl RemoteTool {
@@ -87,7 +100,14 @@ impl RemoteTool {
         checked: Checked,
         terms: Terms,
     ) -> Self {
-        let Terms { declarations: decl, delivery, timeout, max_result_bytes, max_description_bytes } = terms;
+        let Terms {
+            declarations: decl,
+            delivery,
+            timeout,
+            max_result_bytes,
+            max_description_bytes,
+            param_headers,
+        } = terms;
         let description = truncate(&listed.description, max_description_bytes);
         let mut info = ToolInfo::new(name, description, Schema::from_value(checked.advertised.clone()))
             .with_declarations(decl);
@@ -108,6 +128,7 @@ impl RemoteTool {
             output_validator: OnceLock::new(),
             max_result_bytes,
             timeout,
+            param_headers,
         }
     }
 
@@ -184,7 +205,8 @@ impl RemoteTool {
         let mut opts = CallOptions::new()
             .timeout_opt(timeout)
             .cancel(ctx.cancellation().clone())
-            .delivery(self.delivery);
+            .delivery(self.delivery)
+            .headers(mirror(&self.param_headers, &args));
         if let Some(progress) = progress {
             opts = opts.progress(progress);
         }

@@ -115,6 +115,15 @@ impl Message {
     pub fn name(&self) -> Option<&str> {
         self.0.name.as_deref()
     }
+
+    /// Headers this request asks to carry, each a name and a value ready to send (already
+    /// encoded, `=?base64?…?=` where the value needs it): on a call of an adopted tool, the
+    /// `Mcp-Param-{Name}` of each of its `x-mcp-header` parameters (2026-07-28, SEP-2243).
+    /// An HTTP transport sends them with the request's POST; a transport without headers
+    /// (a pipe, in process) ignores them, as the spec lets it.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.0.headers
+    }
 }
 
 /// The client's messages, in the order it sent them.

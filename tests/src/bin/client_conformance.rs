@@ -22,6 +22,13 @@
 //! the client credentials, the workload's identity token and the enterprise identity
 //! provider's; the Client ID Metadata Document
 //! URL is the one the suite expects.
+//!
+//! A scenario whose context lists `toolCalls` (`http-custom-headers`) has those tools called
+//! with those arguments, a `null` argument left out: the adopted tool's own schema check
+//! refuses `null` for a `boolean`, and an absent value is what the spec's "omit the header
+//! when the value is null or not provided" then checks. The tools the client refused at
+//! adoption (`http-invalid-tool-headers`) are printed on stderr with their reasons.
+//!
 //! A failure prints the client's error on stderr and exits 1.
 
 use std::sync::Arc;
@@ -127,8 +134,29 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let client = Client::connect(server, options).await?;
     let listed = client.list_tools(false).await?;
     let discovery = client.adopt(AdoptOptions::default().prefix("")).await?;
+    for rejected in discovery.rejected() {
+        eprintln!("not adopted: {rejected}");
+    }
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let given = |name: &str| {
+        let calls = context.get("toolCalls")?.as_array()?;
+        let call = calls.iter().find(|c| c.get("name").and_then(Value::as_str) == Some(name))?;
+        let mut args = call.get("arguments")?.as_object()?.clone();
+        args.retain(|_, v| !v.is_null());
+        Some(Value::Object(args))
+    };
     for tool in discovery.tools() {
         let name = tool.info().name();
+        if let Some(args) = given(name) {
+            match tool.call_json(args, &Context::new()).await {
+                Ok(out) => println!("{name}: {}", out.joined_text()),
+                Err(e) => println!("{name}: {e}"),
+            }
+            continue;
+        }
         let args = match name {
             "add_numbers" => json!({"a": 2, "b": 3}),
             "json_schema_echo" => {

@@ -9,7 +9,9 @@
 //! Every outbound message is one POST to the endpoint, with
 //! `Accept: application/json, text/event-stream`, the configured headers,
 //! `MCP-Protocol-Version` once a version is negotiated, `Mcp-Session-Id` once the server
-//! assigned one, and `Mcp-Method` / `Mcp-Name` (which 2026-07-28 servers require).
+//! assigned one, `Mcp-Method` / `Mcp-Name` (which 2026-07-28 servers require), and on a
+//! tool call the `Mcp-Param-*` headers mirrored from its `x-mcp-header` parameters
+//! ([`Message::headers`](super::Message::headers)).
 //!
 //! | the server answers | what happens |
 //! | --- | --- |
@@ -57,6 +59,8 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+
+use crate::protocol::param_headers::header_value;
 
 use super::authorizer::{AuthFailure, Authorizer, Exchange, Refusal};
 use super::conn::{Conn, Failure, Out, rpc_failure};
@@ -270,6 +274,10 @@ impl Shared {
         if let Some(n) = &out.name {
             req = req.header("mcp-name", header_value(n));
         }
+        // A tool call's `Mcp-Param-*`, already encoded (`protocol::param_headers::mirror`).
+        for (name, value) in &out.headers {
+            req = req.header(name.as_str(), value.as_str());
+        }
         req.body(Full::new(Bytes::from(out.json.clone()))).map_err(|e| e.to_string())
     }
 
@@ -452,7 +460,7 @@ impl Shared {
                 Ok(Ok(r)) if r.status() == StatusCode::OK => r,
                 _ => return,
             };
-            let none = Out { json: String::new(), id: None, method: None, name: None };
+            let none = Out { json: String::new(), id: None, method: None, name: None, headers: Vec::new() };
             self.read_sse(&none, resp.into_body(), &mut cursor).await;
             if self.conn.closed_reason().is_some() {
                 return;
@@ -470,7 +478,8 @@ impl Shared {
         let Some(init) = lock(&self.init).clone() else {
             return Err(Failure::Gone("lost its session".into()));
         };
-        let out = Out { json: init, id: None, method: Some("initialize".into()), name: None };
+        let out =
+            Out { json: init, id: None, method: Some("initialize".into()), name: None, headers: Vec::new() };
         let resp = self.send(&out).await.map_err(never_run)?;
         if !resp.status().is_success() {
             return Err(match status_failure(resp.status()) {
@@ -487,8 +496,13 @@ impl Shared {
         // The answer repeats the first one; read and drop it.
         let _ = resp.into_body().collect().await;
         let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        let out =
-            Out { json: note.into(), id: None, method: Some("notifications/initialized".into()), name: None };
+        let out = Out {
+            json: note.into(),
+            id: None,
+            method: Some("notifications/initialized".into()),
+            name: None,
+            headers: Vec::new(),
+        };
         let _ = self.send(&out).await.map_err(never_run)?.into_body().collect().await;
         tracing::info!(server = %self.conn.server, "re-initialised after the server lost the session");
         Ok(())
@@ -687,18 +701,6 @@ fn failure_reason(failure: Failure) -> String {
         Failure::Auth(f) => f.reason,
         other => format!("{other:?}"),
     }
-}
-
-/// A value as an HTTP header carries it: as is when it is plain printable ASCII without
-/// surrounding whitespace, else `=?base64?<base64 of its UTF-8>?=` (2026-07-28).
-fn header_value(v: &str) -> String {
-    if v.bytes().all(|b| (0x20..0x7f).contains(&b)) && v.trim() == v {
-        return v.to_owned();
-    }
-    let mut out = String::from("=?base64?");
-    crate::base64::HEADER.encode_into(v.as_bytes(), &mut out);
-    out.push_str("?=");
-    out
 }
 
 /// An error and its sources, joined: hyper's top-level message alone says little.

@@ -4,7 +4,9 @@
 //! must check that the two agree, or the header could route a request the body does not
 //! make; any disagreement is 400 with -32020 (`HeaderMismatch`).
 //!
-//! The rules, from the spec's "Custom Headers from Tool Parameters":
+//! Which parameters are annotated, and how a client writes values, is
+//! `toolwire_protocol::param_headers` (the client shares it). The server's rules, from the
+//! spec's "Custom Headers from Tool Parameters":
 //!
 //! - only properties reachable from the schema root through `properties` keys count;
 //! - a value is sent as-is (strings), in decimal (integers), or as `true`/`false`;
@@ -16,14 +18,8 @@
 use axum::http::HeaderMap;
 use serde_json::Value;
 
+use crate::protocol::param_headers::{HeaderParam, annotated};
 use crate::registry::ToolRegistry;
-
-/// One annotated parameter: the header's name part and the property path to its value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HeaderParam {
-    pub(crate) header: String,
-    pub(crate) path: Vec<String>,
-}
 
 /// The annotated parameters of every tool that has any, by tool name.
 #[derive(Debug, Default)]
@@ -47,24 +43,6 @@ impl ParamHeaders {
     pub(crate) fn get(&self, tool: &str) -> &[HeaderParam] {
         self.tools.iter().find(|(name, _)| name == tool).map_or(&[], |(_, p)| p.as_slice())
     }
-}
-
-/// Every `x-mcp-header` reachable from the root through `properties` alone.
-pub(crate) fn annotated(schema: &Value) -> Vec<HeaderParam> {
-    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<HeaderParam>) {
-        let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
-        for (key, sub) in props {
-            path.push(key.clone());
-            if let Some(h) = sub.get("x-mcp-header").and_then(Value::as_str) {
-                out.push(HeaderParam { header: h.to_owned(), path: path.clone() });
-            }
-            walk(sub, path, out);
-            path.pop();
-        }
-    }
-    let mut out = Vec::new();
-    walk(schema, &mut Vec::new(), &mut out);
-    out
 }
 
 /// Check every annotated parameter of a `tools/call` body against its header. `arguments`
@@ -155,27 +133,6 @@ mod tests {
         assert!(decode(b"=?base64?SGVs!!!bG8=?=").is_err());
         assert!(decode(b"=?base64?SG=sbG8=?=").is_err());
         assert!(decode("caf\u{e9}".as_bytes()).is_err());
-    }
-
-    #[test]
-    fn finds_annotations_through_properties_only() {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "region": {"type": "string", "x-mcp-header": "Region"},
-                "where": {"type": "object", "properties": {"zone": {"type": "integer", "x-mcp-header": "Zone"}}},
-                "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Nope"}}
-            },
-            "allOf": [{"properties": {"x": {"x-mcp-header": "AlsoNope"}}}]
-        });
-        let found = annotated(&schema);
-        assert_eq!(
-            found,
-            [
-                HeaderParam { header: "Region".into(), path: vec!["region".into()] },
-                HeaderParam { header: "Zone".into(), path: vec!["where".into(), "zone".into()] },
-            ]
-        );
     }
 
     #[test]
