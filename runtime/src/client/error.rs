@@ -158,7 +158,7 @@ pub enum ClientError {
         /// The URL as configured.
         url: String,
     },
-    /// A URL or configuration value could not be used.
+    /// A URL, a configuration value, or a raw request's params could not be used.
     #[error("server '{server}': {problem}")]
     Config {
         /// The server's configured name.
