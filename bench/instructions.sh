@@ -18,6 +18,9 @@
 # The client cases (client-w1, client-w16) count the other side: toolwire's client
 # (`client-bench`, built with `--features client --bin client-bench`) under callgrind, calling
 # the floor server sequentially or with 16 calls in flight; skipped when it was not built.
+# Every client case runs `--warmup 0`, so the difference divides by the calls made.
+# client-inproc and client-stdio count one call through the in-process transport and one
+# through a stdio child, client and server together (see below).
 set -euo pipefail
 BIN=${1:-target/release}
 N1=${CG_N1:-1000}
@@ -76,7 +79,7 @@ cg rlist1000 --method resources-list -- "$BIN/toolwire-resources" --resources 10
 # cg_client NAME K: toolwire's client under callgrind (the server, the floor, is not).
 client_run() {
   local n=$1 f=$2 name=$3 k=$4
-  valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case "cg:$name" --client toolwire \
+  valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case "cg:$name" --client toolwire --warmup 0 \
     --calls "$n" --concurrency "$k" -- "$BIN/floor-echo"
 }
 cg_client() {
@@ -86,6 +89,37 @@ cg_client() {
 }
 cg_client client-w1 1
 cg_client client-w16 16
+
+# The in-process transport beside stdio: the same `echo` tool called sequentially by
+# toolwire's client, through `InProcess` (client and server in one process under callgrind:
+# `client-inproc`) and through a stdio child, toolwire-echo (`client-stdio`: the client and
+# the child both under callgrind, `--trace-children=yes`, their two counts summed), so both
+# rows count everything a call costs on this machine's side of the kernel: client, server,
+# and the transport between them. `client-w1` and `echo` above are client and server alone.
+# both_run N FILE: the stdio pair; FILE gets the sum as a `summary:` line.
+both_run() {
+  local n=$1 f=$2
+  valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$f.%p" "$BIN/client-bench" \
+    --case cg:client-stdio --client toolwire --warmup 0 --calls "$n" --concurrency 1 -- "$BIN/toolwire-echo"
+  local parts=("$f".*)
+  (( ${#parts[@]} == 2 )) || { echo "client-stdio: expected 2 profiles (client, server), got ${#parts[@]}" >&2; return 1; }
+  awk '/^(summary|totals):/{s += $2; nextfile} END{print "summary: " s}' "${parts[@]}" >"$f"
+}
+inproc_run() {
+  local n=$1 f=$2
+  valgrind --tool=callgrind --callgrind-out-file="$f" "$BIN/client-bench" --case cg:client-inproc \
+    --client toolwire --warmup 0 --calls "$n" --concurrency 1 --in-process
+}
+for name in client-inproc client-stdio; do
+  selected "$name" || continue
+  if [[ ! -x $BIN/client-bench ]]; then
+    echo "$name skipped: $BIN/client-bench not built (--features client)"
+  elif [[ $name == client-inproc ]]; then
+    measured "$name" instructions/call "$N1" "$N2" inproc_run
+  else
+    measured "$name" instructions/call "$N1" "$N2" both_run
+  fi
+done
 
 # cg_http NAME [HTTP-BENCH FLAGS] -- SERVER...: an HTTP server under callgrind, sent N1 and
 # then N2 `tools/call`s one after another on one keep-alive connection by `http-bench

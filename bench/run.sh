@@ -254,6 +254,10 @@ for round in $(seq 1 "$ROUNDS"); do
   for impl in toolwire rmcp; do
     client "e2e.w1:$impl" --client "$impl" --calls "$E2E" --concurrency 1 -- "$BIN/$impl-echo"
   done
+  # The same echo through toolwire's in-process transport (a `Server` in the client's own
+  # process, no pipe, no child): kept running here so it cannot rot; its instructions per call
+  # beside the stdio pair's are bench/instructions.sh's client-inproc and client-stdio.
+  client "e2e-inproc.w1:toolwire" --client toolwire --calls "$E2E" --concurrency 1 --in-process
   client "validate:toolwire" --client toolwire --calls "$CLIENT" --concurrency 1 --validate -- "${FLOOR[@]}"
 done
 

@@ -212,3 +212,79 @@ async fn a_remote_failures_report_is_read_from_the_error() {
     assert!(toolwire::client::Untrusted::from_error(&err).is_none(), "{err}");
     client.close().await;
 }
+
+/// The raw request: `tools/list` from server-everything keeps what [`ListedTool`] has no field
+/// for (each tool's `execution`), an unknown method fails with the server's JSON-RPC error
+/// kept beside our own words, and a raw notification goes out while open and is refused once
+/// closed.
+#[tokio::test]
+async fn a_raw_request_returns_the_servers_result_and_its_json_rpc_error() {
+    let client =
+        Client::connect(client_support::everything(), ClientOptions::new("everything")).await.unwrap();
+    let page = client.request("tools/list", None).await.unwrap();
+    let tools = page["tools"].as_array().expect("a `tools` array");
+    let echo = tools.iter().find(|t| t["name"] == "echo").expect("server-everything lists `echo`");
+    assert_eq!(echo["execution"], json!({ "taskSupport": "forbidden" }), "{echo}");
+    assert_eq!(tools.len(), client.list_tools(true).await.unwrap().len());
+
+    let echoed = client
+        .request("tools/call", Some(json!({"name": "echo", "arguments": {"message": "hi"}})))
+        .await
+        .unwrap();
+    assert_eq!(echoed["content"][0]["text"], "Echo: hi", "{echoed}");
+
+    let refused = client.request("no/such", Some(json!({}))).await.unwrap_err();
+    assert_eq!(refused.to_string(), "server 'everything' answered 'no/such' with error code -32601");
+    match &refused {
+        toolwire::client::ClientError::Rpc { code: -32601, server_message, .. } => {
+            assert_eq!(server_message, "Method not found")
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let bad = client.request("tools/list", Some(json!(["a"]))).await.unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "server 'everything': the params of 'tools/list' must be a JSON object (or None for no params), not an array; nothing was sent"
+    );
+    client.notify("notifications/roots/list_changed", None).unwrap();
+    // The connection is still good after both.
+    client.ping().await.unwrap();
+
+    client.close().await;
+    let closed = client.notify("notifications/roots/list_changed", None).unwrap_err();
+    assert_eq!(closed.to_string(), "the client for server 'everything' is closed");
+    let closed = client.request("tools/list", None).await.unwrap_err();
+    assert_eq!(closed.to_string(), "the client for server 'everything' is closed");
+}
+
+/// On 2026-07-28 a raw request carries the per-request `_meta` as every request does: the
+/// Python SDK's modern server answers it (it refuses a request without one), and the text sent
+/// shows the envelope beside the caller's own `_meta` member from `CallOptions::meta`.
+#[tokio::test]
+async fn a_raw_request_on_2026_07_28_carries_the_per_request_meta() {
+    let sent = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&sent);
+    let options =
+        ClientOptions::new("weather").era(toolwire::client::EraMode::Modern).on_message(move |d, text| {
+            if d == toolwire::client::Direction::Sent {
+                seen.lock().unwrap().push(text.to_owned());
+            }
+        });
+    let client = Client::connect(py2("client_mcpserver.py"), options).await.unwrap();
+    assert_eq!(client.server_info().protocol_version, "2026-07-28");
+    let mut mine = serde_json::Map::new();
+    mine.insert("run".into(), json!("r-1"));
+    let options = toolwire::client::CallOptions::new().meta(mine);
+    let page = client.request_with("tools/list", None, options).await.unwrap();
+    let names: Vec<&str> =
+        page["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&"forecast"), "{page}");
+    let line = sent.lock().unwrap().iter().rev().find(|l| l.contains("tools/list")).cloned().unwrap();
+    let message: Value = serde_json::from_str(&line).unwrap();
+    let meta = &message["params"]["_meta"];
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "{line}");
+    assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object(), "{line}");
+    assert_eq!(meta["run"], "r-1", "{line}");
+    client.close().await;
+}

@@ -13,9 +13,19 @@
 //!   through `Client::call_tool` (neither), on the same connection; `delta_us` is the
 //!   difference.
 //!
+//! `--in-process` (toolwire only) connects toolwire's client to a toolwire
+//! [`Server`](toolwire::Server) in this process ([`InProcess`](toolwire::client::InProcess))
+//! instead of spawning SERVER: the same `echo(text)` tool the stdio server `toolwire-echo`
+//! serves (`src/toolwire_echo.rs` has the same fn), through the whole protocol with no pipe
+//! and no second process, so `bench/instructions.sh` can count it beside the stdio child.
+//!
 //! ```text
-//! client-bench --case C --client toolwire|rmcp --calls N --concurrency K [--validate] -- SERVER [ARGS...]
+//! client-bench --case C --client toolwire|rmcp --calls N --concurrency K [--validate] [--warmup W] -- SERVER [ARGS...]
+//! client-bench --case C --client toolwire --calls N --concurrency K [--warmup W] --in-process
 //! ```
+//!
+//! `--warmup W` calls first (default a tenth of N, at most 1,000); `bench/instructions.sh`
+//! passes `--warmup 0`, so its difference of two runs divides by the calls it made.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,6 +34,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolwire_bench::record::Record;
 use toolwire_bench::stats::{median, percentile_sorted};
+
+#[path = "../toolwire_echo.rs"]
+mod toolwire_echo;
 
 /// The text every call sends and expects back.
 const ECHO_TEXT: &str = "hello from the toolwire bench";
@@ -34,7 +47,17 @@ struct Args {
     calls: usize,
     concurrency: usize,
     validate: bool,
+    in_process: bool,
+    /// Calls before the measured ones; `None` is a tenth of `calls`, at most 1,000.
+    warmup: Option<usize>,
     command: Vec<String>,
+}
+
+impl Args {
+    /// How many calls warm up the connection before the measured ones.
+    fn warmup(&self) -> usize {
+        self.warmup.unwrap_or((self.calls / 10).min(1000))
+    }
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -44,6 +67,8 @@ fn parse_args() -> Result<Args, String> {
         calls: 1000,
         concurrency: 1,
         validate: false,
+        in_process: false,
+        warmup: None,
         command: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -56,6 +81,10 @@ fn parse_args() -> Result<Args, String> {
             a.validate = true;
             continue;
         }
+        if flag == "--in-process" {
+            a.in_process = true;
+            continue;
+        }
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         let num = |s: &str| s.parse::<usize>().map_err(|e| format!("{flag}: {e}"));
         match flag.as_str() {
@@ -63,11 +92,15 @@ fn parse_args() -> Result<Args, String> {
             "--client" => a.client = value,
             "--calls" => a.calls = num(&value)?,
             "--concurrency" => a.concurrency = num(&value)?.max(1),
+            "--warmup" => a.warmup = Some(num(&value)?),
             other => return Err(format!("unknown flag {other}")),
         }
     }
-    if a.command.is_empty() {
-        return Err("no server command after --".into());
+    match (a.in_process, a.command.is_empty()) {
+        (true, false) => return Err("--in-process takes no server command".into()),
+        (true, true) if a.client != "toolwire" => return Err("--in-process is toolwire's client only".into()),
+        (false, true) => return Err("no server command after --".into()),
+        _ => {}
     }
     Ok(a)
 }
@@ -158,18 +191,28 @@ fn record(args: &Args, init: Duration, mut lat: Vec<u64>, elapsed: Duration) -> 
 }
 
 async fn toolwire_connect(args: &Args) -> Result<(toolwire::client::Client, Duration), String> {
-    use toolwire::client::{Client, ClientOptions, StdioServer};
+    use toolwire::client::{Client, ClientOptions, InProcess, StdioServer};
     let start = Instant::now();
-    let server = StdioServer::new(&args.command[0]).args(args.command[1..].iter().cloned());
-    let client =
-        Client::connect(server, ClientOptions::new("bench")).await.map_err(|e| format!("connect: {e}"))?;
+    let client = if args.in_process {
+        // The stdio server's `serve_registry!` main, minus the pipes: the same tool in a
+        // `Server` of the same name (`echo_sync` rides along unused, as in toolwire-http).
+        let tools = toolwire::tools![toolwire_echo::echo, toolwire_echo::echo_sync]
+            .map_err(|e| format!("registry: {e}"))?;
+        let server =
+            toolwire::Server::new(tools, toolwire::ServerOptions::new("toolwire-bench-echo", "0.1.0"));
+        Client::connect(InProcess::new(server), ClientOptions::new("bench")).await
+    } else {
+        let server = StdioServer::new(&args.command[0]).args(args.command[1..].iter().cloned());
+        Client::connect(server, ClientOptions::new("bench")).await
+    };
+    let client = client.map_err(|e| format!("connect: {e}"))?;
     Ok((client, start.elapsed()))
 }
 
 async fn toolwire_calls(args: &Args) -> Result<Record, String> {
     use toolwire::client::CallOptions;
     let (client, init) = toolwire_connect(args).await?;
-    let warm = (args.calls / 10).min(1000);
+    let warm = args.warmup();
     let c = client.clone();
     let one = move || {
         let c = c.clone();
@@ -278,7 +321,7 @@ async fn rmcp_calls(args: &Args) -> Result<Record, String> {
             }
         }
     };
-    let warm = (args.calls / 10).min(1000);
+    let warm = args.warmup();
     timed(warm, 1, one.clone()).await?;
     let (lat, elapsed) = timed(args.calls, args.concurrency, one).await?;
     service.cancel().await.map_err(|e| format!("cancel: {e}"))?;

@@ -243,12 +243,107 @@ impl Client {
         self.inner.conn.closed_reason()
     }
 
-    /// A request that is not a tool call, with the client's request timeout.
-    pub(crate) async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
-        let timeout = self.inner.options.request_timeout;
-        let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
-        let result = self.inner.conn.request(method, params, opts).await;
-        result.map_err(|f| self.client_error(method, timeout, f))
+    /// Send any request and return its raw `result`, with the client's
+    /// [`request_timeout`](ClientOptions::request_timeout): the way to reach what the typed
+    /// methods do not keep (a member of a listed tool [`ListedTool`] has no field for, a
+    /// method this crate has no helper for).
+    ///
+    /// `params` is the request's `params` object; `None` (or `Some(Value::Null)`) sends none.
+    /// On a 2026-07-28 connection the per-request `_meta` members (protocol version, client
+    /// capabilities and info, log level) are added as for every other request, over any
+    /// `_meta` of yours of the same names. Nothing else is done for you: the result is the
+    /// server's, unvalidated and untrusted; a list is one page (follow `nextCursor`
+    /// yourself); a 2026-07-28 `input_required` result is returned as it came, not answered.
+    ///
+    /// Fails as the typed requests do: a JSON-RPC error answer is [`ClientError::Rpc`],
+    /// whose display names the method and code and whose `server_message` keeps the
+    /// server's own text (never displayed: it is untrusted); a timeout
+    /// [`ClientError::Timeout`], a closed client [`ClientError::Closed`]. `params` that are
+    /// not an object (JSON-RPC allows an array, MCP never uses one) are refused before
+    /// anything is sent, as [`ClientError::Config`].
+    ///
+    /// ```no_run
+    /// # async fn f(client: toolwire::client::Client) -> Result<(), toolwire::client::ClientError> {
+    /// let page = client.request("tools/list", None).await?;
+    /// let execution = &page["tools"][0]["execution"];
+    /// # Ok(()) }
+    /// ```
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
+        self.request_with(method, params, CallOptions::new()).await
+    }
+
+    /// [`request`](Self::request) with per-request knobs: [`CallOptions::timeout`] and
+    /// [`cancel`](CallOptions::cancel) as for a tool call (a timed-out or cancelled request
+    /// is followed by `notifications/cancelled`), [`progress`](CallOptions::progress) (a
+    /// `progressToken` is sent), and [`meta`](CallOptions::meta), merged into `params`'
+    /// `_meta` (the options' members win over those in `params`, the client's reserved ones
+    /// over both). [`delivery`](CallOptions::delivery) does not apply: a raw request's
+    /// interruption is [`ClientError::Unavailable`] whatever it says.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: CallOptions,
+    ) -> Result<Value, ClientError> {
+        let mut params = self.params_object(method, params)?;
+        if let Some(extra) = options.meta {
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(serde_json::Map::new()));
+            match meta {
+                Value::Object(meta) => meta.extend(extra),
+                other => *other = Value::Object(extra),
+            }
+        }
+        let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
+        let opts = RequestOpts { timeout: Some(timeout), cancel: options.cancel, progress: options.progress };
+        let result = self.inner.conn.request_with(method, std::borrow::Cow::Owned(params), opts).await;
+        match result {
+            Ok(raw) => Ok(serde_json::from_str(raw.get()).unwrap_or(Value::Null)),
+            Err(f) => Err(self.client_error(method, timeout, f)),
+        }
+    }
+
+    /// Send any notification (no answer is awaited), e.g. one this crate has no helper for.
+    /// `params` as for [`request`](Self::request); sent as given, with no `_meta` added.
+    /// Fails only when the connection is already closed ([`ClientError::Closed`] after
+    /// [`close`](Self::close), else [`ClientError::Unavailable`]) or `params` is not an
+    /// object; a notification the transport then fails to deliver is lost silently, as
+    /// JSON-RPC notifications are.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ClientError> {
+        let params = self.params_object(method, params)?;
+        if let Some(reason) = self.inner.conn.closed_reason() {
+            return Err(self.client_error(method, Duration::ZERO, Failure::Gone(reason)));
+        }
+        let params = (!params.is_empty()).then_some(Value::Object(params));
+        self.inner.conn.notify(method, params);
+        Ok(())
+    }
+
+    /// A raw request's or notification's `params` as an object (`None` and `null` are
+    /// empty), or the error saying why they cannot be sent.
+    fn params_object(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<serde_json::Map<String, Value>, ClientError> {
+        match params {
+            None | Some(Value::Null) => Ok(serde_json::Map::new()),
+            Some(Value::Object(map)) => Ok(map),
+            Some(other) => {
+                let kind = match other {
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::String(_) => "a string",
+                    _ => "an array",
+                };
+                Err(ClientError::Config {
+                    server: self.name().to_owned(),
+                    problem: format!(
+                        "the params of '{method}' must be a JSON object (or None for no params), not {kind}; nothing was sent"
+                    ),
+                    source: None,
+                })
+            }
+        }
     }
 
     /// A `prompts/get` or `resources/read` (`name` is the prompt's name or the URI), with

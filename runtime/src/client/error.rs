@@ -168,7 +168,7 @@ pub enum ClientError {
         /// The resource's URI.
         uri: String,
     },
-    /// A URL or configuration value could not be used.
+    /// A URL, a configuration value, or a raw request's params could not be used.
     #[error("server '{server}': {problem}")]
     Config {
         /// The server's configured name.

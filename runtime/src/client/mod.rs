@@ -24,7 +24,8 @@
 //!   [`Server`](crate::Server) in this process, with no socket and no child. Each is a
 //!   [`Transport`], the public seam: [`Client::connect`] takes any (see [Transports](#transports)).
 //! - [`Client`]: the connection (`connect`, `connect_spec`, `connect_config_file`, `close`,
-//!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts).
+//!   `list_tools`, `call_tool`, `ping`, resources with templates and subscriptions, prompts,
+//!   and [`request`](Client::request) / [`notify`](Client::notify) for any method raw).
 //! - [`Client::adopt`] → [`Discovery`] of [`RemoteTool`]s: validated locally against the
 //!   server's own schema, results normalised and sealed, failures classified.
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`], and a whole
