@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use client_support::{fixture, peer};
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer};
+use toolwire::client::{AdoptOptions, CallOptions, Client, ClientOptions, EraMode, HttpServer};
 use toolwire::spec::SpecOptions;
 use toolwire::{Context, ServerOptions, Tool, serve_registry};
 
@@ -186,5 +186,12 @@ async fn python_sdk_server_takes_the_mirrored_headers() {
         out.joined_text(),
         sealed("regions", "locate", r#"{"region": "eu", "zone": 1, "dry": false, "note": ""}"#)
     );
+    // A call by name, past the adopted tool, carries them too: adoption read the list.
+    let raw = client
+        .call_tool("locate", json!({"region": "Zürich ", "zone": 42, "dry": true}), CallOptions::new())
+        .await
+        .unwrap();
+    assert!(!raw.is_error, "{raw:?}");
+    assert_eq!(raw.text(), r#"{"region": "Zürich ", "zone": 42, "dry": true, "note": ""}"#);
     client.close().await;
 }

@@ -19,6 +19,7 @@ use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
 use super::transport::{Incoming, Link, Outgoing, Transport};
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
+use crate::protocol::param_headers::{self, HeaderParam, mirror};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::sync::lock;
 use crate::tool::{RemoteError, ToolError};
@@ -44,8 +45,9 @@ pub struct CallOptions {
     progress: Option<ProgressFn>,
     meta: Option<serde_json::Map<String, Value>>,
     delivery: Option<Delivery>,
-    /// Headers for the call's HTTP request (an adopted tool's `Mcp-Param-*`).
-    headers: Vec<(String, String)>,
+    /// Headers for the call's HTTP request, decided by the caller (an adopted tool's
+    /// `Mcp-Param-*`, none included); unset, [`Client::call_tool`] mirrors them itself.
+    headers: Option<Vec<(String, String)>>,
 }
 
 impl CallOptions {
@@ -102,7 +104,7 @@ impl CallOptions {
     /// Headers the call's request carries, ready to send (an adopted tool's `Mcp-Param-*`,
     /// from `protocol::param_headers::mirror`).
     pub(crate) fn headers(mut self, headers: Vec<(String, String)>) -> Self {
-        self.headers = headers;
+        self.headers = Some(headers);
         self
     }
 
@@ -131,6 +133,9 @@ pub(crate) struct Inner {
     link: tokio::sync::Mutex<Option<Box<dyn Link>>>,
     pid: Option<u32>,
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
+    /// The tools of the list last read that declare `x-mcp-header` parameters (SEP-2243),
+    /// valid declarations only, by name; and the `tools_generation` it was read at.
+    param_headers: Mutex<(u64, Arc<[(String, Vec<HeaderParam>)]>)>,
     pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
     pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
     /// The `subscriptions/listen` kept open on a modern connection.
@@ -194,6 +199,7 @@ impl Client {
                 link: tokio::sync::Mutex::new(Some(link)),
                 pid,
                 tools: Mutex::default(),
+                param_headers: Mutex::new((0, Arc::new([]))),
                 resources: Mutex::default(),
                 templates: Mutex::default(),
                 listener,
@@ -294,7 +300,12 @@ impl Client {
             }
         }
         let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
-        let opts = RequestOpts { timeout: Some(timeout), cancel: options.cancel, progress: options.progress };
+        let opts = RequestOpts {
+            timeout: Some(timeout),
+            cancel: options.cancel,
+            progress: options.progress,
+            ..RequestOpts::default()
+        };
         let result = self.inner.conn.request_with(method, std::borrow::Cow::Owned(params), opts).await;
         match result {
             Ok(raw) => Ok(serde_json::from_str(raw.get()).unwrap_or(Value::Null)),
@@ -468,8 +479,32 @@ impl Client {
         // Every entry is kept, the malformed too: adoption refuses those and says why.
         let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
+        let declared: Arc<[(String, Vec<HeaderParam>)]> = tools
+            .iter()
+            .filter_map(|t| match param_headers::validate(&t.input_schema) {
+                Ok(params) if !params.is_empty() => Some((t.name.clone(), params)),
+                _ => None,
+            })
+            .collect();
+        *lock(&self.inner.param_headers) = (generation, declared);
         *lock(&self.inner.tools) = Some(Cached::new(Arc::clone(&tools), generation, ttl));
         Ok(tools)
+    }
+
+    /// The `Mcp-Param-*` headers (SEP-2243) of a call of `name` with `arguments`, from the
+    /// tool list last read by [`list_tools`](Self::list_tools), while no list change has been
+    /// announced since: none when no list was read, or the tool declares none (or declares
+    /// them invalidly, which adoption refuses).
+    fn mirrored_headers(&self, name: &str, arguments: &Value) -> Vec<(String, String)> {
+        let generation = self.inner.conn.tools_generation.load(Ordering::SeqCst);
+        let (read_at, declared) = &*lock(&self.inner.param_headers);
+        if *read_at != generation {
+            return Vec::new();
+        }
+        match declared.iter().find(|(tool, _)| tool == name) {
+            Some((_, params)) => mirror(params, arguments),
+            None => Vec::new(),
+        }
     }
 
     /// Call the server's tool `name` (its name on the server) with `arguments` (a JSON
@@ -488,6 +523,12 @@ impl Client {
     /// and the caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
     /// [`ToolError::CancelledWhileRunning`].
     ///
+    /// A tool whose `inputSchema` marks parameters with `x-mcp-header` (SEP-2243) has them
+    /// mirrored as `Mcp-Param-*` headers, as an adopted tool's calls do, once its schema is
+    /// known: from the tool list last read by [`list_tools`](Self::list_tools) (adoption reads
+    /// it), while no `list_changed` has been announced since. A call made before any list was
+    /// read carries none (and a server that checks them may refuse it: list first).
+    ///
     /// A 2026-07-28 `input_required` result is answered through the client's handlers and
     /// the call retried, round after round, up to
     /// [`ClientOptions::max_input_rounds`]; the result returned is the final one.
@@ -505,7 +546,10 @@ impl Client {
             timeout,
             cancel: options.cancel,
             progress: options.progress,
-            headers: options.headers,
+            headers: match options.headers {
+                Some(decided) => decided,
+                None => self.mirrored_headers(name, &arguments),
+            },
             id_out: None,
         };
         let mut params = serde_json::Map::new();
