@@ -135,12 +135,15 @@ pub(crate) struct Inner {
     tools: Mutex<Option<Cached<Arc<[ListedTool]>>>>,
     /// The tools of the list last read that declare `x-mcp-header` parameters (SEP-2243),
     /// valid declarations only, by name; and the `tools_generation` it was read at.
-    param_headers: Mutex<(u64, Arc<[(String, Vec<HeaderParam>)]>)>,
+    param_headers: Mutex<(u64, Declared)>,
     pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
     pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
     /// The `subscriptions/listen` kept open on a modern connection.
     pub(crate) listener: Option<Listener>,
 }
+
+/// The tools that declare `x-mcp-header` parameters, with those parameters, by tool name.
+type Declared = Arc<[(String, Vec<HeaderParam>)]>;
 
 /// A live connection to one MCP server.
 ///
@@ -479,7 +482,7 @@ impl Client {
         // Every entry is kept, the malformed too: adoption refuses those and says why.
         let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
-        let declared: Arc<[(String, Vec<HeaderParam>)]> = tools
+        let declared: Declared = tools
             .iter()
             .filter_map(|t| match param_headers::validate(&t.input_schema) {
                 Ok(params) if !params.is_empty() => Some((t.name.clone(), params)),
