@@ -14,5 +14,9 @@ pub use toolwire_protocol::{
     SERVER_INFO_KEY, code, negotiate_legacy, wire,
 };
 pub(crate) use toolwire_protocol::{
-    envelope, lifecycle, logging, meta, notifications, outbound, param_headers, prompts, resources, tools,
+    envelope, lifecycle, logging, meta, notifications, outbound, prompts, resources, tools,
 };
+// SEP-2243's `x-mcp-header` rules: the HTTP server checks `Mcp-Param-*` headers, the client
+// mirrors them; a build with neither has no use for them.
+#[cfg(any(feature = "http", feature = "client"))]
+pub(crate) use toolwire_protocol::param_headers;
