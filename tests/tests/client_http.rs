@@ -5,41 +5,16 @@
 
 mod client_support;
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use client_support::{alive_tasks, assert_no_task_left, fixture, peer};
+use client_support::{Server, alive_tasks, assert_no_task_left, fixture, free_port, peer, start};
 use serde_json::json;
 use toolwire::client::{AdoptOptions, Client, ClientOptions, EraMode, HttpServer, StdioServer};
 use toolwire::context::Progress;
 use toolwire::tool::RemoteError;
 use toolwire::{Context, Tool, ToolError};
-
-/// A child killed when the test ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn start(cmd: &mut Command, port: u16) -> Server {
-    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "server on port {port} did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server(child)
-}
 
 fn everything_http(port: u16) -> Server {
     start(

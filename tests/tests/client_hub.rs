@@ -5,12 +5,11 @@
 
 mod client_support;
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use client_support::{assert_gone, fixture, peer, process_gone, py2};
+use client_support::{Server, assert_gone, fixture, free_port, peer, process_gone, py2, start};
 use serde_json::json;
 use tokio::sync::{broadcast, watch};
 use toolwire::client::hub::{
@@ -478,30 +477,6 @@ async fn respawning_gives_up_after_its_bound_and_the_next_use_tries_again() {
     assert_eq!(hub.health("gone").unwrap(), Health::Ready);
     hub.close_all().await;
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A child killed when the test ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn start(cmd: &mut Command, port: u16) -> Server {
-    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    let start = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "server on port {port} did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server(child)
 }
 
 fn python_http(name: &str, port: u16) -> Server {

@@ -2,7 +2,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+use std::net::TcpListener;
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use toolwire::client::StdioServer;
@@ -93,4 +95,30 @@ pub async fn assert_no_task_left(baseline: usize) {
         assert!(start.elapsed() < Duration::from_secs(5), "{} task(s) left behind", alive_tasks() - baseline);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A server child killed (and reaped) when the test ends, however it ends.
+pub struct Server(pub Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A port free on 127.0.0.1 now (bound and released: a server started next takes it).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Spawn `cmd` (its output dropped) and wait, up to 20 s, until it accepts on `port`.
+pub fn start(cmd: &mut Command, port: u16) -> Server {
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(20), "server on port {port} did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server(child)
 }
