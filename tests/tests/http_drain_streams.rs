@@ -39,6 +39,24 @@ fn spawn_drain_main() -> (Child, SocketAddr, String) {
     (server, addr, auth)
 }
 
+/// Wait for `server` to exit, at most `limit` after `signalled`; it must exit 0. How long after
+/// the signal it exited.
+fn exits_cleanly_within(server: &mut Child, signalled: Instant, limit: Duration) -> Duration {
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < limit,
+            "drain-main still running {:?} after SIGTERM (its grace is 30 s)",
+            signalled.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    signalled.elapsed()
+}
+
 /// A legacy session made over raw HTTP, and its GET stream open on a socket of its own
 /// (the response head read).
 fn raw_get_stream(addr: SocketAddr, auth: &str) -> TcpStream {
@@ -112,19 +130,7 @@ fn on_sigterm_get_streams_end_with_retry_and_the_process_exits_once_the_call_in_
 
     let answered = runtime.block_on(call).expect("the call's task").expect("the call in flight is answered");
     assert_eq!(answered.content, [Content::Text { text: "slept 1500 ms".into() }]);
-    let status = loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            signalled.elapsed() < Duration::from_secs(3),
-            "drain-main still running {:?} after SIGTERM (its grace is 30 s)",
-            signalled.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let exited_after = signalled.elapsed();
-    assert_eq!(status.code(), Some(0));
+    let exited_after = exits_cleanly_within(&mut server, signalled, Duration::from_secs(3));
     eprintln!("GET stream ended {ended_after:?} after SIGTERM; drain-main exited after {exited_after:?}");
 }
 
@@ -150,19 +156,8 @@ fn on_sigterm_with_nothing_in_flight_the_process_exits_at_once_though_clients_ho
     raw.read_to_end(&mut rest).expect("the GET stream ends cleanly");
     let rest = String::from_utf8_lossy(&rest);
     assert!(rest.contains("retry: 1000\n\n"), "no final retry: event in {rest:?}");
-    let status = loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            signalled.elapsed() < Duration::from_secs(1),
-            "still running {:?} after SIGTERM",
-            signalled.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    assert_eq!(status.code(), Some(0));
-    eprintln!("drain-main exited {:?} after SIGTERM", signalled.elapsed());
+    let exited_after = exits_cleanly_within(&mut server, signalled, Duration::from_secs(1));
+    eprintln!("drain-main exited {exited_after:?} after SIGTERM");
 }
 
 /// A 2026-07-28 `subscriptions/listen` open at SIGTERM: answered with its completion result
@@ -206,17 +201,6 @@ fn on_sigterm_a_subscriptions_listen_gets_its_graceful_closure_and_does_not_hold
         "no graceful closure in {rest:?}"
     );
     assert!(ended_after < Duration::from_secs(1), "the listen ended {ended_after:?} after SIGTERM");
-    let status = loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            signalled.elapsed() < Duration::from_secs(1),
-            "still running {:?} after SIGTERM (a listen held the drain)",
-            signalled.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    assert_eq!(status.code(), Some(0));
-    eprintln!("listen ended {ended_after:?}, drain-main exited {:?} after SIGTERM", signalled.elapsed());
+    let exited_after = exits_cleanly_within(&mut server, signalled, Duration::from_secs(1));
+    eprintln!("listen ended {ended_after:?}, drain-main exited {exited_after:?} after SIGTERM");
 }
