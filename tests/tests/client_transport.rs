@@ -294,9 +294,10 @@ async fn in_process_the_whole_protocol_in_both_eras_with_no_socket_and_no_child(
     }
 }
 
-#[tokio::test]
-async fn lines_over_a_child_spawned_by_the_caller() {
-    // Any stream pair: here the stdout and stdin of a Python SDK 2.3.0 server we spawned.
+/// A Python SDK 2.3.0 server (`client_mcpserver.py`) spawned here, and `Lines` over its
+/// stdout and stdin.
+fn python_child_lines()
+-> (tokio::process::Child, Lines<tokio::process::ChildStdout, tokio::process::ChildStdin>) {
     let mut child = tokio::process::Command::new(peer("TOOLWIRE_PY_MCP2"))
         .arg(fixture("client_mcpserver.py"))
         .stdin(Stdio::piped())
@@ -306,6 +307,13 @@ async fn lines_over_a_child_spawned_by_the_caller() {
         .spawn()
         .unwrap();
     let lines = Lines::new(child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    (child, lines)
+}
+
+#[tokio::test]
+async fn lines_over_a_child_spawned_by_the_caller() {
+    // Any stream pair: here the stdout and stdin of a Python SDK 2.3.0 server we spawned.
+    let (mut child, lines) = python_child_lines();
     let client = Client::connect(lines, ClientOptions::new("weather")).await.unwrap();
     let r =
         client.call_tool("forecast", json!({"city": "Rome", "days": 3}), CallOptions::new()).await.unwrap();
@@ -321,15 +329,7 @@ async fn lines_over_a_child_spawned_by_the_caller() {
 
 #[tokio::test]
 async fn lines_whose_server_dies_fail_the_call_in_flight() {
-    let mut child = tokio::process::Command::new(peer("TOOLWIRE_PY_MCP2"))
-        .arg(fixture("client_mcpserver.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let lines = Lines::new(child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let (mut child, lines) = python_child_lines();
     let client = Client::connect(lines, ClientOptions::new("weather")).await.unwrap();
     let hang = client.call_tool("hang", json!({}), CallOptions::new());
     let kill = async {

@@ -39,6 +39,24 @@ fn spawn_drain_main() -> (Child, SocketAddr, String) {
     (server, addr, auth)
 }
 
+/// toolwire's own legacy client connected to `addr` with `auth`, on a runtime of its own (it
+/// opens its session's GET stream after `initialize`).
+fn legacy_client(addr: SocketAddr, auth: &str) -> (tokio::runtime::Runtime, Client) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let token = auth.strip_prefix("Bearer ").expect("a bearer token").to_owned();
+    let client = runtime.block_on(async {
+        let server = HttpServer::new(format!("http://{addr}/mcp")).bearer(token);
+        let options =
+            ClientOptions::new("drain").era(EraMode::Legacy).request_timeout(Duration::from_secs(40));
+        Client::connect(server, options).await.expect("toolwire's client connects")
+    });
+    (runtime, client)
+}
+
 /// Wait for `server` to exit, at most `limit` after `signalled`; it must exit 0. How long after
 /// the signal it exited.
 fn exits_cleanly_within(server: &mut Child, signalled: Instant, limit: Duration) -> Duration {
@@ -98,18 +116,7 @@ fn raw_get_stream(addr: SocketAddr, auth: &str) -> TcpStream {
 fn on_sigterm_get_streams_end_with_retry_and_the_process_exits_once_the_call_in_flight_is_answered() {
     let (mut server, addr, auth) = spawn_drain_main();
     let mut raw = raw_get_stream(addr, &auth);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let token = auth.strip_prefix("Bearer ").expect("a bearer token").to_owned();
-    let client = runtime.block_on(async {
-        let server = HttpServer::new(format!("http://{addr}/mcp")).bearer(token);
-        let options =
-            ClientOptions::new("drain").era(EraMode::Legacy).request_timeout(Duration::from_secs(40));
-        Client::connect(server, options).await.expect("toolwire's client connects")
-    });
+    let (runtime, client) = legacy_client(addr, &auth);
     // toolwire's client has its GET stream open: a second GET for its session would be 409,
     // and the raw one is open too. A call of 1.5 s is in flight at SIGTERM.
     let call = runtime.spawn({
@@ -139,16 +146,7 @@ fn on_sigterm_get_streams_end_with_retry_and_the_process_exits_once_the_call_in_
 fn on_sigterm_with_nothing_in_flight_the_process_exits_at_once_though_clients_hold_get_streams() {
     let (mut server, addr, auth) = spawn_drain_main();
     let mut raw = raw_get_stream(addr, &auth);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let token = auth.strip_prefix("Bearer ").expect("a bearer token").to_owned();
-    let _client = runtime.block_on(async {
-        let server = HttpServer::new(format!("http://{addr}/mcp")).bearer(token);
-        Client::connect(server, ClientOptions::new("drain").era(EraMode::Legacy)).await.expect("connects")
-    });
+    let (_runtime, _client) = legacy_client(addr, &auth);
     std::thread::sleep(Duration::from_millis(200));
     let signalled = Instant::now();
     let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
