@@ -6,8 +6,12 @@ Reads every runtime/src/**/*.rs, takes each `crate::…` and `super::…` path o
 `client::http::sse`, …). Two rules, the ones ARCHITECTURE.md states:
 
 1. No two modules import each other, directly or through others (no strongly connected
-   component larger than one module). A parent `mod.rs` that re-exports its children is not an
-   import: edges from a module to its own descendants are ignored.
+   component larger than one module). A parent and its own children count like any two
+   modules: a parent that reaches into a child (`child::x(..)`, `use child::X;`,
+   `self::child::X`, `crate::…::child::X`) imports it, and a child that names `super::X` imports
+   its parent. The tree itself is not an import: `mod child;` lines and re-exports
+   (`pub use child::X;`, `pub(crate) use …;`) are passed over, so a `mod.rs` that only declares
+   and re-exports its children stands above them.
 2. A layer imports only layers below it (the LAYERS list, bottom first, which ARCHITECTURE.md
    shows). `__private` is the top: it may import anything, and nothing imports it.
 
@@ -80,13 +84,32 @@ def strip_comments(text):
 
 PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 GROUP = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{")
+# `mod child;` (any visibility, attributes before it stripped with the comments' lines kept).
+CHILD = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
+# A re-export: `pub use …;`, `pub(crate) use …;`, `pub(super) use …;`.
+REEXPORT = re.compile(r"\bpub(?:\([^)]*\))?\s+use\b[^;]*;", re.S)
+
+
+def relative_paths(text, children):
+    """Paths into a module's own children written relative to it: `child::x`, `self::child::x`,
+    and the items of `use child::{a, b::C}`; `(child, [segments…])` for each."""
+    if not children:
+        return []
+    names = "|".join(sorted(children))
+    found = []
+    for m in re.finditer(r"(?<![\w:])(?:self::)?(" + names + r")((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{)?", text):
+        child, rest, group = m.group(1), m.group(2), m.group(3)
+        if not rest and not group:
+            continue  # a bare word (a field, a variable) is not a path
+        found.append((child, [s for s in rest.split("::") if s]))
+    return found
 
 
 def resolve(mod, modules, head, segs, is_dir, crate_root=None):
     # `super` is the parent module, whether this module is a file or a `mod.rs`.
     if head == "crate" and crate_root is not None:
         segs = crate_root(segs)
-    base = () if head == "crate" else mod[:-1]
+    base = () if head == "crate" else mod if head == "self" else mod[:-1]
     while segs and segs[0] == "super":
         base, segs = base[:-1], segs[1:]
     cand = base + tuple(segs)
@@ -124,14 +147,26 @@ def main():
                 item = item.strip().split(" as ")[0]
                 if item and item != "self":
                     found.append((m.group(1), m.group(2) + "::" + item))
+        # What stays once the tree's own lines (re-exports) are passed over: a path into a
+        # descendant counts only when it is found here.
+        body = REEXPORT.sub("", text)
+        into = {(h, r) for h, r in PATH.findall(body)}
         for head, rest in found:
             segs = [s for s in rest.split("::") if s]
             crate_root = protocol_crate_path if mod in protocol_crate else None
             target = resolve(mod, modules, head, segs, is_dir, crate_root)
-            if target is None or target == mod or target[: len(mod)] == mod:
+            if target is None or target == mod:
                 continue
+            if target[: len(mod)] == mod and (head, rest) not in into:
+                continue  # a re-export of a descendant: the tree, not an import
             # An import of an ancestor `mod.rs` counts as an import of that module.
             edges[mod].add(target)
+        # A parent reaching into its own children by a relative path.
+        children = {c for c in CHILD.findall(text) if mod + (c,) in modules}
+        for child, segs in relative_paths(body, children):
+            target = resolve(mod, modules, "self", [child] + segs, is_dir)
+            if target is not None and target != mod:
+                edges[mod].add(target)
 
     problems = []
     # Rule 1: cycles (Tarjan's SCC).
