@@ -79,7 +79,9 @@ def strip_tests(text):
 
 def strip_comments(text):
     text = re.sub(r"//[^\n]*", "", text)
-    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    # `pub(in crate::wire)` names where an item may be seen, not what it uses.
+    return re.sub(r"\bpub\(in [^)]*\)", "pub(crate)", text)
 
 
 PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")

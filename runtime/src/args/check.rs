@@ -20,7 +20,7 @@ use std::fmt::{self, Write as _};
 
 use serde_json::{Map, Value};
 
-use super::{PyList, PyStr};
+use super::error::{PyList, PyStr};
 
 /// Where in an argument a check failed, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,12 +27,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::{ACCEPT, CONTENT_TYPE};
-use hyper::{Method, Request, StatusCode, Uri};
+use hyper::{Method, Request, Response, StatusCode, Uri};
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
+use super::shared::{Shared, Stream, error_chain};
 use super::sse::SseParser;
-use super::{Shared, error_chain, tls_error, tls_reason};
+use super::tls::{tls_error, tls_reason};
 use crate::client::conn::{Failure, Out};
 use crate::client::options::HttpTransportKind;
 use crate::sync::lock;
@@ -42,12 +42,6 @@ use crate::sync::lock;
 struct Refusal {
     sse: bool,
     failure: Failure,
-}
-
-/// An open 2024-11-05 SSE stream: where to post, and the task reading the stream.
-pub(super) struct Stream {
-    endpoint: Uri,
-    reader: JoinHandle<()>,
 }
 
 impl Shared {
@@ -100,41 +94,49 @@ impl Shared {
     }
 
     /// Send `out` over the 2024-11-05 transport, opening its SSE stream first when this is
-    /// the first message.
-    pub(super) async fn legacy_exchange(self: Arc<Self>, out: Out) {
+    /// the first message. A refusal that is not "accepted" comes back for the caller to read
+    /// as it reads any answer (`Shared::read`); a message that could not be sent is failed here.
+    pub(super) async fn legacy_exchange(self: Arc<Self>, out: &Out) -> Option<Response<Incoming>> {
         let opened = self
             .legacy
             .get_or_init(|| async { Arc::clone(&self).open().await.map_err(|refusal| refusal.failure) })
             .await;
         let endpoint = match opened {
             Ok(stream) => stream.endpoint.clone(),
-            Err(failure) => return self.gone(&out, failure.clone()),
+            Err(failure) => {
+                self.gone(out, failure.clone());
+                return None;
+            }
         };
         let req =
             self.legacy_request(Method::POST, endpoint.clone()).header(CONTENT_TYPE, "application/json");
         let req = match req.body(Full::new(Bytes::from(out.json.clone()))) {
             Ok(req) => req,
-            Err(e) => return self.gone(&out, Failure::Gone(e.to_string())),
+            Err(e) => {
+                self.gone(out, Failure::Gone(e.to_string()));
+                return None;
+            }
         };
         let resp = match tokio::time::timeout(self.timeout, self.client.request(req)).await {
             Ok(Ok(resp)) => resp,
             Ok(Err(e)) => {
                 let reason = format!("could not be reached at {endpoint}: {}", unreachable(&e, &endpoint));
                 let failure = if e.is_connect() { Failure::Gone(reason) } else { Failure::Lost(reason) };
-                return self.gone(&out, failure);
+                self.gone(out, failure);
+                return None;
             }
             Err(_) => {
                 let secs = crate::tool::fmt_secs(self.timeout);
-                return self
-                    .gone(&out, Failure::Lost(format!("did not answer at {endpoint} within {secs}s")));
+                self.gone(out, Failure::Lost(format!("did not answer at {endpoint} within {secs}s")));
+                return None;
             }
         };
         if resp.status().is_success() {
             // "Accepted": the answer comes on the stream.
             let _ = tokio::time::timeout(self.timeout, resp.into_body().collect()).await;
-            return;
+            return None;
         }
-        self.read(&out, resp).await;
+        Some(resp)
     }
 
     /// A request of this transport (the stream's `GET`, a message's `POST`) with what every

@@ -49,9 +49,9 @@
 pub mod call;
 pub mod declare;
 pub mod health;
+mod options;
 mod slot;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -63,136 +63,14 @@ use crate::ToolOutput;
 use crate::registry::sanitise_tool_name;
 use crate::tool::Tool;
 
-use super::{
-    Client, ClientOptions, PromptInfo, RemoteTool, ResourceContent, ResourceInfo, ResourceTemplateInfo,
-};
+use super::{Client, PromptInfo, RemoteTool, ResourceContent, ResourceInfo, ResourceTemplateInfo};
 pub use call::{
     CallError, ErrorCode, Gate, GateRequest, HubCall, IDEMPOTENCY_KEY_META, RUN_ID_META, Verdict, allow_all,
 };
 pub use declare::{ConnectMode, Declaration, Declarations, DeclareError, MCP_CONNECT_MODE_ENV, Origin};
 pub use health::{Backoff, Health, HubEvent};
+pub use options::{ClientOptionsFn, Collisions, HubOptions};
 use slot::{Inner, Live, Slot, close_slot, ensure, supervise};
-
-/// What to do when two servers offer the same model-facing name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Collisions {
-    /// The server declared first keeps the name; the other's tool is withheld and reported
-    /// in [`ToolView::withheld`] with the reason (the adoption's own rule, seed 002).
-    #[default]
-    Withhold,
-    /// The later tool is renamed `<name>_2` (then `_3`, …), as seed 004 does.
-    Rename,
-}
-
-/// Client options made from a server's name.
-pub type ClientOptionsFn = Arc<dyn Fn(&str) -> ClientOptions + Send + Sync>;
-
-/// How the hub behaves.
-#[derive(Clone)]
-#[non_exhaustive]
-pub struct HubOptions {
-    project_root: PathBuf,
-    client: ClientOptionsFn,
-    collisions: Collisions,
-    backoff: Backoff,
-    gate: Option<Gate>,
-    check_every: Duration,
-    ping_every: Option<Duration>,
-    events: usize,
-    reserved: Vec<String>,
-}
-
-impl std::fmt::Debug for HubOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HubOptions")
-            .field("project_root", &self.project_root)
-            .field("collisions", &self.collisions)
-            .field("backoff", &self.backoff)
-            .field("gate", &self.gate.is_some())
-            .field("check_every", &self.check_every)
-            .field("ping_every", &self.ping_every)
-            .finish_non_exhaustive()
-    }
-}
-
-impl HubOptions {
-    /// The defaults for a project rooted at `project_root` (where `uvx` caches go): client
-    /// options `ClientOptions::new(name)`, collisions withheld, [`Backoff::default`], **no
-    /// gate** (so every call is denied until you set one), each connection checked every
-    /// second, 256 events buffered.
-    pub fn new(project_root: impl Into<PathBuf>) -> Self {
-        HubOptions {
-            project_root: project_root.into(),
-            client: Arc::new(|name: &str| ClientOptions::new(name)),
-            collisions: Collisions::default(),
-            backoff: Backoff::default(),
-            gate: None,
-            check_every: Duration::from_secs(1),
-            ping_every: None,
-            events: 256,
-            reserved: Vec::new(),
-        }
-    }
-
-    /// Make each server's [`ClientOptions`] (handlers, roots, …) from its name. A
-    /// declaration's `start_timeout` then sets its request timeout, and its `timeout`
-    /// bounds its tools' calls.
-    pub fn client(mut self, options: impl Fn(&str) -> ClientOptions + Send + Sync + 'static) -> Self {
-        self.client = Arc::new(options);
-        self
-    }
-
-    /// Withhold or rename colliding names.
-    pub fn collisions(mut self, collisions: Collisions) -> Self {
-        self.collisions = collisions;
-        self
-    }
-
-    /// The reconnection and respawn backoff.
-    pub fn backoff(mut self, backoff: Backoff) -> Self {
-        self.backoff = backoff;
-        self
-    }
-
-    /// The gate deciding each call ([`allow_all`] to allow every adopted tool).
-    pub fn gate(mut self, gate: Gate) -> Self {
-        self.gate = Some(gate);
-        self
-    }
-
-    /// How often a connection is checked for a dead child or a closed transport (a flag,
-    /// no message sent). An HTTP server is probed with a ping only after a call failed.
-    pub fn check_every(mut self, every: Duration) -> Self {
-        self.check_every = every;
-        self
-    }
-
-    /// Also ping each connected server this often, so that an HTTP server that went away
-    /// is noticed (and healing starts) before a call finds it gone. Off by default: a
-    /// ping is a request the server must answer.
-    pub fn ping_every(mut self, every: Duration) -> Self {
-        self.ping_every = Some(every);
-        self
-    }
-
-    /// Names already taken by the host's own tools: a server's tool of one of these names
-    /// is withheld or renamed like any other collision (seed 004's builtins).
-    pub fn reserved<I, S>(mut self, names: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.reserved = names.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// How many events a slow subscriber may fall behind by.
-    pub fn event_capacity(mut self, n: usize) -> Self {
-        self.events = n.max(1);
-        self
-    }
-}
 
 /// Many declared servers behind one API. Cheap to clone; clones share the servers.
 /// Dropping the last clone drops every client (a child is killed on drop);

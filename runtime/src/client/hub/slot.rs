@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, broadcast, watch};
 
-use super::{ConnectMode, Declaration, Health, HubEvent, HubOptions};
+use super::declare::{ConnectMode, Declaration};
+use super::health::{Health, HubEvent};
+use super::options::HubOptions;
 use crate::client::{AdoptOptions, Client, Discovery, ServerTransport};
 use crate::race::{Either, first};
 

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::challenge::Challenge;
+use super::config::{AuthorizationRequest, Config, GrantKind, store_failure};
 use super::discovery::{self, AuthServer, Discovered};
 use super::dpop::Dpop;
 use super::fetch::Fetch;
 use super::store::{Credentials, Registration, Tokens};
 use super::token::{self, Grant, Pkce, TokenError};
-use super::{AuthorizationRequest, Config, GrantKind, store_failure};
 use crate::client::authorizer::{AuthFailure, Exchange, Refusal};
 
 /// How long before its expiry a token counts as expired (clocks differ, requests take time).

@@ -7,7 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use url::Url;
 
-use super::AuthorizationRequest;
+use super::config::AuthorizationRequest;
 
 /// The default redirect URI: a loopback IP literal (RFC 8252 §8.3), a fixed port.
 pub(crate) const DEFAULT_REDIRECT: &str = "http://127.0.0.1:8976/callback";

@@ -83,6 +83,7 @@
 //! feature already has.
 
 mod challenge;
+mod config;
 mod discovery;
 mod dpop;
 mod fetch;
@@ -92,63 +93,16 @@ mod store;
 mod token;
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use config::{AuthorizationRequest, AuthorizeFn, AuthorizeFuture, WorkloadToken};
 pub use loopback::{open_browser_and_wait, wait_for_redirect};
+
+use config::{Config, Enterprise, GrantKind};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
 use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
-
-/// The authorization request handed to the person's step.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct AuthorizationRequest {
-    /// The URL to open in the person's browser.
-    pub url: String,
-    /// Where the authorization server will send the browser back: answer the full URL it was
-    /// sent to (with its `code`, `state` and `iss`).
-    pub redirect_uri: String,
-    /// The MCP endpoint being authorized.
-    pub endpoint: String,
-}
-
-/// The future an [`on_authorize`](OAuth::on_authorize) callback returns: the URL the
-/// browser was sent back to, or why the person's step did not happen (which fails the
-/// request as needing a person).
-pub type AuthorizeFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
-
-/// The person's step, as the application plays it.
-pub type AuthorizeFn = Arc<dyn Fn(AuthorizationRequest) -> AuthorizeFuture + Send + Sync>;
-
-/// How the client gets its tokens.
-#[derive(Clone)]
-enum GrantKind {
-    /// A person authorizes it (authorization code).
-    Person,
-    /// It acts on its own behalf (client credentials), with a secret or a signed JWT; or,
-    /// with `workload`, by a JWT its platform issued it (the JWT bearer grant).
-    Machine {
-        client_id: String,
-        secret: Option<String>,
-        assertion: Option<token::Assertion>,
-        workload: Option<WorkloadToken>,
-        enterprise: Option<Enterprise>,
-    },
-}
-
-/// An enterprise identity provider whose ID token is exchanged for an ID-JAG.
-#[derive(Clone)]
-struct Enterprise {
-    token_endpoint: String,
-    client_id: String,
-    id_token: WorkloadToken,
-}
-
-/// Where a workload's identity token comes from (read anew for each token request, as such
-/// tokens rotate).
-pub type WorkloadToken = Arc<dyn Fn() -> Result<String, String> + Send + Sync>;
 
 /// The OAuth 2.1 client of the MCP authorization spec, as an [`Authorizer`] for
 /// [`HttpServer::authorizer`](super::HttpServer::authorizer). Its module docs say what it
@@ -164,21 +118,6 @@ impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuth").field("client_name", &self.inner.config.client_name).finish_non_exhaustive()
     }
-}
-
-/// The settings of an [`OAuth`].
-#[derive(Clone)]
-pub(crate) struct Config {
-    pub(crate) client_name: String,
-    pub(crate) redirect_uri: String,
-    pub(crate) application_type: String,
-    pub(crate) client_metadata_url: Option<String>,
-    pub(crate) pre_registered: Option<(String, Option<String>, Option<String>)>,
-    grant: GrantKind,
-    pub(crate) authorize: Option<AuthorizeFn>,
-    pub(crate) offline_access: bool,
-    pub(crate) timeout: Duration,
-    pub(crate) store: Arc<dyn TokenStore>,
 }
 
 impl OAuth {
@@ -392,9 +331,4 @@ impl Authorizer for OAuth {
     fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool> {
         Box::pin(self.inner.refused(refusal))
     }
-}
-
-/// The failure of a store that could not be read or written.
-fn store_failure(e: &std::io::Error) -> AuthFailure {
-    AuthFailure::failed(format!("the token store could not be used: {e}"))
 }
