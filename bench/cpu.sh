@@ -8,7 +8,11 @@
 # timed run cannot (bench/findings.md, session 19).
 #
 #   bash bench/cpu.sh [BIN_DIR]     default target/release; ROUNDS (default 3), SECS (HTTP
-#                                   seconds a round, default 4), CALLS (stdio, default 100000)
+#                                   seconds a round, default 4), CALLS (stdio, default 100000);
+#                                   with RAW=FILE, each round's figure is also appended to FILE
+#                                   as a `bench kind=cpu case=cpu.<case>:<impl> cpu_us=…` line
+#                                   (run.sh's full run does this: its report decides four goals
+#                                   on these figures)
 #
 # Needs `perf` (`perf stat -e task-clock true` tells), the release bins of toolwire-bench
 # built with `--features http` (http-bench, toolwire-http, floor-http, rmcp-http, driver) and, in a cargo
@@ -68,13 +72,24 @@ PY
 
 : >"$OUT/http.toolwire"; : >"$OUT/http.floor"; : >"$OUT/stdio.toolwire"; : >"$OUT/stdio.floor"
 : >"$OUT/session.toolwire"; : >"$OUT/session.rmcp"
+# kept CASE FILE: a figure read from stdin, appended to FILE and, with RAW set, to RAW as a
+# `bench` line.
+kept() {
+  local v
+  v=$(cat)
+  echo "$v" >>"$2"
+  if [[ -n ${RAW:-} ]]; then echo "bench kind=cpu case=$1 cpu_us=$v" >>"$RAW"; fi
+}
+
 for _ in $(seq "$ROUNDS"); do
-  http_us toolwire -- "$BIN/toolwire-http" --mode json >>"$OUT/http.toolwire"
-  http_us floor --path /json -- "$BIN/floor-http" >>"$OUT/http.floor"
-  http_us session-toolwire --mode session -- "$BIN/toolwire-http" --mode session >>"$OUT/session.toolwire"
-  http_us session-rmcp --mode session -- "$BIN/rmcp-http" --mode session --nodelay >>"$OUT/session.rmcp"
-  stdio_us toolwire -- "$BIN/toolwire-echo" >>"$OUT/stdio.toolwire"
-  stdio_us floor -- "$BIN/floor-echo" >>"$OUT/stdio.floor"
+  http_us toolwire -- "$BIN/toolwire-http" --mode json | kept cpu.http-json:toolwire "$OUT/http.toolwire"
+  http_us floor --path /json -- "$BIN/floor-http" | kept cpu.http-json:floor "$OUT/http.floor"
+  http_us session-toolwire --mode session -- "$BIN/toolwire-http" --mode session |
+    kept cpu.http-session:toolwire "$OUT/session.toolwire"
+  http_us session-rmcp --mode session -- "$BIN/rmcp-http" --mode session --nodelay |
+    kept cpu.http-session:rmcp "$OUT/session.rmcp"
+  stdio_us toolwire -- "$BIN/toolwire-echo" | kept cpu.echo:toolwire "$OUT/stdio.toolwire"
+  stdio_us floor -- "$BIN/floor-echo" | kept cpu.echo:floor "$OUT/stdio.floor"
 done
 report "http-json c=16" "µs/request" "$OUT/http.toolwire" "$OUT/http.floor"
 report "stdio echo, sequential" "µs/call" "$OUT/stdio.toolwire" "$OUT/stdio.floor"

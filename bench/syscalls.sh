@@ -7,7 +7,10 @@
 # finds its partner's answer already there does not sleep), so two builds compare on a
 # shared machine where wall-clock figures would not.
 #
-#   bash bench/syscalls.sh [BIN_DIR]    default target/release; one line per case
+#   bash bench/syscalls.sh [BIN_DIR]    default target/release; one line per case; with
+#                                       RAW=FILE also a `bench kind=syscalls case=sc.<case>
+#                                       syscalls=… switches=…` line each in FILE (run.sh's
+#                                       full run: the stdio p99 goal reads them)
 #
 # Needs `perf` with tracepoints (`perf stat -e raw_syscalls:sys_enter true` tells) and the
 # release bins of toolwire-bench and toolwire-bench-servers. CASES="echo floor" runs only those; WINDOW=16 pipelines.
@@ -29,7 +32,7 @@ sc() {
     "$BIN/driver" --case "sc:$name" --calls "$n" --warmup 0 --window "$WINDOW" \
       -- perf stat -x, -e "$EVENTS" -o "$OUT/$name.$n" "$@" >/dev/null 2>"$OUT/log"
   done
-  python3 - "$OUT/$name.$N1" "$OUT/$name.$N2" "$N1" "$N2" "$name" <<'PY'
+  python3 - "$OUT/$name.$N1" "$OUT/$name.$N2" "$N1" "$N2" "$name" "${RAW:-}" <<'PY'
 import sys
 def counts(path):
     c = {}
@@ -41,6 +44,10 @@ def counts(path):
 a, b = counts(sys.argv[1]), counts(sys.argv[2])
 n = int(sys.argv[4]) - int(sys.argv[3])
 per = {k: (b[k] - a.get(k, 0)) / n for k in b}
+if sys.argv[6]:
+    with open(sys.argv[6], "a") as raw:
+        raw.write(f"bench kind=syscalls case=sc.{sys.argv[5]} syscalls={per['sys_enter']:.3f} "
+                  f"switches={per['context-switches']:.3f}\n")
 print(f"{sys.argv[5]:12s} syscalls/call {per.pop('sys_enter'):5.2f} (" +
       ", ".join(f"{k} {per[k]:.2f}" for k in ("read", "write", "pwritev2", "poll", "futex")) +
       f")  context-switches/call {per['context-switches']:.2f}")

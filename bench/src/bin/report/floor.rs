@@ -2,21 +2,41 @@
 //! the HTTP server against the bare axum floor, and the cold start against the floor's. Each
 //! is a ratio of the same run's medians. (The raised p99 goal is the HTTP row's own: http.rs.)
 
-use super::{Bound, Data, Goal, Status, cold, fmt, versus};
+use super::{Bound, Data, Goal, Status, at_most, cold, fmt, ratio, versus};
 
 /// The raised goals, each with what holds it back when it is not met.
 pub(super) fn goals(d: &Data) -> Vec<Goal> {
     let med = |case: &str, f: &str| d.med(case, f);
     let mut g = Vec::new();
 
-    let mut stdio = versus(
-        "async tool, stdio sequential, against the no-SDK floor",
-        "≥ 0.9× the floor's requests/s",
+    // Issue 45's restatement: the timed ratio moves between runs with the same instruction
+    // count, so the goal is decided on the server's CPU time a call (bench/cpu.sh, this run):
+    // ≥ 0.9× the floor's calls/s is at most 1/0.9 of its CPU time a call. The timed ratio stays
+    // as a reported figure.
+    let cpu = |imp: &str| d.med(&format!("cpu.echo:{imp}"), "cpu_us");
+    let cpu_x = ratio(cpu("toolwire"), cpu("floor"));
+    let timed = versus(
+        "",
+        "",
         (med("echo.w1:toolwire", "rps"), med("echo.w1:floor", "rps")),
         "req/s",
         0,
         Bound::AtLeast(0.9),
     );
+    let mut stdio = Goal {
+        what: "async tool, stdio sequential, against the no-SDK floor",
+        goal: "≥ 0.9× the floor in the server's own work: its CPU time a call (perf task-clock, same run) \
+               ≤ 1.11× (1/0.9) the floor's",
+        figure: format!(
+            "{}× the floor's CPU a call ({} vs {} µs); timed (reported, not the goal): {}",
+            fmt(cpu_x, 3),
+            fmt(cpu("toolwire"), 2),
+            fmt(cpu("floor"), 2),
+            timed.figure
+        ),
+        status: at_most(cpu_x, 1.0 / 0.9),
+        note: String::new(),
+    };
     stdio.add_idle(d, "echo.w1:toolwire", "echo.w1:floor");
     if stdio.status == Status::NotMet {
         stdio.note = format!(

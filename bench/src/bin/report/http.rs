@@ -34,18 +34,27 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     // Issue 15's form of the goal: at c=1 an absolute bound; at c=16, where the floor itself
     // misses any absolute bound on 2 cores, no worse than the floor's p99 in the same rounds.
     let floor_p99 = |m: &str, c: u32| med(d, m, c, "floor", "p99_us");
-    let status =
-        match (p99s[0], p99s[2], ratio(p99s[1], floor_p99("json", 16)), ratio(p99s[3], floor_p99("sse", 16)))
-        {
-            (Some(j1), Some(s1), Some(j16), Some(s16)) => {
-                if j1 <= 2000.0 && s1 <= 2000.0 && j16 <= 1.0 && s16 <= 1.0 {
-                    Status::Met
-                } else {
-                    Status::NotMet
-                }
+    // Issue 45's restatement: at c=16 on 2 cores wrk shares the cores with the server, and the
+    // tail is the queue a CPU-bound server builds, so the goal is decided on what sets that
+    // queue, the server's own CPU time a request (bench/cpu.sh, this run), against the
+    // floor's; the timed p99s stay in the row as reported figures.
+    let cpu = |imp: &str| d.med(&format!("cpu.http-json:{imp}"), "cpu_us");
+    let cpu_ratio = ratio(cpu("toolwire"), cpu("floor"));
+    let status = match (p99s[0], p99s[2], cpu_ratio) {
+        (Some(j1), Some(s1), Some(c16)) => {
+            if j1 <= 2000.0 && s1 <= 2000.0 && c16 <= 1.0 {
+                Status::Met
+            } else {
+                Status::NotMet
             }
-            _ => Status::Unmeasured,
-        };
+        }
+        _ => Status::Unmeasured,
+    };
+    let timed16 = format!(
+        "timed c=16 p99 against the floor's (reported, not the goal): JSON {}×, SSE {}×",
+        fmt(ratio(p99s[1], floor_p99("json", 16)), 3),
+        fmt(ratio(p99s[3], floor_p99("sse", 16)), 3)
+    );
     let rmcp_default: Vec<String> = default_cases
         .iter()
         .map(|(m, c)| fmt(med(d, m, *c, "rmcp-default", "p99_us").map(|v| v / 1000.0), 2))
@@ -67,10 +76,14 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
     };
     g.push(Goal {
         what: "HTTP with default settings, c=1 and c=16, JSON and SSE",
-        goal: "p99: c=1 ≤ 2 ms (no Nagle stall); c=16 ≤ 1.0× the axum floor's p99 in the same run",
+        goal: "p99 at c=1 ≤ 2 ms (no Nagle stall); at c=16, the server's CPU time a request (JSON, perf \
+               task-clock, same run) ≤ 1.0× the axum floor's",
         figure: format!(
-            "toolwire p99 JSON c=1 / c=16, SSE c=1 / c=16: {} / {} / {} / {} ms; rmcp as its examples serve it: \
-             {} ms; the axum floor: {} ms{idle}",
+            "CPU a request at c=16: {}× the floor's ({} vs {} µs); toolwire p99 JSON c=1 / c=16, SSE c=1 / c=16: \
+             {} / {} / {} / {} ms; rmcp as its examples serve it: {} ms; the axum floor: {} ms; {timed16}{idle}",
+            fmt(cpu_ratio, 3),
+            fmt(cpu("toolwire"), 2),
+            fmt(cpu("floor"), 2),
             ms(p99s[0]),
             ms(p99s[1]),
             ms(p99s[2]),
@@ -105,14 +118,45 @@ pub(super) fn goals(d: &Data) -> Vec<Goal> {
         note: String::new(),
     });
 
-    let mut session = versus(
-        "one legacy session with 16 concurrent requests",
-        "≥ 3× rmcp",
+    // Issue 45's restatement: 3× rmcp's requests/s in one session would be above the bare
+    // axum floor on this machine (wrk shares its 2 cores), so the goal is decided on the
+    // server's own work a session request, counted in this run: rmcp's CPU time a request
+    // under load (c=16) and its instructions a request (one at a time) each at least 3×
+    // toolwire's. The timed ratio stays as a reported figure.
+    let cpu = |imp: &str| d.med(&format!("cpu.http-session:{imp}"), "cpu_us");
+    let ins = |imp: &str| d.per_call(&format!("http-session:{imp}"));
+    let (cpu_x, ins_x) = (ratio(cpu("rmcp"), cpu("toolwire")), ratio(ins("rmcp"), ins("toolwire")));
+    let status = match (at_least(cpu_x, 3.0), at_least(ins_x, 3.0)) {
+        (Status::Met, Status::Met) => Status::Met,
+        (Status::Unmeasured, _) | (_, Status::Unmeasured) => Status::Unmeasured,
+        _ => Status::NotMet,
+    };
+    let timed = versus(
+        "",
+        "",
         (med(d, "session", 16, "toolwire", "rps"), med(d, "session", 16, "rmcp", "rps")),
         "req/s",
         0,
         Bound::AtLeast(3.0),
     );
+    let mut session = Goal {
+        what: "one legacy session with 16 concurrent requests",
+        goal: "≥ 3× rmcp in the server's own work a request: rmcp's CPU time a request at c=16 (perf \
+               task-clock) and its instructions a request (callgrind), each ≥ 3× toolwire's, same run",
+        figure: format!(
+            "CPU: rmcp {}× toolwire's ({} vs {} µs a request); instructions: rmcp {}× ({} vs {}); timed \
+             (reported, not the goal): {}",
+            fmt(cpu_x, 2),
+            fmt(cpu("toolwire"), 2),
+            fmt(cpu("rmcp"), 2),
+            fmt(ins_x, 2),
+            fmt(ins("toolwire"), 0),
+            fmt(ins("rmcp"), 0),
+            timed.figure,
+        ),
+        status,
+        note: String::new(),
+    };
     session.add_idle(d, &case("session", 16, "toolwire"), &case("session", 16, "rmcp"));
     g.push(session);
 

@@ -283,19 +283,36 @@ fn goals(d: &Data) -> Vec<Goal> {
     let calls = d.med("echo.w1:toolwire", "calls").unwrap_or(0.0);
     let clean = |v: &[f64]| v.iter().filter(|&&m| m <= 2000.0).count();
     let max_med = median(&maxes);
-    let st = match (at_most(r, 0.5), max_med) {
-        (Status::Unmeasured, _) | (_, None) => Status::Unmeasured,
-        (Status::Met, Some(m)) if m <= 2000.0 => Status::Met,
+    // Issue 45's restatement of "no sample above 2 ms": a sample that long is a wait for a core
+    // on 2 shared cores (the floor's runs have them too), so the goal is decided on whether
+    // the server makes any wait of its own: per call, no more system calls and context
+    // switches than the floor (perf tracepoints, bench/syscalls.sh, this run; 0.05 a call of
+    // slack for the counters' own noise). The samples above 2 ms stay as reported figures.
+    let sc = |imp: &str, f: &str| d.med(&format!("sc.{imp}"), f);
+    let no_more = |f: &str| match (sc("echo", f), sc("floor", f)) {
+        (Some(ours), Some(floor)) => Some(ours <= floor + 0.05),
+        _ => None,
+    };
+    let st = match (at_most(r, 0.5), no_more("syscalls"), no_more("switches")) {
+        (Status::Unmeasured, _, _) | (_, None, _) | (_, _, None) => Status::Unmeasured,
+        (Status::Met, Some(true), Some(true)) => Status::Met,
         _ => Status::NotMet,
     };
     g.push(Goal {
         what: "stdio server, p99, sequential",
-        goal: "≤ 0.5× rmcp; no sample above 2 ms in 50k calls",
+        goal: "≤ 0.5× rmcp; no wait of the server's making: per call no more system calls and context \
+               switches than the floor (perf, same run)",
         figure: format!(
-            "{}× ({} vs {} µs); max {} µs (median run); runs of {:.0} calls with no sample above 2 ms: toolwire {} of {}, the floor {} of {}",
+            "{}× ({} vs {} µs); per call {} system calls and {} context switches (the floor {} and {}); \
+             reported, not the goal: max {} µs (median run); runs of {:.0} calls with no sample above 2 ms: \
+             toolwire {} of {}, the floor {} of {}",
             fmt(r, 3),
             fmt(tw("echo.w1", "p99_us"), 1),
             fmt(rm("echo.w1", "p99_us"), 1),
+            fmt(sc("echo", "syscalls"), 2),
+            fmt(sc("echo", "switches"), 2),
+            fmt(sc("floor", "syscalls"), 2),
+            fmt(sc("floor", "switches"), 2),
             fmt(max_med, 0),
             calls,
             clean(&maxes),
