@@ -36,7 +36,7 @@ async fn exercise(math: &impl Math, server: &str) {
     // The served impl's error comes back as the method's error: the server's failure,
     // classified, with its report sealed as untrusted.
     let err = math.div(1.0, 0.0).await.unwrap_err();
-    let ToolError::Remote(RemoteError::Failed { tool, server: from, envelope }) = &err else {
+    let ToolError::Remote(RemoteError::Failed { tool, server: from, envelope, .. }) = &err else {
         panic!("not a remote failure: {err:?}")
     };
     assert_eq!((tool.as_str(), from.as_str()), ("divide", server));
@@ -54,6 +54,10 @@ async fn exercise(math: &impl Math, server: &str) {
     // local double's `Failed { message }` says.
     let report = Untrusted::from_error(&err).unwrap();
     assert_eq!((report.server(), report.text()), (server, "tool 'divide' failed: division by zero"));
+    // And the same words the local double gives, read the same way (`ToolError::reported`),
+    // so code tested against `Local` reads a failure in production as it did in its tests.
+    assert_eq!(err.reported(), Some("division by zero"));
+    assert_eq!(err.reported(), Local.div(1.0, 0.0).await.unwrap_err().reported());
 }
 
 #[tokio::test]
@@ -188,6 +192,30 @@ async fn bind_to_the_python_sdks_fastmcp() {
     assert_eq!(
         wrong::TypedClient::bind(&client).await.unwrap_err().to_string(),
         "cannot bind `Typed::add` to tool 'add' of server 'demo': 'b' is string in `Typed::add` but integer on the server"
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_python_servers_failure_is_read_from_the_error() {
+    // FastMCP 1.22's `divide` raises `ValueError("division by zero")`; the server answers
+    // `isError` with its own wording, which the error carries unsealed in `reported()` (and
+    // sealed in the envelope), while the message stays in toolwire's words.
+    let server = StdioServer::new(peer("TOOLWIRE_PY_MCP1")).arg(fixture("remote_divide.py"));
+    let client = Client::connect(server, ClientOptions::new("py-math")).await.unwrap();
+
+    #[toolwire::remote]
+    trait PyMath {
+        /// Divide a by b.
+        async fn divide(&self, a: f64, b: f64) -> Result<f64, ToolError>;
+    }
+    let math = PyMathClient::bind(&client).await.unwrap();
+    assert_eq!(math.divide(1.0, 4.0).await.unwrap(), 0.25);
+    let err = math.divide(1.0, 0.0).await.unwrap_err();
+    assert_eq!(err.reported(), Some("Error executing tool divide: division by zero"));
+    assert_eq!(
+        err.to_string(),
+        "tool 'divide' failed on server 'py-math'; its report is in the untrusted-data envelope"
     );
     client.close().await;
 }

@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::wire::CallResult;
 use crate::protocol::wire::{self, ContentBlock};
 use crate::schema::canonical_json;
-use crate::tool::{Content, EmbeddedResource};
+use crate::tool::{Content, EmbeddedResource, RemoteError};
 
 /// The default `max_result_bytes`: 64 KiB.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 64 * 1024;
@@ -237,6 +237,25 @@ fn attr_unescape(s: &str) -> String {
 /// Normalise, truncate at `max_bytes`, and seal.
 pub fn envelope(server: &str, tool: &str, result: &CallResult, max_bytes: usize) -> String {
     seal(server, tool, &truncate(&normalise(result), max_bytes))
+}
+
+/// The error of a call whose result says `isError`: the server's report sealed (`envelope`)
+/// and unsealed (`report`, without a toolwire server's `tool '<remote>' failed: ` prefix).
+pub(crate) fn failed(
+    server: &str,
+    tool: &str,
+    remote: &str,
+    result: &CallResult,
+    max_bytes: usize,
+) -> RemoteError {
+    let text = truncate(&normalise(result), max_bytes);
+    let report = text.strip_prefix(&format!("tool '{remote}' failed: ")).unwrap_or(&text).to_owned();
+    RemoteError::Failed {
+        tool: tool.to_owned(),
+        server: server.to_owned(),
+        envelope: seal(server, tool, &text),
+        report,
+    }
 }
 
 /// Defuse every tag of the envelope's own name inside the body, whatever its case.

@@ -41,7 +41,7 @@ use serde_json::value::RawValue;
 
 use super::conn::ProgressFn;
 use super::connection::{CallOptions, Client};
-use super::normalise::{envelope, truncate};
+use super::normalise::{envelope, failed, truncate};
 use super::options::Delivery;
 use super::schema::{Checked, compile, compile_output, output_problem, validate};
 use super::wire::{ListedTool, ToolHints};
@@ -215,15 +215,10 @@ impl RemoteTool {
         }
         let result =
             self.client.call_tool(&self.remote_name, args, opts).await.map_err(|e| renamed(e, name))?;
-        let sealed = envelope(server, name, &result, self.max_result_bytes);
         if result.is_error {
-            return Err(RemoteError::Failed {
-                tool: name.to_owned(),
-                server: server.to_owned(),
-                envelope: sealed,
-            }
-            .into());
+            return Err(failed(server, name, &self.remote_name, &result, self.max_result_bytes).into());
         }
+        let sealed = envelope(server, name, &result, self.max_result_bytes);
         self.check_output(result.structured.as_ref())?;
         let mut output = ToolOutput::text(sealed);
         // The server's structured result stays structured (its JSON is also in the sealed

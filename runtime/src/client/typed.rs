@@ -21,9 +21,9 @@ use serde_json::Value;
 
 use super::connection::{CallOptions, Client};
 use super::error::ClientError;
-use super::normalise::{DEFAULT_MAX_RESULT_BYTES, envelope};
+use super::normalise::{DEFAULT_MAX_RESULT_BYTES, failed};
 use super::schema::{Checked, SchemaRefusal, check, compile, validate};
-use crate::tool::{Content, RemoteError, ToolError};
+use crate::tool::{Content, ToolError};
 
 /// Why a typed handle could not be bound or a typed call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -244,12 +244,8 @@ impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
         let opts = CallOptions::new().timeout_opt(self.timeout).delivery(self.delivery);
         let result = self.client.call_tool(&self.tool, value, opts).await?;
         if result.is_error {
-            let envelope = envelope(&server, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);
-            return Err(TypedError::Tool(ToolError::Remote(RemoteError::Failed {
-                tool: self.tool.clone(),
-                server,
-                envelope,
-            })));
+            let error = failed(&server, &self.tool, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);
+            return Err(TypedError::Tool(ToolError::Remote(error)));
         }
         let text: String = result
             .content

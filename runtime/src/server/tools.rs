@@ -782,6 +782,7 @@ mod tests {
             server: "w".into(),
             envelope: "<untrusted-data source=\"mcp\" server=\"w\" tool=\"w__boom\">\nno\n</untrusted-data>"
                 .into(),
+            report: "no".into(),
         });
         assert_eq!(
             call_result_json(&Err(err), None).unwrap(),

@@ -113,7 +113,8 @@ pub enum RemoteError {
         reason: String,
     },
     /// The server reported that the call failed (`isError`). Not retryable. The server's
-    /// report is in `envelope`, sealed as untrusted data, and never in the message.
+    /// report is in `envelope`, sealed as untrusted data, and never in the message; `report`
+    /// is the same text unsealed, for code ([`ToolError::reported`]), never for a prompt.
     #[error("tool '{tool}' failed on server '{server}'; its report is in the untrusted-data envelope")]
     Failed {
         /// The tool's name.
@@ -122,6 +123,12 @@ pub enum RemoteError {
         server: String,
         /// The server's report, normalised and sealed in the untrusted-data envelope.
         envelope: String,
+        /// The server's report, normalised and truncated as in `envelope`, unsealed: a
+        /// server's words, untrusted. A toolwire server writes a failed tool's message as
+        /// `tool 'x' failed: <message>`; that prefix (with the tool's name on the server) is
+        /// taken off, so a [`#[remote]`](crate::remote) trait's bound client reports what its
+        /// local implementation's [`ToolError::Failed`] `message` says.
+        report: String,
     },
     /// The server declined the call with a JSON-RPC error; `code` is the server's code.
     #[error("tool '{tool}' was declined by server '{server}' (code {code})")]
@@ -206,6 +213,30 @@ pub enum RemoteError {
         /// What the server asked and why it went unanswered, in our words.
         problem: String,
     },
+}
+
+impl ToolError {
+    /// What the tool itself reported when it failed: a local body's
+    /// [`Failed`](ToolError::Failed) `message`, or a remote server's report
+    /// ([`RemoteError::Failed`]'s `report`, a server's words: untrusted, never to be pasted
+    /// into a prompt unsealed). `None` for every other error, which is in toolwire's words.
+    ///
+    /// Code written against a [`#[remote]`](crate::remote) trait reads a failure the same way
+    /// from its local implementation (a test double) and from the bound client:
+    ///
+    /// ```
+    /// use toolwire::ToolError;
+    ///
+    /// let local = ToolError::failed("divide", "division by zero");
+    /// assert_eq!(local.reported(), Some("division by zero"));
+    /// ```
+    pub fn reported(&self) -> Option<&str> {
+        match self {
+            ToolError::Failed { message, .. } => Some(message),
+            ToolError::Remote(RemoteError::Failed { report, .. }) => Some(report),
+            _ => None,
+        }
+    }
 }
 
 impl RemoteError {
@@ -346,7 +377,12 @@ mod tests {
         assert_eq!(e.to_string(), "tool 't' is unavailable: server 's' exited");
         assert!(e.is_retryable());
         let (tool, server) = t();
-        let e = ToolError::Remote(RemoteError::Failed { tool, server, envelope: "<x>".into() });
+        let e = ToolError::Remote(RemoteError::Failed {
+            tool,
+            server,
+            envelope: "<x>".into(),
+            report: "x".into(),
+        });
         assert_eq!(
             e.to_string(),
             "tool 't' failed on server 's'; its report is in the untrusted-data envelope"
