@@ -35,6 +35,7 @@ use crate::registry::{RegistryError, ToolRegistry};
 use crate::resource::{Resource, ResourceRegistryError, ResourceTemplate};
 use crate::tool::Tool;
 
+use super::caller::Caller;
 use super::era::{Served, decode_params, missing_envelope};
 use super::request::{Handler, Started, Stop};
 use super::session::SessionInner;
@@ -220,7 +221,7 @@ pub(crate) fn listens(shared: &Shared) -> bool {
 }
 
 /// Answer `subscriptions/listen`.
-pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawValue>) {
+pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawValue>, caller: Caller<'_>) {
     let p: ListenParams<'_> = match decode_params("subscriptions/listen", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
@@ -261,7 +262,7 @@ pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawVa
         Some(resources) => {
             let set = resources.set.load();
             // What the caller may not read is not granted, as if nothing served it.
-            let gate = super::caller::gate(shared);
+            let gate = caller.gate(shared.access.as_ref());
             filter
                 .resource_subscriptions
                 .into_iter()
@@ -279,7 +280,7 @@ pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawVa
     }
     let ack = format!("\"notifications\":{{{}}}", ack.join(","));
     let call = ListenCall { subscriber, ack, id, shared: shared.clone() };
-    session.run(reply, p.meta.as_ref(), peer, modern, call);
+    session.run(reply, p.meta.as_ref(), peer, modern, call, caller);
 }
 
 /// One open `subscriptions/listen`: its subscriber lives as long as the request.

@@ -34,6 +34,7 @@ use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, RpcError};
 use crate::sync::lock;
 
+use super::caller::Caller;
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
 use super::resources;
 use super::session::{LegacyState, SessionInner};
@@ -41,9 +42,16 @@ use super::sink::Reply;
 use super::{completion, live, prompts, tools};
 
 impl SessionInner {
-    pub(crate) fn request(self: &Arc<Self>, reply: Reply, method: &str, params: Option<&RawValue>) {
+    /// Answer one request for `caller`.
+    pub(crate) fn request(
+        self: &Arc<Self>,
+        reply: Reply,
+        method: &str,
+        params: Option<&RawValue>,
+        caller: Caller<'_>,
+    ) {
         // Each request takes a cell of its principal's rate limit first (module `rate`).
-        if let Err(refused) = super::caller::admit(&self.shared) {
+        if let Err(refused) = caller.admit(self.shared.limiter.as_ref()) {
             return reply.error(refused);
         }
         let outcome = match method {
@@ -52,11 +60,11 @@ impl SessionInner {
             "server/discover" => self.discover(params),
             "logging/setLevel" => self.set_level(params).map(Cow::Borrowed),
             "tools/list" | "tools/call" => match &self.shared.tools {
-                Some(served) => return tools::request(self, served, reply, method, params),
+                Some(served) => return tools::request(self, served, reply, method, params, caller),
                 None => Err(method_not_found(method)),
             },
             "subscriptions/listen" if live::listens(&self.shared) => {
-                return live::listen(self, reply, params);
+                return live::listen(self, reply, params, caller);
             }
             "resources/list"
             | "resources/templates/list"
@@ -64,15 +72,15 @@ impl SessionInner {
             | "resources/subscribe"
             | "resources/unsubscribe"
             | "subscriptions/listen" => match &self.shared.resources {
-                Some(served) => return resources::request(self, served, reply, method, params),
+                Some(served) => return resources::request(self, served, reply, method, params, caller),
                 None => Err(method_not_found(method)),
             },
             "prompts/list" | "prompts/get" => match &self.shared.prompts {
-                Some(served) => return prompts::request(self, served, reply, method, params),
+                Some(served) => return prompts::request(self, served, reply, method, params, caller),
                 None => Err(method_not_found(method)),
             },
             "completion/complete" => match &self.shared.completion {
-                Some(table) => return completion::request(self, table, reply, params),
+                Some(table) => return completion::request(self, table, reply, params, caller),
                 None => Err(method_not_found(method)),
             },
             other => Err(method_not_found(other)),
@@ -85,12 +93,12 @@ impl SessionInner {
 
     /// A `tools/call` the session decoded in one pass (`envelope::decode_call`): served as
     /// [`request`](Self::request) serves one, without decoding its params again.
-    pub(crate) fn call(self: &Arc<Self>, reply: Reply, params: CallToolParams<'_>) {
-        if let Err(refused) = super::caller::admit(&self.shared) {
+    pub(crate) fn call(self: &Arc<Self>, reply: Reply, params: CallToolParams<'_>, caller: Caller<'_>) {
+        if let Err(refused) = caller.admit(self.shared.limiter.as_ref()) {
             return reply.error(refused);
         }
         match &self.shared.tools {
-            Some(served) => tools::call_decoded(self, served, reply, params),
+            Some(served) => tools::call_decoded(self, served, reply, params, caller),
             None => reply.error(method_not_found("tools/call")),
         }
     }

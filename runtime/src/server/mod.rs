@@ -143,9 +143,7 @@ pub use policy::{Access, Require};
 #[cfg(feature = "http")]
 pub(crate) use rate::refusal_message as rate_refusal_message;
 pub use rate::{RATE_LIMITED, RateLimit};
-#[cfg(feature = "http")]
-pub(crate) use request::polling_in_handler;
-pub(crate) use request::polling_inline;
+pub(crate) use request::Inline;
 pub use session::Session;
 #[cfg(feature = "http")]
 pub(crate) use session::Settled;

@@ -28,7 +28,7 @@ use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
 
-use super::caller;
+use super::caller::Caller;
 use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
@@ -121,30 +121,37 @@ pub(crate) fn request(
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     match method {
         "prompts/list" => {
             let set = prompts.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
-            let view = view(session, prompts, &set);
+            let view = view(session, prompts, &set, caller);
             match view.as_deref().unwrap_or(&set.listing).answer(session, method, params) {
                 Ok(page) => reply.result(page),
                 Err(error) => reply.error(error),
             }
         }
-        "prompts/get" => get(session, &prompts.set.load(), reply, params),
+        "prompts/get" => get(session, &prompts.set.load(), reply, params, caller),
         other => reply.error(method_not_found(other)),
     }
 }
 
 /// The listing of the prompts the session's caller may see, when a policy hides some of
 /// them (module `policy`); `None` when it sees them all.
-fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option<Arc<Listing>> {
-    if caller::sees_everything(&session.shared) {
+fn view(
+    session: &SessionInner,
+    served: &Prompts,
+    prompts: &PromptSet,
+    caller: Caller<'_>,
+) -> Option<Arc<Listing>> {
+    let access = session.shared.access.as_ref();
+    if caller.sees_everything(access) {
         return None;
     }
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(access);
     let mask = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))?;
     Some(prompts.views.get(mask, || {
         let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));
@@ -152,7 +159,13 @@ fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option
     }))
 }
 
-fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {
+fn get(
+    session: &SessionInner,
+    prompts: &PromptSet,
+    reply: Reply,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
     let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
@@ -161,7 +174,7 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(session.shared.access.as_ref());
     let Some(prompt) = prompts.registry.get(&p.name).filter(|_| gate.open() || gate.prompt(&p.name)).cloned()
     else {
         return reply.error(prompts.unknown(&p.name, "", &gate));
@@ -184,7 +197,7 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         }
         false => None,
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args, round });
+    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args, round }, caller);
 }
 
 /// One `prompts/get`: the prompt and its checked arguments.

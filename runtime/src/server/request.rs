@@ -7,7 +7,7 @@
 //!
 //! - the in-flight table: the request is entered under its id before it can complete, so
 //!   `notifications/cancelled` finds it, and a duplicate id is refused;
-//! - spawning onto the runtime (or, under [`polling_inline`] and [`polling_in_handler`], one
+//! - spawning onto the runtime (or, when the transport's [`Caller`] says so ([`Inline`]), one
 //!   poll on the transport's thread first);
 //! - the in-flight bound (a slot from the server's semaphore);
 //! - the host's cancellation, before dispatch and while running;
@@ -19,7 +19,6 @@
 //! How the interruptions read to the client is the capability's choice ([`Stop`] is handed
 //! to [`Handler::finish`]): for tools, a tool error (see [`tools`](super::tools)).
 
-use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -38,74 +37,43 @@ use crate::sync::lock;
 use crate::tool::{ToolError, relief};
 
 use super::Shared;
+use super::caller::Caller;
 use super::era::not_initialized;
 use super::running::RunningCall;
 use super::session::SessionInner;
 use super::sink::{Reply, Sink};
 
-thread_local! {
-    /// Where this thread is dispatching from, when a transport polls calls inline (see
-    /// [`polling_inline`] and [`polling_in_handler`]).
-    static POLL_INLINE: Cell<Inline> = const { Cell::new(Inline::No) };
-}
-
-/// Whether requests dispatched on this thread are polled once in place before they are
-/// spawned, and for whom.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Inline {
+/// Where the requests a message starts are polled first: a transport says, with the
+/// [`Caller`] it hands the session.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Inline {
     /// Every call is a task.
     No,
-    /// A transport's own reader thread inside a current-thread runtime ([`polling_inline`]).
+    /// A transport's own reader thread inside a current-thread runtime (stdio's reader):
+    /// each request is polled once right there, before it is spawned, so a call that
+    /// completes on its first poll (an async tool that does not wait) is answered without
+    /// waking the runtime.
+    ///
+    /// Only on a current-thread runtime (the check is in the dispatch), where the runtime
+    /// thread would otherwise be woken for every call; on a multi-threaded runtime every
+    /// call is spawned, so compute-heavy calls still spread over the workers.
     Reader,
-    /// An HTTP handler's poll, on any runtime ([`polling_in_handler`]).
+    /// An HTTP handler's poll, on any runtime: each request is polled once in the handler's
+    /// own poll, so a call that completes then (an async tool that does not wait) has its
+    /// answer in the POST's outbox before the handler awaits it, with no task spawned and no
+    /// wake-up between them. A call that waits is spawned as before.
+    ///
+    /// A sync tool body runs in that poll too (in place, within the runtime workers' bound:
+    /// see [`relief`]) only when nothing could answer for its call while it runs: the server
+    /// has no deadline (for a call it bounds) and no host cancellation, and the call's
+    /// session is one made for this request alone (stateless HTTP), which no
+    /// `notifications/cancelled` can reach. Otherwise the body is held back from that poll
+    /// (see [`relief::held_back`]) and runs in the spawned task: run in the handler, a body
+    /// that ran long would hold up the handler itself, and with it the answer its deadline,
+    /// its host or its client's cancellation is owed.
+    // Only the HTTP transport (and the engine's tests) poll in a handler.
+    #[cfg_attr(not(any(feature = "http", test)), allow(dead_code))]
     Handler,
-}
-
-/// Run `dispatch` (which calls [`Session::handle`](super::Session::handle)) with each request
-/// it starts polled once right here, before it is spawned: a call that completes on its
-/// first poll (an async tool that does not wait) is answered without waking the runtime.
-///
-/// Only for a transport thread inside a current-thread runtime (the check is in the
-/// dispatch), where the runtime thread would otherwise be woken for every call; on a
-/// multi-threaded runtime every call is spawned, so compute-heavy calls still spread over
-/// the workers.
-pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
-    dispatching(Inline::Reader, dispatch)
-}
-
-/// Run `dispatch` from an HTTP handler with each request it starts polled once in the
-/// handler's own poll, on whatever runtime: a call that completes then (an async tool that
-/// does not wait) has its answer in the POST's outbox before the handler awaits it, with no
-/// task spawned and no wake-up between them. A call that waits is spawned as before.
-///
-/// A sync tool body runs in that poll too (in place, within the runtime workers' bound: see
-/// [`relief`]) only when nothing could answer for its call while it runs: the server has no
-/// deadline (for a call it bounds) and no host cancellation, and the call's session is one
-/// made for this request alone (stateless HTTP), which no `notifications/cancelled` can
-/// reach. Otherwise the body is held back from that poll (see [`relief::held_back`]) and
-/// runs in the spawned task: run in the handler, a body that ran long would hold up the
-/// handler itself, and with it the answer its deadline, its host or its client's
-/// cancellation is owed.
-// Only the HTTP transport calls it.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn polling_in_handler<R>(dispatch: impl FnOnce() -> R) -> R {
-    dispatching(Inline::Handler, dispatch)
-}
-
-fn dispatching<R>(inline: Inline, dispatch: impl FnOnce() -> R) -> R {
-    struct Reset(Inline);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            POLL_INLINE.with(|p| p.set(self.0));
-        }
-    }
-    let _reset = Reset(POLL_INLINE.with(|p| p.replace(inline)));
-    dispatch()
-}
-
-/// Where requests dispatched on this thread are polled first.
-fn polls_inline() -> Inline {
-    POLL_INLINE.with(Cell::get)
 }
 
 /// User code, started: a boxed future borrowing the handler and the [`Context`].
@@ -164,9 +132,9 @@ pub(crate) enum Stop {
 }
 
 impl SessionInner {
-    /// Run `handler` for the request `reply` answers, in the era `modern` says, for `peer`,
-    /// with progress when `meta` asks for it. Answers through `reply`, now (a refusal) or
-    /// when the code completes; never, when the client cancels.
+    /// Run `handler` for the request `reply` answers, in the era `modern` says, for `peer`
+    /// and `caller`, with progress when `meta` asks for it. Answers through `reply`, now (a
+    /// refusal) or when the code completes; never, when the client cancels.
     pub(crate) fn run<H: Handler>(
         &self,
         reply: Reply,
@@ -174,6 +142,7 @@ impl SessionInner {
         peer: Arc<PeerInfo>,
         modern: bool,
         handler: H,
+        caller: Caller<'_>,
     ) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return reply.error(RpcError::new(
@@ -184,7 +153,7 @@ impl SessionInner {
         let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
         let talkback = if modern { handler.talkback() } else { None };
         let (ctx, progress, forward_to) =
-            self.call_context(&reply, meta, peer, modern, talkback, handler.states());
+            self.call_context(&reply, meta, peer, modern, talkback, handler.states(), caller);
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -206,7 +175,7 @@ impl SessionInner {
             modern,
             reply: reply.tracked(self.running.clone()),
         };
-        let inline = polls_inline();
+        let inline = caller.inline;
         let poll_here = match inline {
             Inline::Reader => runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread,
             Inline::Handler => true,
@@ -231,6 +200,9 @@ impl SessionInner {
     /// The context is made here, not in the task, so the in-flight table can hold it: a
     /// client's cancellation cancels the call's token through it, and a call nobody cancels
     /// never makes one (the host's token is its parent, when there is one).
+    // Each part comes from a different place (the reply, the request, its era, its handler,
+    // its caller); kept apart so that this fn is not generic over the handler.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn call_context(
         &self,
@@ -240,6 +212,7 @@ impl SessionInner {
         modern: bool,
         talkback: Option<Arc<dyn Talkback>>,
         states: Option<&Arc<crate::state::StateMap>>,
+        caller: Caller<'_>,
     ) -> (Context, Option<Arc<ProgressChannel>>, Option<Arc<dyn Talkback>>) {
         let progress = meta
             .and_then(|m| m.progress_token)
@@ -258,7 +231,7 @@ impl SessionInner {
         let ctx = Context::for_call(CallParts {
             parent: options.cancellation.clone(),
             peer,
-            principal: super::caller::principal(&self.shared),
+            principal: Arc::clone(caller.principal),
             progress: progress.clone().map(|channel| Arc::new(move |p: Progress| channel.emit(&p)) as _),
             talk,
             states: states.cloned(),
@@ -271,7 +244,7 @@ impl SessionInner {
 
     /// Poll a request once on this thread; spawn it only if it is not done. The request is
     /// in the running table already, without an abort handle until it is spawned. With
-    /// `hold_back`, no sync body starts in that poll (see [`polling_in_handler`]).
+    /// `hold_back`, no sync body starts in that poll (see [`Inline::Handler`]).
     fn poll_then_spawn<H: Handler>(
         &self,
         runtime: &tokio::runtime::Handle,

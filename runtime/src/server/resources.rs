@@ -30,7 +30,7 @@ use crate::resource::{
     TemplateInfo,
 };
 
-use super::caller;
+use super::caller::Caller;
 use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
@@ -144,9 +144,10 @@ pub(crate) fn request(
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     let set = resources.set.load();
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(session.shared.access.as_ref());
     let view = |kind: bool| -> Option<Arc<Listing>> {
         if gate.open() {
             return None;
@@ -182,7 +183,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             };
         }
-        "resources/read" => return read(session, &set, reply, params, &gate),
+        "resources/read" => return read(session, &set, reply, params, &gate, caller),
         "resources/subscribe" | "resources/unsubscribe" => {
             return match subscribe(session, &set, method, params, &gate) {
                 Ok(()) => reply.result("{}"),
@@ -210,6 +211,7 @@ fn read(
     reply: Reply,
     params: Option<&RawValue>,
     gate: &Gate,
+    caller: Caller<'_>,
 ) {
     let p: UriParams<'_> = match decode_params("resources/read", params) {
         Ok(p) => p,
@@ -248,7 +250,14 @@ fn read(
         }
         false => None,
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, ReadCall { uri: p.uri.into_owned(), target, round });
+    session.run(
+        reply,
+        p.meta.as_ref(),
+        peer,
+        modern,
+        ReadCall { uri: p.uri.into_owned(), target, round },
+        caller,
+    );
 }
 
 /// What serves one read.

@@ -18,6 +18,8 @@ use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
 
+use super::caller::Caller;
+use super::request::Inline;
 use super::running::Running;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::subscriptions::{ListFlags, Subscriber};
@@ -183,22 +185,9 @@ impl Session {
     ///
     /// Never panics and never fails: whatever arrives gets the answer the protocol gives
     /// it, or none for a notification. Must be called within a tokio runtime (tool calls
-    /// are spawned onto it).
+    /// are spawned onto it). Every request in it is served for the server's host principal.
     pub fn handle(&self, message: &str, sink: &Arc<dyn Sink>) {
-        let limit = self.inner.shared.options.max_message_size;
-        if message.len() > limit {
-            return self.reject_oversized(sink);
-        }
-        // A blank line is not a message: nothing to answer. (A message that starts with
-        // `{`, every one in practice, is not blank: no trim.)
-        if message.as_bytes().first() != Some(&b'{') && message.trim().is_empty() {
-            return;
-        }
-        match parse_frame(message) {
-            Err(error) => sink.send(Outbound::error(None, &error)),
-            Ok(Frame::Single(raw)) => self.inner.dispatch(raw, Route::Direct(sink.clone()), false),
-            Ok(Frame::Batch(items)) => self.inner.batch(items, sink),
-        }
+        self.inner.handle(message, sink, self.inner.host_caller());
     }
 
     /// [`handle`](Self::handle) on behalf of `principal`: every request in `message` is
@@ -206,42 +195,47 @@ impl Session {
     /// and authorization rules judge it). A transport that authenticates its callers (HTTP)
     /// calls this; [`handle`](Self::handle) serves the server's host principal.
     pub fn handle_as(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
-        let caller = super::caller::Caller { principal, admitted: false, exposure: None };
-        super::caller::scoped(caller, || self.handle(message, sink));
+        self.inner.handle(message, sink, Caller::new(&principal, &self.inner.shared.exposure));
     }
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
-    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says.
-    /// `decoded` is the message as a `tools/call` when the transport has decoded it in one
-    /// pass already (`envelope::decode_call`, to route it): it is served as `handle` would
-    /// serve it, without decoding the message again.
+    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says,
+    /// with its requests polled as `inline` says. `decoded` is the message as a `tools/call`
+    /// when the transport has decoded it in one pass already (`envelope::decode_call`, to
+    /// route it): it is served as `handle` would serve it, without decoding the message again.
     #[cfg(feature = "http")]
     pub(crate) fn handle_admitted(
         &self,
-        principal: Arc<Principal>,
-        exposure: &Arc<super::Exposure>,
+        principal: &Arc<Principal>,
+        exposure: &Arc<super::exposure::Exposure>,
         message: &str,
         decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,
+        inline: Inline,
     ) {
-        let caller =
-            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
-        super::caller::scoped(caller, || match decoded {
+        let caller = Caller { principal, exposure, admitted: true, inline };
+        match decoded {
             // An oversized message goes to `handle`, which refuses it.
             Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
-                self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params)
+                self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params, caller)
             }
-            _ => self.handle(message, sink),
-        });
+            _ => self.inner.handle(message, sink, caller),
+        }
     }
 
     /// [`handle`](Self::handle) for bytes: text that is not UTF-8 is a parse error.
     pub fn handle_bytes(&self, message: &[u8], sink: &Arc<dyn Sink>) {
+        self.handle_bytes_polled(message, sink, Inline::No);
+    }
+
+    /// [`handle_bytes`](Self::handle_bytes) with each request polled first as `inline` says
+    /// (stdio's reader thread polls them in place).
+    pub(crate) fn handle_bytes_polled(&self, message: &[u8], sink: &Arc<dyn Sink>, inline: Inline) {
         if message.len() > self.inner.shared.options.max_message_size {
             return self.reject_oversized(sink);
         }
         match std::str::from_utf8(message) {
-            Ok(text) => self.handle(text, sink),
+            Ok(text) => self.inner.handle(text, sink, self.inner.host_caller().polled(inline)),
             Err(e) => sink.send(Outbound::error(
                 None,
                 &RpcError::parse_error(format!("the message is not UTF-8 ({e})")),
@@ -249,10 +243,20 @@ impl Session {
         }
     }
 
+    /// [`handle`](Self::handle) with each request polled first as `inline` says.
+    #[cfg(test)]
+    pub(crate) fn handle_polled(&self, message: &str, sink: &Arc<dyn Sink>, inline: Inline) {
+        self.inner.handle(message, sink, self.inner.host_caller().polled(inline));
+    }
+
     /// Answer a message that was over the size limit and was discarded unread (a transport
     /// that streams input calls this instead of buffering the whole message).
     pub fn reject_oversized(&self, sink: &Arc<dyn Sink>) {
-        let limit = self.inner.shared.options.max_message_size;
+        Session::reject(self.inner.shared.options.max_message_size, sink);
+    }
+
+    /// Refuse a message over `limit` bytes.
+    fn reject(limit: usize, sink: &Arc<dyn Sink>) {
         tracing::warn!(limit, "discarded an inbound message over the size limit");
         sink.send(Outbound::error(
             None,
@@ -339,6 +343,29 @@ impl Session {
 }
 
 impl SessionInner {
+    /// Who a message is served for when its transport names no one: the host.
+    pub(crate) fn host_caller(&self) -> Caller<'_> {
+        Caller::new(&self.shared.host_principal, &self.shared.exposure)
+    }
+
+    /// [`Session::handle`], for `caller`.
+    fn handle(self: &Arc<Self>, message: &str, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
+        let limit = self.shared.options.max_message_size;
+        if message.len() > limit {
+            return Session::reject(limit, sink);
+        }
+        // A blank line is not a message: nothing to answer. (A message that starts with
+        // `{`, every one in practice, is not blank: no trim.)
+        if message.as_bytes().first() != Some(&b'{') && message.trim().is_empty() {
+            return;
+        }
+        match parse_frame(message) {
+            Err(error) => sink.send(Outbound::error(None, &error)),
+            Ok(Frame::Single(raw)) => self.dispatch(raw, Route::Direct(sink.clone()), false, caller),
+            Ok(Frame::Batch(items)) => self.batch(items, sink, caller),
+        }
+    }
+
     pub(crate) fn legacy_state(&self) -> Option<LegacyState> {
         lock(&self.legacy).clone()
     }
@@ -373,7 +400,7 @@ impl SessionInner {
         }
     }
 
-    fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>) {
+    fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
         let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
         match self.legacy_state().map(|s| s.version) {
             Some(v) if v.allows_batches() => {}
@@ -401,15 +428,15 @@ impl SessionInner {
                 )));
                 continue;
             }
-            self.dispatch(raw.get(), Route::Batch(collector.clone()), true);
+            self.dispatch(raw.get(), Route::Batch(collector.clone()), true, caller);
         }
         collector.seal();
     }
 
-    fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool) {
+    fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below.
         if let Some(call) = decode_call(text) {
-            return self.call(Reply::new(Some(call.id), route), call.params);
+            return self.call(Reply::new(Some(call.id), route), call.params, caller);
         }
         match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
@@ -420,7 +447,7 @@ impl SessionInner {
                         "invalid request: `initialize` must not be part of a batch",
                     ));
                 }
-                self.request(reply, &method, params);
+                self.request(reply, &method, params, caller);
             }
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
             Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(RawValue::to_owned)),
