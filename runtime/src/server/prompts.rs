@@ -33,7 +33,7 @@ use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
+use super::rounds::{Retry, Round, RoundCall};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -212,20 +212,16 @@ impl Handler for PromptGet {
     type Output = Result<GetPromptResult, PromptError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        let get = self.prompt.get(&self.args, ctx);
-        match &self.round {
-            None => get,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, get)
-                    .await
-                    .unwrap_or_else(|| Err(PromptError::failed("", "input required")))
-            }),
-        }
+        self.prompt.get(&self.args, ctx)
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, _modern: &RawValue) -> Result<String, RpcError> {
+        let name = PyStr(&self.prompt.info().name);
+        Err(RpcError::new(code::INTERNAL_ERROR, format!("prompt {name} failed: {limit}")))
     }
 
     fn finish(
@@ -234,14 +230,6 @@ impl Handler for PromptGet {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = PyStr(&self.prompt.info().name);
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            return round.input_required(meta).map_err(|e| match e {
-                Ok(limit) => RpcError::new(code::INTERNAL_ERROR, format!("prompt {name} failed: {limit}")),
-                Err(error) => error,
-            });
-        }
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(PromptError::Arguments(e))) => return Err(RpcError::invalid_params(e.to_string())),

@@ -39,6 +39,7 @@ use crate::tool::{ToolError, relief};
 use super::Shared;
 use super::caller::Caller;
 use super::era::not_initialized;
+use super::rounds::{RoundCall, drive};
 use super::running::RunningCall;
 use super::session::SessionInner;
 use super::sink::{Reply, Sink};
@@ -101,14 +102,27 @@ pub(crate) trait Handler: Send + Sync + 'static {
         true
     }
 
-    /// The way back to the client for a modern request, when the capability runs it in
-    /// `input_required` rounds (module `rounds`); `None` by default. A legacy request
-    /// always talks back on its session.
-    fn talkback(&self) -> Option<Arc<dyn Talkback>> {
+    /// The `input_required` rounds a modern request runs in, when its capability runs it in
+    /// them (module `rounds`); `None` by default. The request path does the rest, once for
+    /// every capability: the round is the call's way back to its client (a legacy request
+    /// always talks back on its session), the body is stopped when it waits for an answer
+    /// the round does not hold, and the request is then answered `input_required` (or with
+    /// the client's unreadable answer's error, or [`over_rounds`](Self::over_rounds)).
+    fn round(&self) -> Option<&RoundCall> {
         None
     }
 
-    /// The result body for how it went: the user code's output, or why it did not finish.
+    /// The answer of a request whose body still asked the client for input past the most
+    /// rounds the server allows: `limit` says so, reported as the capability reports a
+    /// failure; `modern` is the `_meta` to complete the result with. A JSON-RPC internal
+    /// error by default.
+    fn over_rounds(&self, limit: String, modern: &RawValue) -> Result<String, RpcError> {
+        let _ = modern;
+        Err(RpcError::new(code::INTERNAL_ERROR, limit))
+    }
+
+    /// The result body for how it went: the user code's output, or why it did not finish
+    /// (a body stopped for input never gets here: see [`round`](Self::round)).
     /// `modern` is the `_meta` to complete a modern result with (see
     /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
     fn finish(
@@ -151,7 +165,7 @@ impl SessionInner {
             ));
         };
         let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
-        let talkback = if modern { handler.talkback() } else { None };
+        let talkback = if modern { handler.round().map(RoundCall::talkback) } else { None };
         let (ctx, progress, forward_to) =
             self.call_context(&reply, meta, peer, modern, talkback, handler.states(), caller);
 
@@ -344,7 +358,7 @@ impl<H: Handler> Job<H> {
             if let Some(p) = &progress {
                 p.close();
             }
-            match handler.finish(outcome, modern.then_some(&*shared.modern_meta)) {
+            match answer(&handler, outcome, modern.then_some(&*shared.modern_meta)) {
                 Ok(body) => reply.result_in(body),
                 Err(error) => reply.error(error),
             }
@@ -445,15 +459,44 @@ async fn rescue(
     }
 }
 
+/// The result body of a request `handler` ran, for how it went: `input_required` when its
+/// body stopped for input or asked for some while it ran (module `rounds`), else the
+/// handler's own [`finish`](Handler::finish).
+fn answer<H: Handler>(
+    handler: &H,
+    outcome: Result<Option<H::Output>, Stop>,
+    modern: Option<&RawValue>,
+) -> Result<String, RpcError> {
+    if let (Some(round), Some(meta), Ok(_)) = (handler.round(), modern, &outcome)
+        && round.stopped()
+    {
+        return match round.input_required(meta) {
+            Ok(body) => Ok(body),
+            Err(Err(error)) => Err(error),
+            Err(Ok(limit)) => handler.over_rounds(limit, meta),
+        };
+    }
+    match outcome {
+        Ok(Some(output)) => handler.finish(Ok(output), modern),
+        Err(stop) => handler.finish(Err(stop), modern),
+        // Only a round stops a body, and a stopped round is answered above.
+        Ok(None) => Err(RpcError::new(
+            code::INTERNAL_ERROR,
+            "internal error: the request stopped for input outside a round",
+        )),
+    }
+}
+
 /// Run `handler` under the server's rules: wait for a slot, honour the host's cancellation
-/// before and during the run, enforce the deadline, and catch a panic.
+/// before and during the run, enforce the deadline, and catch a panic. `Ok(None)`: the body
+/// stopped for input (module `rounds`).
 async fn execute<H: Handler>(
     handler: &H,
     ctx: Context,
     host: Option<&CancellationToken>,
     deadline: Option<Duration>,
     permits: Option<&Semaphore>,
-) -> Result<H::Output, Stop> {
+) -> Result<Option<H::Output>, Stop> {
     let _permit = match permits {
         // A free slot is taken at once, without the acquire future (the common case).
         Some(permits) if let Ok(permit) = permits.try_acquire() => Some(permit),
@@ -480,7 +523,16 @@ async fn execute<H: Handler>(
 
     let body = async {
         let run = async {
-            crate::tool::run_async("", handler.start(&ctx)).await.map_err(|e| match e {
+            let started = handler.start(&ctx);
+            let driven = async {
+                match handler.round() {
+                    None => Some(started.await),
+                    // `None` when the body stopped for input (see `answer`): boxed, as the
+                    // rarer case, so a request run in no round does not carry its state.
+                    Some(round) => Box::pin(drive(&round.round, started)).await,
+                }
+            };
+            crate::tool::run_async("", driven).await.map_err(|e| match e {
                 ToolError::Panicked { message, .. } => Stop::Panicked(message),
                 other => Stop::Panicked(other.to_string()),
             })

@@ -35,7 +35,7 @@ use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
+use super::rounds::{Retry, Round, RoundCall};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -290,23 +290,19 @@ impl Handler for ReadCall {
     type Output = Result<Vec<ResourceContents>, ResourceError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        let read = match &self.target {
+        match &self.target {
             Target::Fixed(r) => r.read(ctx),
             Target::Template(t, vars) => t.read(&self.uri, vars, ctx),
-        };
-        match &self.round {
-            None => read,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, read)
-                    .await
-                    .unwrap_or_else(|| Err(ResourceError::failed("", "input required")))
-            }),
         }
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, _modern: &RawValue) -> Result<String, RpcError> {
+        let uri = PyStr(&self.uri);
+        Err(RpcError::new(code::INTERNAL_ERROR, format!("resource {uri} could not be read: {limit}")))
     }
 
     fn finish(
@@ -315,16 +311,6 @@ impl Handler for ReadCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let uri = PyStr(&self.uri);
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            return round.input_required(meta).map_err(|e| match e {
-                Ok(limit) => {
-                    RpcError::new(code::INTERNAL_ERROR, format!("resource {uri} could not be read: {limit}"))
-                }
-                Err(error) => error,
-            });
-        }
         let contents = match outcome {
             Ok(Ok(contents)) => contents,
             Ok(Err(e @ ResourceError::NotFound { .. })) => {

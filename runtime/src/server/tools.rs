@@ -61,7 +61,7 @@ use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
 use super::request::{Handler, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
+use super::rounds::{Retry, Round, RoundCall};
 use super::session::SessionInner;
 use super::sink::Reply;
 use super::swap::Swap;
@@ -386,23 +386,21 @@ impl Handler for ToolCall {
             }),
             _ => self.tool.call(&self.args, ctx),
         };
-        match &self.round {
-            None => call,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, call)
-                    .await
-                    .unwrap_or_else(|| Err(ToolError::failed("", "input required")))
-            }),
-        }
+        call
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
         self.states.as_ref()
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, modern: &RawValue) -> Result<String, RpcError> {
+        let outcome = Err(ToolError::failed(self.tool.info().name(), limit));
+        call_result_json(&outcome, Some(modern))
+            .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")))
     }
 
     fn finish(
@@ -411,19 +409,6 @@ impl Handler for ToolCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = self.tool.info().name();
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            match round.input_required(meta) {
-                Ok(body) => return Ok(body),
-                Err(Err(error)) => return Err(error),
-                Err(Ok(limit)) => {
-                    let outcome = Err(ToolError::failed(name, limit));
-                    return call_result_json(&outcome, modern)
-                        .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")));
-                }
-            }
-        }
         let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
         if let (Some(check), Ok(output)) = (&self.check, &outcome)
             && let Err(e) = check.check(self.tool.info(), output)
