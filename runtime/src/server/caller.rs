@@ -18,7 +18,6 @@ use crate::principal::Principal;
 use super::exposure::Exposure;
 use super::policy::{self, Access, Gate};
 use super::rate::{self, Limiter};
-use super::request::Inline;
 
 /// Who one inbound message is served for, and how its transport wants the requests it starts
 /// polled (module `request`).
@@ -77,4 +76,37 @@ impl<'a> Caller<'a> {
             _ => Ok(()),
         }
     }
+}
+
+/// Where the requests a message starts are polled first: a transport says, with the
+/// [`Caller`] it hands the session.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Inline {
+    /// Every call is a task.
+    No,
+    /// A transport's own reader thread inside a current-thread runtime (stdio's reader):
+    /// each request is polled once right there, before it is spawned, so a call that
+    /// completes on its first poll (an async tool that does not wait) is answered without
+    /// waking the runtime.
+    ///
+    /// Only on a current-thread runtime (the check is in the dispatch), where the runtime
+    /// thread would otherwise be woken for every call; on a multi-threaded runtime every
+    /// call is spawned, so compute-heavy calls still spread over the workers.
+    Reader,
+    /// An HTTP handler's poll, on any runtime: each request is polled once in the handler's
+    /// own poll, so a call that completes then (an async tool that does not wait) has its
+    /// answer in the POST's outbox before the handler awaits it, with no task spawned and no
+    /// wake-up between them. A call that waits is spawned as before.
+    ///
+    /// A sync tool body runs in that poll too (in place, within the runtime workers' bound:
+    /// see [`relief`](crate::tool::relief)) only when nothing could answer for its call while it runs: the server
+    /// has no deadline (for a call it bounds) and no host cancellation, and the call's
+    /// session is one made for this request alone (stateless HTTP), which no
+    /// `notifications/cancelled` can reach. Otherwise the body is held back from that poll
+    /// (see [`relief::held_back`](crate::tool::relief::held_back)) and runs in the spawned task: run in the handler, a body
+    /// that ran long would hold up the handler itself, and with it the answer its deadline,
+    /// its host or its client's cancellation is owed.
+    // Only the HTTP transport (and the engine's tests) poll in a handler.
+    #[cfg_attr(not(any(feature = "http", test)), allow(dead_code))]
+    Handler,
 }

@@ -34,8 +34,8 @@ use super::caller::Caller;
 use super::era::decode_params;
 use super::policy::Gate;
 use super::request::{Handler, Started, Stop};
-use super::session::SessionInner;
 use super::sink::Reply;
+use super::state::SessionInner;
 
 /// Every completable target with its argument names, and the completers.
 #[derive(Default)]

@@ -12,7 +12,7 @@
 
 use std::sync::{Arc, Weak};
 
-use super::Shared;
+use super::shared::Shared;
 use super::subscriptions::ListKind;
 
 /// A notification raised on one replica, for every replica's subscribers.
@@ -150,18 +150,8 @@ impl Delivery {
 /// `notice` to this process's subscribers.
 pub(crate) fn deliver_here(shared: &Shared, notice: &Notice) -> usize {
     match notice {
-        Notice::ResourceUpdated { uri } if shared.resources.is_some() => shared.subscriptions.updated(uri),
+        Notice::ResourceUpdated { uri } if shared.serves_resources => shared.subscriptions.updated(uri),
         Notice::ResourceUpdated { .. } => 0,
         Notice::ListChanged(list) => shared.subscriptions.list_changed(list.kind()),
     }
-}
-
-/// `notice` to this process's subscribers, then to the other replicas; how many were sent
-/// here.
-pub(crate) fn raise(shared: &Shared, notice: Notice) -> usize {
-    let sent = deliver_here(shared, &notice);
-    if let Some(fanout) = &shared.fanout {
-        fanout.publish(&notice);
-    }
-    sent
 }

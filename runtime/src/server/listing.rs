@@ -28,7 +28,7 @@ use crate::protocol::lifecycle::cache_hints;
 use crate::protocol::meta::ListParams;
 
 use super::era::decode_params;
-use super::session::SessionInner;
+use super::state::SessionInner;
 
 /// One item a list method lists.
 pub(crate) trait Listed {

@@ -9,28 +9,26 @@ use crate::protocol::meta::MetaParams;
 use crate::protocol::{LoggingLevel, RpcError};
 
 use super::era::{Served, decode_params, method_not_found};
-use super::session::SessionInner;
+use super::state::SessionInner;
 
-impl SessionInner {
-    /// `logging/setLevel`: `{}` once the level is set.
-    pub(crate) fn set_level(&self, params: Option<&RawValue>) -> Result<&'static str, RpcError> {
-        let meta: MetaParams<'_> = decode_params("logging/setLevel", params)?;
-        match self.served(meta.meta.as_ref())? {
-            Served::Modern { .. } => return Err(method_not_found("logging/setLevel")),
-            Served::Legacy(None) => return Err(super::era::not_initialized()),
-            Served::Legacy(Some(_)) => {}
-        }
-        let p: SetLevelParams<'_> = decode_params("logging/setLevel", params)?;
-        let Some(level) = parse_level(&p.level) else {
-            let names: Vec<&str> = LoggingLevel::ALL.iter().map(|l| l.as_str()).collect();
-            return Err(RpcError::invalid_params(format!(
-                "invalid params for 'logging/setLevel': unknown level {:?}; expected one of {}",
-                &*p.level,
-                names.join(", ")
-            )));
-        };
-        tracing::debug!(%level, "the client set the log level");
-        self.asking.set_level(level);
-        Ok("{}")
+/// `logging/setLevel` in `session`: `{}` once the level is set.
+pub(crate) fn set_level(session: &SessionInner, params: Option<&RawValue>) -> Result<&'static str, RpcError> {
+    let meta: MetaParams<'_> = decode_params("logging/setLevel", params)?;
+    match session.served(meta.meta.as_ref())? {
+        Served::Modern { .. } => return Err(method_not_found("logging/setLevel")),
+        Served::Legacy(None) => return Err(super::era::not_initialized()),
+        Served::Legacy(Some(_)) => {}
     }
+    let p: SetLevelParams<'_> = decode_params("logging/setLevel", params)?;
+    let Some(level) = parse_level(&p.level) else {
+        let names: Vec<&str> = LoggingLevel::ALL.iter().map(|l| l.as_str()).collect();
+        return Err(RpcError::invalid_params(format!(
+            "invalid params for 'logging/setLevel': unknown level {:?}; expected one of {}",
+            &*p.level,
+            names.join(", ")
+        )));
+    };
+    tracing::debug!(%level, "the client set the log level");
+    session.asking.set_level(level);
+    Ok("{}")
 }

@@ -34,8 +34,8 @@ use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
 use super::rounds::{Retry, Round, RoundCall};
-use super::session::SessionInner;
 use super::sink::Reply;
+use super::state::SessionInner;
 use super::swap::Swap;
 
 /// What a server serving prompts holds: the current [`PromptSet`] (fixed, or swapped whole

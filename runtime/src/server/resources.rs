@@ -36,8 +36,8 @@ use super::listing::{Listed, Listing};
 use super::policy::{Gate, Views, mask};
 use super::request::{Handler, Started, Stop};
 use super::rounds::{Retry, Round, RoundCall};
-use super::session::SessionInner;
 use super::sink::Reply;
+use super::state::SessionInner;
 use super::swap::Swap;
 
 /// What a server serving resources holds: the current [`ResourceSet`] (fixed, or swapped

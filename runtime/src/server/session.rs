@@ -6,30 +6,39 @@
 //! handshake state, the table of calls in flight (so `notifications/cancelled` can find
 //! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
+#[cfg(feature = "http")]
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
+#[cfg(feature = "http")]
 use crate::context::PeerInfo;
 use crate::principal::Principal;
+#[cfg(feature = "http")]
+use crate::protocol::ClientCapabilities;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
-use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
+use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
 
-use super::caller::Caller;
-use super::request::Inline;
-use super::running::Running;
+use super::caller::{Caller, Inline};
+use super::methods;
+use super::serving::Serving;
 use super::sink::{BatchCollector, Reply, Route, Sink};
+use super::state::SessionInner;
+#[cfg(feature = "http")]
+use super::state::{LegacyState, Settled};
 use super::subscriptions::{ListFlags, Subscriber};
-use super::talk::{Answer, Asking, CallTalk};
-use super::{PingError, Shared};
+use super::talk::Answer;
 
 /// One connection's state. Cheap to clone: clones share it.
 #[derive(Clone)]
 pub struct Session {
     pub(crate) inner: Arc<SessionInner>,
+    /// What the server serves: the method table dispatches into it.
+    serving: Arc<Serving>,
 }
 
 impl std::fmt::Debug for Session {
@@ -39,49 +48,6 @@ impl std::fmt::Debug for Session {
             .field("in_flight", &self.in_flight())
             .finish_non_exhaustive()
     }
-}
-
-pub(crate) struct SessionInner {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) legacy: Mutex<Option<LegacyState>>,
-    pub(crate) running: Arc<Running>,
-    /// The requests sent to the client and awaited (pings, elicitation, sampling, roots),
-    /// the log level and the roots cache.
-    pub(crate) asking: Arc<Asking>,
-    /// This session's legacy subscriber (its `resources/subscribe`s, and the list changes
-    /// it takes), made when the transport gives it a notifier.
-    pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
-    /// The talk-back handle of the legacy calls whose sink is the session's notifier itself
-    /// (stdio's one output, which lives as long as the session): made once, not per call.
-    /// Each call of an HTTP POST gets its own: a kept one would hold the POST's answer open.
-    call_talk: OnceLock<Arc<CallTalk>>,
-}
-
-/// What the `initialize` handshake settled.
-#[derive(Debug, Clone)]
-pub(crate) struct LegacyState {
-    pub(crate) version: ProtocolVersion,
-    /// Shared with every call's [`Context`](crate::Context): a call clones the `Arc`, not
-    /// the client's name and version.
-    pub(crate) client: Arc<PeerInfo>,
-    /// What the client said it can be asked for.
-    pub(crate) capabilities: ClientCapabilities,
-    /// `notifications/initialized` arrived.
-    pub(crate) initialized: bool,
-}
-
-/// A legacy session's handshake, log level and subscriptions, as a shared session store
-/// keeps them.
-#[cfg(feature = "http")]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Settled {
-    pub(crate) version: ProtocolVersion,
-    pub(crate) client: PeerInfo,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) level: crate::protocol::LoggingLevel,
-    pub(crate) initialized: bool,
-    /// The URIs it sent `resources/subscribe` for (and did not unsubscribe).
-    pub(crate) subscriptions: std::collections::BTreeSet<String>,
 }
 
 /// The client of a session made for one request (stateless HTTP): nobody known, speaking
@@ -99,23 +65,15 @@ fn unknown_client(version: ProtocolVersion) -> Arc<PeerInfo> {
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>) -> Session {
-        Session {
-            inner: Arc::new(SessionInner {
-                shared,
-                legacy: Mutex::new(None),
-                running: Arc::new(Running::default()),
-                asking: Arc::new(Asking::default()),
-                subscriber: OnceLock::new(),
-                call_talk: OnceLock::new(),
-            }),
-        }
+    pub(crate) fn new(serving: Arc<Serving>) -> Session {
+        let inner = Arc::new(SessionInner::new(Arc::clone(&serving.shared)));
+        Session { inner, serving }
     }
 
     /// A session whose legacy handshake is settled at `version`, with an unknown client.
     #[cfg(feature = "http")]
-    pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
-        let session = Session::new(shared);
+    pub(crate) fn already_initialized(serving: Arc<Serving>, version: ProtocolVersion) -> Session {
+        let session = Session::new(serving);
         let client = unknown_client(version);
         let capabilities = ClientCapabilities::default();
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
@@ -126,8 +84,8 @@ impl Session {
     /// A legacy session re-made from what its handshake settled on another replica (a
     /// shared session store's state): not one-shot, it talks back as the original did.
     #[cfg(feature = "http")]
-    pub(crate) fn restored(shared: Arc<Shared>, settled: Settled) -> Session {
-        let session = Session::new(shared);
+    pub(crate) fn restored(serving: Arc<Serving>, settled: Settled) -> Session {
+        let session = Session::new(serving);
         session.apply_settled(&settled);
         session
     }
@@ -187,7 +145,7 @@ impl Session {
     /// it, or none for a notification. Must be called within a tokio runtime (tool calls
     /// are spawned onto it). Every request in it is served for the server's host principal.
     pub fn handle(&self, message: &str, sink: &Arc<dyn Sink>) {
-        self.inner.handle(message, sink, self.inner.host_caller());
+        self.serve(message, sink, self.inner.shared.host_caller());
     }
 
     /// [`handle`](Self::handle) on behalf of `principal`: every request in `message` is
@@ -195,7 +153,7 @@ impl Session {
     /// and authorization rules judge it). A transport that authenticates its callers (HTTP)
     /// calls this; [`handle`](Self::handle) serves the server's host principal.
     pub fn handle_as(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
-        self.inner.handle(message, sink, Caller::new(&principal, &self.inner.shared.exposure));
+        self.serve(message, sink, Caller::new(&principal, &self.inner.shared.exposure));
     }
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
@@ -217,9 +175,10 @@ impl Session {
         match decoded {
             // An oversized message goes to `handle`, which refuses it.
             Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
-                self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params, caller)
+                let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
+                methods::call(&self.inner, &self.serving, reply, call.params, caller)
             }
-            _ => self.inner.handle(message, sink, caller),
+            _ => self.serve(message, sink, caller),
         }
     }
 
@@ -235,7 +194,7 @@ impl Session {
             return self.reject_oversized(sink);
         }
         match std::str::from_utf8(message) {
-            Ok(text) => self.inner.handle(text, sink, self.inner.host_caller().polled(inline)),
+            Ok(text) => self.serve(text, sink, self.inner.shared.host_caller().polled(inline)),
             Err(e) => sink.send(Outbound::error(
                 None,
                 &RpcError::parse_error(format!("the message is not UTF-8 ({e})")),
@@ -246,7 +205,7 @@ impl Session {
     /// [`handle`](Self::handle) with each request polled first as `inline` says.
     #[cfg(test)]
     pub(crate) fn handle_polled(&self, message: &str, sink: &Arc<dyn Sink>, inline: Inline) {
-        self.inner.handle(message, sink, self.inner.host_caller().polled(inline));
+        self.serve(message, sink, self.inner.shared.host_caller().polled(inline));
     }
 
     /// Answer a message that was over the size limit and was discarded unread (a transport
@@ -342,15 +301,10 @@ impl Session {
     }
 }
 
-impl SessionInner {
-    /// Who a message is served for when its transport names no one: the host.
-    pub(crate) fn host_caller(&self) -> Caller<'_> {
-        Caller::new(&self.shared.host_principal, &self.shared.exposure)
-    }
-
+impl Session {
     /// [`Session::handle`], for `caller`.
-    fn handle(self: &Arc<Self>, message: &str, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
-        let limit = self.shared.options.max_message_size;
+    fn serve(&self, message: &str, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
+        let limit = self.inner.shared.options.max_message_size;
         if message.len() > limit {
             return Session::reject(limit, sink);
         }
@@ -366,43 +320,9 @@ impl SessionInner {
         }
     }
 
-    pub(crate) fn legacy_state(&self) -> Option<LegacyState> {
-        lock(&self.legacy).clone()
-    }
-
-    /// What the client of a settled legacy handshake declared it can be asked for: the one
-    /// part of [`LegacyState`] a call's talk-back needs, read without cloning the rest (the
-    /// client's name and version are three allocations a `tools/call` would pay each time).
-    pub(crate) fn legacy_capabilities(&self) -> Option<ClientCapabilities> {
-        lock(&self.legacy).as_ref().map(|s| s.capabilities)
-    }
-
-    /// What a legacy call answered on `sink` talks back through, for a client that said it
-    /// can be asked for `capabilities`: the session's one handle when `sink` is the
-    /// session's notifier (see `call_talk`), else a new one.
-    pub(crate) fn call_talk(&self, sink: &Arc<dyn Sink>, capabilities: ClientCapabilities) -> Arc<CallTalk> {
-        let make = || {
-            Arc::new(CallTalk {
-                asking: self.asking.clone(),
-                sink: sink.clone(),
-                capabilities,
-                timeout: self.shared.options.client_request_timeout,
-            })
-        };
-        match self.call_talk.get() {
-            // The handshake is over before any call: the capabilities it kept are these.
-            Some(talk) if Arc::ptr_eq(&talk.sink, sink) => talk.clone(),
-            Some(_) => make(),
-            None if self.subscriber.get().is_some_and(|s| s.sends_to(sink)) => {
-                self.call_talk.get_or_init(make).clone()
-            }
-            None => make(),
-        }
-    }
-
-    fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
+    fn batch(&self, items: Vec<&RawValue>, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
         let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
-        match self.legacy_state().map(|s| s.version) {
+        match self.inner.legacy_state().map(|s| s.version) {
             Some(v) if v.allows_batches() => {}
             Some(v) => {
                 return refuse(format!(
@@ -433,10 +353,16 @@ impl SessionInner {
         collector.seal();
     }
 
-    fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
+    fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below.
         if let Some(call) = decode_call(text) {
-            return self.call(Reply::new(Some(call.id), route), call.params, caller);
+            return methods::call(
+                &self.inner,
+                &self.serving,
+                Reply::new(Some(call.id), route),
+                call.params,
+                caller,
+            );
         }
         match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
@@ -447,7 +373,7 @@ impl SessionInner {
                         "invalid request: `initialize` must not be part of a batch",
                     ));
                 }
-                self.request(reply, &method, params, caller);
+                methods::request(&self.inner, &self.serving, reply, &method, params, caller);
             }
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
             Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(RawValue::to_owned)),
@@ -457,10 +383,10 @@ impl SessionInner {
     /// Notifications are never answered, whatever they say.
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => match &mut *lock(&self.legacy) {
+            "notifications/initialized" => match &mut *lock(&self.inner.legacy) {
                 Some(state) => {
                     state.initialized = true;
-                    if let Some(s) = self.subscriber.get() {
+                    if let Some(s) = self.inner.subscriber.get() {
                         s.ready();
                     }
                 }
@@ -475,30 +401,42 @@ impl SessionInner {
                     return tracing::debug!("notifications/cancelled with an unusable request id; ignored");
                 };
                 let reason = p.reason.as_deref().unwrap_or("no reason given");
-                if self.running.cancel(&id) {
+                if self.inner.running.cancel(&id) {
                     tracing::info!(%id, reason, "client cancelled the call; its future was dropped");
                 } else {
                     tracing::debug!(%id, reason, "cancellation of a request not in flight; ignored");
                 }
             }
-            "notifications/roots/list_changed" => self.asking.roots_changed(),
+            "notifications/roots/list_changed" => self.inner.asking.roots_changed(),
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }
 
     fn response(&self, id: Option<RequestId>, outcome: Answer) {
-        if !self.asking.answer(id.as_ref(), outcome) {
+        if !self.inner.asking.answer(id.as_ref(), outcome) {
             tracing::debug!(id = ?id, "response to no request of ours awaited; ignored");
         }
     }
 }
 
-impl SessionInner {
-    /// This session's legacy subscriber: `None` while the transport has given no channel for
-    /// notifications outside a call.
-    pub(crate) fn legacy_subscriber(&self) -> Option<Arc<Subscriber>> {
-        self.subscriber.get().cloned()
-    }
+/// Why a server-to-client `ping` got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PingError {
+    /// The session has not completed the legacy handshake; a modern server sends no requests.
+    #[error("the client cannot be pinged: no legacy session is initialized")]
+    NotInitialized,
+    /// No answer within the timeout.
+    #[error("the client did not answer a ping within {0:?}")]
+    TimedOut(Duration),
+    /// The client answered with an error.
+    #[error("the client answered a ping with error {code:?}: {message}")]
+    Refused {
+        /// The error code, when it sent an integer.
+        code: Option<i64>,
+        /// The error message.
+        message: String,
+    },
 }
 
 #[cfg(all(test, feature = "http"))]

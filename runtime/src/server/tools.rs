@@ -62,8 +62,8 @@ use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
 use super::request::{Handler, Stop};
 use super::rounds::{Retry, Round, RoundCall};
-use super::session::SessionInner;
 use super::sink::Reply;
+use super::state::SessionInner;
 use super::swap::Swap;
 
 /// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
