@@ -18,21 +18,21 @@ use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
-use super::completion::CompletionTable;
-use super::exposure::Exposure;
-use super::fanout::{Delivery, Fanout, Notice};
-use super::options::ServerOptions;
-use super::policy::Access;
-use super::prompts::Prompts;
-use super::rate::{self, RateLimit};
-use super::resources::Resources;
-use super::serving::Serving;
-use super::session::Session;
-use super::shared::Shared;
+use super::access::exposure::Exposure;
+use super::access::policy::Access;
+use super::access::rate::{self, RateLimit};
+use super::capability::completion::CompletionTable;
+use super::capability::prompts::Prompts;
+use super::capability::resources::Resources;
+use super::capability::tools::Tools;
+use super::dispatch::session::Session;
 #[cfg(feature = "http")]
-use super::state::Settled;
-use super::subscriptions::Subscriptions;
-use super::tools::Tools;
+use super::dispatch::state::Settled;
+use super::notify::fanout::{Delivery, Fanout, Notice};
+use super::notify::subscriptions::Subscriptions;
+use super::options::ServerOptions;
+use super::serving::Serving;
+use super::shared::Shared;
 
 /// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
 /// [`Server::new`], for tools only).

@@ -85,60 +85,38 @@
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 
-mod caller;
-mod completion;
+mod access;
+mod capability;
+mod dispatch;
 mod engine;
-mod era;
-mod exposure;
-mod fanout;
-mod forward;
-mod listen;
-mod listing;
-mod live;
-mod logging;
-mod methods;
+mod notify;
 mod options;
-mod output_check;
-mod policy;
-mod prompts;
-mod rate;
-mod request;
-mod request_state;
-mod resources;
-mod rounds;
-mod running;
+mod run;
 mod serving;
-mod session;
 mod shared;
-mod sink;
-mod state;
-mod subscriptions;
-mod swap;
-mod talk;
 #[cfg(test)]
 mod tests;
-mod tools;
 
-pub(crate) use caller::Inline;
-pub use engine::{Server, ServerBuilder};
-pub use exposure::{
+pub(crate) use access::caller::Inline;
+pub use access::exposure::{
     Approval, ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure,
     Untrusted,
 };
-pub use fanout::{ChangedList, Delivery, Fanout, Notice};
-pub use live::LiveError;
+pub use access::policy::{Access, Require};
+#[cfg(feature = "http")]
+pub(crate) use access::rate::refusal_message as rate_refusal_message;
+pub use access::rate::{RATE_LIMITED, RateLimit};
+pub use dispatch::session::{PingError, Session};
+pub use dispatch::sink::Sink;
+#[cfg(feature = "http")]
+pub(crate) use dispatch::state::Settled;
+pub use engine::{Server, ServerBuilder};
+pub use notify::fanout::{ChangedList, Delivery, Fanout, Notice};
+pub use notify::live::LiveError;
+#[cfg(feature = "http")]
+pub(crate) use notify::subscriptions::{Recheck, Reread};
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_INPUT_ROUNDS,
     DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL, DEFAULT_SHUTDOWN_GRACE,
     ServerOptions,
 };
-pub use policy::{Access, Require};
-#[cfg(feature = "http")]
-pub(crate) use rate::refusal_message as rate_refusal_message;
-pub use rate::{RATE_LIMITED, RateLimit};
-pub use session::{PingError, Session};
-pub use sink::Sink;
-#[cfg(feature = "http")]
-pub(crate) use state::Settled;
-#[cfg(feature = "http")]
-pub(crate) use subscriptions::{Recheck, Reread};

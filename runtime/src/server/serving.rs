@@ -6,12 +6,12 @@
 
 use std::sync::Arc;
 
-use super::completion::CompletionTable;
-use super::fanout::{Fanout, Notice, deliver_here};
-use super::prompts::Prompts;
-use super::resources::Resources;
+use super::capability::completion::CompletionTable;
+use super::capability::prompts::Prompts;
+use super::capability::resources::Resources;
+use super::capability::tools::Tools;
+use super::notify::fanout::{Fanout, Notice, deliver_here};
 use super::shared::Shared;
-use super::tools::Tools;
 
 /// What a server serves, beside what its sessions share.
 pub(crate) struct Serving {

@@ -11,12 +11,12 @@ use tokio::sync::Semaphore;
 
 use crate::principal::Principal;
 
-use super::caller::Caller;
-use super::exposure::Exposure;
+use super::access::caller::Caller;
+use super::access::exposure::Exposure;
+use super::access::policy::Access;
+use super::access::rate::Limiter;
+use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
-use super::policy::Access;
-use super::rate::Limiter;
-use super::subscriptions::Subscriptions;
 
 /// What every session of a server shares.
 pub(crate) struct Shared {

@@ -1,6 +1,6 @@
 //! [`SessionInner`]: one session's state, which every method and the request path read: its
 //! legacy handshake ([`LegacyState`]), the table of its calls in flight, what it asked the
-//! client and awaits, and its legacy subscriber. The [`Session`](super::Session) a transport
+//! client and awaits, and its legacy subscriber. The [`Session`](crate::server::Session) a transport
 //! holds owns it and dispatches into the methods above it; nothing here dispatches.
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -9,11 +9,11 @@ use crate::context::PeerInfo;
 use crate::protocol::{ClientCapabilities, ProtocolVersion};
 use crate::sync::lock;
 
-use super::running::Running;
-use super::shared::Shared;
 use super::sink::Sink;
-use super::subscriptions::Subscriber;
 use super::talk::{Asking, CallTalk};
+use crate::server::notify::subscriptions::Subscriber;
+use crate::server::run::running::Running;
+use crate::server::shared::Shared;
 
 /// One session's state, shared by its clones and by its calls in flight.
 pub(crate) struct SessionInner {

@@ -10,7 +10,7 @@
 //! | the read returned `Err(e)` | -32603 `resource 'x' could not be read: <e>` |
 //! | the read panicked, was cancelled by the host, or hit the deadline | -32603 naming the URI and what happened |
 //! | `resources/subscribe` of a URI nothing serves | -32002, as for a read |
-//! | a read or a subscribe of a resource the caller may not read ([`Access`](super::Access)) | the same bytes as for a URI nothing serves |
+//! | a read or a subscribe of a resource the caller may not read ([`Access`](crate::server::Access)) | the same bytes as for a URI nothing serves |
 //! | a 2026-07-28 read asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602 |
 
 use std::sync::Arc;
@@ -30,15 +30,15 @@ use crate::resource::{
     TemplateInfo,
 };
 
-use super::caller::Caller;
-use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
-use super::policy::{Gate, Views, mask};
-use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall};
-use super::sink::Reply;
-use super::state::SessionInner;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::{Gate, Views, mask};
+use crate::server::dispatch::era::{Served, decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving resources holds: the current [`ResourceSet`] (fixed, or swapped
 /// whole when a live server's resources change), and what rebuilt listings need.
@@ -79,7 +79,7 @@ impl Resources {
     }
 
     /// `resources`, with subscriptions, and with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed for
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the set is fixed for
     /// the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.resources =

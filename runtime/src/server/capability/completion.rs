@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | a known argument | its completer's values, cut to 100, with `total` and `hasMore` |
 //! | a known argument with no completer | no values |
-//! | an unknown prompt or template, or one the caller may not see ([`Access`](super::Access)) | -32602 `completion for unknown prompt 'x'; available prompts: [..]`, the same bytes either way (the list names only what the caller may see) |
+//! | an unknown prompt or template, or one the caller may not see ([`Access`](crate::server::Access)) | -32602 `completion for unknown prompt 'x'; available prompts: [..]`, the same bytes either way (the list names only what the caller may see) |
 //! | an argument the target does not take | -32602 `prompt 'x' has no argument 'y'. Accepted arguments: [..]` |
 //! | the completer panicked | -32603 `completion of argument 'y' of prompt 'x' failed: panicked: <message>` |
 
@@ -30,12 +30,12 @@ use crate::protocol::meta::{MetaParams, ModernResult};
 use crate::protocol::wire::{CompleteParams, CompleteResult, CompletionReference};
 use crate::protocol::{RpcError, code};
 
-use super::caller::Caller;
-use super::era::decode_params;
-use super::policy::Gate;
-use super::request::{Handler, Started, Stop};
-use super::sink::Reply;
-use super::state::SessionInner;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::Gate;
+use crate::server::dispatch::era::decode_params;
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
 
 /// Every completable target with its argument names, and the completers.
 #[derive(Default)]

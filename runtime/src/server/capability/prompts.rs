@@ -28,15 +28,15 @@ use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
 
-use super::caller::Caller;
-use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
-use super::policy::{Gate, Views, mask};
-use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall};
-use super::sink::Reply;
-use super::state::SessionInner;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::{Gate, Views, mask};
+use crate::server::dispatch::era::{decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving prompts holds: the current [`PromptSet`] (fixed, or swapped whole
 /// when a live server's prompts change), and what a rebuilt listing needs.
@@ -76,7 +76,7 @@ impl Prompts {
     }
 
     /// `prompts`, with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed while
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the set is fixed while
     /// serving.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.prompts = Some(ListChanged { list_changed: self.set.is_live() });

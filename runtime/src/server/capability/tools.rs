@@ -54,17 +54,17 @@ use crate::registry::ToolRegistry;
 use crate::state::StateMap;
 use crate::tool::{Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 
-use super::caller::Caller;
-use super::era::{decode_params, method_not_found};
-use super::exposure::{Approval, ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
-use super::policy::{Views, mask};
-use super::request::{Handler, Stop};
-use super::rounds::{Retry, Round, RoundCall};
-use super::sink::Reply;
-use super::state::SessionInner;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::exposure::{Approval, ApprovalRequest, Exposure, approved};
+use crate::server::access::policy::{Views, mask};
+use crate::server::dispatch::era::{decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
 /// a live server's tools change), and what a rebuilt listing needs.
@@ -129,7 +129,7 @@ impl Tools {
     }
 
     /// `tools`, with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the tool set is fixed
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the tool set is fixed
     /// for the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.tools = Some(ListChanged { list_changed: self.set.is_live() });
@@ -330,7 +330,7 @@ fn begin_round(
     session: &SessionInner,
     p: &CallToolParams<'_>,
     args: &RawValue,
-    sink: &Arc<dyn super::sink::Sink>,
+    sink: &Arc<dyn crate::server::dispatch::sink::Sink>,
 ) -> Result<RoundCall, RpcError> {
     let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
     let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };

@@ -15,15 +15,15 @@ use crate::context::Context;
 use crate::protocol::RpcError;
 use crate::protocol::resources::ListenParams;
 
-use super::caller::Caller;
-use super::era::{Served, decode_params, missing_envelope};
-use super::request::{Handler, Started, Stop};
-use super::resources::readable;
-use super::serving::Serving;
-use super::shared::Shared;
-use super::sink::Reply;
-use super::state::SessionInner;
 use super::subscriptions::{ListFlags, ListKind, Subscriber};
+use crate::server::access::caller::Caller;
+use crate::server::capability::resources::readable;
+use crate::server::dispatch::era::{Served, decode_params, missing_envelope};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
+use crate::server::serving::Serving;
+use crate::server::shared::Shared;
 
 /// Whether `subscriptions/listen` is served: when resources are (their updates), or when a
 /// list can change.

@@ -34,13 +34,14 @@ use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, RpcError};
 use crate::sync::lock;
 
-use super::caller::Caller;
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
-use super::resources;
-use super::serving::Serving;
 use super::sink::Reply;
 use super::state::{LegacyState, SessionInner};
-use super::{completion, listen, logging, prompts, tools};
+use crate::server::access::caller::Caller;
+use crate::server::capability::resources;
+use crate::server::capability::{completion, logging, prompts, tools};
+use crate::server::notify::listen;
+use crate::server::serving::Serving;
 
 /// Answer one request of `session` for `caller`, from what `serving` serves.
 pub(crate) fn request(

@@ -4,7 +4,7 @@
 //! A stdio process is one session; an HTTP server holds one per `Mcp-Session-Id` (legacy)
 //! and may use one for all its stateless (modern) traffic. The session owns the legacy
 //! handshake state, the table of calls in flight (so `notifications/cancelled` can find
-//! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
+//! them) and the pings it sent. Everything else is the [`Server`](crate::server::Server)'s.
 
 use std::sync::Arc;
 #[cfg(feature = "http")]
@@ -23,15 +23,15 @@ use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
 
-use super::caller::{Caller, Inline};
 use super::methods;
-use super::serving::Serving;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::state::SessionInner;
 #[cfg(feature = "http")]
 use super::state::{LegacyState, Settled};
-use super::subscriptions::{ListFlags, Subscriber};
 use super::talk::Answer;
+use crate::server::access::caller::{Caller, Inline};
+use crate::server::notify::subscriptions::{ListFlags, Subscriber};
+use crate::server::serving::Serving;
 
 /// One connection's state. Cheap to clone: clones share it.
 #[derive(Clone)]
@@ -132,7 +132,10 @@ impl Session {
     /// update (its state is in a shared session store, where another replica may change
     /// them). Call after [`set_notifier`](Self::set_notifier).
     #[cfg(feature = "http")]
-    pub(crate) fn recheck_subscriptions(&self, recheck: Arc<dyn super::subscriptions::Recheck>) {
+    pub(crate) fn recheck_subscriptions(
+        &self,
+        recheck: Arc<dyn crate::server::notify::subscriptions::Recheck>,
+    ) {
         if let Some(s) = self.inner.subscriber.get() {
             s.recheck_with(recheck);
         }
@@ -157,7 +160,7 @@ impl Session {
     }
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
-    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says,
+    /// taken already ([`Server::admit`](crate::server::Server::admit)), from callers `exposure` says,
     /// with its requests polled as `inline` says. `decoded` is the message as a `tools/call`
     /// when the transport has decoded it in one pass already (`envelope::decode_call`, to
     /// route it): it is served as `handle` would serve it, without decoding the message again.
@@ -165,7 +168,7 @@ impl Session {
     pub(crate) fn handle_admitted(
         &self,
         principal: &Arc<Principal>,
-        exposure: &Arc<super::exposure::Exposure>,
+        exposure: &Arc<crate::server::access::exposure::Exposure>,
         message: &str,
         decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,
@@ -460,7 +463,7 @@ mod tests {
     #[test]
     fn only_the_notifiers_calls_share_a_talk_back_handle() {
         let server =
-            super::super::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
+            crate::server::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
         let session = server.session();
         let sink = || -> Arc<dyn Sink> { Arc::new(|_: Outbound| {}) };
         let (output, post) = (sink(), sink());

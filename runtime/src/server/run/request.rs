@@ -17,7 +17,7 @@
 //! - the reply, in the request's era.
 //!
 //! How the interruptions read to the client is the capability's choice ([`Stop`] is handed
-//! to [`Handler::finish`]): for tools, a tool error (see [`tools`](super::tools)).
+//! to [`Handler::finish`]): for tools, a tool error (see [`tools`](crate::server::capability::tools)).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -36,13 +36,13 @@ use crate::race::{Either, first};
 use crate::sync::lock;
 use crate::tool::{ToolError, relief};
 
-use super::caller::{Caller, Inline};
-use super::era::not_initialized;
 use super::rounds::{RoundCall, drive};
 use super::running::RunningCall;
-use super::shared::Shared;
-use super::sink::{Reply, Sink};
-use super::state::SessionInner;
+use crate::server::access::caller::{Caller, Inline};
+use crate::server::dispatch::era::not_initialized;
+use crate::server::dispatch::sink::{Reply, Sink};
+use crate::server::dispatch::state::SessionInner;
+use crate::server::shared::Shared;
 
 /// User code, started: a boxed future borrowing the handler and the [`Context`].
 pub(crate) type Started<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -218,7 +218,8 @@ impl SessionInner {
             states: states.cloned(),
             // A legacy session made for this one request (stateless HTTP) can never be
             // answered: the client's answer would arrive on a fresh session.
-            cannot_ask: (!modern && self.asking.is_one_shot()).then_some(super::talk::ONE_SHOT),
+            cannot_ask: (!modern && self.asking.is_one_shot())
+                .then_some(crate::server::dispatch::talk::ONE_SHOT),
         });
         (ctx, progress, forward_to)
     }
@@ -538,7 +539,7 @@ impl ProgressChannel {
         let open = lock(&self.open);
         if *open {
             let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
-            super::sink::send_from_call(
+            crate::server::dispatch::sink::send_from_call(
                 &self.sink,
                 Outbound::notification("notifications/progress", &params),
             );

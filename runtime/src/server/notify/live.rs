@@ -3,9 +3,9 @@
 //! (`notifications/*/list_changed`). Module `listen` serves `subscriptions/listen`, the
 //! 2026-07-28 channel that carries those changes and resource updates.
 //!
-//! A server is live only when built so ([`ServerBuilder::live`](super::ServerBuilder::live)):
+//! A server is live only when built so ([`ServerBuilder::live`](crate::server::ServerBuilder::live)):
 //! it then advertises `listChanged: true` for each capability it serves, and the sets behind
-//! them are held in a [`Swap`](super::swap::Swap). A server that never changes keeps
+//! them are held in a [`Swap`](crate::server::capability::swap::Swap). A server that never changes keeps
 //! `listChanged: false`, its byte-exact answers, and reads its sets with no synchronisation.
 //!
 //! A change rebuilds that capability's set whole (registry and pre-serialised pages) outside
@@ -25,16 +25,16 @@ use crate::registry::{RegistryError, ToolRegistry};
 use crate::resource::{Resource, ResourceRegistryError, ResourceTemplate};
 use crate::tool::Tool;
 
-use super::engine::Server;
 use super::fanout::{ChangedList, Notice};
-use super::serving::Serving;
 use super::subscriptions::ListKind;
+use crate::server::engine::Server;
+use crate::server::serving::Serving;
 
 /// Why a live change was refused. Nothing changed, and nothing was sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LiveError {
-    /// The server was not built with [`ServerBuilder::live`](super::ServerBuilder::live).
+    /// The server was not built with [`ServerBuilder::live`](crate::server::ServerBuilder::live).
     #[error(
         "the server's {capability} cannot change while it serves: it was not built with ServerBuilder::live()"
     )]

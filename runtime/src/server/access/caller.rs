@@ -1,8 +1,8 @@
 //! Who the messages a transport hands a session are served for: a [`Caller`], made by the
 //! transport (HTTP names the authenticated principal of each request and its endpoint's
 //! exposure) or the server's own host caller (the principal the program fixed with
-//! [`ServerBuilder::host_principal`](super::ServerBuilder::host_principal), and the
-//! builder's exposure: stdio, [`Session::handle`](super::Session::handle)).
+//! [`ServerBuilder::host_principal`](crate::server::ServerBuilder::host_principal), and the
+//! builder's exposure: stdio, [`Session::handle`](crate::server::Session::handle)).
 //!
 //! The caller is a value that travels with the request: `Session::handle*` hands it to
 //! dispatch, dispatch to the method table and each capability's `request`, and those to the
