@@ -24,64 +24,83 @@
 //! in flight finishes on the tool it started with. The change is then announced
 //! (`notifications/*/list_changed`) to every initialized session that has a channel
 //! outside calls (stdout; an HTTP session's GET stream) and to every 2026-07-28
-//! `subscriptions/listen` that asked (module `live`).
+//! `subscriptions/listen` that asked (modules `live` and `listen`).
 //!
-//! - `options`: [`ServerOptions`].
-//! - `policy`: [`Access`] and [`Require`], who may see and call what; enforced by `tools`,
-//!   `prompts` and `resources` at list time and at call time.
-//! - `exposure`: [`Exposure`], the two profiles (trusted host, untrusted callers) and the
-//!   approval callback that fails closed.
-//! - `rate`: [`RateLimit`], a token bucket per principal, checked before each request.
-//! - `session`: [`Session`], the per-connection entry point; `caller`: who the request
-//!   being dispatched is served for (its [`Principal`]).
-//! - `methods`: the method table: the lifecycle methods, and one arm per capability.
-//! - `era`: which era a request is served in; the params and errors every method shares.
-//! - `tools`: the tools capability (`tools/list`, `tools/call` and its error contract).
-//! - `prompts`: the prompts capability (`prompts/list`, `prompts/get`).
-//! - `completion`: the completions capability (`completion/complete`), for prompts and
-//!   resource templates.
-//! - `request`: the one request path that runs user code (in-flight table, spawning, slot,
-//!   deadline, cancellation, panics, progress).
-//! - `listing`: pre-serialised list pages and their cursors, for any list method; a cursor
-//!   from a listing since replaced gets its own -32602.
-//! - `swap`: a capability's set, fixed or swapped whole when a live server changes.
-//! - `live`: [`Server::add_tool`] and the other changes, their notifications, and
-//!   `subscriptions/listen` (2026-07-28 resource updates and list changes).
-//! - `subscriptions`: who takes which notification sent outside any call.
-//! - `running`: the table of requests in flight.
-//! - `sink`: [`Sink`], replies and batches.
-//! - `talk`: what a legacy call sends the client and awaits (elicitation, sampling, roots,
-//!   pings), the session's log level and roots cache; `logging`: `logging/setLevel`;
-//! - `rounds`: a 2026-07-28 call's asks as `input_required` rounds, the body run again
-//!   with the answers; `request_state`: the sealed `requestState` those rounds carry;
-//!   `forward`: `tracing` events of a call forwarded to its client (opt-in).
+//! # Where things are
 //!
-//! Imports between these run one way, `methods → live → tools → request → era → session →
-//! sink → running`, with `listing` and `swap` beside `running` at the bottom; this module
-//! holds what they all share ([`Server`], `Shared`).
+//! - `engine`: [`Server`], the built engine every transport serves, and [`ServerBuilder`]
+//!   (`build` serialises everything once). `options`: [`ServerOptions`].
+//! - `serving`: what a server serves (each capability, built once) and its [`Fanout`]: read
+//!   only by the method table, `listen`, `live` and the [`Server`]. `shared`: what every
+//!   session shares and every request may read (options, lifecycle answers, the host
+//!   principal, access rules, limits, subscribers); it names no capability.
+//! - `access/`: who calls and what they may do. `caller`: the `Caller` each message is
+//!   served for (principal, exposure, whether the transport admitted it, how its requests
+//!   are polled), made by the transport or from the host and passed down as a parameter;
+//!   `policy`: [`Access`] and [`Require`], enforced by the capabilities at list and call
+//!   time; `rate`: [`RateLimit`], a token bucket per principal, checked before each request;
+//!   `exposure`: [`Exposure`], the two profiles and the approval callback that fails closed.
+//! - `dispatch/`: a session and the messages it is fed. `session`: [`Session`], the
+//!   per-connection entry point, which frames and dispatches; `state`: its state (the
+//!   handshake, the calls in flight, what it asked the client); `methods`: the method table,
+//!   the lifecycle methods and one arm per capability; `era`: which era a request is served
+//!   in, and the params and errors every method shares; `sink`: [`Sink`], replies and
+//!   batches; `talk`: what a legacy call sends the client and awaits (elicitation,
+//!   sampling, roots, pings), the log level and the roots cache.
+//! - `capability/`: one module per capability, `tools` (`tools/list`, `tools/call` and its
+//!   error contract), `resources`, `prompts`, `completion` (`completion/complete`, for
+//!   prompts and resource templates) and `logging` (`logging/setLevel`); with what they
+//!   share: `listing` (pre-serialised list pages and their cursors), `swap` (a capability's
+//!   set, fixed or swapped whole when a live server changes) and `output_check`.
+//! - `run/`: `request`, the one request path that runs user code (in-flight table,
+//!   spawning, slot, deadline, cancellation, panics, progress, and the `input_required`
+//!   rounds of every capability); `running`: the table of requests in flight; `rounds`: a
+//!   2026-07-28 call's asks as `input_required` rounds, the body run again with the answers;
+//!   `request_state`: the sealed `requestState` those rounds carry; `forward`: `tracing`
+//!   events of a call forwarded to its client (opt-in).
+//! - `notify/`: notifications outside any call. `subscriptions`: who takes which; `live`:
+//!   [`Server::add_tool`] and the other changes; `listen`: `subscriptions/listen`
+//!   (2026-07-28 resource updates and list changes); `fanout`: [`Fanout`], the replicas'
+//!   shared channel.
+//!
+//! Imports run one way, top to bottom: `live → engine → session → methods → listen and the
+//! capabilities → request → era → state → shared → caller`, with `serving` between `engine`
+//! and the capabilities, and `rounds`, `fanout`, `subscriptions`, `talk`, `sink`, `running`,
+//! `policy`, `rate`, `exposure` and `options` below what uses them (`python3
+//! scripts/layers.py` checks that nothing loops). Two rules keep it so:
+//!
+//! - **This module defines nothing**: it declares its children and re-exports what the
+//!   crate uses, so no child imports it (nor does a child import its folder's `mod.rs`).
+//! - **Who calls travels as a parameter**: the `Caller` is handed from `Session::handle*`
+//!   to the method table, each capability's `request` and the request path; no
+//!   thread-local carries it, or the poll mode a transport asks for.
 //!
 //! # Adding a capability (resources, prompts, …)
 //!
 //! 1. **Wire types** in `crate::protocol`: its params (`ListParams` serves every list) and
 //!    its result structs, `#[derive(Serialize)]` with borrowed fields.
-//! 2. **One module** beside `tools.rs`, say `resources.rs`, holding:
+//! 2. **One module** in `capability/` beside `tools.rs`, say `capability/resources.rs`,
+//!    holding:
 //!    - a struct built once from what the user registered (its registry and its
 //!      `Listing`s), with an `advertise` that fills its member of
 //!      `ServerCapabilities` (add the field in `protocol::lifecycle`);
 //!    - `impl Listed` for its items: the result key (`"resources"`,
 //!      `"resourceTemplates"`, `"prompts"`) and how one item is written;
 //!    - for a method that runs user code (`resources/read`, `prompts/get`), an
-//!      `impl Handler`: start the code with the `Context`, and turn its outcome (or the
-//!      `Stop` that interrupted it) into the result body. Then
-//!      `session.run(reply, meta, peer, modern, handler)` gives it the in-flight table,
-//!      cancellation, the deadline, panic catching and progress;
-//!    - `fn request(session, &Self, reply, method, params)`, answering its methods; each
-//!      starts with `decode_params` and `session.served(..)` (see `era`).
-//! 3. **One setter** on [`ServerBuilder`] and one `Option` field in `Shared`; `build`
-//!    constructs it and calls its `advertise`.
-//! 4. **One arm** in `methods.rs`: `"resources/list" | "resources/read" | …`, delegating to
-//!    the module, or -32601 when nothing was registered.
-//! 5. **Tests** in `tests.rs`, and the method table in `methods.rs`.
+//!      `impl Handler` (`run/request.rs`): start the code with the `Context`, turn its
+//!      outcome (or the `Stop` that interrupted it) into the result body, and, for a modern
+//!      request run in `input_required` rounds, hand over its `RoundCall` (`round`) and say
+//!      how a request past the round limit reads (`over_rounds`). Then
+//!      `session.run(reply, meta, peer, modern, handler, caller)` gives it the in-flight
+//!      table, cancellation, the deadline, panic catching, progress and the rounds;
+//!    - `fn request(session, &Self, reply, method, params, caller)`, answering its
+//!      methods; each starts with `decode_params` and `session.served(..)` (see
+//!      `dispatch/era.rs`), and asks the `Caller` what it may see (`caller.gate(..)`).
+//! 3. **One setter** on [`ServerBuilder`] (`engine.rs`) and one `Option` field in
+//!    `Serving` (`serving.rs`); `build` constructs it and calls its `advertise`.
+//! 4. **One arm** in `dispatch/methods.rs`: `"resources/list" | "resources/read" | …`,
+//!    delegating to the module, or -32601 when nothing was registered.
+//! 5. **Tests** in `tests.rs`, and the method table in `dispatch/methods.rs`.
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 

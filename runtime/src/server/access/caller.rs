@@ -61,7 +61,7 @@ impl<'a> Caller<'a> {
         policy::sees_everything(access.is_some(), self.principal, self.hides_approval())
     }
 
-    /// What this caller may see under `access` ([`policy`](super::policy)).
+    /// What this caller may see under `access` (module `policy`).
     pub(crate) fn gate(&self, access: Option<&Arc<Access>>) -> Gate {
         Gate::new(Arc::clone(self.principal), access.cloned(), self.hides_approval())
     }
