@@ -492,15 +492,13 @@ async fn execute<H: Handler>(
     let body = async {
         let run = async {
             let started = handler.start(&ctx);
-            let driven = async {
-                match handler.round() {
-                    None => Some(started.await),
-                    // `None` when the body stopped for input (see `answer`): boxed, as the
-                    // rarer case, so a request run in no round does not carry its state.
-                    Some(round) => Box::pin(drive(&round.round, started)).await,
-                }
+            let ran = match handler.round() {
+                None => crate::tool::run_async("", started).await.map(Some),
+                // `None` when the body stopped for input (see `answer`); boxed, as the rarer
+                // case, so a request run in no round does not carry its state.
+                Some(round) => crate::tool::run_async("", Box::pin(drive(&round.round, started))).await,
             };
-            crate::tool::run_async("", driven).await.map_err(|e| match e {
+            ran.map_err(|e| match e {
                 ToolError::Panicked { message, .. } => Stop::Panicked(message),
                 other => Stop::Panicked(other.to_string()),
             })
