@@ -462,10 +462,7 @@ mod tests {
     /// is never the one kept.
     #[test]
     fn only_the_notifiers_calls_share_a_talk_back_handle() {
-        let server = crate::server::engine::Server::new(
-            crate::ToolRegistry::new(),
-            crate::ServerOptions::new("t", "1"),
-        );
+        let server = crate::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
         let session = server.session();
         let sink = || -> Arc<dyn Sink> { Arc::new(|_: Outbound| {}) };
         let (output, post) = (sink(), sink());
