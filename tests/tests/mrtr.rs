@@ -477,6 +477,57 @@ async fn a_body_still_asking_after_the_round_limit_is_stopped_with_an_error() {
     );
 }
 
+/// A prompt that asks again and again, each time under a new key.
+#[toolwire::prompt]
+async fn insistent_prompt(ctx: &Context) -> Result<String, AskError> {
+    for i in 1..=100 {
+        let _: Answer = ctx.elicit_as(&format!("q{i}"), "Who is asking?").await?;
+    }
+    Ok("done".to_owned())
+}
+
+/// A resource that asks again and again, each time under a new key.
+#[toolwire::resource(uri = "test://insistent", name = "insistent", mime_type = "text/plain")]
+async fn insistent_resource(ctx: &Context) -> Result<String, AskError> {
+    for i in 1..=100 {
+        let _: Answer = ctx.elicit_as(&format!("q{i}"), "Who is reading?").await?;
+    }
+    Ok("done".to_owned())
+}
+
+/// The round limit is the request path's, for every capability: a prompt or a resource still
+/// asking past it is stopped, and reads as that capability's failure (a JSON-RPC error).
+#[tokio::test]
+async fn a_prompt_or_a_resource_still_asking_after_the_round_limit_is_stopped_with_its_error() {
+    let server = Server::builder(options().max_input_rounds(1))
+        .prompts(toolwire::prompts![insistent_prompt].expect("one prompt"))
+        .resources(toolwire::resources![insistent_resource].expect("one resource"))
+        .build();
+    let wire = Wire::new(&server);
+    let limit = "still asked the client for input after 1 rounds of input_required, the most this server allows (ServerOptions::max_input_rounds); it was stopped";
+    let cases = [
+        (
+            "prompts/get",
+            json!({"name": "insistent_prompt"}),
+            format!("prompt 'insistent_prompt' failed: {limit}"),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "test://insistent"}),
+            format!("resource 'test://insistent' could not be read: {limit}"),
+        ),
+    ];
+    for (n, (method, params, expected)) in (0..).zip(cases) {
+        let first = wire.call(10 * n + 1, method, params.clone(), elicits()).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let mut retry = params;
+        retry["inputResponses"] = json!({"q1": accept("x")});
+        retry["requestState"] = first["result"]["requestState"].clone();
+        let stopped = wire.call(10 * n + 2, method, retry, elicits()).await;
+        assert_eq!(error(&stopped), (-32603, expected), "{method}");
+    }
+}
+
 #[tokio::test]
 async fn missing_answers_are_asked_again_and_answers_not_asked_for_are_ignored() {
     let wire = Wire::new(&server(options()));

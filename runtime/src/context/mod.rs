@@ -411,7 +411,7 @@ impl ContextBuilder {
 mod tests {
     use super::*;
 
-    /// A server's call context under the host's token `parent`, as `server::request` makes it.
+    /// A server's call context under the host's token `parent`, as `server::run::request` makes it.
     fn under(parent: Option<CancellationToken>) -> Context {
         Context::for_call(CallParts {
             parent,

@@ -150,6 +150,11 @@ impl Wire {
         self.session.handle(line, &self.sink);
     }
 
+    /// [`send`](Self::send), each request polled first as `inline` says (as a transport asks).
+    fn send_polled(&self, line: &str, inline: super::Inline) {
+        self.session.handle_polled(line, &self.sink, inline);
+    }
+
     /// What was sent since the last call.
     fn take(&self) -> Vec<String> {
         std::mem::take(&mut *self.seen.lock().unwrap())
@@ -691,7 +696,7 @@ async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
     let f = fixture(options());
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
-    let inline = |line: &str| super::polling_inline(|| wire.send(line));
+    let inline = |line: &str| wire.send_polled(line, super::Inline::Reader);
 
     inline(&call(1, "echo", ""));
     assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered without yielding to the runtime");
@@ -717,7 +722,7 @@ async fn calls_polled_inline_answer_at_once_and_the_rest_are_spawned() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert!(f.dropped.load(Ordering::SeqCst), "the spawned call was aborted");
     assert!(wire.take().is_empty());
-    // Outside `polling_inline`, nothing changes: the call is a task.
+    // Not polled inline, nothing changes: the call is a task.
     wire.send(&call(5, "echo", ""));
     assert!(wire.take().is_empty());
     assert_eq!(wire.wait(1).await, [text_result(5, "{}", false)]);
@@ -742,7 +747,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     let f = fixture_of(options(), &tools);
     let wire = Wire::new(&f.server);
     wire.initialize("2025-11-25");
-    let in_handler = |line: &str| super::request::polling_in_handler(|| wire.send(line));
+    let in_handler = |line: &str| wire.send_polled(line, super::Inline::Handler);
     in_handler(&call(1, "echo", ""));
     assert_eq!(wire.take(), [text_result(1, "{}", false)], "answered in the handler's poll");
     assert_eq!(wire.session.in_flight(), 0);
@@ -752,7 +757,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     let got = wire.wait(1).await;
     assert!(got[0].starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"#), "{got:?}");
     assert!(!got[0].contains(&ran_here), "ran on the handler's thread: {got:?}");
-    // Outside `polling_in_handler`, a call on a multi-threaded runtime is a task.
+    // Not polled in the handler, a call on a multi-threaded runtime is a task.
     wire.send(&call(3, "echo", ""));
     assert_eq!(wire.wait(1).await, [text_result(3, "{}", false)]);
 
@@ -762,7 +767,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     let one_shot = Wire::new(&f.server);
     one_shot.initialize("2025-11-25");
     one_shot.session.inner.asking.set_one_shot();
-    super::request::polling_in_handler(|| one_shot.send(&call(4, "sync", "")));
+    one_shot.send_polled(&call(4, "sync", ""), super::Inline::Handler);
     let got = one_shot.take();
     assert_eq!(got.len(), 1, "answered in the handler's poll: {got:?}");
     assert!(got[0].contains(&ran_here), "ran on the handler's thread: {got:?}");
@@ -778,7 +783,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
         let one_shot = Wire::new(&f.server);
         one_shot.initialize("2025-11-25");
         one_shot.session.inner.asking.set_one_shot();
-        super::request::polling_in_handler(|| one_shot.send(&call(5, "sync", "")));
+        one_shot.send_polled(&call(5, "sync", ""), super::Inline::Handler);
         let got = one_shot.wait(1).await;
         assert!(!got[0].contains(&ran_here), "options {i}: ran on the handler's thread: {got:?}");
     }

@@ -200,10 +200,8 @@ async fn hand_over(
         _ => None,
     };
     // A call that completes on its first poll is answered in this poll (module
-    // `server::request`): its answer is in `rx` before `respond` awaits it.
-    crate::server::polling_in_handler(|| {
-        session.handle_admitted(principal.clone(), &endpoint.exposure, text, call, &sink);
-    });
+    // `server::run::request`): its answer is in `rx` before `respond` awaits it.
+    session.handle_admitted(principal, &endpoint.exposure, text, call, &sink, crate::server::Inline::Handler);
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.
     if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))

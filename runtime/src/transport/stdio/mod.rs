@@ -394,7 +394,7 @@ impl<D: output::Destination> Reader<D> {
                     if line.last() == Some(&b'\r') {
                         line.pop();
                     }
-                    crate::server::polling_inline(|| self.session.handle_bytes(&line, &self.sink));
+                    self.session.handle_bytes_polled(&line, &self.sink, crate::server::Inline::Reader);
                     continue;
                 }
                 Ok(Line::Oversized) => {

@@ -9,7 +9,7 @@
 //! | argument errors, cancellation, deadlines | the texts of `tools` | the same (they are toolwire's words, not the tool's internals) |
 //! | result size | unbounded | capped ([`Untrusted::max_result_bytes`]): a bigger result is the tool error `tool 'x' returned a result over the N-byte limit` |
 //!
-//! Stdio serves [`ServerBuilder::exposure`](super::ServerBuilder::exposure) (trusted host
+//! Stdio serves [`ServerBuilder::exposure`](crate::server::ServerBuilder::exposure) (trusted host
 //! unless the program says otherwise); a router a user mounts
 //! ([`mcp_router`](crate::http::mcp_router)) is told which, with no default.
 

@@ -7,7 +7,7 @@
 //!
 //! - the in-flight table: the request is entered under its id before it can complete, so
 //!   `notifications/cancelled` finds it, and a duplicate id is refused;
-//! - spawning onto the runtime (or, under [`polling_inline`] and [`polling_in_handler`], one
+//! - spawning onto the runtime (or, when the transport's [`Caller`] says so ([`Inline`]), one
 //!   poll on the transport's thread first);
 //! - the in-flight bound (a slot from the server's semaphore);
 //! - the host's cancellation, before dispatch and while running;
@@ -17,9 +17,8 @@
 //! - the reply, in the request's era.
 //!
 //! How the interruptions read to the client is the capability's choice ([`Stop`] is handed
-//! to [`Handler::finish`]): for tools, a tool error (see [`tools`](super::tools)).
+//! to [`Handler::finish`]): for tools, a tool error (see [`tools`](crate::server::capability::tools)).
 
-use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -37,76 +36,13 @@ use crate::race::{Either, first};
 use crate::sync::lock;
 use crate::tool::{ToolError, relief};
 
-use super::Shared;
-use super::era::not_initialized;
+use super::rounds::{RoundCall, drive};
 use super::running::RunningCall;
-use super::session::SessionInner;
-use super::sink::{Reply, Sink};
-
-thread_local! {
-    /// Where this thread is dispatching from, when a transport polls calls inline (see
-    /// [`polling_inline`] and [`polling_in_handler`]).
-    static POLL_INLINE: Cell<Inline> = const { Cell::new(Inline::No) };
-}
-
-/// Whether requests dispatched on this thread are polled once in place before they are
-/// spawned, and for whom.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Inline {
-    /// Every call is a task.
-    No,
-    /// A transport's own reader thread inside a current-thread runtime ([`polling_inline`]).
-    Reader,
-    /// An HTTP handler's poll, on any runtime ([`polling_in_handler`]).
-    Handler,
-}
-
-/// Run `dispatch` (which calls [`Session::handle`](super::Session::handle)) with each request
-/// it starts polled once right here, before it is spawned: a call that completes on its
-/// first poll (an async tool that does not wait) is answered without waking the runtime.
-///
-/// Only for a transport thread inside a current-thread runtime (the check is in the
-/// dispatch), where the runtime thread would otherwise be woken for every call; on a
-/// multi-threaded runtime every call is spawned, so compute-heavy calls still spread over
-/// the workers.
-pub(crate) fn polling_inline<R>(dispatch: impl FnOnce() -> R) -> R {
-    dispatching(Inline::Reader, dispatch)
-}
-
-/// Run `dispatch` from an HTTP handler with each request it starts polled once in the
-/// handler's own poll, on whatever runtime: a call that completes then (an async tool that
-/// does not wait) has its answer in the POST's outbox before the handler awaits it, with no
-/// task spawned and no wake-up between them. A call that waits is spawned as before.
-///
-/// A sync tool body runs in that poll too (in place, within the runtime workers' bound: see
-/// [`relief`]) only when nothing could answer for its call while it runs: the server has no
-/// deadline (for a call it bounds) and no host cancellation, and the call's session is one
-/// made for this request alone (stateless HTTP), which no `notifications/cancelled` can
-/// reach. Otherwise the body is held back from that poll (see [`relief::held_back`]) and
-/// runs in the spawned task: run in the handler, a body that ran long would hold up the
-/// handler itself, and with it the answer its deadline, its host or its client's
-/// cancellation is owed.
-// Only the HTTP transport calls it.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) fn polling_in_handler<R>(dispatch: impl FnOnce() -> R) -> R {
-    dispatching(Inline::Handler, dispatch)
-}
-
-fn dispatching<R>(inline: Inline, dispatch: impl FnOnce() -> R) -> R {
-    struct Reset(Inline);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            POLL_INLINE.with(|p| p.set(self.0));
-        }
-    }
-    let _reset = Reset(POLL_INLINE.with(|p| p.replace(inline)));
-    dispatch()
-}
-
-/// Where requests dispatched on this thread are polled first.
-fn polls_inline() -> Inline {
-    POLL_INLINE.with(Cell::get)
-}
+use crate::server::access::caller::{Caller, Inline};
+use crate::server::dispatch::era::not_initialized;
+use crate::server::dispatch::sink::{Reply, Sink};
+use crate::server::dispatch::state::SessionInner;
+use crate::server::shared::Shared;
 
 /// User code, started: a boxed future borrowing the handler and the [`Context`].
 pub(crate) type Started<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -133,14 +69,27 @@ pub(crate) trait Handler: Send + Sync + 'static {
         true
     }
 
-    /// The way back to the client for a modern request, when the capability runs it in
-    /// `input_required` rounds (module `rounds`); `None` by default. A legacy request
-    /// always talks back on its session.
-    fn talkback(&self) -> Option<Arc<dyn Talkback>> {
+    /// The `input_required` rounds a modern request runs in, when its capability runs it in
+    /// them (module `rounds`); `None` by default. The request path does the rest, once for
+    /// every capability: the round is the call's way back to its client (a legacy request
+    /// always talks back on its session), the body is stopped when it waits for an answer
+    /// the round does not hold, and the request is then answered `input_required` (or with
+    /// the client's unreadable answer's error, or [`over_rounds`](Self::over_rounds)).
+    fn round(&self) -> Option<&RoundCall> {
         None
     }
 
-    /// The result body for how it went: the user code's output, or why it did not finish.
+    /// The answer of a request whose body still asked the client for input past the most
+    /// rounds the server allows: `limit` says so, reported as the capability reports a
+    /// failure; `modern` is the `_meta` to complete the result with. A JSON-RPC internal
+    /// error by default.
+    fn over_rounds(&self, limit: String, modern: &RawValue) -> Result<String, RpcError> {
+        let _ = modern;
+        Err(RpcError::new(code::INTERNAL_ERROR, limit))
+    }
+
+    /// The result body for how it went: the user code's output, or why it did not finish
+    /// (a body stopped for input never gets here: see [`round`](Self::round)).
     /// `modern` is the `_meta` to complete a modern result with (see
     /// [`ModernResult`](crate::protocol::meta::ModernResult)); `None` for a legacy one.
     fn finish(
@@ -164,9 +113,9 @@ pub(crate) enum Stop {
 }
 
 impl SessionInner {
-    /// Run `handler` for the request `reply` answers, in the era `modern` says, for `peer`,
-    /// with progress when `meta` asks for it. Answers through `reply`, now (a refusal) or
-    /// when the code completes; never, when the client cancels.
+    /// Run `handler` for the request `reply` answers, in the era `modern` says, for `peer`
+    /// and `caller`, with progress when `meta` asks for it. Answers through `reply`, now (a
+    /// refusal) or when the code completes; never, when the client cancels.
     pub(crate) fn run<H: Handler>(
         &self,
         reply: Reply,
@@ -174,6 +123,7 @@ impl SessionInner {
         peer: Arc<PeerInfo>,
         modern: bool,
         handler: H,
+        caller: Caller<'_>,
     ) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return reply.error(RpcError::new(
@@ -182,9 +132,9 @@ impl SessionInner {
             ));
         };
         let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
-        let talkback = if modern { handler.talkback() } else { None };
+        let talkback = if modern { handler.round().map(RoundCall::talkback) } else { None };
         let (ctx, progress, forward_to) =
-            self.call_context(&reply, meta, peer, modern, talkback, handler.states());
+            self.call_context(&reply, meta, peer, modern, talkback, handler.states(), caller);
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -206,7 +156,7 @@ impl SessionInner {
             modern,
             reply: reply.tracked(self.running.clone()),
         };
-        let inline = polls_inline();
+        let inline = caller.inline;
         let poll_here = match inline {
             Inline::Reader => runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread,
             Inline::Handler => true,
@@ -231,6 +181,9 @@ impl SessionInner {
     /// The context is made here, not in the task, so the in-flight table can hold it: a
     /// client's cancellation cancels the call's token through it, and a call nobody cancels
     /// never makes one (the host's token is its parent, when there is one).
+    // Each part comes from a different place (the reply, the request, its era, its handler,
+    // its caller); kept apart so that this fn is not generic over the handler.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn call_context(
         &self,
@@ -240,6 +193,7 @@ impl SessionInner {
         modern: bool,
         talkback: Option<Arc<dyn Talkback>>,
         states: Option<&Arc<crate::state::StateMap>>,
+        caller: Caller<'_>,
     ) -> (Context, Option<Arc<ProgressChannel>>, Option<Arc<dyn Talkback>>) {
         let progress = meta
             .and_then(|m| m.progress_token)
@@ -258,20 +212,21 @@ impl SessionInner {
         let ctx = Context::for_call(CallParts {
             parent: options.cancellation.clone(),
             peer,
-            principal: super::caller::principal(&self.shared),
+            principal: Arc::clone(caller.principal),
             progress: progress.clone().map(|channel| Arc::new(move |p: Progress| channel.emit(&p)) as _),
             talk,
             states: states.cloned(),
             // A legacy session made for this one request (stateless HTTP) can never be
             // answered: the client's answer would arrive on a fresh session.
-            cannot_ask: (!modern && self.asking.is_one_shot()).then_some(super::talk::ONE_SHOT),
+            cannot_ask: (!modern && self.asking.is_one_shot())
+                .then_some(crate::server::dispatch::talk::ONE_SHOT),
         });
         (ctx, progress, forward_to)
     }
 
     /// Poll a request once on this thread; spawn it only if it is not done. The request is
     /// in the running table already, without an abort handle until it is spawned. With
-    /// `hold_back`, no sync body starts in that poll (see [`polling_in_handler`]).
+    /// `hold_back`, no sync body starts in that poll (see [`Inline::Handler`]).
     fn poll_then_spawn<H: Handler>(
         &self,
         runtime: &tokio::runtime::Handle,
@@ -371,7 +326,7 @@ impl<H: Handler> Job<H> {
             if let Some(p) = &progress {
                 p.close();
             }
-            match handler.finish(outcome, modern.then_some(&*shared.modern_meta)) {
+            match answer(&handler, outcome, modern.then_some(&*shared.modern_meta)) {
                 Ok(body) => reply.result_in(body),
                 Err(error) => reply.error(error),
             }
@@ -472,15 +427,44 @@ async fn rescue(
     }
 }
 
+/// The result body of a request `handler` ran, for how it went: `input_required` when its
+/// body stopped for input or asked for some while it ran (module `rounds`), else the
+/// handler's own [`finish`](Handler::finish).
+fn answer<H: Handler>(
+    handler: &H,
+    outcome: Result<Option<H::Output>, Stop>,
+    modern: Option<&RawValue>,
+) -> Result<String, RpcError> {
+    if let (Some(round), Some(meta), Ok(_)) = (handler.round(), modern, &outcome)
+        && round.stopped()
+    {
+        return match round.input_required(meta) {
+            Ok(body) => Ok(body),
+            Err(Err(error)) => Err(error),
+            Err(Ok(limit)) => handler.over_rounds(limit, meta),
+        };
+    }
+    match outcome {
+        Ok(Some(output)) => handler.finish(Ok(output), modern),
+        Err(stop) => handler.finish(Err(stop), modern),
+        // Only a round stops a body, and a stopped round is answered above.
+        Ok(None) => Err(RpcError::new(
+            code::INTERNAL_ERROR,
+            "internal error: the request stopped for input outside a round",
+        )),
+    }
+}
+
 /// Run `handler` under the server's rules: wait for a slot, honour the host's cancellation
-/// before and during the run, enforce the deadline, and catch a panic.
+/// before and during the run, enforce the deadline, and catch a panic. `Ok(None)`: the body
+/// stopped for input (module `rounds`).
 async fn execute<H: Handler>(
     handler: &H,
     ctx: Context,
     host: Option<&CancellationToken>,
     deadline: Option<Duration>,
     permits: Option<&Semaphore>,
-) -> Result<H::Output, Stop> {
+) -> Result<Option<H::Output>, Stop> {
     let _permit = match permits {
         // A free slot is taken at once, without the acquire future (the common case).
         Some(permits) if let Ok(permit) = permits.try_acquire() => Some(permit),
@@ -507,7 +491,14 @@ async fn execute<H: Handler>(
 
     let body = async {
         let run = async {
-            crate::tool::run_async("", handler.start(&ctx)).await.map_err(|e| match e {
+            let started = handler.start(&ctx);
+            let ran = match handler.round() {
+                None => crate::tool::run_async("", started).await.map(Some),
+                // `None` when the body stopped for input (see `answer`); boxed, as the rarer
+                // case, so a request run in no round does not carry its state.
+                Some(round) => crate::tool::run_async("", Box::pin(drive(&round.round, started))).await,
+            };
+            ran.map_err(|e| match e {
                 ToolError::Panicked { message, .. } => Stop::Panicked(message),
                 other => Stop::Panicked(other.to_string()),
             })
@@ -546,7 +537,7 @@ impl ProgressChannel {
         let open = lock(&self.open);
         if *open {
             let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
-            super::sink::send_from_call(
+            crate::server::dispatch::sink::send_from_call(
                 &self.sink,
                 Outbound::notification("notifications/progress", &params),
             );

@@ -10,7 +10,7 @@
 //! | the read returned `Err(e)` | -32603 `resource 'x' could not be read: <e>` |
 //! | the read panicked, was cancelled by the host, or hit the deadline | -32603 naming the URI and what happened |
 //! | `resources/subscribe` of a URI nothing serves | -32002, as for a read |
-//! | a read or a subscribe of a resource the caller may not read ([`Access`](super::Access)) | the same bytes as for a URI nothing serves |
+//! | a read or a subscribe of a resource the caller may not read ([`Access`](crate::server::Access)) | the same bytes as for a URI nothing serves |
 //! | a 2026-07-28 read asks the client something it has no answer for | `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`); a bad state on the retry is -32602 |
 
 use std::sync::Arc;
@@ -30,15 +30,15 @@ use crate::resource::{
     TemplateInfo,
 };
 
-use super::caller;
-use super::era::{Served, decode_params, method_not_found};
 use super::listing::{Listed, Listing};
-use super::policy::{Gate, Views, mask};
-use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
-use super::session::SessionInner;
-use super::sink::Reply;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::{Gate, Views, mask};
+use crate::server::dispatch::era::{Served, decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving resources holds: the current [`ResourceSet`] (fixed, or swapped
 /// whole when a live server's resources change), and what rebuilt listings need.
@@ -79,7 +79,7 @@ impl Resources {
     }
 
     /// `resources`, with subscriptions, and with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed for
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the set is fixed for
     /// the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.resources =
@@ -144,9 +144,10 @@ pub(crate) fn request(
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     let set = resources.set.load();
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(session.shared.access.as_ref());
     let view = |kind: bool| -> Option<Arc<Listing>> {
         if gate.open() {
             return None;
@@ -182,7 +183,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             };
         }
-        "resources/read" => return read(session, &set, reply, params, &gate),
+        "resources/read" => return read(session, &set, reply, params, &gate, caller),
         "resources/subscribe" | "resources/unsubscribe" => {
             return match subscribe(session, &set, method, params, &gate) {
                 Ok(()) => reply.result("{}"),
@@ -210,6 +211,7 @@ fn read(
     reply: Reply,
     params: Option<&RawValue>,
     gate: &Gate,
+    caller: Caller<'_>,
 ) {
     let p: UriParams<'_> = match decode_params("resources/read", params) {
         Ok(p) => p,
@@ -248,7 +250,14 @@ fn read(
         }
         false => None,
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, ReadCall { uri: p.uri.into_owned(), target, round });
+    session.run(
+        reply,
+        p.meta.as_ref(),
+        peer,
+        modern,
+        ReadCall { uri: p.uri.into_owned(), target, round },
+        caller,
+    );
 }
 
 /// What serves one read.
@@ -281,23 +290,19 @@ impl Handler for ReadCall {
     type Output = Result<Vec<ResourceContents>, ResourceError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        let read = match &self.target {
+        match &self.target {
             Target::Fixed(r) => r.read(ctx),
             Target::Template(t, vars) => t.read(&self.uri, vars, ctx),
-        };
-        match &self.round {
-            None => read,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, read)
-                    .await
-                    .unwrap_or_else(|| Err(ResourceError::failed("", "input required")))
-            }),
         }
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, _modern: &RawValue) -> Result<String, RpcError> {
+        let uri = PyStr(&self.uri);
+        Err(RpcError::new(code::INTERNAL_ERROR, format!("resource {uri} could not be read: {limit}")))
     }
 
     fn finish(
@@ -306,16 +311,6 @@ impl Handler for ReadCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let uri = PyStr(&self.uri);
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            return round.input_required(meta).map_err(|e| match e {
-                Ok(limit) => {
-                    RpcError::new(code::INTERNAL_ERROR, format!("resource {uri} could not be read: {limit}"))
-                }
-                Err(error) => error,
-            });
-        }
         let contents = match outcome {
             Ok(Ok(contents)) => contents,
             Ok(Err(e @ ResourceError::NotFound { .. })) => {

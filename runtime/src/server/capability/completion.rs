@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | a known argument | its completer's values, cut to 100, with `total` and `hasMore` |
 //! | a known argument with no completer | no values |
-//! | an unknown prompt or template, or one the caller may not see ([`Access`](super::Access)) | -32602 `completion for unknown prompt 'x'; available prompts: [..]`, the same bytes either way (the list names only what the caller may see) |
+//! | an unknown prompt or template, or one the caller may not see ([`Access`](crate::server::Access)) | -32602 `completion for unknown prompt 'x'; available prompts: [..]`, the same bytes either way (the list names only what the caller may see) |
 //! | an argument the target does not take | -32602 `prompt 'x' has no argument 'y'. Accepted arguments: [..]` |
 //! | the completer panicked | -32603 `completion of argument 'y' of prompt 'x' failed: panicked: <message>` |
 
@@ -30,12 +30,12 @@ use crate::protocol::meta::{MetaParams, ModernResult};
 use crate::protocol::wire::{CompleteParams, CompleteResult, CompletionReference};
 use crate::protocol::{RpcError, code};
 
-use super::caller;
-use super::era::decode_params;
-use super::policy::Gate;
-use super::request::{Handler, Started, Stop};
-use super::session::SessionInner;
-use super::sink::Reply;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::Gate;
+use crate::server::dispatch::era::decode_params;
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
 
 /// Every completable target with its argument names, and the completers.
 #[derive(Default)]
@@ -103,6 +103,7 @@ pub(crate) fn request(
     table: &CompletionTable,
     reply: Reply,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     let meta: MetaParams<'_> = match decode_params("completion/complete", params) {
         Ok(p) => p,
@@ -124,7 +125,7 @@ pub(crate) fn request(
         _ => return reply.error(RpcError::invalid_params("completion for an unknown kind of reference")),
     };
     // A target the caller may not see is answered as one that does not exist.
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(session.shared.access.as_ref());
     let Some(arguments) = table.targets.get(&target).filter(|_| visible(&target, &gate)) else {
         let (what, known) = match &target {
             CompletionRef::Prompt(n) => {
@@ -149,7 +150,8 @@ pub(crate) fn request(
     let completer = table.completers.get(&target, &argument).cloned();
     let mut request = CompletionRequest::new(argument, p.argument.value);
     request.context = p.context.map(|c| c.arguments).unwrap_or_default();
-    session.run(reply, meta.meta.as_ref(), peer, modern, CompleteCall { target, completer, request });
+    let call = CompleteCall { target, completer, request };
+    session.run(reply, meta.meta.as_ref(), peer, modern, call, caller);
 }
 
 fn described(target: &CompletionRef) -> String {

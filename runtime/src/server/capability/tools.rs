@@ -54,17 +54,17 @@ use crate::registry::ToolRegistry;
 use crate::state::StateMap;
 use crate::tool::{Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
 
-use super::caller;
-use super::era::{decode_params, method_not_found};
-use super::exposure::{Approval, ApprovalRequest, Exposure, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
-use super::policy::{Views, mask};
-use super::request::{Handler, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
-use super::session::SessionInner;
-use super::sink::Reply;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::exposure::{Approval, ApprovalRequest, Exposure, approved};
+use crate::server::access::policy::{Views, mask};
+use crate::server::dispatch::era::{decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
 /// a live server's tools change), and what a rebuilt listing needs.
@@ -129,7 +129,7 @@ impl Tools {
     }
 
     /// `tools`, with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the tool set is fixed
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the tool set is fixed
     /// for the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.tools = Some(ListChanged { list_changed: self.set.is_live() });
@@ -179,30 +179,32 @@ pub(crate) fn request(
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     match method {
         "tools/list" => {
             let set = tools.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
-            let view = view(session, tools, &set);
+            let view = view(session, tools, &set, caller);
             match view.as_deref().unwrap_or_else(|| set.listing(tools)).answer(session, method, params) {
                 Ok(page) => reply.result(page),
                 Err(error) => reply.error(error),
             }
         }
-        "tools/call" => call(session, tools, reply, params),
+        "tools/call" => call(session, tools, reply, params, caller),
         other => reply.error(method_not_found(other)),
     }
 }
 
 /// The listing of the tools the session's caller may see, when a policy hides some of them
 /// (module `policy`); `None` when it sees them all.
-fn view(session: &SessionInner, tools: &Tools, set: &ToolSet) -> Option<Arc<Listing>> {
-    if caller::sees_everything(&session.shared) {
+fn view(session: &SessionInner, tools: &Tools, set: &ToolSet, caller: Caller<'_>) -> Option<Arc<Listing>> {
+    let access = session.shared.access.as_ref();
+    if caller.sees_everything(access) {
         return None;
     }
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(access);
     let mask = mask(set.registry.iter(), |t| gate.tool(t.info()))?;
     Some(set.views.get(mask, || {
         let visible = set.registry.iter().map(|t| t.info()).filter(|i| gate.tool(i));
@@ -210,9 +212,9 @@ fn view(session: &SessionInner, tools: &Tools, set: &ToolSet) -> Option<Arc<List
     }))
 }
 
-fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
+fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>, caller: Caller<'_>) {
     match decode_params("tools/call", params) {
-        Ok(p) => call_decoded(session, tools, reply, p),
+        Ok(p) => call_decoded(session, tools, reply, p, caller),
         Err(e) => {
             tools.calls_seen.fetch_add(1, Ordering::Relaxed);
             reply.error(e)
@@ -222,7 +224,13 @@ fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&Raw
 
 /// Answer a `tools/call` whose params are decoded: by [`call`], or straight from the
 /// message by the session's one-pass decode of the common shape (`envelope::decode_call`).
-pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, p: CallToolParams<'_>) {
+pub(crate) fn call_decoded(
+    session: &SessionInner,
+    tools: &Tools,
+    reply: Reply,
+    p: CallToolParams<'_>,
+    caller: Caller<'_>,
+) {
     tools.calls_seen.fetch_add(1, Ordering::Relaxed);
     let (peer, modern) = match session.served(p.meta.as_ref()).and_then(|s| s.peer()) {
         Ok(served) => served,
@@ -232,7 +240,8 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
     let set = tools.set.load();
     // A tool the caller may not use is answered as one that does not exist (module `policy`).
     // (The gate is made only for a caller something is hidden from.)
-    let gate = (!caller::sees_everything(&session.shared)).then(|| caller::gate(&session.shared));
+    let access = session.shared.access.as_ref();
+    let gate = (!caller.sees_everything(access)).then(|| caller.gate(access));
     let Some(tool) =
         set.registry.get(&p.name).filter(|t| gate.as_ref().is_none_or(|g| g.tool(t.info()))).cloned()
     else {
@@ -272,7 +281,7 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
     let check = if tool.info().output_checked() { set.output_checks.get(&p.name).cloned() } else { None };
     drop(set);
-    let untrusted = caller::untrusted(&session.shared).then(|| caller::exposure(&session.shared));
+    let untrusted = caller.untrusted().then(|| Arc::clone(caller.exposure));
     // A modern call runs in `input_required` rounds (module `rounds`).
     let round = match modern {
         true => match begin_round(session, &p, &args, reply.route().sink()) {
@@ -282,7 +291,7 @@ pub(crate) fn call_decoded(session: &SessionInner, tools: &Tools, reply: Reply, 
         false => None,
     };
     let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false), round };
-    session.run(reply, p.meta.as_ref(), peer, modern, call);
+    session.run(reply, p.meta.as_ref(), peer, modern, call, caller);
 }
 
 /// -32021 when the client did not declare a capability the tool requires
@@ -321,7 +330,7 @@ fn begin_round(
     session: &SessionInner,
     p: &CallToolParams<'_>,
     args: &RawValue,
-    sink: &Arc<dyn super::sink::Sink>,
+    sink: &Arc<dyn crate::server::dispatch::sink::Sink>,
 ) -> Result<RoundCall, RpcError> {
     let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
     let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
@@ -377,23 +386,21 @@ impl Handler for ToolCall {
             }),
             _ => self.tool.call(&self.args, ctx),
         };
-        match &self.round {
-            None => call,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, call)
-                    .await
-                    .unwrap_or_else(|| Err(ToolError::failed("", "input required")))
-            }),
-        }
+        call
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
         self.states.as_ref()
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, modern: &RawValue) -> Result<String, RpcError> {
+        let outcome = Err(ToolError::failed(self.tool.info().name(), limit));
+        call_result_json(&outcome, Some(modern))
+            .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")))
     }
 
     fn finish(
@@ -402,19 +409,6 @@ impl Handler for ToolCall {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = self.tool.info().name();
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            match round.input_required(meta) {
-                Ok(body) => return Ok(body),
-                Err(Err(error)) => return Err(error),
-                Err(Ok(limit)) => {
-                    let outcome = Err(ToolError::failed(name, limit));
-                    return call_result_json(&outcome, modern)
-                        .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")));
-                }
-            }
-        }
         let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
         if let (Some(check), Ok(output)) = (&self.check, &outcome)
             && let Err(e) = check.check(self.tool.info(), output)

@@ -1,5 +1,5 @@
 //! Rate limits per principal: [`RateLimit`], given to
-//! [`ServerBuilder::rate_limit`](super::ServerBuilder::rate_limit). A token bucket per
+//! [`ServerBuilder::rate_limit`](crate::server::ServerBuilder::rate_limit). A token bucket per
 //! subject, kept as the generic cell rate algorithm (GCRA) keeps one: a single instant per
 //! subject, the time at which its bucket would be full again. Each request takes one cell; a
 //! principal over its limit is refused, and told when to retry, before any of its request
@@ -10,7 +10,7 @@
 //! | transport | a request over the limit |
 //! | --- | --- |
 //! | HTTP | 429, `Retry-After: <whole seconds, rounded up>`, a JSON-RPC error [`RATE_LIMITED`] |
-//! | stdio (and [`Session::handle`](super::Session::handle)) | the JSON-RPC error [`RATE_LIMITED`] with `data: {"retryAfterMs": …}` |
+//! | stdio (and [`Session::handle`](crate::server::Session::handle)) | the JSON-RPC error [`RATE_LIMITED`] with `data: {"retryAfterMs": …}` |
 //!
 //! Notifications and responses are never limited: only requests are counted.
 

@@ -28,15 +28,15 @@ use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
 
-use super::caller;
-use super::era::{decode_params, method_not_found};
 use super::listing::{Listed, Listing};
-use super::policy::{Gate, Views, mask};
-use super::request::{Handler, Started, Stop};
-use super::rounds::{Retry, Round, RoundCall, drive};
-use super::session::SessionInner;
-use super::sink::Reply;
 use super::swap::Swap;
+use crate::server::access::caller::Caller;
+use crate::server::access::policy::{Gate, Views, mask};
+use crate::server::dispatch::era::{decode_params, method_not_found};
+use crate::server::dispatch::sink::Reply;
+use crate::server::dispatch::state::SessionInner;
+use crate::server::run::request::{Handler, Started, Stop};
+use crate::server::run::rounds::{Retry, Round, RoundCall};
 
 /// What a server serving prompts holds: the current [`PromptSet`] (fixed, or swapped whole
 /// when a live server's prompts change), and what a rebuilt listing needs.
@@ -76,7 +76,7 @@ impl Prompts {
     }
 
     /// `prompts`, with `listChanged` when the server is live (see
-    /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed while
+    /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the set is fixed while
     /// serving.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         capabilities.prompts = Some(ListChanged { list_changed: self.set.is_live() });
@@ -121,30 +121,37 @@ pub(crate) fn request(
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
+    caller: Caller<'_>,
 ) {
     match method {
         "prompts/list" => {
             let set = prompts.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
-            let view = view(session, prompts, &set);
+            let view = view(session, prompts, &set, caller);
             match view.as_deref().unwrap_or(&set.listing).answer(session, method, params) {
                 Ok(page) => reply.result(page),
                 Err(error) => reply.error(error),
             }
         }
-        "prompts/get" => get(session, &prompts.set.load(), reply, params),
+        "prompts/get" => get(session, &prompts.set.load(), reply, params, caller),
         other => reply.error(method_not_found(other)),
     }
 }
 
 /// The listing of the prompts the session's caller may see, when a policy hides some of
 /// them (module `policy`); `None` when it sees them all.
-fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option<Arc<Listing>> {
-    if caller::sees_everything(&session.shared) {
+fn view(
+    session: &SessionInner,
+    served: &Prompts,
+    prompts: &PromptSet,
+    caller: Caller<'_>,
+) -> Option<Arc<Listing>> {
+    let access = session.shared.access.as_ref();
+    if caller.sees_everything(access) {
         return None;
     }
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(access);
     let mask = mask(prompts.registry.iter(), |x| gate.prompt(&x.info().name))?;
     Some(prompts.views.get(mask, || {
         let visible = prompts.registry.iter().map(|x| x.info()).filter(|i| gate.prompt(&i.name));
@@ -152,7 +159,13 @@ fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option
     }))
 }
 
-fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {
+fn get(
+    session: &SessionInner,
+    prompts: &PromptSet,
+    reply: Reply,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
     let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
@@ -161,7 +174,7 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         Ok(served) => served,
         Err(e) => return reply.error(e),
     };
-    let gate = caller::gate(&session.shared);
+    let gate = caller.gate(session.shared.access.as_ref());
     let Some(prompt) = prompts.registry.get(&p.name).filter(|_| gate.open() || gate.prompt(&p.name)).cloned()
     else {
         return reply.error(prompts.unknown(&p.name, "", &gate));
@@ -184,7 +197,7 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
         }
         false => None,
     };
-    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args, round });
+    session.run(reply, p.meta.as_ref(), peer, modern, PromptGet { prompt, args, round }, caller);
 }
 
 /// One `prompts/get`: the prompt and its checked arguments.
@@ -199,20 +212,16 @@ impl Handler for PromptGet {
     type Output = Result<GetPromptResult, PromptError>;
 
     fn start<'a>(&'a self, ctx: &'a Context) -> Started<'a, Self::Output> {
-        let get = self.prompt.get(&self.args, ctx);
-        match &self.round {
-            None => get,
-            // Stopped for input, the body's outcome is never read (see `finish`).
-            Some(round) => Box::pin(async move {
-                drive(&round.round, get)
-                    .await
-                    .unwrap_or_else(|| Err(PromptError::failed("", "input required")))
-            }),
-        }
+        self.prompt.get(&self.args, ctx)
     }
 
-    fn talkback(&self) -> Option<Arc<dyn crate::context::Talkback>> {
-        self.round.as_ref().map(RoundCall::talkback)
+    fn round(&self) -> Option<&RoundCall> {
+        self.round.as_ref()
+    }
+
+    fn over_rounds(&self, limit: String, _modern: &RawValue) -> Result<String, RpcError> {
+        let name = PyStr(&self.prompt.info().name);
+        Err(RpcError::new(code::INTERNAL_ERROR, format!("prompt {name} failed: {limit}")))
     }
 
     fn finish(
@@ -221,14 +230,6 @@ impl Handler for PromptGet {
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
         let name = PyStr(&self.prompt.info().name);
-        if let (Some(round), Some(meta), Ok(_)) = (&self.round, modern, &outcome)
-            && round.stopped()
-        {
-            return round.input_required(meta).map_err(|e| match e {
-                Ok(limit) => RpcError::new(code::INTERNAL_ERROR, format!("prompt {name} failed: {limit}")),
-                Err(error) => error,
-            });
-        }
         let result = match outcome {
             Ok(Ok(result)) => result,
             Ok(Err(PromptError::Arguments(e))) => return Err(RpcError::invalid_params(e.to_string())),

@@ -2,7 +2,7 @@
 //!
 //! Whoever removes a request's entry decides its fate: its completion (the reply may be
 //! sent), a client's `notifications/cancelled` or the drain at shutdown (it is dropped and
-//! never answers). The session owns the table; a tracked [`Reply`](super::sink::Reply)
+//! never answers). The session owns the table; a tracked [`Reply`](crate::server::dispatch::sink::Reply)
 //! consults it.
 //!
 //! The table is looked at three times per call (the duplicate check with the insert, the

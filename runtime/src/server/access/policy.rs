@@ -1,5 +1,5 @@
 //! Who may see and call what: [`Access`], rules on the caller's [`Principal`] per tool,
-//! resource and prompt, given to [`ServerBuilder::authorize`](super::ServerBuilder::authorize).
+//! resource and prompt, given to [`ServerBuilder::authorize`](crate::server::ServerBuilder::authorize).
 //!
 //! A rule is enforced twice, at list time and at call time, and the two agree:
 //!
@@ -15,7 +15,7 @@
 //! principal, unless [`Access::deny_unlisted`] closes them. A tool that declares scopes
 //! (`#[tool(scopes = ["files:write"])]`, [`Declarations::scopes`](crate::tool::Declarations))
 //! needs them too, on top of its rule; a server whose tools declare scopes enforces them even
-//! without [`ServerBuilder::authorize`](super::ServerBuilder::authorize).
+//! without [`ServerBuilder::authorize`](crate::server::ServerBuilder::authorize).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

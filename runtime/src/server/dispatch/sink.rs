@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
 use crate::sync::lock;
 
-use super::running::Running;
+use crate::server::run::running::Running;
 
 /// Where a session's outbound messages go: the transport's writer.
 ///

@@ -1,5 +1,5 @@
 //! Who wants which notifications sent outside any call: the server-wide table that
-//! [`Server::notify_resource_updated`](super::Server::notify_resource_updated) and a live
+//! [`Server::notify_resource_updated`](crate::server::Server::notify_resource_updated) and a live
 //! registry's changes fan out over.
 //!
 //! A [`Subscriber`] is one channel's wish list: a legacy session's (sent on the session's
@@ -39,7 +39,7 @@ use crate::json::json_string;
 use crate::protocol::Outbound;
 use crate::sync::lock;
 
-use super::sink::Sink;
+use crate::server::dispatch::sink::Sink;
 
 /// A list whose changes are notified.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

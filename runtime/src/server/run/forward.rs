@@ -1,5 +1,5 @@
 //! Forwarding `tracing` events a tool emits during a call to the client that made it, as
-//! `notifications/message` (opt-in: [`ServerOptions::forward_tracing`](super::ServerOptions::forward_tracing)).
+//! `notifications/message` (opt-in: [`ServerOptions::forward_tracing`](crate::server::ServerOptions::forward_tracing)).
 //!
 //! Each call's future is polled with a [`Forward`] dispatcher as the thread's default: it
 //! hands every span and event on to the dispatcher that was the default when the server

@@ -27,8 +27,8 @@ use serde_json::value::RawValue;
 use crate::protocol::lifecycle::cache_hints;
 use crate::protocol::meta::ListParams;
 
-use super::era::decode_params;
-use super::session::SessionInner;
+use crate::server::dispatch::era::decode_params;
+use crate::server::dispatch::state::SessionInner;
 
 /// One item a list method lists.
 pub(crate) trait Listed {

@@ -34,9 +34,9 @@ use crate::protocol::wire::{INPUT_REQUIRED, InputRequest, InputRequests, InputRe
 use crate::protocol::{ClientCapabilities, LoggingLevel, Outbound, RpcError};
 use crate::sync::lock;
 
-use super::options::ServerOptions;
 use super::request_state::{self, Binding};
-use super::sink::Sink;
+use crate::server::dispatch::sink::Sink;
+use crate::server::options::ServerOptions;
 
 /// One modern call's way back to its client: the answers it has, and what it asked for
 /// that it has not.
@@ -103,7 +103,7 @@ impl Talkback for Round {
 
     fn notify(&self, method: &str, params: String) {
         if let Some((_, sink)) = &self.log {
-            super::sink::send_from_call(sink, Outbound::notification(method, &params));
+            crate::server::dispatch::sink::send_from_call(sink, Outbound::notification(method, &params));
         }
     }
 

@@ -1,11 +1,11 @@
 //! Registries that change while serving: adding and removing tools, resources (and
 //! templates) and prompts on a running [`Server`], and telling every session so
-//! (`notifications/*/list_changed`); and `subscriptions/listen`, the 2026-07-28 channel that
-//! carries those changes and resource updates.
+//! (`notifications/*/list_changed`). Module `listen` serves `subscriptions/listen`, the
+//! 2026-07-28 channel that carries those changes and resource updates.
 //!
-//! A server is live only when built so ([`ServerBuilder::live`](super::ServerBuilder::live)):
+//! A server is live only when built so ([`ServerBuilder::live`](crate::server::ServerBuilder::live)):
 //! it then advertises `listChanged: true` for each capability it serves, and the sets behind
-//! them are held in a [`Swap`](super::swap::Swap). A server that never changes keeps
+//! them are held in a [`Swap`](crate::server::capability::swap::Swap). A server that never changes keeps
 //! `listChanged: false`, its byte-exact answers, and reads its sets with no synchronisation.
 //!
 //! A change rebuilds that capability's set whole (registry and pre-serialised pages) outside
@@ -17,36 +17,24 @@
 //! - in 2026-07-28, on each open `subscriptions/listen` whose filter asked for that list
 //!   (`toolsListChanged`, `resourcesListChanged`, `promptsListChanged`), with its
 //!   subscription id.
-//!
-//! | `subscriptions/listen` | the answer |
-//! | --- | --- |
-//! | a modern request | `notifications/subscriptions/acknowledged` first, naming what is granted (the list-changed flags of the lists that can change, the `resourceSubscriptions` this server serves), then each notification for them, all with its `subscriptionId`; the request stays open until the client cancels it |
-//! | a legacy request | -32602, as for any modern-only method without its envelope |
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
-
-use crate::context::Context;
 use crate::prompt::{Prompt, PromptRegistryError};
-use crate::protocol::RpcError;
-use crate::protocol::resources::ListenParams;
 use crate::registry::{RegistryError, ToolRegistry};
 use crate::resource::{Resource, ResourceRegistryError, ResourceTemplate};
 use crate::tool::Tool;
 
-use super::era::{Served, decode_params, missing_envelope};
-use super::request::{Handler, Started, Stop};
-use super::session::SessionInner;
-use super::sink::Reply;
-use super::subscriptions::{ListFlags, ListKind, Subscriber};
-use super::{Server, Shared};
+use super::fanout::{ChangedList, Notice};
+use super::subscriptions::ListKind;
+use crate::server::engine::Server;
+use crate::server::serving::Serving;
 
 /// Why a live change was refused. Nothing changed, and nothing was sent.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LiveError {
-    /// The server was not built with [`ServerBuilder::live`](super::ServerBuilder::live).
+    /// The server was not built with [`ServerBuilder::live`](crate::server::ServerBuilder::live).
     #[error(
         "the server's {capability} cannot change while it serves: it was not built with ServerBuilder::live()"
     )]
@@ -77,8 +65,8 @@ pub enum LiveError {
 /// Apply `change` to a capability's set through its swap; on a change, notify `kind`.
 macro_rules! change {
     ($server:expr, $field:ident, $capability:literal, $kind:expr, |$cap:ident, $old:ident| $body:expr) => {{
-        let shared: &Shared = &$server.shared;
-        let Some($cap) = &shared.$field else {
+        let serving: &Serving = &$server.serving;
+        let Some($cap) = &serving.$field else {
             return Err(LiveError::NotServed { capability: $capability });
         };
         match $cap.set.update(|$old| $body) {
@@ -86,10 +74,7 @@ macro_rules! change {
             Some(Err(e)) => Err(e),
             Some(Ok(changed)) => {
                 if changed {
-                    let sent = super::fanout::raise(
-                        shared,
-                        super::Notice::ListChanged(super::ChangedList::of($kind)),
-                    );
+                    let sent = serving.raise(Notice::ListChanged(ChangedList::of($kind)));
                     tracing::debug!(capability = $capability, sessions = sent, "list changed; notified");
                 }
                 Ok(changed)
@@ -210,112 +195,5 @@ impl Server {
             let mut registry = old.registry.clone();
             Ok::<_, LiveError>(registry.remove(name).map(|_| prompts.next(registry, old)))
         })
-    }
-}
-
-/// Whether `subscriptions/listen` is served: when resources are (their updates), or when a
-/// list can change.
-pub(crate) fn listens(shared: &Shared) -> bool {
-    shared.resources.is_some() || shared.live
-}
-
-/// Answer `subscriptions/listen`.
-pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawValue>) {
-    let p: ListenParams<'_> = match decode_params("subscriptions/listen", params) {
-        Ok(p) => p,
-        Err(e) => return reply.error(e),
-    };
-    let (peer, modern) = match session.served(p.meta.as_ref()).and_then(Served::peer) {
-        Ok(served) => served,
-        Err(e) => return reply.error(e),
-    };
-    if !modern {
-        return reply.error(missing_envelope("subscriptions/listen"));
-    }
-    let Some(id) = reply.id().map(|id| id.to_json()) else {
-        return reply.error(missing_envelope("subscriptions/listen"));
-    };
-    let shared = &session.shared;
-    let filter = p.notifications;
-    // Only a list that can change is granted, and only URIs this server serves and the
-    // caller may read are acknowledged (and so watched).
-    let can_change = |served: bool| served && shared.live;
-    let mut lists = ListFlags::default();
-    let mut ack = Vec::new();
-    for (asked, served, kind, key) in [
-        (filter.tools_list_changed, shared.tools.is_some(), ListKind::Tools, "toolsListChanged"),
-        (filter.prompts_list_changed, shared.prompts.is_some(), ListKind::Prompts, "promptsListChanged"),
-        (
-            filter.resources_list_changed,
-            shared.resources.is_some(),
-            ListKind::Resources,
-            "resourcesListChanged",
-        ),
-    ] {
-        if asked && can_change(served) {
-            lists = lists.with(kind);
-            ack.push(format!("\"{key}\":true"));
-        }
-    }
-    let uris: Vec<String> = match &shared.resources {
-        Some(resources) => {
-            let set = resources.set.load();
-            // What the caller may not read is not granted, as if nothing served it.
-            let gate = super::caller::gate(shared);
-            filter
-                .resource_subscriptions
-                .into_iter()
-                .filter(|u| super::resources::readable(&set.registry, u, &gate))
-                .collect()
-        }
-        None => Vec::new(),
-    };
-    if shared.resources.is_some() {
-        ack.push(format!("\"resourceSubscriptions\":{}", serde_json::to_string(&uris).unwrap_or_default()));
-    }
-    let subscriber = Subscriber::new(reply.route().sink().clone(), Some(id.clone()), lists, true);
-    for uri in &uris {
-        subscriber.subscribe(uri);
-    }
-    let ack = format!("\"notifications\":{{{}}}", ack.join(","));
-    let call = ListenCall { subscriber, ack, id, shared: shared.clone() };
-    session.run(reply, p.meta.as_ref(), peer, modern, call);
-}
-
-/// One open `subscriptions/listen`: its subscriber lives as long as the request.
-struct ListenCall {
-    subscriber: Arc<Subscriber>,
-    /// The acknowledged filter, as members of the acknowledgment's params.
-    ack: String,
-    /// The request id, raw JSON.
-    id: String,
-    shared: Arc<Shared>,
-}
-
-impl Handler for ListenCall {
-    type Output = ();
-
-    /// A listen lives until the client ends it: no slot, no deadline.
-    fn bounded(&self) -> bool {
-        false
-    }
-
-    fn start<'a>(&'a self, _ctx: &'a Context) -> Started<'a, ()> {
-        Box::pin(async move {
-            // Tracked first, then acknowledged: the acknowledgment is the first message, and
-            // every change after it is announced (`Subscriber::acknowledge`).
-            self.shared.subscriptions.add(&self.subscriber);
-            self.subscriber.acknowledge(&self.ack);
-            // Until the client ends it, or the server ends every listen (a drain).
-            self.shared.subscriptions.listens_ended().await;
-        })
-    }
-
-    /// The server ended the subscription (shutdown, deadline): a graceful closure.
-    fn finish(&self, _outcome: Result<(), Stop>, _modern: Option<&RawValue>) -> Result<String, RpcError> {
-        Ok(format!(
-            "{{\"resultType\":\"complete\",\"_meta\":{{\"io.modelcontextprotocol/subscriptionId\":{}}}}}",
-            self.id
-        ))
     }
 }

@@ -1,5 +1,5 @@
 //! [`Fanout`]: how notifications sent outside any call reach the subscribers of other
-//! replicas. A server given one ([`ServerBuilder::fanout`](super::ServerBuilder::fanout))
+//! replicas. A server given one ([`ServerBuilder::fanout`](crate::server::ServerBuilder::fanout))
 //! publishes on it each [`Notice`] it raises ([`Server::notify_resource_updated`], and the
 //! `notifications/*/list_changed` of a live server's changes), and delivers what the other
 //! replicas publish to its own subscribers through the [`Delivery`] it hands the fan-out.
@@ -8,12 +8,12 @@
 //! is always delivered here first, synchronously; the fan-out carries it to the others, and
 //! must not hand a replica back what it published itself.
 //!
-//! [`Server::notify_resource_updated`]: super::Server::notify_resource_updated
+//! [`Server::notify_resource_updated`]: crate::server::Server::notify_resource_updated
 
 use std::sync::{Arc, Weak};
 
-use super::Shared;
 use super::subscriptions::ListKind;
+use crate::server::shared::Shared;
 
 /// A notification raised on one replica, for every replica's subscribers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,18 +150,8 @@ impl Delivery {
 /// `notice` to this process's subscribers.
 pub(crate) fn deliver_here(shared: &Shared, notice: &Notice) -> usize {
     match notice {
-        Notice::ResourceUpdated { uri } if shared.resources.is_some() => shared.subscriptions.updated(uri),
+        Notice::ResourceUpdated { uri } if shared.serves_resources => shared.subscriptions.updated(uri),
         Notice::ResourceUpdated { .. } => 0,
         Notice::ListChanged(list) => shared.subscriptions.list_changed(list.kind()),
     }
-}
-
-/// `notice` to this process's subscribers, then to the other replicas; how many were sent
-/// here.
-pub(crate) fn raise(shared: &Shared, notice: Notice) -> usize {
-    let sent = deliver_here(shared, &notice);
-    if let Some(fanout) = &shared.fanout {
-        fanout.publish(&notice);
-    }
-    sent
 }

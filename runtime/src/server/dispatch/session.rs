@@ -4,30 +4,41 @@
 //! A stdio process is one session; an HTTP server holds one per `Mcp-Session-Id` (legacy)
 //! and may use one for all its stateless (modern) traffic. The session owns the legacy
 //! handshake state, the table of calls in flight (so `notifications/cancelled` can find
-//! them) and the pings it sent. Everything else is the [`Server`](super::Server)'s.
+//! them) and the pings it sent. Everything else is the [`Server`](crate::server::Server)'s.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
+#[cfg(feature = "http")]
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::value::RawValue;
 
+#[cfg(feature = "http")]
 use crate::context::PeerInfo;
 use crate::principal::Principal;
+#[cfg(feature = "http")]
+use crate::protocol::ClientCapabilities;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
-use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
+use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
 
-use super::running::Running;
+use super::methods;
 use super::sink::{BatchCollector, Reply, Route, Sink};
-use super::subscriptions::{ListFlags, Subscriber};
-use super::talk::{Answer, Asking, CallTalk};
-use super::{PingError, Shared};
+use super::state::SessionInner;
+#[cfg(feature = "http")]
+use super::state::{LegacyState, Settled};
+use super::talk::Answer;
+use crate::server::access::caller::{Caller, Inline};
+use crate::server::notify::subscriptions::{ListFlags, Subscriber};
+use crate::server::serving::Serving;
 
 /// One connection's state. Cheap to clone: clones share it.
 #[derive(Clone)]
 pub struct Session {
     pub(crate) inner: Arc<SessionInner>,
+    /// What the server serves: the method table dispatches into it.
+    serving: Arc<Serving>,
 }
 
 impl std::fmt::Debug for Session {
@@ -37,49 +48,6 @@ impl std::fmt::Debug for Session {
             .field("in_flight", &self.in_flight())
             .finish_non_exhaustive()
     }
-}
-
-pub(crate) struct SessionInner {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) legacy: Mutex<Option<LegacyState>>,
-    pub(crate) running: Arc<Running>,
-    /// The requests sent to the client and awaited (pings, elicitation, sampling, roots),
-    /// the log level and the roots cache.
-    pub(crate) asking: Arc<Asking>,
-    /// This session's legacy subscriber (its `resources/subscribe`s, and the list changes
-    /// it takes), made when the transport gives it a notifier.
-    pub(crate) subscriber: OnceLock<Arc<Subscriber>>,
-    /// The talk-back handle of the legacy calls whose sink is the session's notifier itself
-    /// (stdio's one output, which lives as long as the session): made once, not per call.
-    /// Each call of an HTTP POST gets its own: a kept one would hold the POST's answer open.
-    call_talk: OnceLock<Arc<CallTalk>>,
-}
-
-/// What the `initialize` handshake settled.
-#[derive(Debug, Clone)]
-pub(crate) struct LegacyState {
-    pub(crate) version: ProtocolVersion,
-    /// Shared with every call's [`Context`](crate::Context): a call clones the `Arc`, not
-    /// the client's name and version.
-    pub(crate) client: Arc<PeerInfo>,
-    /// What the client said it can be asked for.
-    pub(crate) capabilities: ClientCapabilities,
-    /// `notifications/initialized` arrived.
-    pub(crate) initialized: bool,
-}
-
-/// A legacy session's handshake, log level and subscriptions, as a shared session store
-/// keeps them.
-#[cfg(feature = "http")]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Settled {
-    pub(crate) version: ProtocolVersion,
-    pub(crate) client: PeerInfo,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) level: crate::protocol::LoggingLevel,
-    pub(crate) initialized: bool,
-    /// The URIs it sent `resources/subscribe` for (and did not unsubscribe).
-    pub(crate) subscriptions: std::collections::BTreeSet<String>,
 }
 
 /// The client of a session made for one request (stateless HTTP): nobody known, speaking
@@ -97,23 +65,15 @@ fn unknown_client(version: ProtocolVersion) -> Arc<PeerInfo> {
 }
 
 impl Session {
-    pub(crate) fn new(shared: Arc<Shared>) -> Session {
-        Session {
-            inner: Arc::new(SessionInner {
-                shared,
-                legacy: Mutex::new(None),
-                running: Arc::new(Running::default()),
-                asking: Arc::new(Asking::default()),
-                subscriber: OnceLock::new(),
-                call_talk: OnceLock::new(),
-            }),
-        }
+    pub(crate) fn new(serving: Arc<Serving>) -> Session {
+        let inner = Arc::new(SessionInner::new(Arc::clone(&serving.shared)));
+        Session { inner, serving }
     }
 
     /// A session whose legacy handshake is settled at `version`, with an unknown client.
     #[cfg(feature = "http")]
-    pub(crate) fn already_initialized(shared: Arc<Shared>, version: ProtocolVersion) -> Session {
-        let session = Session::new(shared);
+    pub(crate) fn already_initialized(serving: Arc<Serving>, version: ProtocolVersion) -> Session {
+        let session = Session::new(serving);
         let client = unknown_client(version);
         let capabilities = ClientCapabilities::default();
         *lock(&session.inner.legacy) = Some(LegacyState { version, client, capabilities, initialized: true });
@@ -124,8 +84,8 @@ impl Session {
     /// A legacy session re-made from what its handshake settled on another replica (a
     /// shared session store's state): not one-shot, it talks back as the original did.
     #[cfg(feature = "http")]
-    pub(crate) fn restored(shared: Arc<Shared>, settled: Settled) -> Session {
-        let session = Session::new(shared);
+    pub(crate) fn restored(serving: Arc<Serving>, settled: Settled) -> Session {
+        let session = Session::new(serving);
         session.apply_settled(&settled);
         session
     }
@@ -172,7 +132,10 @@ impl Session {
     /// update (its state is in a shared session store, where another replica may change
     /// them). Call after [`set_notifier`](Self::set_notifier).
     #[cfg(feature = "http")]
-    pub(crate) fn recheck_subscriptions(&self, recheck: Arc<dyn super::subscriptions::Recheck>) {
+    pub(crate) fn recheck_subscriptions(
+        &self,
+        recheck: Arc<dyn crate::server::notify::subscriptions::Recheck>,
+    ) {
         if let Some(s) = self.inner.subscriber.get() {
             s.recheck_with(recheck);
         }
@@ -183,22 +146,9 @@ impl Session {
     ///
     /// Never panics and never fails: whatever arrives gets the answer the protocol gives
     /// it, or none for a notification. Must be called within a tokio runtime (tool calls
-    /// are spawned onto it).
+    /// are spawned onto it). Every request in it is served for the server's host principal.
     pub fn handle(&self, message: &str, sink: &Arc<dyn Sink>) {
-        let limit = self.inner.shared.options.max_message_size;
-        if message.len() > limit {
-            return self.reject_oversized(sink);
-        }
-        // A blank line is not a message: nothing to answer. (A message that starts with
-        // `{`, every one in practice, is not blank: no trim.)
-        if message.as_bytes().first() != Some(&b'{') && message.trim().is_empty() {
-            return;
-        }
-        match parse_frame(message) {
-            Err(error) => sink.send(Outbound::error(None, &error)),
-            Ok(Frame::Single(raw)) => self.inner.dispatch(raw, Route::Direct(sink.clone()), false),
-            Ok(Frame::Batch(items)) => self.inner.batch(items, sink),
-        }
+        self.serve(message, sink, self.inner.shared.host_caller());
     }
 
     /// [`handle`](Self::handle) on behalf of `principal`: every request in `message` is
@@ -206,42 +156,48 @@ impl Session {
     /// and authorization rules judge it). A transport that authenticates its callers (HTTP)
     /// calls this; [`handle`](Self::handle) serves the server's host principal.
     pub fn handle_as(&self, principal: Arc<Principal>, message: &str, sink: &Arc<dyn Sink>) {
-        let caller = super::caller::Caller { principal, admitted: false, exposure: None };
-        super::caller::scoped(caller, || self.handle(message, sink));
+        self.serve(message, sink, Caller::new(&principal, &self.inner.shared.exposure));
     }
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
-    /// taken already ([`Server::admit`](super::Server::admit)), from callers `exposure` says.
-    /// `decoded` is the message as a `tools/call` when the transport has decoded it in one
-    /// pass already (`envelope::decode_call`, to route it): it is served as `handle` would
-    /// serve it, without decoding the message again.
+    /// taken already ([`Server::admit`](crate::server::Server::admit)), from callers `exposure` says,
+    /// with its requests polled as `inline` says. `decoded` is the message as a `tools/call`
+    /// when the transport has decoded it in one pass already (`envelope::decode_call`, to
+    /// route it): it is served as `handle` would serve it, without decoding the message again.
     #[cfg(feature = "http")]
     pub(crate) fn handle_admitted(
         &self,
-        principal: Arc<Principal>,
-        exposure: &Arc<super::Exposure>,
+        principal: &Arc<Principal>,
+        exposure: &Arc<crate::server::access::exposure::Exposure>,
         message: &str,
         decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,
+        inline: Inline,
     ) {
-        let caller =
-            super::caller::Caller { principal, admitted: true, exposure: Some(Arc::clone(exposure)) };
-        super::caller::scoped(caller, || match decoded {
+        let caller = Caller { principal, exposure, admitted: true, inline };
+        match decoded {
             // An oversized message goes to `handle`, which refuses it.
             Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
-                self.inner.call(Reply::new(Some(call.id), Route::Direct(sink.clone())), call.params)
+                let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
+                methods::call(&self.inner, &self.serving, reply, call.params, caller)
             }
-            _ => self.handle(message, sink),
-        });
+            _ => self.serve(message, sink, caller),
+        }
     }
 
     /// [`handle`](Self::handle) for bytes: text that is not UTF-8 is a parse error.
     pub fn handle_bytes(&self, message: &[u8], sink: &Arc<dyn Sink>) {
+        self.handle_bytes_polled(message, sink, Inline::No);
+    }
+
+    /// [`handle_bytes`](Self::handle_bytes) with each request polled first as `inline` says
+    /// (stdio's reader thread polls them in place).
+    pub(crate) fn handle_bytes_polled(&self, message: &[u8], sink: &Arc<dyn Sink>, inline: Inline) {
         if message.len() > self.inner.shared.options.max_message_size {
             return self.reject_oversized(sink);
         }
         match std::str::from_utf8(message) {
-            Ok(text) => self.handle(text, sink),
+            Ok(text) => self.serve(text, sink, self.inner.shared.host_caller().polled(inline)),
             Err(e) => sink.send(Outbound::error(
                 None,
                 &RpcError::parse_error(format!("the message is not UTF-8 ({e})")),
@@ -249,10 +205,20 @@ impl Session {
         }
     }
 
+    /// [`handle`](Self::handle) with each request polled first as `inline` says.
+    #[cfg(test)]
+    pub(crate) fn handle_polled(&self, message: &str, sink: &Arc<dyn Sink>, inline: Inline) {
+        self.serve(message, sink, self.inner.shared.host_caller().polled(inline));
+    }
+
     /// Answer a message that was over the size limit and was discarded unread (a transport
     /// that streams input calls this instead of buffering the whole message).
     pub fn reject_oversized(&self, sink: &Arc<dyn Sink>) {
-        let limit = self.inner.shared.options.max_message_size;
+        Session::reject(self.inner.shared.options.max_message_size, sink);
+    }
+
+    /// Refuse a message over `limit` bytes.
+    fn reject(limit: usize, sink: &Arc<dyn Sink>) {
         tracing::warn!(limit, "discarded an inbound message over the size limit");
         sink.send(Outbound::error(
             None,
@@ -338,44 +304,28 @@ impl Session {
     }
 }
 
-impl SessionInner {
-    pub(crate) fn legacy_state(&self) -> Option<LegacyState> {
-        lock(&self.legacy).clone()
-    }
-
-    /// What the client of a settled legacy handshake declared it can be asked for: the one
-    /// part of [`LegacyState`] a call's talk-back needs, read without cloning the rest (the
-    /// client's name and version are three allocations a `tools/call` would pay each time).
-    pub(crate) fn legacy_capabilities(&self) -> Option<ClientCapabilities> {
-        lock(&self.legacy).as_ref().map(|s| s.capabilities)
-    }
-
-    /// What a legacy call answered on `sink` talks back through, for a client that said it
-    /// can be asked for `capabilities`: the session's one handle when `sink` is the
-    /// session's notifier (see `call_talk`), else a new one.
-    pub(crate) fn call_talk(&self, sink: &Arc<dyn Sink>, capabilities: ClientCapabilities) -> Arc<CallTalk> {
-        let make = || {
-            Arc::new(CallTalk {
-                asking: self.asking.clone(),
-                sink: sink.clone(),
-                capabilities,
-                timeout: self.shared.options.client_request_timeout,
-            })
-        };
-        match self.call_talk.get() {
-            // The handshake is over before any call: the capabilities it kept are these.
-            Some(talk) if Arc::ptr_eq(&talk.sink, sink) => talk.clone(),
-            Some(_) => make(),
-            None if self.subscriber.get().is_some_and(|s| s.sends_to(sink)) => {
-                self.call_talk.get_or_init(make).clone()
-            }
-            None => make(),
+impl Session {
+    /// [`Session::handle`], for `caller`.
+    fn serve(&self, message: &str, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
+        let limit = self.inner.shared.options.max_message_size;
+        if message.len() > limit {
+            return Session::reject(limit, sink);
+        }
+        // A blank line is not a message: nothing to answer. (A message that starts with
+        // `{`, every one in practice, is not blank: no trim.)
+        if message.as_bytes().first() != Some(&b'{') && message.trim().is_empty() {
+            return;
+        }
+        match parse_frame(message) {
+            Err(error) => sink.send(Outbound::error(None, &error)),
+            Ok(Frame::Single(raw)) => self.dispatch(raw, Route::Direct(sink.clone()), false, caller),
+            Ok(Frame::Batch(items)) => self.batch(items, sink, caller),
         }
     }
 
-    fn batch(self: &Arc<Self>, items: Vec<&RawValue>, sink: &Arc<dyn Sink>) {
+    fn batch(&self, items: Vec<&RawValue>, sink: &Arc<dyn Sink>, caller: Caller<'_>) {
         let refuse = |message: String| sink.send(Outbound::error(None, &RpcError::invalid_request(message)));
-        match self.legacy_state().map(|s| s.version) {
+        match self.inner.legacy_state().map(|s| s.version) {
             Some(v) if v.allows_batches() => {}
             Some(v) => {
                 return refuse(format!(
@@ -401,15 +351,21 @@ impl SessionInner {
                 )));
                 continue;
             }
-            self.dispatch(raw.get(), Route::Batch(collector.clone()), true);
+            self.dispatch(raw.get(), Route::Batch(collector.clone()), true, caller);
         }
         collector.seal();
     }
 
-    fn dispatch(self: &Arc<Self>, text: &str, route: Route, in_batch: bool) {
+    fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below.
         if let Some(call) = decode_call(text) {
-            return self.call(Reply::new(Some(call.id), route), call.params);
+            return methods::call(
+                &self.inner,
+                &self.serving,
+                Reply::new(Some(call.id), route),
+                call.params,
+                caller,
+            );
         }
         match decode(text) {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
@@ -420,7 +376,7 @@ impl SessionInner {
                         "invalid request: `initialize` must not be part of a batch",
                     ));
                 }
-                self.request(reply, &method, params);
+                methods::request(&self.inner, &self.serving, reply, &method, params, caller);
             }
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
             Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(RawValue::to_owned)),
@@ -430,10 +386,10 @@ impl SessionInner {
     /// Notifications are never answered, whatever they say.
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => match &mut *lock(&self.legacy) {
+            "notifications/initialized" => match &mut *lock(&self.inner.legacy) {
                 Some(state) => {
                     state.initialized = true;
-                    if let Some(s) = self.subscriber.get() {
+                    if let Some(s) = self.inner.subscriber.get() {
                         s.ready();
                     }
                 }
@@ -448,30 +404,42 @@ impl SessionInner {
                     return tracing::debug!("notifications/cancelled with an unusable request id; ignored");
                 };
                 let reason = p.reason.as_deref().unwrap_or("no reason given");
-                if self.running.cancel(&id) {
+                if self.inner.running.cancel(&id) {
                     tracing::info!(%id, reason, "client cancelled the call; its future was dropped");
                 } else {
                     tracing::debug!(%id, reason, "cancellation of a request not in flight; ignored");
                 }
             }
-            "notifications/roots/list_changed" => self.asking.roots_changed(),
+            "notifications/roots/list_changed" => self.inner.asking.roots_changed(),
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }
 
     fn response(&self, id: Option<RequestId>, outcome: Answer) {
-        if !self.asking.answer(id.as_ref(), outcome) {
+        if !self.inner.asking.answer(id.as_ref(), outcome) {
             tracing::debug!(id = ?id, "response to no request of ours awaited; ignored");
         }
     }
 }
 
-impl SessionInner {
-    /// This session's legacy subscriber: `None` while the transport has given no channel for
-    /// notifications outside a call.
-    pub(crate) fn legacy_subscriber(&self) -> Option<Arc<Subscriber>> {
-        self.subscriber.get().cloned()
-    }
+/// Why a server-to-client `ping` got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PingError {
+    /// The session has not completed the legacy handshake; a modern server sends no requests.
+    #[error("the client cannot be pinged: no legacy session is initialized")]
+    NotInitialized,
+    /// No answer within the timeout.
+    #[error("the client did not answer a ping within {0:?}")]
+    TimedOut(Duration),
+    /// The client answered with an error.
+    #[error("the client answered a ping with error {code:?}: {message}")]
+    Refused {
+        /// The error code, when it sent an integer.
+        code: Option<i64>,
+        /// The error message.
+        message: String,
+    },
 }
 
 #[cfg(all(test, feature = "http"))]
@@ -494,8 +462,7 @@ mod tests {
     /// is never the one kept.
     #[test]
     fn only_the_notifiers_calls_share_a_talk_back_handle() {
-        let server =
-            super::super::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
+        let server = crate::Server::new(crate::ToolRegistry::new(), crate::ServerOptions::new("t", "1"));
         let session = server.session();
         let sink = || -> Arc<dyn Sink> { Arc::new(|_: Outbound| {}) };
         let (output, post) = (sink(), sink());

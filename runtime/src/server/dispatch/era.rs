@@ -22,7 +22,7 @@ use crate::protocol::lifecycle::unsupported_version_data;
 use crate::protocol::meta::{ImplementationIn, RequestMeta};
 use crate::protocol::{CLIENT_CAPABILITIES_KEY, Era, PROTOCOL_VERSION_KEY, ProtocolVersion, RpcError, code};
 
-use super::session::{LegacyState, SessionInner};
+use super::state::{LegacyState, SessionInner};
 
 /// How one request is served.
 pub(crate) enum Served {

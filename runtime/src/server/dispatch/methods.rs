@@ -1,0 +1,157 @@
+//! The methods this server answers, and the era each request is served in.
+//!
+//! A request is served in the era its `_meta` puts it in (see module `era`): modern
+//! requests statelessly from their own `_meta`, legacy ones under the session's `initialize`
+//! (else -32602, except `ping`, which the legacy spec allows before the handshake). Both eras
+//! are served side by side by one session.
+//!
+//! | method | answer |
+//! | --- | --- |
+//! | `initialize` | legacy handshake: echo a supported version, else counter-offer 2025-11-25 |
+//! | `ping` | an empty result, in either era (2026-07-28 dropped `ping`; answering costs nothing and a keepalive that got -32601 would tear a session down for nothing) |
+//! | `server/discover` | modern: supported versions, capabilities, instructions, caching hints |
+//! | `tools/list`, `tools/call` | the tools capability, when tools were registered (module `tools`): `tools/list` serves one pre-serialised page, with `nextCursor` while more remain; `tools/call` runs the tool through the one request path (module `request`) |
+//! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe` | the resources capability, when resources were registered (module `resources`) |
+//! | `subscriptions/listen` | 2026-07-28: resource updates and list changes, when resources were registered or the server is live (module `listen`) |
+//! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
+//! | `completion/complete` | the completions capability, when something completes (module `completion`) |
+//! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
+//! | anything else | -32601 |
+//!
+//! One arm per capability: the lifecycle methods are answered here, and a capability's
+//! methods go to that capability's module, or are -32601 when it was not registered. (The
+//! arm names the methods rather than matching a prefix: `tools/call` is the hot path, and
+//! an exact match is a length check and one compare.)
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
+use crate::protocol::meta::MetaParams;
+use crate::protocol::tools::CallToolParams;
+use crate::protocol::{ClientCapabilities, RpcError};
+use crate::sync::lock;
+
+use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
+use super::sink::Reply;
+use super::state::{LegacyState, SessionInner};
+use crate::server::access::caller::Caller;
+use crate::server::capability::resources;
+use crate::server::capability::{completion, logging, prompts, tools};
+use crate::server::notify::listen;
+use crate::server::serving::Serving;
+
+/// Answer one request of `session` for `caller`, from what `serving` serves.
+pub(crate) fn request(
+    session: &SessionInner,
+    serving: &Serving,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
+    // Each request takes a cell of its principal's rate limit first (module `rate`).
+    if let Err(refused) = caller.admit(session.shared.limiter.as_ref()) {
+        return reply.error(refused);
+    }
+    let outcome = match method {
+        "initialize" => initialize(session, params).map(Cow::Owned),
+        "ping" => ping(session, params),
+        "server/discover" => discover(session, params),
+        "logging/setLevel" => logging::set_level(session, params).map(Cow::Borrowed),
+        "tools/list" | "tools/call" => match &serving.tools {
+            Some(served) => return tools::request(session, served, reply, method, params, caller),
+            None => Err(method_not_found(method)),
+        },
+        "subscriptions/listen" if listen::listens(serving) => {
+            return listen::listen(session, serving, reply, params, caller);
+        }
+        "resources/list"
+        | "resources/templates/list"
+        | "resources/read"
+        | "resources/subscribe"
+        | "resources/unsubscribe"
+        | "subscriptions/listen" => match &serving.resources {
+            Some(served) => return resources::request(session, served, reply, method, params, caller),
+            None => Err(method_not_found(method)),
+        },
+        "prompts/list" | "prompts/get" => match &serving.prompts {
+            Some(served) => return prompts::request(session, served, reply, method, params, caller),
+            None => Err(method_not_found(method)),
+        },
+        "completion/complete" => match &serving.completion {
+            Some(table) => return completion::request(session, table, reply, params, caller),
+            None => Err(method_not_found(method)),
+        },
+        other => Err(method_not_found(other)),
+    };
+    match outcome {
+        Ok(body) => reply.result(&body),
+        Err(error) => reply.error(error),
+    }
+}
+
+/// A `tools/call` the session decoded in one pass (`envelope::decode_call`): served as
+/// [`request`] serves one, without decoding its params again.
+pub(crate) fn call(
+    session: &SessionInner,
+    serving: &Serving,
+    reply: Reply,
+    params: CallToolParams<'_>,
+    caller: Caller<'_>,
+) {
+    if let Err(refused) = caller.admit(session.shared.limiter.as_ref()) {
+        return reply.error(refused);
+    }
+    match &serving.tools {
+        Some(served) => tools::call_decoded(session, served, reply, params, caller),
+        None => reply.error(method_not_found("tools/call")),
+    }
+}
+
+fn initialize(session: &SessionInner, params: Option<&RawValue>) -> Result<String, RpcError> {
+    let p: InitializeParams<'_> = decode_params("initialize", params)?;
+    let mut legacy = lock(&session.legacy);
+    if let Some(state) = &*legacy {
+        return Err(RpcError::invalid_request(format!(
+            "invalid request: the session is already initialized (protocol version {})",
+            state.version
+        )));
+    }
+    let version = negotiate_legacy(&p.protocol_version);
+    let client = p.client();
+    tracing::info!(
+        client = client.name.as_deref().unwrap_or("?"),
+        requested = %p.protocol_version,
+        serving = %version,
+        "initialize"
+    );
+    let capabilities = ClientCapabilities::read(p.capabilities);
+    *legacy = Some(LegacyState {
+        version,
+        client: Arc::new(peer(&client, version)),
+        capabilities,
+        initialized: false,
+    });
+    let shared = &session.shared;
+    let options = &shared.options;
+    Ok(initialize_result(version, &shared.capabilities, &options.info, options.instructions.as_deref()))
+}
+
+fn ping<'s>(session: &'s SessionInner, params: Option<&RawValue>) -> Result<Cow<'s, str>, RpcError> {
+    let p: MetaParams<'_> = decode_params("ping", params)?;
+    Ok(match session.served(p.meta.as_ref())? {
+        Served::Legacy(_) => Cow::Borrowed("{}"),
+        Served::Modern { .. } => Cow::Borrowed(&session.shared.modern_empty),
+    })
+}
+
+fn discover<'s>(session: &'s SessionInner, params: Option<&RawValue>) -> Result<Cow<'s, str>, RpcError> {
+    let p: MetaParams<'_> = decode_params("server/discover", params)?;
+    match session.served(p.meta.as_ref())? {
+        Served::Modern { .. } => Ok(Cow::Borrowed(&session.shared.discover_body)),
+        Served::Legacy(_) => Err(missing_envelope("server/discover")),
+    }
+}

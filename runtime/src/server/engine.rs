@@ -1,0 +1,410 @@
+//! [`Server`], the built engine every transport serves, and [`ServerBuilder`], which builds
+//! it: everything a server advertises is serialised once, in [`ServerBuilder::build`] (the
+//! capabilities, the list pages, copied out as bytes, and the lifecycle answers), so no
+//! schema work happens per request.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+#[cfg(feature = "http")]
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use tokio::sync::Semaphore;
+
+use crate::principal::Principal;
+use crate::prompt::PromptRegistry;
+use crate::protocol::lifecycle::{EmptyCapability, ServerCapabilities, discover_result};
+use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
+use crate::registry::ToolRegistry;
+use crate::resource::ResourceRegistry;
+
+use super::access::exposure::Exposure;
+use super::access::policy::Access;
+use super::access::rate::{self, RateLimit};
+use super::capability::completion::CompletionTable;
+use super::capability::prompts::Prompts;
+use super::capability::resources::Resources;
+use super::capability::tools::Tools;
+use super::dispatch::session::Session;
+#[cfg(feature = "http")]
+use super::dispatch::state::Settled;
+use super::notify::fanout::{Delivery, Fanout, Notice};
+use super::notify::subscriptions::Subscriptions;
+use super::options::ServerOptions;
+use super::serving::Serving;
+use super::shared::Shared;
+
+/// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
+/// [`Server::new`], for tools only).
+///
+/// Cheap to clone: clones share the registry, the pre-serialised listing, the in-flight
+/// bound and the call counter.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolwire::protocol::Outbound;
+/// use toolwire::server::Sink;
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello(name: String) -> String {
+///     format!("hello, {name}")
+/// }
+///
+/// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// # rt.block_on(async {
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
+/// let session = server.session();
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink: Arc<dyn Sink> = { let seen = seen.clone(); Arc::new(move |m: Outbound| seen.lock().unwrap().push(m.into_string())) };
+/// session.handle(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &sink);
+/// assert_eq!(seen.lock().unwrap()[0], r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) serving: Arc<Serving>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools = self.serving.tools.as_ref().map(|t| t.set.load().names.clone()).unwrap_or_default();
+        f.debug_struct("Server")
+            .field("name", &self.serving.shared.options.name())
+            .field("version", &self.serving.shared.options.version())
+            .field("tools", &tools)
+            .field("live", &self.serving.shared.live)
+            .field("calls_seen", &self.calls_seen())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Server`] from what it serves: [`tools`](Self::tools) now, resources and
+/// prompts beside them later. Each registered capability is advertised; a method of one
+/// that was not registered is -32601.
+///
+/// ```
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello(name: String) -> String {
+///     format!("hello, {name}")
+/// }
+///
+/// let server = Server::builder(ServerOptions::new("demo", "0.1.0"))
+///     .tools(tools![hello].unwrap())
+///     .build();
+/// assert_eq!(server.registry().len(), 1);
+/// ```
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ServerBuilder {
+    options: ServerOptions,
+    tools: Option<ToolRegistry>,
+    resources: Option<ResourceRegistry>,
+    prompts: Option<PromptRegistry>,
+    live: bool,
+    host_principal: Option<Arc<Principal>>,
+    access: Option<Arc<Access>>,
+    rate_limit: Option<RateLimit>,
+    exposure: Option<Exposure>,
+    fanout: Option<FanoutHandle>,
+}
+
+/// The [`Fanout`] a builder was given (its `Debug` names no contents).
+#[derive(Clone)]
+struct FanoutHandle(Arc<dyn Fanout>);
+
+impl std::fmt::Debug for FanoutHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Fanout")
+    }
+}
+
+impl ServerBuilder {
+    /// Let what the server serves change while it serves: tools, resources (and templates)
+    /// and prompts can then be added and removed on the running [`Server`]
+    /// ([`Server::add_tool`], [`Server::remove_tool`], [`Server::add_resource`],
+    /// [`Server::add_prompt`], …), each change announced to every session with its
+    /// `notifications/*/list_changed`.
+    ///
+    /// Opt-in, so that a server whose set is fixed says so: only a live server advertises
+    /// `listChanged: true` (for each capability it serves), and only a live one pays for it
+    /// (an `Arc` cloned under a read lock per request, instead of a plain borrow). Register
+    /// an empty registry for a capability that starts empty and fills later.
+    pub fn live(mut self) -> ServerBuilder {
+        self.live = true;
+        self
+    }
+
+    /// Serve `registry`'s tools (`tools/list`, `tools/call`), and advertise `tools`. An empty
+    /// registry is still advertised: the server serves tools, none yet.
+    pub fn tools(mut self, registry: ToolRegistry) -> ServerBuilder {
+        self.tools = Some(registry);
+        self
+    }
+
+    /// Serve `registry`'s resources and templates (`resources/list`,
+    /// `resources/templates/list`, `resources/read`, subscriptions), and advertise
+    /// `resources` with `subscribe: true`.
+    pub fn resources(mut self, registry: ResourceRegistry) -> ServerBuilder {
+        self.resources = Some(registry);
+        self
+    }
+
+    /// Serve `registry`'s prompts (`prompts/list`, `prompts/get`), and advertise `prompts`;
+    /// their arguments' completers (`completion/complete`) are served too, and
+    /// `completions` advertised, when any prompt has one.
+    pub fn prompts(mut self, registry: PromptRegistry) -> ServerBuilder {
+        self.prompts = Some(registry);
+        self
+    }
+
+    /// Who calls when the transport does not say (stdio, and [`Session::handle`]): the
+    /// principal every tool then reads from [`Context::principal`](crate::Context::principal).
+    /// The host fixes it; a client never can. Without this it is [`Principal::host`], which
+    /// no authorization rule refuses. An HTTP endpoint sets each request's own, from its
+    /// authenticator.
+    pub fn host_principal(mut self, principal: Principal) -> ServerBuilder {
+        self.host_principal = Some(Arc::new(principal));
+        self
+    }
+
+    /// Enforce `access`: each tool, prompt and resource is listed to, and callable by, only
+    /// the principals its rule allows; to every other it does not exist (module `policy`).
+    pub fn authorize(mut self, access: Access) -> ServerBuilder {
+        self.access = Some(Arc::new(access));
+        self
+    }
+
+    /// Limit each principal (by subject) to `limit`: a request over it is refused before it
+    /// runs, with the delay until the next is allowed (HTTP: 429 and `Retry-After`; stdio:
+    /// the JSON-RPC error [`RATE_LIMITED`] with `data.retryAfterMs`). See module `rate`.
+    pub fn rate_limit(mut self, limit: RateLimit) -> ServerBuilder {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// Who the callers of a session are when its transport does not say (stdio, and
+    /// [`Session::handle`]): [`Exposure::TrustedHost`] unless set. A router a user mounts
+    /// names its own ([`mcp_router`](crate::http::mcp_router)).
+    pub fn exposure(mut self, exposure: Exposure) -> ServerBuilder {
+        self.exposure = Some(exposure);
+        self
+    }
+
+    /// Publish the notifications sent outside any call (`notifications/resources/updated`
+    /// from [`Server::notify_resource_updated`], and a live server's
+    /// `notifications/*/list_changed`) on `fanout` too, and deliver what other replicas
+    /// publish on it to this server's subscribers (module `fanout`). Without it they reach
+    /// this process's subscribers only.
+    pub fn fanout(mut self, fanout: Arc<dyn Fanout>) -> ServerBuilder {
+        self.fanout = Some(FanoutHandle(fanout));
+        self
+    }
+
+    /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
+    /// once.
+    pub fn build(self) -> Server {
+        let ServerBuilder {
+            options,
+            tools,
+            resources,
+            prompts,
+            live,
+            host_principal,
+            access,
+            rate_limit,
+            exposure,
+            fanout,
+        } = self;
+        // Scopes a tool declares are enforced by an `Access`: a server given none gets an
+        // empty one, so a declaration is never silently ignored. A live server may be given
+        // a tool that declares scopes later, so it always gets one.
+        let declares_scopes = tools
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|tool| !tool.info().declarations().scopes.is_empty()));
+        let access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
+        let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
+        let (page_size, ttl) = (options.page_size, options.list_ttl);
+        let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
+
+        let mut completion = CompletionTable::default();
+        if let Some(registry) = &prompts {
+            completion.add_prompts(registry);
+        }
+        // Resource templates add their variables' completers: what was registered at build
+        // time. A template or prompt added to a live server later has no completers: its
+        // completion/complete is the unknown-reference error (the table is built once, here).
+        if let Some(registry) = &resources {
+            for (target, variables, completers) in registry.completion_targets() {
+                completion.add(target, variables, completers);
+            }
+        }
+        let resources =
+            resources.map(|registry| Resources::new(registry, page_size, &modern_meta, ttl, live));
+        let completion = completion.completes().then_some(completion);
+        let prompts = prompts.map(|registry| Prompts::new(registry, page_size, &modern_meta, ttl, live));
+
+        // Any tool may log through its `Context`, so every server serves `logging/setLevel`.
+        let mut capabilities =
+            ServerCapabilities { logging: Some(EmptyCapability {}), ..ServerCapabilities::default() };
+        if let Some(tools) = &tools {
+            tools.advertise(&mut capabilities);
+        }
+        if let Some(resources) = &resources {
+            resources.advertise(&mut capabilities);
+        }
+        if let Some(prompts) = &prompts {
+            prompts.advertise(&mut capabilities);
+        }
+        if let Some(completion) = &completion {
+            completion.advertise(&mut capabilities);
+        }
+        let capabilities = raw(&capabilities);
+
+        let discover = discover_result(&capabilities, options.instructions.as_deref(), options.list_ttl);
+        let discover_body = text(&ModernResult::complete(&modern_meta, &discover));
+        let modern_empty = text(&ModernResult::complete(&modern_meta, &EmptyResult {}));
+        let permits = Semaphore::new(options.max_in_flight.min(Semaphore::MAX_PERMITS));
+        let fanout = fanout.map(|f| f.0);
+        let shared = Arc::new(Shared {
+            options,
+            capabilities,
+            modern_meta,
+            discover_body,
+            modern_empty,
+            live,
+            serves_resources: resources.is_some(),
+            subscriptions: Subscriptions::default(),
+            permits,
+            forward: OnceLock::new(),
+            host_principal: host_principal.unwrap_or_else(Principal::shared_host),
+            access,
+            limiter: rate_limit.map(rate::Limiter::new),
+            exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
+        });
+        if let Some(fanout) = &fanout {
+            fanout.attach(Delivery::new(&shared));
+        }
+        Server { serving: Arc::new(Serving { shared, tools, resources, prompts, completion, fanout }) }
+    }
+}
+
+/// Serialise one of the engine's own bodies: plain structs of strings, numbers and valid raw
+/// JSON, which always serialise.
+fn text<T: serde::Serialize>(body: &T) -> String {
+    serde_json::to_string(body).expect("the engine's own bodies always serialise")
+}
+
+/// [`text`], kept as raw JSON for embedding.
+fn raw<T: serde::Serialize>(body: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(body).expect("the engine's own bodies always serialise")
+}
+
+impl Server {
+    /// Start building a server that runs under `options`; say what it serves with the
+    /// builder's setters.
+    pub fn builder(options: ServerOptions) -> ServerBuilder {
+        ServerBuilder {
+            options,
+            tools: None,
+            resources: None,
+            prompts: None,
+            live: false,
+            host_principal: None,
+            access: None,
+            rate_limit: None,
+            exposure: None,
+            fanout: None,
+        }
+    }
+
+    /// A server for `registry`: `Server::builder(options).tools(registry).build()`.
+    pub fn new(registry: ToolRegistry, options: ServerOptions) -> Server {
+        Server::builder(options).tools(registry).build()
+    }
+
+    /// A new session: one connection's state (its handshake, its calls in flight).
+    pub fn session(&self) -> Session {
+        Session::new(self.serving.clone())
+    }
+
+    /// A legacy session already through its handshake at `version`, for a request that
+    /// arrives without one (stateless HTTP): what `initialize` and
+    /// `notifications/initialized` would have settled, without building and discarding
+    /// their answers. The client is unknown (no `clientInfo` was sent).
+    #[cfg(feature = "http")]
+    pub(crate) fn session_without_handshake(&self, version: crate::protocol::ProtocolVersion) -> Session {
+        Session::already_initialized(self.serving.clone(), version)
+    }
+
+    /// A legacy session re-made from the state a shared session store kept for it.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore_session(&self, settled: Settled) -> Session {
+        Session::restored(self.serving.clone(), settled)
+    }
+
+    /// How many `tools/call` requests this server has seen, whatever became of them. A
+    /// count of zero means no call ever reached the server, which is a different bug from
+    /// calls that failed.
+    pub fn calls_seen(&self) -> u64 {
+        self.serving.tools.as_ref().map_or(0, |t| t.calls_seen.load(Ordering::Relaxed))
+    }
+
+    /// End every 2026-07-28 `subscriptions/listen` of this server, those open now and any
+    /// opened later, gracefully: each is answered with its completion result (the spec's
+    /// graceful closure, `{"resultType":"complete"}` with its subscription id), so its stream
+    /// ends and the client knows to listen again (on HTTP, on another replica). For a
+    /// shutdown: a [`Drain`](crate::http::Drain) calls it when it begins, since a listen
+    /// never ends by itself and would otherwise hold the drain for its whole grace.
+    pub fn end_listens(&self) {
+        self.serving.shared.subscriptions.end_listens();
+    }
+
+    /// Tell every subscriber of `uri` that it changed: `notifications/resources/updated` to
+    /// each legacy session that sent `resources/subscribe` for it, and on each open
+    /// 2026-07-28 `subscriptions/listen` that named it. Returns how many were sent from this
+    /// process (0 when the server serves no resources). A server given a
+    /// [`fanout`](ServerBuilder::fanout) publishes the update on it too, for the other
+    /// replicas' subscribers.
+    pub fn notify_resource_updated(&self, uri: &str) -> usize {
+        if self.serving.resources.is_none() {
+            return 0;
+        }
+        self.serving.raise(Notice::ResourceUpdated { uri: uri.to_owned() })
+    }
+
+    /// Take a cell of `principal`'s rate limit, or say how long until one is free (a
+    /// transport that answers the refusal itself, as HTTP's 429 does).
+    #[cfg(feature = "http")]
+    pub(crate) fn admit(&self, principal: &Principal) -> Result<(), Duration> {
+        match &self.serving.shared.limiter {
+            Some(limiter) => limiter.check(principal),
+            None => Ok(()),
+        }
+    }
+
+    /// The principal a request is served for when its transport names none.
+    #[cfg(feature = "http")]
+    pub(crate) fn host_principal(&self) -> Arc<Principal> {
+        Arc::clone(&self.serving.shared.host_principal)
+    }
+
+    /// The options the server runs under.
+    pub fn options(&self) -> &ServerOptions {
+        &self.serving.shared.options
+    }
+
+    /// The tools served now (empty when the server serves none). A live server's may
+    /// change after this returns; the registry returned does not.
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        static NONE: OnceLock<Arc<ToolRegistry>> = OnceLock::new();
+        match &self.serving.tools {
+            Some(tools) => Arc::clone(&tools.set.load().registry),
+            None => Arc::clone(NONE.get_or_init(|| Arc::new(ToolRegistry::new()))),
+        }
+    }
+}
