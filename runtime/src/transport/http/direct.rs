@@ -25,11 +25,12 @@ use axum::{BoxError, Router};
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
 
+use super::drain;
+use super::endpoint::{Endpoint, MCP_PATH};
 use super::inbound::unread;
 use super::listen::Answer;
 use super::post::post;
 use super::response::holding;
-use super::{Endpoint, MCP_PATH, drain};
 
 /// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
 #[derive(Clone)]

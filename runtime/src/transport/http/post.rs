@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
+use super::endpoint::{Endpoint, admit, find_session};
 use super::heads::Heads;
 use super::inbound::{
     check_media, check_modern_headers, declared_too_large, is_modern, read_body, too_large, unread,
@@ -22,12 +23,16 @@ use super::response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
 };
 use super::sse::CancelOnDrop;
-use super::{
-    Endpoint, HEADER_MISMATCH, REMOVED_IN_MODERN, admit, channel, find_session, outbox, params, sse, stream,
-};
+use super::{channel, outbox, params, sse, stream};
 use crate::protocol::envelope::decode_call;
 use crate::protocol::{OutboundKind, ProtocolVersion, RequestId};
 use crate::server::Session;
+
+/// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
+const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
+
+/// JSON-RPC code for a request whose `Mcp-Method`/`Mcp-Name` headers do not match its body.
+pub const HEADER_MISMATCH: i64 = -32020;
 
 /// A POST: check the media types, read the body, pick the session that serves it, hand it
 /// to the session, and answer with what comes back.
