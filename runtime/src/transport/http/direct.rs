@@ -40,7 +40,7 @@ pub(crate) struct Direct {
 }
 
 impl Direct {
-    pub(super) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
+    pub(in crate::transport::http) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
         Direct { router, endpoint }
     }
 }

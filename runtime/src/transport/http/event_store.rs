@@ -138,7 +138,7 @@ pub enum ReplayError {
 /// (evicted whole, or never stored) replays nothing when nothing after `after` was ever
 /// sent, and is [`ReplayError::Gone`] when something was (the oldest still to come is
 /// `through + 1`), not an unknown stream: the writer here knows it exists.
-pub(super) fn replay_of_live(
+pub(crate) fn replay_of_live(
     stream: &str,
     after: u64,
     through: u64,

@@ -75,7 +75,7 @@ impl Guard {
 
     /// The answer to a request the guard refuses (a JSON-RPC error with no id), or `None`
     /// when it passes.
-    pub(super) fn refusal(&self, heads: &Heads<'_>) -> Option<Response> {
+    pub(crate) fn refusal(&self, heads: &Heads<'_>) -> Option<Response> {
         self.check(heads).err().map(|refusal| error_response(refusal.status, None, refusal.message))
     }
 }
