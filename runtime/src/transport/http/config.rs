@@ -3,12 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::auth::BearerToken;
-use super::authn::{Authenticate, ResourceServer};
+use super::auth::authn::{Authenticate, ResourceServer};
+use super::auth::guard::Guard;
+use super::auth::token::BearerToken;
 use super::drain::Drain;
-use super::event_store::EventStore;
-use super::guard::Guard;
-use super::session_store::SessionStore;
+use super::session::session_store::SessionStore;
+use super::stream::event_store::EventStore;
 
 /// Default cap on a POST body: 4 MiB.
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;

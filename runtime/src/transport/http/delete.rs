@@ -8,8 +8,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
 use super::endpoint::{Endpoint, admit};
-use super::heads::Heads;
-use super::inbound;
+use super::read::heads::Heads;
+use super::read::inbound;
 use super::response::error_response;
 
 /// DELETE: end a legacy session (204; unknown: 404).

@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::authn::BoxFuture;
-use super::inbound::unread;
+use super::auth::authn::BoxFuture;
+use super::read::inbound::unread;
 use super::response::{closing, error_response, holding};
-use super::session_store::{SessionStore, SessionStoreError};
+use super::session::session_store::{SessionStore, SessionStoreError};
 use crate::race::first;
 use crate::sync::lock;
 

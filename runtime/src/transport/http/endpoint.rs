@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use axum::response::Response;
 
-use super::authn;
-use super::channel::LiveStreams;
+use super::auth::authn;
 use super::config::{Auth, HttpConfig};
-use super::event_store::EventStore;
-use super::heads::Heads;
-use super::params::ParamHeaders;
-use super::roaming::{Refused, Roaming};
-use super::sessions::Sessions;
-use super::stream::StreamSlot;
+use super::read::heads::Heads;
+use super::read::params::ParamHeaders;
+use super::session::roaming::{Refused, Roaming};
+use super::session::sessions::Sessions;
+use super::stream::channel::LiveStreams;
+use super::stream::event_store::EventStore;
+use super::stream::slot::StreamSlot;
 use crate::principal::Principal;
 use crate::server::{Exposure, Server, Session};
 

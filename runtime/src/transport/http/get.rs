@@ -11,11 +11,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::endpoint::{Endpoint, admit, find_session};
-use super::event_store::{self, EventId, ReplayError};
-use super::heads::Heads;
-use super::names::LAST_EVENT_ID;
+use super::read::heads::Heads;
+use super::read::inbound;
+use super::read::names::LAST_EVENT_ID;
 use super::response::error_response;
-use super::{inbound, outbox, sse, stream};
+use super::stream::event_store::{self, EventId, ReplayError};
+use super::stream::{outbox, slot, sse};
 use crate::protocol::{Era, ProtocolVersion};
 
 /// GET: open a legacy session's stream (module `stream`).
@@ -84,7 +85,7 @@ async fn open_stream(endpoint: &Endpoint, parts: &axum::http::request::Parts) ->
     }
     match slot.open(until_drained(endpoint)) {
         Ok(stream) => stream,
-        Err(stream::AlreadyOpen) => error_response(
+        Err(slot::AlreadyOpen) => error_response(
             StatusCode::CONFLICT,
             None,
             "conflict: this session already has its GET stream open; only one is allowed per session",
@@ -94,7 +95,7 @@ async fn open_stream(endpoint: &Endpoint, parts: &axum::http::request::Parts) ->
 
 /// A GET with `Last-Event-ID`: the stream it names, resumed after it (the session's GET
 /// stream, or a POST's answer), or the refusal saying why not.
-async fn resume(endpoint: &Endpoint, sid: &str, slot: &Arc<stream::StreamSlot>, header: &[u8]) -> Response {
+async fn resume(endpoint: &Endpoint, sid: &str, slot: &Arc<slot::StreamSlot>, header: &[u8]) -> Response {
     let Some(last) = std::str::from_utf8(header).ok().and_then(EventId::parse) else {
         return error_response(
             StatusCode::BAD_REQUEST,

@@ -79,34 +79,17 @@
 //! session, brought up with the version its `MCP-Protocol-Version` header names.
 
 mod auth;
-mod authn;
-mod channel;
 mod config;
 mod delete;
-mod direct;
 mod drain;
 mod endpoint;
-mod event_store;
 mod get;
-mod guard;
-pub(crate) mod head_scan;
-mod heads;
-mod inbound;
-#[cfg(feature = "oauth")]
-mod jwks;
-mod listen;
-mod names;
-mod outbox;
-mod params;
-pub(crate) mod peek;
+pub(crate) mod listen;
 mod post;
+pub(crate) mod read;
 mod response;
-mod roaming;
-mod session_store;
-mod sessions;
-mod sse;
+mod session;
 mod stream;
-mod woken;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -118,34 +101,36 @@ use axum::response::Response;
 
 use crate::server::{Exposure, Server};
 
-pub use auth::BearerToken;
-pub(crate) use auth::random_id;
-pub use authn::{Authenticate, BoxFuture, Refusal, ResourceServer, VerifyToken};
+pub use auth::authn::{Authenticate, BoxFuture, Refusal, ResourceServer, VerifyToken};
+#[cfg(feature = "oauth")]
+pub use auth::jwks::{
+    DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, DEFAULT_TOKEN_TYPES, JwksError, JwksVerifier,
+};
+pub use auth::token::BearerToken;
+pub(crate) use auth::token::random_id;
 pub use config::{
     Auth, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
 use delete::delete;
-use direct::Direct;
 pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
 use endpoint::{Endpoint, MCP_PATH, admit};
-pub use event_store::{
+use get::get;
+pub(crate) use listen::accept::serve;
+use listen::direct::Direct;
+pub use post::HEADER_MISMATCH;
+use post::post;
+use read::heads::Heads;
+use read::params::ParamHeaders;
+use response::error_response;
+pub use session::session_store::{
+    MemorySessionStore, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
+};
+use session::sessions::Sessions;
+pub use stream::event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
-use get::get;
-use heads::Heads;
-#[cfg(feature = "oauth")]
-pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, DEFAULT_TOKEN_TYPES, JwksError, JwksVerifier};
-pub(crate) use listen::serve;
-use params::ParamHeaders;
-pub use post::HEADER_MISMATCH;
-use post::post;
-use response::error_response;
-pub use session_store::{
-    MemorySessionStore, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
-};
-use sessions::Sessions;
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
 /// [`ResourceServer`], its metadata). Mount it into an existing app with `Router::merge`, or
@@ -193,7 +178,7 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     let roaming = config
         .session_store
         .as_ref()
-        .map(|h| roaming::Roaming { store: h.0.clone(), idle_ttl: config.session_idle_ttl });
+        .map(|h| session::roaming::Roaming { store: h.0.clone(), idle_ttl: config.session_idle_ttl });
     let (ttl, shared) = (config.session_idle_ttl, roaming.as_ref().map(|r| Arc::clone(&r.store)));
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
@@ -233,8 +218,10 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
         let json: Arc<str> = rs.metadata_json().into();
         for path in rs.metadata_paths() {
             let json = Arc::clone(&json);
-            router = router
-                .route(&path, axum::routing::get(move || async move { authn::metadata_response(&json) }));
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { auth::authn::metadata_response(&json) }),
+            );
         }
     }
     let drain = endpoint.config.drain.clone();
@@ -255,14 +242,14 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
 async fn not_found(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let answer = error_response(StatusCode::NOT_FOUND, None, "not found: the MCP endpoint is /mcp");
-    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+    read::inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
 }
 
 /// 405 for anything but POST, GET and DELETE (once the request is admitted).
 async fn method_not_allowed(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let answer = not_allowed(&endpoint, &parts).await;
-    inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
+    read::inbound::unread(answer, body, endpoint.config.max_body, &parts.headers).await
 }
 
 async fn not_allowed(endpoint: &Endpoint, parts: &axum::http::request::Parts) -> Response {

@@ -14,16 +14,17 @@ use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
 use super::endpoint::{Endpoint, admit, find_session};
-use super::heads::Heads;
-use super::inbound::{
+use super::read::heads::Heads;
+use super::read::inbound::{
     check_media, check_modern_headers, declared_too_large, is_modern, read_body, too_large, unread,
 };
-use super::peek::{self, Shape, peek};
+use super::read::params;
+use super::read::peek::{self, Shape, peek};
 use super::response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
 };
-use super::sse::CancelOnDrop;
-use super::{channel, outbox, params, sse, stream};
+use super::stream::sse::CancelOnDrop;
+use super::stream::{channel, outbox, slot, sse};
 use crate::protocol::envelope::decode_call;
 use crate::protocol::{OutboundKind, ProtocolVersion, RequestId};
 use crate::server::Session;
@@ -262,11 +263,11 @@ struct Incoming<'a> {
 }
 
 /// A legacy session's id and its GET stream's slot.
-type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
+type LegacyStream<'a> = Option<(&'a str, Arc<slot::StreamSlot>)>;
 
 /// The legacy session id a request names, and the session and GET stream's slot held under
 /// it, if any.
-type Named<'a> = (&'a str, Option<(Session, Arc<stream::StreamSlot>)>);
+type Named<'a> = (&'a str, Option<(Session, Arc<slot::StreamSlot>)>);
 
 /// Which session serves a POST, the id of a legacy session it creates (to name in
 /// `Mcp-Session-Id`), and the existing legacy session's id and GET stream it is served in

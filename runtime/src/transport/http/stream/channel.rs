@@ -125,7 +125,7 @@ impl Channel {
     pub(crate) fn stream_id(&self) -> Arc<str> {
         self.stream
             .get_or_init(|| {
-                let id: Arc<str> = super::auth::random_id(12).into();
+                let id: Arc<str> = crate::transport::http::auth::token::random_id(12).into();
                 if let Some(live) = self.post.as_ref().and_then(|p| p.live.upgrade()) {
                     live.lock().insert(id.clone(), self.me.clone());
                 }

@@ -16,8 +16,8 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::heads::Heads;
-use super::response::error_response;
+use crate::transport::http::read::heads::Heads;
+use crate::transport::http::response::error_response;
 
 /// What the guard lets through.
 #[derive(Debug, Clone, Default)]

@@ -11,15 +11,15 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::response::error_response_with_id;
 use super::session_store::{
     STORE_CALL_TIMEOUT, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
 };
 use super::sessions::{Full, Sessions};
-use super::stream::StreamSlot;
 use crate::context::PeerInfo;
 use crate::protocol::{ClientCapabilities, LoggingLevel, ProtocolVersion};
 use crate::server::{Server, Session, Settled};
+use crate::transport::http::response::error_response_with_id;
+use crate::transport::http::stream::slot::StreamSlot;
 
 /// The shared store an endpoint was given, and the idle TTL it keeps sessions for.
 pub(crate) struct Roaming {

@@ -8,7 +8,7 @@
 //! Each legacy session gets a [`StreamSlot`] when it is made; the slot is the session's
 //! notifier (`Session::set_notifier`), so `resources/subscribe` is served over HTTP, and it
 //! holds at most one open stream. Its events carry ids and are kept in the endpoint's
-//! [`EventStore`](super::EventStore), so a client that lost the stream reopens it with
+//! [`EventStore`](crate::http::EventStore), so a client that lost the stream reopens it with
 //! `Last-Event-ID` and gets what it missed (such a GET takes the stream over from a
 //! connection the server has not yet seen close). What the session sends while no stream
 //! is open waits for the next one (a client opens its stream after the handshake, and

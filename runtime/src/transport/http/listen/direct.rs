@@ -13,7 +13,7 @@
 //! (`drain::admit`, when the request is handed over). Only `POST` to exactly
 //! `/mcp` takes this way, the same requests the router sends to `post` (it matches the
 //! path as it came, undecoded, and the query is not part of it); an app that mounts
-//! [`mcp_router`](super::mcp_router) itself gets the router's way, answering the same.
+//! [`mcp_router`](crate::http::mcp_router) itself gets the router's way, answering the same.
 
 use std::sync::Arc;
 
@@ -25,12 +25,12 @@ use axum::{BoxError, Router};
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
 
-use super::drain;
-use super::endpoint::{Endpoint, MCP_PATH};
-use super::inbound::unread;
-use super::listen::Answer;
-use super::post::post;
-use super::response::holding;
+use super::accept::Answer;
+use crate::transport::http::drain;
+use crate::transport::http::endpoint::{Endpoint, MCP_PATH};
+use crate::transport::http::post::post;
+use crate::transport::http::read::inbound::unread;
+use crate::transport::http::response::holding;
 
 /// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
 #[derive(Clone)]

@@ -25,8 +25,8 @@ use axum::response::Response;
 
 use crate::principal::Principal;
 
-use super::auth::BearerToken;
-use super::response::error_response;
+use super::token::BearerToken;
+use crate::transport::http::response::error_response;
 
 /// A boxed future, as [`Authenticate`] and [`VerifyToken`] return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -142,7 +142,7 @@ impl Authenticate for BearerToken {
 }
 
 /// Checks a bearer token's text and says whose it is: the pluggable half of a
-/// [`ResourceServer`]. With feature `oauth`, [`JwksVerifier`](super::JwksVerifier) checks JWT
+/// [`ResourceServer`]. With feature `oauth`, [`JwksVerifier`](crate::http::JwksVerifier) checks JWT
 /// access tokens against an authorization server's JWKS.
 pub trait VerifyToken: Send + Sync + 'static {
     /// The principal `token` stands for, or [`Refusal::InvalidToken`] saying why not. The

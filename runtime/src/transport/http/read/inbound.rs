@@ -43,8 +43,8 @@ use axum::response::Response;
 use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
-use super::response::{closing, error_response};
 use crate::protocol::{Era, ProtocolVersion};
+use crate::transport::http::response::{closing, error_response};
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
 /// the body is `application/json`.

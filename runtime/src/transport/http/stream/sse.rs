@@ -13,7 +13,7 @@
 //! answer is complete has cancelled the request.
 //!
 //! In a legacy session every event carries its id (`<stream>:<seq>`, see
-//! [`EventId`](super::EventId)); a modern answer's events carry none (2026-07-28 streams are
+//! [`EventId`](crate::http::EventId)); a modern answer's events carry none (2026-07-28 streams are
 //! not resumable). The framing is written here rather than with `axum::response::sse`,
 //! whose events cannot carry the empty `data:` line a priming event needs (without it a
 //! client's parser dispatches nothing).
@@ -128,7 +128,7 @@ pub(crate) struct Tail {
     pub(crate) ends_with_response: bool,
     /// Whether the replay already holds the end of the stream.
     pub(crate) ended: bool,
-    /// Held until the body is dropped (a GET stream's [`Closer`](super::stream)).
+    /// Held until the body is dropped (a GET stream's [`Closer`](super::slot)).
     pub(crate) guard: Option<Box<dyn Send + Sync>>,
     /// When a stream that would go on (a GET stream) ends early, and how.
     pub(crate) until: Option<Until>,

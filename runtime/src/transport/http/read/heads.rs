@@ -96,7 +96,7 @@ impl<'a> Heads<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::names::MCP_SESSION_ID;
+    use crate::transport::http::read::names::MCP_SESSION_ID;
     use axum::http::{HeaderName, header};
 
     const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static(names::PROTOCOL_VERSION);
