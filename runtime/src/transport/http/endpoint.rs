@@ -26,7 +26,7 @@ use crate::server::{Exposure, Server, Session};
 pub(super) const MCP_PATH: &str = "/mcp";
 
 /// The MCP endpoint, shared by its handlers.
-pub(super) struct Endpoint {
+pub(crate) struct Endpoint {
     pub(super) server: Server,
     /// Who the callers are: the host named it when mounting.
     pub(super) exposure: Arc<Exposure>,

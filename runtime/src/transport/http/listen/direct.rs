@@ -40,7 +40,7 @@ pub(crate) struct Direct {
 }
 
 impl Direct {
-    pub(in crate::transport::http) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
+    pub(crate) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
         Direct { router, endpoint }
     }
 }
