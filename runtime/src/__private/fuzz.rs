@@ -354,7 +354,7 @@ pub fn http_request(data: &[u8]) {
     });
 }
 
-/// Fuzz target: the socket layer's head scan (`transport::http::head_scan`), which reads a
+/// Fuzz target: the socket layer's head scan (`transport::http::listen::head_scan`), which reads a
 /// request head as its bytes arrive, fed the head in three pieces, against its line-by-line
 /// reference on the whole head. The first two bytes say where to cut (each a fraction of
 /// the head's length, in 256ths); the rest is the head.

@@ -271,7 +271,7 @@ impl HttpConfig {
     }
 
     /// Keep legacy sessions in `store` too, so that any replica given the same store serves
-    /// any session (module `session_store`: what is kept, when it is read and written, and
+    /// any session (module `session::session_store`: what is kept, when it is read and written, and
     /// the 503 a request gets while the store is down). Default: none; sessions live in this
     /// endpoint alone, and no request pays for a store call. Use it with a shared
     /// [`event_store`](Self::event_store), so that streams resume on any replica too.

@@ -298,7 +298,7 @@ impl Drain {
         Ok(())
     }
 
-    /// Cancelled when the drain begins: what a GET stream ends on (module `sse`).
+    /// Cancelled when the drain begins: what a GET stream ends on (module `stream::sse`).
     pub(super) fn begun_token(&self) -> CancellationToken {
         self.inner.begun.clone()
     }
@@ -347,7 +347,7 @@ async fn layer(State((drain, max_body)): State<(Drain, usize)>, request: Request
 /// A request let in while the replica is not draining, counted in flight for as long as the
 /// returned [`Flight`] lives (the response's body holds it); while draining, the 503 to
 /// answer instead. What the drain's layer does for each request, and what the listener's
-/// direct `POST /mcp` (module `direct`) does in its place.
+/// direct `POST /mcp` (module `listen::direct`) does in its place.
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `inbound`.
 pub(super) fn admit(drain: &Drain) -> Result<Flight, Response> {
     if drain.is_draining() {

@@ -1,6 +1,6 @@
-//! `GET /mcp`: a legacy session's GET stream opened (module `stream`), or, with
+//! `GET /mcp`: a legacy session's GET stream opened (module `stream::slot`), or, with
 //! `Last-Event-ID`, a stream resumed after that event: the session's GET stream, or a POST's
-//! answer (module `channel`), from what the [`EventStore`] still holds. The status table in
+//! answer (module `stream::channel`), from what the [`EventStore`] still holds. The status table in
 //! the parent module's header says what each refusal is.
 
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use super::stream::event_store::{self, EventId, ReplayError};
 use super::stream::{outbox, slot, sse};
 use crate::protocol::{Era, ProtocolVersion};
 
-/// GET: open a legacy session's stream (module `stream`).
+/// GET: open a legacy session's stream (module `stream::slot`).
 pub(super) async fn get(State(endpoint): State<Arc<Endpoint>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let answer = open_stream(&endpoint, &parts).await;

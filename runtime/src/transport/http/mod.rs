@@ -11,7 +11,7 @@
 //! | POST whose `Accept` does not name both `application/json` and `text/event-stream` | 406 |
 //! | POST that is not `application/json` | 415 |
 //! | a body over the limit | 413, `Connection: close`; at once when `Content-Length` says so |
-//! | any request answered with its body unread (refused from its headers, a GET, a DELETE) | the body read and thrown away first (within `max_body`, 5 s) and the connection kept; else `Connection: close` (module `inbound`) |
+//! | any request answered with its body unread (refused from its headers, a GET, a DELETE) | the body read and thrown away first (within `max_body`, 5 s) and the connection kept; else `Connection: close` (module `read::inbound`) |
 //! | a body that fails to arrive (cut short, bad chunking; both `Content-Length` and `Transfer-Encoding`, where toolwire serves the listener) | 400, naming what was wrong |
 //! | an empty or whitespace-only body | 400, -32700 |
 //! | an unsupported `MCP-Protocol-Version` | 400, -32022 with `data.supported` and `data.requested` |
@@ -26,8 +26,8 @@
 //! | modern: `_meta` without its protocol version or client capabilities | 400, -32602 |
 //! | modern: an unknown method, and `initialize` and `ping` (gone from 2026-07-28) | 404, -32601 |
 //! | modern: the client closes the connection before the answer is complete | the request is cancelled |
-//! | legacy GET with `Accept: text/event-stream` and a live `Mcp-Session-Id` | 200, the session's GET stream (SSE): its `notifications/resources/updated` and `notifications/*/list_changed`, and what a call sends after its own answer ended (module `stream`) |
-//! | legacy GET with `Last-Event-ID` (an id from one of the session's SSE streams) | 200, that stream resumed: the events after it from the [`EventStore`], then the stream live (module `channel`) |
+//! | legacy GET with `Accept: text/event-stream` and a live `Mcp-Session-Id` | 200, the session's GET stream (SSE): its `notifications/resources/updated` and `notifications/*/list_changed`, and what a call sends after its own answer ended (module `stream::slot`) |
+//! | legacy GET with `Last-Event-ID` (an id from one of the session's SSE streams) | 200, that stream resumed: the events after it from the [`EventStore`], then the stream live (module `stream::channel`) |
 //! | legacy GET whose `Last-Event-ID` is not an id this server writes | 400 |
 //! | legacy GET whose `Last-Event-ID` names no stream of the session (never, another session's, or dropped whole) | 404 |
 //! | legacy GET whose `Last-Event-ID` is older than what the store still holds of its stream | 410: resuming would skip events |
@@ -41,35 +41,53 @@
 //! read far enough to know it (the guard's refusals come before that, and carry none).
 //!
 //! The router is axum's: `post`, `get`, `delete` and a fallback for the 405 on `/mcp`. Each
-//! of them first calls `admit`: the guard (`guard`), then the authenticator (`authn`). They
-//! are calls, not axum middleware, because a `from_fn` layer boxes its future and clones the
-//! route's service for every request (20 of the 64 allocations a stateless call made,
-//! bench/findings.md). On toolwire's own listener ([`McpServerSpec`](crate::McpServerSpec))
-//! a `POST /mcp` does not pass through the router at all: the listener calls `post` itself
-//! (`direct`), answering as the router would, about 9% fewer instructions a stateless call.
-//! The files:
+//! of them first calls `admit` (module `endpoint`): the guard (`auth::guard`), then the
+//! authenticator (`auth::authn`). They are calls, not axum middleware, because a `from_fn`
+//! layer boxes its future and clones the route's service for every request (20 of the 64
+//! allocations a stateless call made, bench/findings.md). On toolwire's own listener
+//! ([`McpServerSpec`](crate::McpServerSpec)) a `POST /mcp` does not pass through the router at
+//! all: the listener calls `post` itself (`listen::direct`), answering as the router would,
+//! about 9% fewer instructions a stateless call.
 //!
-//! - `auth`: [`BearerToken`] and the random ids; `guard`: Host, Origin; `authn`: who is
-//!   calling ([`Authenticate`], [`ResourceServer`]), whose [`Principal`](crate::principal::Principal)
-//!   the engine hands each tool;
-//! - `config`: [`HttpConfig`]; `response`: the error bodies and statuses the transport writes;
-//! - `peek`, `params`: what routing reads from a body and from `Mcp-Param-*` headers; `inbound`:
-//!   what a POST must be before it is routed (media types, the body, the era's headers),
-//!   and what becomes of a body a request is answered without (read and discarded, bounded);
-//!   `names`: the MCP header names, made once; `heads`: the headers a request is read by,
-//!   found in one pass;
-//! - `post`: a POST's way from its body to its answer;
-//! - `sessions`: legacy sessions; `outbox`, `sse`: one POST's answer, bounded, and its SSE;
-//!   `stream`: a legacy session's GET stream; `event_store`: [`EventStore`], where a legacy
-//!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
-//!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
-//!   table in front of it (a session this replica does not hold is re-made from the store);
-//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec)
-//!   (`woken`: the connection's rarely-ready branches, polled only when they wake;
-//!   `head_scan`: whether a request head names both `Content-Length` and
-//!   `Transfer-Encoding`, read from the socket's bytes; `direct`: its `POST /mcp`
-//!   answered without the router);
-//!   `drain`: `/healthz`, `/readyz` and stopping a replica without losing a request ([`Drain`]).
+//! The way a POST travels, on toolwire's own listener: `listen::accept` (the connection,
+//! with `listen::head_scan` and `listen::woken`) → `listen::direct` → `drain` (admitted while
+//! not draining) → `post`: `read::heads`, then `endpoint::admit` (`auth::guard`,
+//! `auth::authn`) and `read::inbound` (media types, the body) → `read::peek` (the body's
+//! shape) → the engine's rate limit → `endpoint::find_session` (`session::sessions`, or
+//! `session::roaming` over `session::session_store`) → `read::params` → the sink
+//! (`stream::outbox`, or `stream::channel` with `stream::slot` and `stream::event_store` in a
+//! legacy session) → the engine → `post`'s answer (`response`, or `stream::sse`). Under
+//! [`mcp_router`] the router takes `listen`'s place.
+//!
+//! This module declares, re-exports and builds the endpoint and its router; it is imported
+//! by none of its files. The files, top level first:
+//!
+//! - `config`: [`HttpConfig`]; `endpoint`: what every handler serves from (`Endpoint`), and
+//!   `admit` and `find_session`, which each handler calls first;
+//! - `post`, `get`, `delete`: the three handlers (a POST's way from its body to its answer;
+//!   a legacy session's GET stream opened or resumed with `Last-Event-ID`; a session ended);
+//! - `response`: the error bodies and statuses the transport writes;
+//! - `drain`: `/healthz`, `/readyz` and stopping a replica without losing a request ([`Drain`]);
+//! - `auth/`: who may call: `guard` (Host, Origin), `authn` (who is calling: [`Authenticate`],
+//!   [`ResourceServer`], whose [`Principal`](crate::principal::Principal) the engine hands
+//!   each tool), `token` ([`BearerToken`] and the random ids), `jwks` (feature `oauth`);
+//! - `read/`: what a request is read by: `names` (the MCP header names, made once), `heads`
+//!   (the headers, found in one pass), `peek` and `params` (what routing reads from a body and
+//!   from `Mcp-Param-*` headers), `inbound` (what a POST must be before it is routed: media
+//!   types, the body, the era's headers; and a body a request is answered without, read and
+//!   discarded, bounded);
+//! - `session/`: legacy sessions: `sessions` (this endpoint's table), `session_store`
+//!   ([`SessionStore`], where replicas share legacy sessions), `roaming` (the table in front
+//!   of it: a session this replica does not hold is re-made from the store);
+//! - `stream/`: what goes back as SSE: `outbox` (one POST's answer, bounded), `sse` (the
+//!   framing and bodies), `event_store` ([`EventStore`], where a legacy session's events wait
+//!   for a `Last-Event-ID`), `channel` (a resumable stream's sending end), `slot` (a legacy
+//!   session's GET stream);
+//! - `listen/`: toolwire's own listener, for [`McpServerSpec`](crate::McpServerSpec): `accept`
+//!   (the accept loop with timeouts and a connection cap), `woken` (the connection's
+//!   rarely-ready branches, polled only when they wake), `head_scan` (whether a request head
+//!   names both `Content-Length` and `Transfer-Encoding`, read from the socket's bytes),
+//!   `direct` (its `POST /mcp` answered without the router).
 //!
 //! Modern requests are stateless: each is served on a fresh engine session, so two clients
 //! using the same request id at once never meet.
@@ -163,7 +181,7 @@ pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Rou
 }
 
 /// The MCP endpoint as toolwire's own listener serves it ([`McpServerSpec`](crate::McpServerSpec)):
-/// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `direct`).
+/// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `listen::direct`).
 pub(crate) fn mcp_service(server: Server, exposure: Exposure, config: HttpConfig) -> Direct {
     let (router, endpoint) = endpoint(server, exposure, config);
     Direct::new(router, endpoint)

@@ -57,7 +57,7 @@ where
     async move {
         let pending = {
             let heads = Heads::of(&parts.headers);
-            // Refused from the headers alone, with the body unread (module `inbound`).
+            // Refused from the headers alone, with the body unread (module `read::inbound`).
             let limit = endpoint.config.max_body;
             let admitted = admit(&endpoint, &parts, &heads).await;
             let refusal = match admitted {

@@ -1,4 +1,4 @@
-//! `POST /mcp` answered without axum's router, on toolwire's own listener (`listen`, for
+//! `POST /mcp` answered without axum's router, on toolwire's own listener (`accept`, for
 //! [`McpServerSpec`](crate::McpServerSpec)); every other request goes through the router
 //! as before.
 //!
@@ -61,7 +61,7 @@ impl Answer for Direct {
             Some(drain) => match drain::admit(drain) {
                 Ok(flight) => Some(flight),
                 Err(refused) => {
-                    // The body unread, as every early answer (module `inbound`).
+                    // The body unread, as every early answer (module `read::inbound`).
                     let (parts, body) = request.into_parts();
                     let max_body = endpoint.config.max_body;
                     let answer = async move { unread(refused, body, max_body, &parts.headers).await };
