@@ -130,8 +130,8 @@ fn one_pass_call_agrees(message: &str) {
     }
     let Some(call) = envelope::decode_call(message) else { return };
     // The HTTP transport routes such a body by the decode's shape, not by peeking: the same.
-    if let Some(shape) = crate::transport::http::peek::from_call(&call, message) {
-        assert_eq!(shape, crate::transport::http::peek::peek(message), "{message}");
+    if let Some(shape) = crate::transport::http::read::peek::from_call(&call, message) {
+        assert_eq!(shape, crate::transport::http::read::peek::peek(message), "{message}");
     }
     let (id, params) = (call.id, call.params);
     let Ok(Incoming::Request { id: general_id, method, params: raw }) = envelope::decode(message) else {
@@ -354,12 +354,12 @@ pub fn http_request(data: &[u8]) {
     });
 }
 
-/// Fuzz target: the socket layer's head scan (`transport::http::head_scan`), which reads a
+/// Fuzz target: the socket layer's head scan (`transport::http::listen::head_scan`), which reads a
 /// request head as its bytes arrive, fed the head in three pieces, against its line-by-line
 /// reference on the whole head. The first two bytes say where to cut (each a fraction of
 /// the head's length, in 256ths); the rest is the head.
 pub fn head_scan(data: &[u8]) {
-    use crate::transport::http::head_scan::{reference, scan_in_pieces};
+    use crate::transport::http::listen::head_scan::{reference, scan_in_pieces};
     let [a, b, head @ ..] = data else { return };
     let cut = |at: &u8| usize::from(*at) * (head.len() + 1) / 256;
     let (first, second) = (cut(a).min(cut(b)), cut(a).max(cut(b)));

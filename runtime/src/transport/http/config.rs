@@ -3,12 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::auth::BearerToken;
-use super::authn::{Authenticate, ResourceServer};
+use super::auth::authn::{Authenticate, ResourceServer};
+use super::auth::guard::Guard;
+use super::auth::token::BearerToken;
 use super::drain::Drain;
-use super::event_store::EventStore;
-use super::guard::Guard;
-use super::session_store::SessionStore;
+use super::session::session_store::SessionStore;
+use super::stream::event_store::EventStore;
 
 /// Default cap on a POST body: 4 MiB.
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
@@ -271,7 +271,7 @@ impl HttpConfig {
     }
 
     /// Keep legacy sessions in `store` too, so that any replica given the same store serves
-    /// any session (module `session_store`: what is kept, when it is read and written, and
+    /// any session (module `session::session_store`: what is kept, when it is read and written, and
     /// the 503 a request gets while the store is down). Default: none; sessions live in this
     /// endpoint alone, and no request pays for a store call. Use it with a shared
     /// [`event_store`](Self::event_store), so that streams resume on any replica too.

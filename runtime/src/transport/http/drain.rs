@@ -14,10 +14,10 @@ use axum::response::{IntoResponse, Response};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::authn::BoxFuture;
-use super::inbound::unread;
+use super::auth::authn::BoxFuture;
+use super::read::inbound::unread;
 use super::response::{closing, error_response, holding};
-use super::session_store::{SessionStore, SessionStoreError};
+use super::session::session_store::{SessionStore, SessionStoreError};
 use crate::race::first;
 use crate::sync::lock;
 
@@ -298,7 +298,7 @@ impl Drain {
         Ok(())
     }
 
-    /// Cancelled when the drain begins: what a GET stream ends on (module `sse`).
+    /// Cancelled when the drain begins: what a GET stream ends on (module `stream::sse`).
     pub(super) fn begun_token(&self) -> CancellationToken {
         self.inner.begun.clone()
     }
@@ -347,7 +347,7 @@ async fn layer(State((drain, max_body)): State<(Drain, usize)>, request: Request
 /// A request let in while the replica is not draining, counted in flight for as long as the
 /// returned [`Flight`] lives (the response's body holds it); while draining, the 503 to
 /// answer instead. What the drain's layer does for each request, and what the listener's
-/// direct `POST /mcp` (module `direct`) does in its place.
+/// direct `POST /mcp` (module `listen::direct`) does in its place.
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `inbound`.
 pub(super) fn admit(drain: &Drain) -> Result<Flight, Response> {
     if drain.is_draining() {

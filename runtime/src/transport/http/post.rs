@@ -13,21 +13,27 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
-use super::heads::Heads;
-use super::inbound::{
+use super::endpoint::{Endpoint, admit, find_session};
+use super::read::heads::Heads;
+use super::read::inbound::{
     check_media, check_modern_headers, declared_too_large, is_modern, read_body, too_large, unread,
 };
-use super::peek::{self, Shape, peek};
+use super::read::params;
+use super::read::peek::{self, Shape, peek};
 use super::response::{
     Answering, error_response, error_response_with_id, status_for, unsupported_version, with_session_id,
 };
-use super::sse::CancelOnDrop;
-use super::{
-    Endpoint, HEADER_MISMATCH, REMOVED_IN_MODERN, admit, channel, find_session, outbox, params, sse, stream,
-};
+use super::stream::sse::CancelOnDrop;
+use super::stream::{channel, outbox, slot, sse};
 use crate::protocol::envelope::decode_call;
 use crate::protocol::{OutboundKind, ProtocolVersion, RequestId};
 use crate::server::Session;
+
+/// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
+const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
+
+/// JSON-RPC code for a request whose `Mcp-Method`/`Mcp-Name` headers do not match its body.
+pub const HEADER_MISMATCH: i64 = -32020;
 
 /// A POST: check the media types, read the body, pick the session that serves it, hand it
 /// to the session, and answer with what comes back.
@@ -51,7 +57,7 @@ where
     async move {
         let pending = {
             let heads = Heads::of(&parts.headers);
-            // Refused from the headers alone, with the body unread (module `inbound`).
+            // Refused from the headers alone, with the body unread (module `read::inbound`).
             let limit = endpoint.config.max_body;
             let admitted = admit(&endpoint, &parts, &heads).await;
             let refusal = match admitted {
@@ -255,11 +261,11 @@ struct Incoming<'a> {
 }
 
 /// A legacy session's id and its GET stream's slot.
-type LegacyStream<'a> = Option<(&'a str, Arc<stream::StreamSlot>)>;
+type LegacyStream<'a> = Option<(&'a str, Arc<slot::StreamSlot>)>;
 
 /// The legacy session id a request names, and the session and GET stream's slot held under
 /// it, if any.
-type Named<'a> = (&'a str, Option<(Session, Arc<stream::StreamSlot>)>);
+type Named<'a> = (&'a str, Option<(Session, Arc<slot::StreamSlot>)>);
 
 /// Which session serves a POST, the id of a legacy session it creates (to name in
 /// `Mcp-Session-Id`), and the existing legacy session's id and GET stream it is served in

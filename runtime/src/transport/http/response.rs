@@ -4,8 +4,8 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::names::MCP_SESSION_ID;
-use super::peek::Shape;
+use super::read::names::MCP_SESSION_ID;
+use super::read::peek::Shape;
 use crate::json::json_string;
 use crate::protocol::{Era, ProtocolVersion, code};
 

@@ -37,11 +37,13 @@
 //!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
 //!   client closes stdout first, serving ends at once, also with `Ok(())`.
 
+#[cfg(unix)]
+mod fd;
 mod output;
 mod waiting;
 
 #[cfg(unix)]
-pub(crate) use output::file_kind;
+pub(crate) use fd::file_kind;
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
@@ -77,20 +79,6 @@ const LINE_KEEP: usize = 64 * 1024;
 
 /// The input's buffer: a read takes up to this much of what the client wrote.
 const INPUT_BUFFER: usize = 64 * 1024;
-
-/// The events of `events` that `fd` has now (`poll` with a zero timeout, which never
-/// blocks); 0 when it has none, or when polling fails.
-#[cfg(unix)]
-fn poll_now(fd: std::os::fd::BorrowedFd<'_>, events: libc::c_short) -> libc::c_short {
-    use std::os::fd::AsRawFd;
-    let mut pollfd = libc::pollfd { fd: fd.as_raw_fd(), events, revents: 0 };
-    // SAFETY: `poll` reads and writes exactly one `pollfd` through the pointer, which points
-    // at a live, initialised local for the whole call; the descriptor is borrowed, so it is
-    // open. A timeout of 0 never blocks.
-    #[allow(unsafe_code)]
-    let ready = unsafe { libc::poll(&mut pollfd, 1, 0) };
-    if ready == 1 { pollfd.revents } else { 0 }
-}
 
 /// Why serving over stdio stopped with an error. (stdin closing is not an error: it is how
 /// a client says it is done.)

@@ -50,6 +50,8 @@ use std::io::{self, BufWriter, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+#[cfg(unix)]
+use super::fd::file_kind;
 use crate::protocol::Outbound;
 use crate::server::Sink;
 use crate::sync::{lock, wait};
@@ -135,30 +137,6 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Polled<W> {
     }
 }
 
-/// What kind of file `fd` is (its mode's `S_IFMT` bits: `S_IFIFO`, `S_IFREG`, ...), or
-/// `None` if `fstat` fails. One system call, where std's way (a duplicate descriptor's
-/// `metadata()`) takes three (`fcntl`, `statx`, `close`) before a server's first reply.
-#[cfg(unix)]
-pub(crate) fn file_kind(fd: std::os::fd::BorrowedFd<'_>) -> Option<libc::mode_t> {
-    identity(fd).map(|(kind, _, _)| kind)
-}
-
-/// What `fd` names: its file's kind (as [`file_kind`]), device and inode; `None` if
-/// `fstat` fails.
-#[cfg(unix)]
-fn identity(fd: std::os::fd::BorrowedFd<'_>) -> Option<(libc::mode_t, libc::dev_t, libc::ino_t)> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: `fstat` writes one `stat` through the pointer, which points at a live,
-    // zero-initialised local for the whole call (`stat` is plain integers, for which all
-    // zeroes is a valid value); `fd` is borrowed, so it is open for the call.
-    #[allow(unsafe_code)]
-    let (status, stat) = unsafe {
-        let mut stat: libc::stat = std::mem::zeroed();
-        (libc::fstat(fd.as_raw_fd(), &mut stat), stat)
-    };
-    (status == 0).then_some((stat.st_mode & libc::S_IFMT, stat.st_dev, stat.st_ino))
-}
-
 #[cfg(unix)]
 impl<W: Write> Write for Polled<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -176,7 +154,7 @@ impl<W: Write + std::os::fd::AsFd + Send + 'static> Destination for Polled<W> {
 
     fn writable_now(&self) -> bool {
         // POLLERR (the reader is gone) is "writable" too: the write fails at once with EPIPE.
-        super::poll_now(self.out.as_fd(), libc::POLLOUT) & (libc::POLLOUT | libc::POLLERR) != 0
+        super::fd::poll_now(self.out.as_fd(), libc::POLLOUT) & (libc::POLLOUT | libc::POLLERR) != 0
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

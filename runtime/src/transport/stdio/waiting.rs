@@ -22,7 +22,7 @@ use crate::swar;
 /// then meets the same end or error and reports it).
 #[cfg(unix)]
 pub(super) fn read<R: Read + std::os::fd::AsFd>(input: &mut BufReader<R>) {
-    if super::poll_now(input.get_ref().as_fd(), libc::POLLIN) & libc::POLLIN != 0 {
+    if super::fd::poll_now(input.get_ref().as_fd(), libc::POLLIN) & libc::POLLIN != 0 {
         let _ = input.fill_buf();
     }
 }

@@ -28,7 +28,7 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 
-use super::identity;
+use crate::transport::stdio::fd::identity;
 
 /// Inline writes on stdout's shared description before the pipe gets one of its own.
 pub(super) const OWN_AFTER: u32 = 16;

@@ -39,7 +39,7 @@
 //! error text [`STORE_UNAVAILABLE`], never a hang (a networked store bounds every call by
 //! a timeout) and never a session silently forgotten.
 //!
-//! [`HttpConfig::session_store`]: super::HttpConfig::session_store
+//! [`HttpConfig::session_store`]: crate::http::HttpConfig::session_store
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -138,7 +138,7 @@ impl SessionState {
 ///
 /// Every call is bounded in time by the store (a networked one fails with
 /// [`SessionStoreError::Unavailable`] rather than wait). The idle TTL is the endpoint's
-/// ([`HttpConfig::session_idle_ttl`](super::HttpConfig::session_idle_ttl)), handed to
+/// ([`HttpConfig::session_idle_ttl`](crate::http::HttpConfig::session_idle_ttl)), handed to
 /// [`save`](Self::save) and [`touch`](Self::touch): a session neither saved nor touched
 /// for that long is gone from the store.
 ///

@@ -25,13 +25,13 @@ use crate::sync::lock;
 
 /// What a legacy session's streams are resumable with: the store, and the session's id.
 #[derive(Clone)]
-pub(super) struct Resumable {
-    pub(super) store: Arc<dyn EventStore>,
-    pub(super) session: Arc<str>,
+pub(crate) struct Resumable {
+    pub(crate) store: Arc<dyn EventStore>,
+    pub(crate) session: Arc<str>,
 }
 
 /// One resumable stream's sending end.
-pub(super) struct Channel {
+pub(crate) struct Channel {
     resumable: Resumable,
     /// The stream's id: made when the first event is stored (a POST answered with plain
     /// JSON never needs one).
@@ -68,7 +68,7 @@ enum Mode {
 
 impl Channel {
     /// A POST's channel: its messages go to `feed`, and after its response to `fallback`.
-    pub(super) fn post(
+    pub(crate) fn post(
         resumable: Resumable,
         feed: Feed,
         fallback: Option<Arc<dyn Sink>>,
@@ -117,15 +117,15 @@ impl Channel {
 
     /// Where the stream's id will be once it is made, for the body that writes its events
     /// (which must not hold the channel: the answer ends when every sender is gone).
-    pub(super) fn stream_cell(&self) -> Arc<OnceLock<Arc<str>>> {
+    pub(crate) fn stream_cell(&self) -> Arc<OnceLock<Arc<str>>> {
         self.stream.clone()
     }
 
     /// The stream's id, made (and a POST's channel entered in the live table) on first use.
-    pub(super) fn stream_id(&self) -> Arc<str> {
+    pub(crate) fn stream_id(&self) -> Arc<str> {
         self.stream
             .get_or_init(|| {
-                let id: Arc<str> = super::random_id(12).into();
+                let id: Arc<str> = crate::transport::http::auth::token::random_id(12).into();
                 if let Some(live) = self.post.as_ref().and_then(|p| p.live.upgrade()) {
                     live.lock().insert(id.clone(), self.me.clone());
                 }
@@ -138,7 +138,7 @@ impl Channel {
     /// closed early and polled (SEP-1699): `true` if nothing was sent yet, so the caller
     /// writes the priming event (seq 0) first. The store learns of the stream then, so a
     /// resume before its first message finds it.
-    pub(super) fn begin_polling(&self) -> bool {
+    pub(crate) fn begin_polling(&self) -> bool {
         let mut state = self.lock();
         if state.mode != Mode::Undecided {
             return false;
@@ -152,7 +152,7 @@ impl Channel {
     /// A new connection reads the stream from now on: later messages go to `feed`. Returns
     /// the seq of the last message numbered so far (the replay from the store goes up to
     /// it) and whether the stream has ended.
-    pub(super) fn resume(&self, feed: Feed) -> (u64, bool) {
+    pub(crate) fn resume(&self, feed: Feed) -> (u64, bool) {
         let mut state = self.lock();
         state.feed = feed;
         (state.seq, state.ended)
@@ -200,7 +200,7 @@ impl Drop for Channel {
 
 /// The POST streams whose sink is still held, by stream id.
 #[derive(Default)]
-pub(super) struct LiveStreams {
+pub(crate) struct LiveStreams {
     map: Mutex<HashMap<Arc<str>, Weak<Channel>>>,
 }
 
@@ -210,7 +210,7 @@ impl LiveStreams {
     }
 
     /// The live channel of `stream`, if it is one of `session`'s.
-    pub(super) fn find(&self, session: &str, stream: &str) -> Option<Arc<Channel>> {
+    pub(crate) fn find(&self, session: &str, stream: &str) -> Option<Arc<Channel>> {
         // Upgraded outside the lock: dropping the last strong reference runs the channel's
         // `Drop`, which takes it.
         let weak = self.lock().get(stream).cloned()?;

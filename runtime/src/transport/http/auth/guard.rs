@@ -16,8 +16,8 @@
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::heads::Heads;
-use super::response::error_response;
+use crate::transport::http::read::heads::Heads;
+use crate::transport::http::response::error_response;
 
 /// What the guard lets through.
 #[derive(Debug, Clone, Default)]
@@ -75,7 +75,7 @@ impl Guard {
 
     /// The answer to a request the guard refuses (a JSON-RPC error with no id), or `None`
     /// when it passes.
-    pub(super) fn refusal(&self, heads: &Heads<'_>) -> Option<Response> {
+    pub(crate) fn refusal(&self, heads: &Heads<'_>) -> Option<Response> {
         self.check(heads).err().map(|refusal| error_response(refusal.status, None, refusal.message))
     }
 }

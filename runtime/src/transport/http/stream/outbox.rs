@@ -17,9 +17,9 @@ use crate::sync::lock;
 
 /// One message on its way to the connection, with its place in its stream (`seq`, from 1;
 /// 0 for a stream whose events carry no id).
-pub(super) struct Queued {
+pub(crate) struct Queued {
     pub(super) seq: u64,
-    pub(super) message: Outbound,
+    pub(crate) message: Outbound,
 }
 
 /// What a feed and its outbox share: a queue behind a lock, with the reader's waker. One
@@ -57,7 +57,7 @@ impl Shared {
 }
 
 /// The receiving end: messages in order, with the bytes they held released as they leave.
-pub(super) struct Outbox {
+pub(crate) struct Outbox {
     shared: Arc<Shared>,
 }
 
@@ -70,7 +70,7 @@ impl Outbox {
 
     /// The next message with its place in the stream. Cancel-safe: a message is taken only
     /// when it is returned.
-    pub(super) async fn next(&mut self) -> Option<Queued> {
+    pub(crate) async fn next(&mut self) -> Option<Queued> {
         poll_fn(|cx| self.poll_next(cx)).await
     }
 
@@ -112,7 +112,7 @@ impl Drop for Outbox {
 
 /// The sending end of an [`Outbox`], holding at most `max_backlog` bytes of notifications.
 /// Dropping it ends the outbox once what is queued has been read.
-pub(super) struct Feed {
+pub(crate) struct Feed {
     shared: Arc<Shared>,
     max_backlog: usize,
 }
@@ -165,7 +165,7 @@ impl Drop for Feed {
 }
 
 /// A feed and its outbox, holding at most `max_backlog` bytes of notifications.
-pub(super) fn channel(max_backlog: usize) -> (Feed, Outbox) {
+pub(crate) fn channel(max_backlog: usize) -> (Feed, Outbox) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             first: None,
@@ -182,7 +182,7 @@ pub(super) fn channel(max_backlog: usize) -> (Feed, Outbox) {
 
 /// A sink for one POST and its outbox, holding at most `max_backlog` bytes of notifications
 /// (a stream that is not resumable: its events carry no id).
-pub(super) fn outbox(max_backlog: usize) -> (Arc<dyn Sink>, Outbox) {
+pub(crate) fn outbox(max_backlog: usize) -> (Arc<dyn Sink>, Outbox) {
     let (feed, rx) = channel(max_backlog);
     let sink: Arc<dyn Sink> = Arc::new(move |m: Outbound| feed.push(0, m));
     (sink, rx)

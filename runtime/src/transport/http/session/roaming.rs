@@ -11,24 +11,24 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::response::error_response_with_id;
 use super::session_store::{
     STORE_CALL_TIMEOUT, STORE_UNAVAILABLE, SessionState, SessionStore, SessionStoreError, StoreFuture,
 };
 use super::sessions::{Full, Sessions};
-use super::stream::StreamSlot;
 use crate::context::PeerInfo;
 use crate::protocol::{ClientCapabilities, LoggingLevel, ProtocolVersion};
 use crate::server::{Server, Session, Settled};
+use crate::transport::http::response::error_response_with_id;
+use crate::transport::http::stream::slot::StreamSlot;
 
 /// The shared store an endpoint was given, and the idle TTL it keeps sessions for.
-pub(super) struct Roaming {
-    pub(super) store: Arc<dyn SessionStore>,
-    pub(super) idle_ttl: Duration,
+pub(crate) struct Roaming {
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) idle_ttl: Duration,
 }
 
 /// Why a roaming session could not be served.
-pub(super) enum Refused {
+pub(crate) enum Refused {
     /// The store could not be reached: 503.
     Unavailable,
     /// This replica's table is full: 503, as for a new session.
@@ -37,7 +37,7 @@ pub(super) enum Refused {
 
 impl Refused {
     /// The answer, to the request whose id is `id` (JSON text).
-    pub(super) fn response(&self, id: Option<&str>) -> Response {
+    pub(crate) fn response(&self, id: Option<&str>) -> Response {
         let message = match self {
             Refused::Unavailable => STORE_UNAVAILABLE.to_owned(),
             Refused::Full(full) => {
@@ -66,7 +66,7 @@ impl Roaming {
     /// Session `id` of `subject`'s, from this replica's table (its TTL restarted in the
     /// store, which also says it still exists) or re-made from the store; `None` when
     /// neither holds it for `subject`.
-    pub(super) async fn find(
+    pub(crate) async fn find(
         &self,
         sessions: &Sessions,
         server: &Server,
@@ -117,7 +117,7 @@ impl Roaming {
     /// Save session `id`'s state when a request changed it (`initialize`,
     /// `notifications/initialized`, `logging/setLevel`, `resources/subscribe`,
     /// `resources/unsubscribe`).
-    pub(super) async fn save_changes(
+    pub(crate) async fn save_changes(
         &self,
         sessions: &Sessions,
         id: &str,
@@ -131,7 +131,7 @@ impl Roaming {
     }
 
     /// End session `id` of `subject`'s here and in the store; whether either held it.
-    pub(super) async fn end(&self, sessions: &Sessions, id: &str, subject: &str) -> Result<bool, Refused> {
+    pub(crate) async fn end(&self, sessions: &Sessions, id: &str, subject: &str) -> Result<bool, Refused> {
         if sessions.remove(id, subject) {
             bounded("remove a session", self.store.remove(id)).await?;
             return Ok(true);

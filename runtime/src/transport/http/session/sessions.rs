@@ -18,12 +18,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use super::channel::Resumable;
-use super::event_store::EventStore;
 use super::session_store::{STORE_CALL_TIMEOUT, SessionStore};
-use super::stream::StreamSlot;
 use crate::server::{Recheck, Reread, Server, Session, Settled};
 use crate::sync::lock;
+use crate::transport::http::stream::channel::Resumable;
+use crate::transport::http::stream::event_store::EventStore;
+use crate::transport::http::stream::slot::StreamSlot;
 
 struct Entry {
     session: Session,
@@ -88,7 +88,7 @@ impl Sessions {
 
     /// A new session of `subject`'s, and its id.
     pub(crate) fn create(&self, server: &Server, subject: &str) -> Result<(String, Session), Full> {
-        let id = super::auth::random_id(32);
+        let id = crate::transport::http::auth::token::random_id(32);
         let session = server.session();
         self.insert(&id, session.clone(), subject, None)?;
         Ok((id, session))

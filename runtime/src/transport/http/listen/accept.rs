@@ -1,12 +1,12 @@
 //! Serving the endpoint on a listener: hyper's HTTP/1 connections under three limits, so
 //! that idle or slow sockets cannot crowd out a client with the token.
 //!
-//! - **Header-read timeout** ([`DEFAULT_HEADER_READ_TIMEOUT`](super::DEFAULT_HEADER_READ_TIMEOUT)): a connection that has not
+//! - **Header-read timeout** ([`DEFAULT_HEADER_READ_TIMEOUT`](crate::http::DEFAULT_HEADER_READ_TIMEOUT)): a connection that has not
 //!   sent its first request's headers this long after it opened, or whose next request's
 //!   headers started arriving and are not complete this long after, is closed.
-//! - **Idle keep-alive timeout** ([`DEFAULT_IDLE_TIMEOUT`](super::DEFAULT_IDLE_TIMEOUT)): a connection with no request in
+//! - **Idle keep-alive timeout** ([`DEFAULT_IDLE_TIMEOUT`](crate::http::DEFAULT_IDLE_TIMEOUT)): a connection with no request in
 //!   flight and nothing arriving this long after its last answer ended is closed.
-//! - **Connection cap** ([`DEFAULT_MAX_CONNECTIONS`](super::DEFAULT_MAX_CONNECTIONS)): a new connection past the cap closes
+//! - **Connection cap** ([`DEFAULT_MAX_CONNECTIONS`](crate::http::DEFAULT_MAX_CONNECTIONS)): a new connection past the cap closes
 //!   the connection idle the longest (a request whose answer is still streaming is never
 //!   idle); when every connection is busy, the new one is closed at once. Running out of
 //!   file descriptors is handled the same way: the longest-idle connection goes, and
@@ -14,7 +14,7 @@
 //!
 //! A request is in flight from the moment hyper hands it to the router until its response
 //! body has been written out or dropped. On shutdown (or when the endpoint's
-//! [`Drain`](super::Drain) begins) the listener stops accepting, idle connections close, and
+//! [`Drain`](crate::http::Drain) begins) the listener stops accepting, idle connections close, and
 //! answers in flight are finished; the drain counts each connection until it has closed.
 
 use std::collections::HashMap;
@@ -39,13 +39,13 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use super::config::Limits;
-use super::drain::Drain;
 use super::head_scan::HeadScan;
-use super::response::{Holding, error_response};
 use super::woken::OnWake;
 use crate::race::{Either as First, first};
 use crate::sync::lock;
+use crate::transport::http::config::Limits;
+use crate::transport::http::drain::Drain;
+use crate::transport::http::response::{Holding, error_response};
 
 /// No time recorded (in the millisecond clocks of [`Activity`]).
 const NEVER: u64 = u64::MAX;

@@ -8,7 +8,7 @@
 //! Each legacy session gets a [`StreamSlot`] when it is made; the slot is the session's
 //! notifier (`Session::set_notifier`), so `resources/subscribe` is served over HTTP, and it
 //! holds at most one open stream. Its events carry ids and are kept in the endpoint's
-//! [`EventStore`](super::EventStore), so a client that lost the stream reopens it with
+//! [`EventStore`](crate::http::EventStore), so a client that lost the stream reopens it with
 //! `Last-Event-ID` and gets what it missed (such a GET takes the stream over from a
 //! connection the server has not yet seen close). What the session sends while no stream
 //! is open waits for the next one (a client opens its stream after the handshake, and
@@ -32,7 +32,7 @@ use crate::sync::lock;
 
 /// One session's GET stream: the channel its messages go to, and whether a connection is
 /// reading it.
-pub(super) struct StreamSlot {
+pub(crate) struct StreamSlot {
     channel: Arc<Channel>,
     state: Mutex<State>,
     max_backlog: usize,
@@ -51,12 +51,12 @@ struct State {
 }
 
 /// Why a stream was not opened.
-pub(super) struct AlreadyOpen;
+pub(crate) struct AlreadyOpen;
 
 impl StreamSlot {
     /// A slot for the session `resumable` names, holding at most `max_backlog` bytes of
     /// messages unread.
-    pub(super) fn new(max_backlog: usize, resumable: Resumable) -> Arc<StreamSlot> {
+    pub(crate) fn new(max_backlog: usize, resumable: Resumable) -> Arc<StreamSlot> {
         let (feed, rx) = channel(max_backlog);
         Arc::new_cyclic(|me: &Weak<StreamSlot>| {
             let slot = me.clone();
@@ -80,30 +80,30 @@ impl StreamSlot {
     }
 
     /// The stream's id (the `<stream>` of its events' ids).
-    pub(super) fn stream_id(&self) -> Arc<str> {
+    pub(crate) fn stream_id(&self) -> Arc<str> {
         self.channel.stream_id()
     }
 
     /// The session's notifier: whatever it sends goes to the stream, until the session ends.
-    pub(super) fn notifier(&self) -> Arc<dyn Sink> {
+    pub(crate) fn notifier(&self) -> Arc<dyn Sink> {
         self.notifier.clone()
     }
 
     /// Where the session's events are kept, and its id: what a POST's answer in the
     /// session is resumable by.
-    pub(super) fn resumable(&self) -> Resumable {
+    pub(crate) fn resumable(&self) -> Resumable {
         self.channel.resumable()
     }
 
     /// Whether a connection is reading the stream.
-    pub(super) fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         let state = self.lock();
         !state.closed && state.waiting.is_none()
     }
 
     /// Open the stream: its SSE response, starting with what waited for it, ending early as
     /// `until` says.
-    pub(super) fn open(self: &Arc<Self>, until: Option<sse::Until>) -> Result<Response, AlreadyOpen> {
+    pub(crate) fn open(self: &Arc<Self>, until: Option<sse::Until>) -> Result<Response, AlreadyOpen> {
         let (rx, number) = {
             let mut state = self.lock();
             let Some(rx) = state.waiting.take() else { return Err(AlreadyOpen) };
@@ -119,7 +119,7 @@ impl StreamSlot {
     /// Reopen the stream after event `after`: what the store holds after it, then the
     /// stream live, ending early as `until` says. Takes the stream over from a connection
     /// still open.
-    pub(super) async fn resume(
+    pub(crate) async fn resume(
         self: &Arc<Self>,
         after: u64,
         until: Option<sse::Until>,
@@ -156,7 +156,7 @@ impl StreamSlot {
     /// End the open stream, if any, and take no more messages; the store forgets the
     /// session's streams when `forget` (the session ended), and keeps them when not (this
     /// replica let go of a session that a shared session store keeps for the others).
-    pub(super) fn close_with(&self, forget: bool) {
+    pub(crate) fn close_with(&self, forget: bool) {
         let mut state = self.lock();
         if std::mem::replace(&mut state.closed, true) {
             return;

@@ -1,4 +1,4 @@
-//! `POST /mcp` answered without axum's router, on toolwire's own listener (`listen`, for
+//! `POST /mcp` answered without axum's router, on toolwire's own listener (`accept`, for
 //! [`McpServerSpec`](crate::McpServerSpec)); every other request goes through the router
 //! as before.
 //!
@@ -13,7 +13,7 @@
 //! (`drain::admit`, when the request is handed over). Only `POST` to exactly
 //! `/mcp` takes this way, the same requests the router sends to `post` (it matches the
 //! path as it came, undecoded, and the query is not part of it); an app that mounts
-//! [`mcp_router`](super::mcp_router) itself gets the router's way, answering the same.
+//! [`mcp_router`](crate::http::mcp_router) itself gets the router's way, answering the same.
 
 use std::sync::Arc;
 
@@ -25,11 +25,12 @@ use axum::{BoxError, Router};
 use futures_util::FutureExt as _;
 use futures_util::future::Either;
 
-use super::inbound::unread;
-use super::listen::Answer;
-use super::post::post;
-use super::response::holding;
-use super::{Endpoint, MCP_PATH, drain};
+use super::accept::Answer;
+use crate::transport::http::drain;
+use crate::transport::http::endpoint::{Endpoint, MCP_PATH};
+use crate::transport::http::post::post;
+use crate::transport::http::read::inbound::unread;
+use crate::transport::http::response::holding;
 
 /// The MCP endpoint's router, and the endpoint its `POST /mcp` is answered by directly.
 #[derive(Clone)]
@@ -39,7 +40,7 @@ pub(crate) struct Direct {
 }
 
 impl Direct {
-    pub(super) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
+    pub(crate) fn new(router: Router, endpoint: Arc<Endpoint>) -> Direct {
         Direct { router, endpoint }
     }
 }
@@ -60,7 +61,7 @@ impl Answer for Direct {
             Some(drain) => match drain::admit(drain) {
                 Ok(flight) => Some(flight),
                 Err(refused) => {
-                    // The body unread, as every early answer (module `inbound`).
+                    // The body unread, as every early answer (module `read::inbound`).
                     let (parts, body) = request.into_parts();
                     let max_body = endpoint.config.max_body;
                     let answer = async move { unread(refused, body, max_body, &parts.headers).await };

@@ -1,5 +1,5 @@
 //! [`JwksVerifier`] (feature `oauth`): JWT access tokens checked against an authorization
-//! server's JSON Web Key Set, the [`VerifyToken`] of a [`ResourceServer`](super::ResourceServer).
+//! server's JSON Web Key Set, the [`VerifyToken`] of a [`ResourceServer`](crate::http::ResourceServer).
 //!
 //! - The JWKS is fetched over HTTP(S) on first use, cached, and fetched again once it is
 //!   older than [`refresh`](JwksVerifier::refresh), or sooner when a token names a key id the

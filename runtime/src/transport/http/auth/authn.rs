@@ -25,8 +25,8 @@ use axum::response::Response;
 
 use crate::principal::Principal;
 
-use super::auth::BearerToken;
-use super::response::error_response;
+use super::token::BearerToken;
+use crate::transport::http::response::error_response;
 
 /// A boxed future, as [`Authenticate`] and [`VerifyToken`] return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -142,7 +142,7 @@ impl Authenticate for BearerToken {
 }
 
 /// Checks a bearer token's text and says whose it is: the pluggable half of a
-/// [`ResourceServer`]. With feature `oauth`, [`JwksVerifier`](super::JwksVerifier) checks JWT
+/// [`ResourceServer`]. With feature `oauth`, [`JwksVerifier`](crate::http::JwksVerifier) checks JWT
 /// access tokens against an authorization server's JWKS.
 pub trait VerifyToken: Send + Sync + 'static {
     /// The principal `token` stands for, or [`Refusal::InvalidToken`] saying why not. The
@@ -321,7 +321,7 @@ fn bearer(parts: &Parts) -> Option<&str> {
 
 /// Who sent a request, as `auth` says, or the answer refusing it: a JSON-RPC error with no
 /// id, and its challenge.
-pub(super) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
+pub(crate) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Result<Arc<Principal>, Response> {
     match auth.authenticate(parts).await {
         Ok(principal) => Ok(principal.into_shared()),
         Err(refusal) => Err(refused(&refusal, auth.resource_server())),
@@ -332,7 +332,7 @@ pub(super) async fn authenticate(auth: &dyn Authenticate, parts: &Parts) -> Resu
 /// boxed future or a principal made per request: `authorization` is the request's first
 /// `Authorization` value.
 #[allow(clippy::result_large_err)] // The refusal is the answer itself, as in `admit`.
-pub(super) fn bearer_token(
+pub(crate) fn bearer_token(
     token: &BearerToken,
     authorization: Option<&HeaderValue>,
 ) -> Result<Arc<Principal>, Response> {
@@ -354,7 +354,7 @@ fn refused(refusal: &Refusal, resource_server: Option<&ResourceServer>) -> Respo
 }
 
 /// The router's RFC 9728 metadata answer.
-pub(super) fn metadata_response(json: &str) -> Response {
+pub(crate) fn metadata_response(json: &str) -> Response {
     let mut response = Response::new(axum::body::Body::from(json.to_owned()));
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response

@@ -6,7 +6,7 @@
 use axum::http::HeaderName;
 
 /// `Mcp-Session-Id`: a legacy session's id.
-pub(super) const MCP_SESSION_ID: HeaderName = HeaderName::from_static(SESSION_ID);
+pub(crate) const MCP_SESSION_ID: HeaderName = HeaderName::from_static(SESSION_ID);
 /// The MCP header names as a `HeaderMap` holds them (lower case): `heads` matches on these.
 pub(super) const SESSION_ID: &str = "mcp-session-id";
 /// `MCP-Protocol-Version`: the version a request is sent in.
@@ -16,4 +16,4 @@ pub(super) const METHOD: &str = "mcp-method";
 /// `Mcp-Name` (2026-07-28): the tool, prompt or resource the body names.
 pub(super) const NAME: &str = "mcp-name";
 /// `Last-Event-ID`: where a resumed SSE stream picks up.
-pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");

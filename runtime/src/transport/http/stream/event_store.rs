@@ -10,7 +10,7 @@
 //! transport asks the store for what followed ([`EventStore::replay`]) and then follows the
 //! stream live, if it is still running in this process.
 //!
-//! The store is pluggable ([`HttpConfig::event_store`](super::HttpConfig::event_store)) so
+//! The store is pluggable ([`HttpConfig::event_store`](crate::http::HttpConfig::event_store)) so
 //! that a shared one (Redis, say) can back several replicas: the ids name their stream,
 //! not the replica, and a stream records the session it belongs to, so a replay is refused
 //! for a stream of another session as for one that never existed. The 2026-07-28 revision
@@ -31,7 +31,7 @@ pub const DEFAULT_EVENTS_PER_STREAM: usize = 1_000;
 /// everything it allocates (see [`MemoryEventStore`]).
 pub const DEFAULT_EVENT_STORE_BYTES: usize = 8 * 1024 * 1024;
 /// The default cap on the streams [`MemoryEventStore`] keeps: 10,000 (about ten for each of
-/// an endpoint's [`DEFAULT_MAX_SESSIONS`](super::DEFAULT_MAX_SESSIONS) sessions).
+/// an endpoint's [`DEFAULT_MAX_SESSIONS`](crate::http::DEFAULT_MAX_SESSIONS) sessions).
 pub const DEFAULT_EVENT_STORE_STREAMS: usize = 10_000;
 
 /// An SSE event id as toolwire writes it: `<stream>:<seq>`.
@@ -138,7 +138,7 @@ pub enum ReplayError {
 /// (evicted whole, or never stored) replays nothing when nothing after `after` was ever
 /// sent, and is [`ReplayError::Gone`] when something was (the oldest still to come is
 /// `through + 1`), not an unknown stream: the writer here knows it exists.
-pub(super) fn replay_of_live(
+pub(crate) fn replay_of_live(
     stream: &str,
     after: u64,
     through: u64,

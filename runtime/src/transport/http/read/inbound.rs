@@ -43,14 +43,14 @@ use axum::response::Response;
 use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
-use super::response::{closing, error_response};
 use crate::protocol::{Era, ProtocolVersion};
+use crate::transport::http::response::{closing, error_response};
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
 /// the body is `application/json`.
 // A refusal is the answer itself, once per request at most: boxing it buys nothing.
 #[allow(clippy::result_large_err)]
-pub(super) fn check_media(heads: &Heads<'_>) -> Result<(), Response> {
+pub(crate) fn check_media(heads: &Heads<'_>) -> Result<(), Response> {
     if !accepts_both(heads) {
         return Err(error_response(
             StatusCode::NOT_ACCEPTABLE,
@@ -89,7 +89,7 @@ pub(super) const DISCARD_MAX: u64 = 64 * 1024 * 1024;
 /// and discarded first when it is within `limit` bytes and arrives within [`DISCARD_WITHIN`],
 /// and the connection kept; else the answer says `Connection: close` (and a body declared
 /// over the limit is discarded behind it).
-pub(super) async fn unread<B>(answer: Response, body: B, limit: usize, headers: &HeaderMap) -> Response
+pub(crate) async fn unread<B>(answer: Response, body: B, limit: usize, headers: &HeaderMap) -> Response
 where
     B: HttpBody<Data = Bytes> + Send + 'static,
 {
@@ -132,7 +132,7 @@ async fn discard<B: HttpBody<Data = Bytes>>(body: B, limit: u64) -> bool {
 }
 
 /// 413 for a body over `limit` bytes.
-pub(super) fn too_large(limit: usize) -> Response {
+pub(crate) fn too_large(limit: usize) -> Response {
     closing(error_response(
         StatusCode::PAYLOAD_TOO_LARGE,
         None,
@@ -142,7 +142,7 @@ pub(super) fn too_large(limit: usize) -> Response {
 
 /// Whether the request's `Content-Length` is over `limit`: 413 at once, not waited for (a
 /// client may send nothing more until it is answered).
-pub(super) fn declared_too_large(heads: &Heads<'_>, limit: usize) -> bool {
+pub(crate) fn declared_too_large(heads: &Heads<'_>, limit: usize) -> bool {
     heads.content_length.text().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > limit as u64)
 }
 
@@ -151,7 +151,7 @@ pub(super) fn declared_too_large(heads: &Heads<'_>, limit: usize) -> bool {
 /// boxing it as axum's `Body` would cost an allocation a request); its trailers, if any, are
 /// passed over. A refusal here leaves the rest of the body unread, and says `Connection:
 /// close` (module header).
-pub(super) async fn read_body<B>(body: B, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response>
+pub(crate) async fn read_body<B>(body: B, limit: usize, heads: &Heads<'_>) -> Result<Bytes, Response>
 where
     B: HttpBody<Data = Bytes>,
     B::Error: Into<BoxError>,
@@ -213,7 +213,7 @@ fn body_failed(error: &axum::Error, declared: Option<u64>) -> Response {
 }
 
 /// A request in the modern era: its `_meta` or its header says 2026-07-28.
-pub(super) fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool {
+pub(crate) fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersion>) -> bool {
     let meta_modern = match shape {
         Shape::Request { meta_version: Some(v), .. } => {
             ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Modern)
@@ -224,7 +224,7 @@ pub(super) fn is_modern(shape: &Shape<'_>, header_version: Option<ProtocolVersio
 }
 
 /// The modern era routes on headers, so they must say what the body says.
-pub(super) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Result<(), String> {
+pub(crate) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Result<(), String> {
     let Shape::Request { method, name, meta_version, .. } = shape else { return Ok(()) };
     // The version header must say what `_meta` says (a missing `_meta` version is the
     // engine's -32602, not a mismatch).

@@ -13,7 +13,7 @@
 //! answer is complete has cancelled the request.
 //!
 //! In a legacy session every event carries its id (`<stream>:<seq>`, see
-//! [`EventId`](super::EventId)); a modern answer's events carry none (2026-07-28 streams are
+//! [`EventId`](crate::http::EventId)); a modern answer's events carry none (2026-07-28 streams are
 //! not resumable). The framing is written here rather than with `axum::response::sse`,
 //! whose events cannot carry the empty `data:` line a priming event needs (without it a
 //! client's parser dispatches nothing).
@@ -88,7 +88,7 @@ pub(super) async fn next_or_keep_alive(rx: &mut Outbox) -> Option<Result<Queued,
 /// the response. Events carry ids when `stream` names the (resumable) stream. The guard, if
 /// any, is disarmed once the response is handed to the body; dropping the stream before
 /// that (the client went away) drops it armed, which cancels the request.
-pub(super) fn response(
+pub(crate) fn response(
     first: Queued,
     rx: Outbox,
     guard: Option<CancelOnDrop>,
@@ -115,23 +115,23 @@ pub(super) fn response(
 
 /// A POST's answer closed before anything was sent, to be polled: the priming event (seq
 /// 0, empty data) telling the client to come back after `retry`.
-pub(super) fn polled(stream: &str, retry: Duration) -> Response {
+pub(crate) fn polled(stream: &str, retry: Duration) -> Response {
     let priming = frame(Some(stream), 0, "", Some(retry));
     sse_response(futures_util::stream::once(std::future::ready(priming)))
 }
 
 /// How a resumed stream goes on after its replay.
-pub(super) struct Tail {
+pub(crate) struct Tail {
     /// The live stream's queue, if it still runs in this process.
-    pub(super) live: Option<Outbox>,
+    pub(crate) live: Option<Outbox>,
     /// A POST's stream ends with its response; a GET stream goes on.
-    pub(super) ends_with_response: bool,
+    pub(crate) ends_with_response: bool,
     /// Whether the replay already holds the end of the stream.
-    pub(super) ended: bool,
-    /// Held until the body is dropped (a GET stream's [`Closer`](super::stream)).
-    pub(super) guard: Option<Box<dyn Send + Sync>>,
+    pub(crate) ended: bool,
+    /// Held until the body is dropped (a GET stream's [`Closer`](super::slot)).
+    pub(crate) guard: Option<Box<dyn Send + Sync>>,
     /// When a stream that would go on (a GET stream) ends early, and how.
-    pub(super) until: Option<Until>,
+    pub(crate) until: Option<Until>,
 }
 
 /// A GET stream's early end: when `stop` fires (the replica's drain began), the stream sends
@@ -139,9 +139,9 @@ pub(super) struct Tail {
 /// replica) and ends. A GET stream carries only what the session sends outside a call's own
 /// answer, so no call in flight needs it, and a drain has no reason to wait for it: it would
 /// never end by itself.
-pub(super) struct Until {
-    pub(super) stop: tokio_util::sync::CancellationToken,
-    pub(super) retry: Duration,
+pub(crate) struct Until {
+    pub(crate) stop: tokio_util::sync::CancellationToken,
+    pub(crate) retry: Duration,
 }
 
 /// The last event of a stream ended early: `retry:` alone (no data, so nothing is
@@ -154,7 +154,7 @@ pub(super) fn retry_only(retry: Duration) -> Bytes {
 /// what `tail` says. A stream that is neither ended nor live here (its call runs on another
 /// replica, or the store outlived it) is closed with `retry:` after its replay, so the
 /// client polls again.
-pub(super) fn resumed(
+pub(crate) fn resumed(
     stream: std::sync::Arc<str>,
     replay: Vec<StoredEvent>,
     tail: Tail,
@@ -205,7 +205,7 @@ pub(crate) struct CancelOnDrop {
 
 impl CancelOnDrop {
     /// Cancels request `id` of `session` when dropped, unless disarmed first.
-    pub(super) fn armed(session: Session, id: RequestId) -> CancelOnDrop {
+    pub(crate) fn armed(session: Session, id: RequestId) -> CancelOnDrop {
         CancelOnDrop { session, id: Some(id) }
     }
 

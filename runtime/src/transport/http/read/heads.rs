@@ -13,11 +13,11 @@ use super::names;
 
 /// One header's first value, and whether the request carries more than one.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Seen<'a> {
+pub(crate) struct Seen<'a> {
     /// The first value: what `HeaderMap::get` gives.
-    pub(super) first: Option<&'a HeaderValue>,
+    pub(crate) first: Option<&'a HeaderValue>,
     /// A second value followed (the same name twice, or one name with two values).
-    pub(super) repeated: bool,
+    pub(crate) repeated: bool,
 }
 
 impl<'a> Seen<'a> {
@@ -29,23 +29,23 @@ impl<'a> Seen<'a> {
     }
 
     /// The first value as text, when it is visible ASCII.
-    pub(super) fn text(&self) -> Option<&'a str> {
+    pub(crate) fn text(&self) -> Option<&'a str> {
         self.first.and_then(|v| v.to_str().ok())
     }
 }
 
 /// The headers the transport reads of one request, and the map for any other.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Heads<'a> {
+pub(crate) struct Heads<'a> {
     /// The whole map: `Accept` when it is given more than once, `Mcp-Param-*`, `Last-Event-ID`.
-    pub(super) map: &'a HeaderMap,
-    pub(super) host: Seen<'a>,
-    pub(super) origin: Seen<'a>,
-    pub(super) authorization: Seen<'a>,
+    pub(crate) map: &'a HeaderMap,
+    pub(crate) host: Seen<'a>,
+    pub(crate) origin: Seen<'a>,
+    pub(crate) authorization: Seen<'a>,
     pub(super) accept: Seen<'a>,
     pub(super) content_type: Seen<'a>,
     pub(super) content_length: Seen<'a>,
-    pub(super) protocol_version: Seen<'a>,
+    pub(crate) protocol_version: Seen<'a>,
     pub(super) session_id: Seen<'a>,
     pub(super) method: Seen<'a>,
     pub(super) name: Seen<'a>,
@@ -54,7 +54,7 @@ pub(super) struct Heads<'a> {
 impl<'a> Heads<'a> {
     /// Walk `map` once. Header names are lower case in a `HeaderMap`, so they are compared
     /// as they are.
-    pub(super) fn of(map: &'a HeaderMap) -> Heads<'a> {
+    pub(crate) fn of(map: &'a HeaderMap) -> Heads<'a> {
         let mut heads = Heads {
             map,
             host: Seen::default(),
@@ -88,7 +88,7 @@ impl<'a> Heads<'a> {
     }
 
     /// The legacy session the request names (`Mcp-Session-Id`), when it is text.
-    pub(super) fn session_id(&self) -> Option<&'a str> {
+    pub(crate) fn session_id(&self) -> Option<&'a str> {
         self.session_id.text()
     }
 }
@@ -96,7 +96,7 @@ impl<'a> Heads<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::http::names::MCP_SESSION_ID;
+    use crate::transport::http::read::names::MCP_SESSION_ID;
     use axum::http::{HeaderName, header};
 
     const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static(names::PROTOCOL_VERSION);
