@@ -289,9 +289,57 @@ impl Answer for Router {
     }
 }
 
+/// Serve `server`'s MCP endpoint on `listener` with toolwire's own accept loop: the
+/// header-read and idle timeouts and the connection cap of `config` (module header), and a
+/// `POST /mcp` answered without the router (module `direct`). Everything else is
+/// [`mcp_router`](super::mcp_router)'s: `/mcp`, the resource server's metadata, and with a
+/// [`Drain`] in `config`, `/healthz` and `/readyz`.
+///
+/// Without a drain it serves until the future is dropped. With one, it returns once the
+/// drain has begun ([`Drain::begin`], or [`Drain::begin_on_signal`] on SIGTERM/SIGINT) and
+/// finished: accepting stops, idle connections close, and the requests in flight finish
+/// within the drain's grace. This is what the `serve_registry!` main's `--http` and
+/// [`McpServerSpec`](crate::McpServerSpec) serve on.
+///
+/// ```no_run
+/// use toolwire::http::{Auth, BearerToken, Drain, HttpConfig};
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
+/// let drain = Drain::new();
+/// let config = HttpConfig::new(Auth::Bearer(BearerToken::generate())).drain(drain.clone());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// tokio::spawn(drain.clone().begin_on_signal());
+/// toolwire::http::serve(listener, server, config).await;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn serve(listener: TcpListener, server: crate::server::Server, config: super::HttpConfig) {
+    let (limits, drain) = (config.limits, config.drain.clone());
+    let service = super::mcp_service(server, config);
+    let begun = drain.clone();
+    let stop = async move {
+        match begun {
+            Some(drain) => drain.begun().await,
+            None => std::future::pending().await,
+        }
+    };
+    accept(listener, service, limits, stop, drain.clone()).await;
+    if let Some(drain) = drain {
+        drain.finished().await;
+    }
+}
+
 /// Serve `answer` on `listener` under `limits` until `shutdown` resolves; then stop
 /// accepting, close idle connections and let answers in flight finish.
-pub(crate) async fn serve(
+pub(crate) async fn accept(
     listener: TcpListener,
     answer: impl Answer,
     limits: Limits,
@@ -428,7 +476,7 @@ mod tests {
         let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
         let stop = CancellationToken::new();
         let shutdown = stop.clone();
-        tokio::spawn(serve(listener, router, limits, async move { shutdown.cancelled().await }, None));
+        tokio::spawn(accept(listener, router, limits, async move { shutdown.cancelled().await }, None));
         (addr, stop)
     }
 

@@ -108,13 +108,16 @@ mod woken;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::protocol::{Era, ProtocolVersion};
 use crate::server::{Exposure, Server, Session};
+
+/// axum's router, which [`mcp_router`] returns: named here so that mounting the endpoint in
+/// an app of one's own needs no `axum` in one's `Cargo.toml`.
+pub use axum::Router;
 
 pub use auth::BearerToken;
 pub(crate) use auth::random_id;
@@ -124,15 +127,20 @@ pub use config::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
 use direct::Direct;
-pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
+pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck};
 pub use event_store::{
     DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, EventId, EventStore,
     MemoryEventStore, Replay, ReplayError, StoredEvent,
 };
 use heads::Heads;
+/// A JWT signing algorithm, as [`JwksVerifier::algorithms`] takes it (`jsonwebtoken`'s,
+/// named here so that a server needs no `jsonwebtoken` of its own).
+#[cfg(feature = "oauth")]
+pub use jsonwebtoken::Algorithm;
 #[cfg(feature = "oauth")]
 pub use jwks::{DEFAULT_JWKS_REFRESH, DEFAULT_MIN_REFETCH, DEFAULT_TOKEN_TYPES, JwksError, JwksVerifier};
-pub(crate) use listen::serve;
+pub(crate) use listen::accept;
+pub use listen::serve;
 use names::LAST_EVENT_ID;
 use params::ParamHeaders;
 use post::post;
@@ -153,7 +161,7 @@ pub const HEADER_MISMATCH: i64 = -32020;
 
 struct Endpoint {
     server: Server,
-    /// Who the callers are: the host named it when mounting.
+    /// Who the callers are: the server's exposure.
     exposure: Arc<Exposure>,
     config: HttpConfig,
     sessions: Sessions,
@@ -168,17 +176,15 @@ struct Endpoint {
 }
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
-/// [`ResourceServer`], its metadata). Mount it into an existing app with `Router::merge`, or
-/// serve it on its own.
+/// [`ResourceServer`], its metadata; with a [`Drain`], `/healthz` and `/readyz`). Mount it
+/// into an existing app with `Router::merge`; to serve it on its own, [`serve`] is
+/// toolwire's own listener (timeouts, a connection cap, and a quicker `POST /mcp`).
 ///
-/// `exposure` says who the callers are, and there is no default: [`Exposure::TrustedHost`]
-/// for the program's own agent (every tool, error texts verbatim), or
-/// [`Exposure::UntrustedCallers`] for anyone else (approval-gated tools hidden, failures
-/// sanitised, results capped). See [`Exposure`].
+/// Who the callers are is the server's [`exposure`](crate::server::ServerBuilder::exposure),
+/// said once on its builder.
 ///
 /// ```
-/// use toolwire::http::{Auth, HttpConfig, mcp_router};
-/// use toolwire::server::Exposure;
+/// use toolwire::http::{Auth, HttpConfig, Router, mcp_router};
 /// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
@@ -188,24 +194,22 @@ struct Endpoint {
 /// }
 ///
 /// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
-/// let app = axum::Router::new()
-///     .route("/healthz", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp_router(server, Exposure::TrustedHost, HttpConfig::new(Auth::None).stateless(true)));
+/// let app: Router = mcp_router(server, HttpConfig::new(Auth::None).stateless(true));
 /// # let _ = app;
 /// ```
-pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Router {
-    endpoint(server, exposure, config).0
+pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
+    endpoint(server, config).0
 }
 
-/// The MCP endpoint as toolwire's own listener serves it ([`McpServerSpec`](crate::McpServerSpec)):
+/// The MCP endpoint as toolwire's own listener serves it ([`serve`]):
 /// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `direct`).
-pub(crate) fn mcp_service(server: Server, exposure: Exposure, config: HttpConfig) -> Direct {
-    let (router, endpoint) = endpoint(server, exposure, config);
+pub(crate) fn mcp_service(server: Server, config: HttpConfig) -> Direct {
+    let (router, endpoint) = endpoint(server, config);
     Direct::new(router, endpoint)
 }
 
 /// The endpoint, and its router.
-fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, Arc<Endpoint>) {
+fn endpoint(server: Server, config: HttpConfig) -> (Router, Arc<Endpoint>) {
     let store: Arc<dyn EventStore> = match &config.event_store {
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
@@ -218,16 +222,8 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let live = Arc::default();
-    let endpoint = Arc::new(Endpoint {
-        server,
-        exposure: Arc::new(exposure),
-        config,
-        sessions,
-        store,
-        live,
-        params,
-        roaming,
-    });
+    let exposure = server.exposure();
+    let endpoint = Arc::new(Endpoint { server, exposure, config, sessions, store, live, params, roaming });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -264,7 +260,10 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
             // A 2026-07-28 listen never ends by itself: the drain ends it gracefully.
             let server = endpoint.server.clone();
             drain.on_begin(move || server.end_listens());
-            drain::wrap(router, &drain, endpoint.config.max_body)
+            // A replica that keeps its sessions in a shared store is ready only while it can
+            // reach it: `/readyz` checks the store by itself.
+            let store = endpoint.roaming.as_ref().map(|r| Arc::clone(&r.store));
+            drain::wrap(router, &drain, endpoint.config.max_body, store)
         }
         None => router,
     };
