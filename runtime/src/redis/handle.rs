@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use super::connection::{Connection, DEFAULT_COMMAND_TIMEOUT, RedisError};
+#[cfg(doc)]
+use super::connection::DEFAULT_COMMAND_TIMEOUT;
+use super::connection::{Connection, RedisError};
 use super::event_store::RedisEventStore;
 use super::fanout::RedisFanout;
 use super::session_store::RedisSessionStore;
