@@ -33,7 +33,6 @@ use toolwire::http::{
 use toolwire::principal::Principal;
 use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
-use toolwire::server::Exposure;
 use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
 use toolwire_tests::http::{RawResponse, SseEvent, mcp_headers, request, sse_events_in};
 use toolwire_tests::redis::RedisServer;
@@ -96,7 +95,7 @@ fn shared(config: HttpConfig, url: &str, prefix: &str) -> HttpConfig {
 async fn serve(server: Server, config: HttpConfig) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = mcp_router(server, Exposure::TrustedHost, config);
+    let app = mcp_router(server, config);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }

@@ -123,9 +123,7 @@ async fn serve(config: HttpConfig) -> SocketAddr {
     let server = Server::new(tools![echo].unwrap(), ServerOptions::new("bench", "1.0.0"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(
-        async move { axum::serve(listener, mcp_router(server, Exposure::TrustedHost, config)).await },
-    );
+    tokio::spawn(async move { axum::serve(listener, mcp_router(server, config)).await });
     addr
 }
 
