@@ -6,7 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use serde_json::Value;
 use toolwire::Server;
 use toolwire::ServerOptions;
-use toolwire::http::{Auth, HttpConfig};
+use toolwire::http::{Auth, BearerToken, HttpConfig, Refusal, ResourceServer};
+use toolwire::principal::Principal;
 use toolwire::spec::{SpecError, SpecOptions, StdioCommand, TransportKind};
 use toolwire::{McpServerSpec, serve_registry, tool, tools};
 use toolwire_tests::http::{mcp_headers, request};
@@ -201,4 +202,35 @@ fn a_bad_server_name_is_refused_not_rewritten() {
         err.to_string(),
         "server name 'my engine' is not usable in `mcp__<server>__<tool>`; use 1 to 64 of `A-Z a-z 0-9 _ -`"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_spec_honours_the_auth_of_the_http_config_it_is_given() {
+    // A bearer token of the program's own: the one the config file carries and the endpoint
+    // demands.
+    let token = BearerToken::generate();
+    let mut spec = make(SpecOptions::http().http_config(HttpConfig::new(Auth::Bearer(token.clone()))));
+    spec.start().unwrap();
+    assert_eq!(spec.bearer_token(), Some(token.expose()));
+    assert_eq!(ping(&spec).await, 200);
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(spec.config_path()).unwrap()).unwrap();
+    assert_eq!(cfg["mcpServers"]["engine"]["headers"]["Authorization"], format!("Bearer {}", token.expose()));
+
+    // An authenticator of the program's own checks every request; the config file names no
+    // credential (the CLI brings its own).
+    let verify = |t: &str| match t {
+        "alice-token" => Ok(Principal::new("alice")),
+        _ => Err(Refusal::InvalidToken("unknown token".into())),
+    };
+    let auth = Auth::resource_server(ResourceServer::new("http://127.0.0.1/mcp", verify));
+    let mut spec = make(SpecOptions::http().http_config(HttpConfig::new(auth)));
+    spec.start().unwrap();
+    assert_eq!((spec.bearer_token(), spec.auth_headers().len()), (None, 0));
+    assert_eq!(ping(&spec).await, 401, "no credential: refused by the authenticator");
+    let addr = spec.local_addr().unwrap();
+    let mut h = mcp_headers(addr);
+    h.push(("Authorization".into(), "Bearer alice-token".into()));
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = tokio::task::spawn_blocking(move || request(addr, "POST", "/mcp", &h, body)).await.unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
 }
