@@ -1,6 +1,8 @@
 //! `serve_registry!(name = "...", tools = [a, b, ...])`: the whole body of a server binary's
 //! `main`; `resources = [..]` and `prompts = [..]` serve `#[resource]` and `#[prompt]` fns
-//! beside the tools.
+//! beside the tools. `serve_registry!(server = expr)` serves a `Server` built in code
+//! instead (a live one, with authorization, rate limits, a fan-out): `expr` is evaluated
+//! inside the main's runtime, and no other key goes with it.
 //!
 //! Parse raw (keys with their spans), check every key in one pass (unknown, duplicate,
 //! malformed and missing keys are all reported at once, each under its own token), then
@@ -17,7 +19,8 @@ use syn::{Ident, LitStr, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `serve_registry!` takes.
-const KEYS: &str = "`name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`";
+const KEYS: &str =
+    "`name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`, `server`";
 
 /// One `key = value` as written.
 struct RawKey {
@@ -62,6 +65,8 @@ struct Spec {
     resources: Option<Vec<syn::Path>>,
     /// `#[prompt]` fn paths, when `prompts = [..]` was given.
     prompts: Option<Vec<syn::Path>>,
+    /// `server = expr`: a `Server` built in code, served as it is.
+    server: Option<syn::Expr>,
 }
 
 pub(crate) fn expand(input: TokenStream) -> TokenStream {
@@ -98,11 +103,30 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
         state: Vec::new(),
         resources: None,
         prompts: None,
+        server: None,
     };
     let mut tools_seen: Option<Ident> = None;
     let mut state_seen = false;
+    // Every key but `server`, for the refusal of each beside it.
+    let mut others: Vec<Ident> = Vec::new();
+    let mut server_seen = false;
     for RawKey { key, value } in raw {
         let name = key.to_string();
+        if name == "server" {
+            if server_seen {
+                cx.error_spanned_by(&key, "duplicate `server`; give it once");
+            }
+            server_seen = true;
+            match value {
+                RawValue::Other(expr) => spec.server = Some(expr),
+                other => cx.error_spanned_by(
+                    value_tokens(&other),
+                    "`server` takes an expression giving a built `Server`, e.g. `server = build_server()`",
+                ),
+            }
+            continue;
+        }
+        others.push(key.clone());
         let slot = match name.as_str() {
             "name" => Some(&mut spec.name),
             "version" => Some(&mut spec.version),
@@ -205,7 +229,18 @@ fn resolve(cx: &Ctxt, raw: Punctuated<RawKey, Token![,]>) -> Spec {
             cx.error_spanned_by(path, "this tool is already listed; list each tool once");
         }
     }
-    if tools_seen.is_none() {
+    if server_seen {
+        // Rule: a server built in code says what it serves and who it is itself; a key
+        // beside it would be a second, ignored answer.
+        for key in &others {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "`{key}` cannot go with `server`: a server built in code sets its tools, resources, prompts, state, name, version, title and instructions itself; drop `{key}`"
+                ),
+            );
+        }
+    } else if tools_seen.is_none() {
         cx.error_at(
             Span::call_site(),
             "missing `tools`; list the `#[tool]` fns to serve, e.g. `tools = [echo, add]`",
@@ -229,7 +264,7 @@ fn example(key: &str) -> &'static str {
 /// The message for an unknown key, with the fix for the likely slips.
 fn unknown_key(name: &str) -> String {
     let hint = match name {
-        "server" | "server_name" => Some("name"),
+        "server_name" => Some("name"),
         "tool" | "registry" => Some("tools"),
         "resource" | "templates" | "resource_templates" => Some("resources"),
         "prompt" => Some("prompts"),
@@ -253,6 +288,22 @@ fn value_tokens(value: &RawValue) -> TokenStream {
 
 fn generate(spec: &Spec) -> TokenStream {
     let tw = quote!(::toolwire::__private);
+    if let Some(server) = &spec.server {
+        // `env!` expands in the invoking crate: `--help` and `--version` name it; the server
+        // names itself.
+        return quote! {
+            #tw::serve_main(
+                #tw::MainSpec {
+                    name: ::core::env!("CARGO_PKG_NAME"),
+                    version: ::core::env!("CARGO_PKG_VERSION"),
+                    title: ::core::option::Option::None,
+                    instructions: ::core::option::Option::None,
+                    built_in_code: true,
+                },
+                |_| #server,
+            )
+        };
+    }
     let option = |lit: &Option<LitStr>| match lit {
         Some(l) => quote!(::core::option::Option::Some(#l)),
         None => quote!(::core::option::Option::None),
@@ -273,17 +324,18 @@ fn generate(spec: &Spec) -> TokenStream {
         let state = &spec.state;
         quote!(; state = [#(#state),*])
     });
-    let registries = if spec.resources.is_none() && spec.prompts.is_none() {
-        quote!(::toolwire::tools![#(#tools),* #state])
-    } else {
-        let resources = spec.resources.as_ref().map(|r| quote!(.resources(::toolwire::resources![#(#r),*])));
-        let prompts = spec.prompts.as_ref().map(|p| quote!(.prompts(::toolwire::prompts![#(#p),*])));
-        quote!(#tw::Surface::new(::toolwire::tools![#(#tools),* #state]) #resources #prompts)
-    };
+    let resources = spec.resources.as_ref().map(|r| quote!(.resources(::toolwire::resources![#(#r),*])));
+    let prompts = spec.prompts.as_ref().map(|p| quote!(.prompts(::toolwire::prompts![#(#p),*])));
     quote! {
         #tw::serve_main(
-            #tw::MainSpec { name: #name, version: #version, title: #title, instructions: #instructions },
-            || #registries,
+            #tw::MainSpec {
+                name: #name,
+                version: #version,
+                title: #title,
+                instructions: #instructions,
+                built_in_code: false,
+            },
+            |options| #tw::Surface::new(options, ::toolwire::tools![#(#tools),* #state]) #resources #prompts,
         )
     }
 }
@@ -311,9 +363,10 @@ mod tests {
                     name: "demo",
                     version: ::core::env!("CARGO_PKG_VERSION"),
                     title: ::core::option::Option::None,
-                    instructions: ::core::option::Option::None
+                    instructions: ::core::option::Option::None,
+                    built_in_code: false,
                 },
-                || ::toolwire::tools![a, m::b],
+                |options| ::toolwire::__private::Surface::new(options, ::toolwire::tools![a, m::b]),
             )
         };
         assert_eq!(out, want);
@@ -330,9 +383,10 @@ mod tests {
                     name: ::core::env!("CARGO_PKG_NAME"),
                     version: ::core::env!("CARGO_PKG_VERSION"),
                     title: ::core::option::Option::None,
-                    instructions: ::core::option::Option::None
+                    instructions: ::core::option::Option::None,
+                    built_in_code: false,
                 },
-                || ::toolwire::__private::Surface::new(::toolwire::tools![a])
+                |options| ::toolwire::__private::Surface::new(options, ::toolwire::tools![a])
                     .resources(::toolwire::resources![app, db::rows])
                     .prompts(::toolwire::prompts![review]),
             )
@@ -356,14 +410,42 @@ mod tests {
     }
 
     #[test]
+    fn a_server_built_in_code_is_served_as_it_is_and_alone() {
+        let out: syn::Expr = syn::parse2(expand(quote!(server = build_server()))).unwrap();
+        let want: syn::Expr = syn::parse_quote! {
+            ::toolwire::__private::serve_main(
+                ::toolwire::__private::MainSpec {
+                    name: ::core::env!("CARGO_PKG_NAME"),
+                    version: ::core::env!("CARGO_PKG_VERSION"),
+                    title: ::core::option::Option::None,
+                    instructions: ::core::option::Option::None,
+                    built_in_code: true,
+                },
+                |_| build_server(),
+            )
+        };
+        assert_eq!(out, want);
+        assert!(errors(quote!(server = build_server())).is_empty());
+        assert_eq!(
+            errors(quote!(name = "x", server = build(), tools = [a], server = [b])),
+            [
+                "duplicate `server`; give it once",
+                "`server` takes an expression giving a built `Server`, e.g. `server = build_server()`",
+                "`name` cannot go with `server`: a server built in code sets its tools, resources, prompts, state, name, version, title and instructions itself; drop `name`",
+                "`tools` cannot go with `server`: a server built in code sets its tools, resources, prompts, state, name, version, title and instructions itself; drop `tools`",
+            ]
+        );
+    }
+
+    #[test]
     fn every_bad_key_is_reported_at_once() {
         assert_eq!(
-            errors(quote!(server = "x", name = 3, tools = [a], tools = [b], colour = "red")),
+            errors(quote!(server_name = "x", name = 3, tools = [a], tools = [b], colour = "red")),
             [
-                "unknown `serve_registry!` key `server`; write `name`",
+                "unknown `serve_registry!` key `server_name`; write `name`",
                 "`name` takes a string literal, e.g. `name = \"...\"`",
                 "duplicate `tools`; list every tool in one `tools = [..]`",
-                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`",
+                "unknown `serve_registry!` key `colour`; expected one of `name`, `version`, `title`, `instructions`, `tools`, `resources`, `prompts`, `state`, `server`",
             ]
         );
         assert_eq!(

@@ -12,7 +12,7 @@ pub use std::sync::Arc;
 pub use serde_json::Value;
 
 pub use crate::args::{ArgSpec, Args, ParamSpec, ToolParam};
-pub use crate::cli::{IntoSurface, MainSpec, Surface, serve_main};
+pub use crate::cli::{IntoServer, MainSpec, Surface, serve_main};
 pub use crate::context::Context;
 pub use crate::registry::{RegistryError, ToolRegistry};
 pub use crate::schema::Schema;

@@ -89,8 +89,8 @@
 //! | [`protocol`] | the MCP wire: versions and eras, JSON-RPC ids and errors, the `wire` data shapes |
 //! | [`principal`] | [`Principal`](principal::Principal): who is calling, as the host or the authenticator says, read through `Context::principal` |
 //! | [`server`] | the engine: [`Server`], [`ServerOptions`], sessions and their sinks |
-//! | [`stdio`] | the stdio transport: [`serve_stdio`], [`stdio::serve`], [`stdio::serve_lines`] |
-//! | `http` (feature `http`) | the loopback streamable-HTTP endpoint: `mcp_router`, `HttpConfig`, the bearer token |
+//! | [`stdio`] | the stdio transport: [`stdio::serve`] (also [`serve_stdio`]), [`stdio::serve_lines`], [`StdioConfig`](stdio::StdioConfig) |
+//! | `http` (feature `http`) | the streamable-HTTP endpoint: `serve` (toolwire's own listener), `mcp_router` (a `Router` to mount), `HttpConfig`, the bearer token and authenticators |
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
 //! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
@@ -153,7 +153,7 @@ pub use schema::Schema;
 pub use server::{Server, ServerOptions};
 #[cfg(feature = "http")]
 pub use spec::{McpServerSpec, serve_registry};
-pub use stdio::serve_stdio;
+pub use stdio::serve as serve_stdio;
 pub use tool::{Content, Declarations, Json, Tool, ToolError, ToolInfo, ToolOutput};
 #[doc = include_str!("../docs/remote.md")]
 pub use toolwire_macros::remote;

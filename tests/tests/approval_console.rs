@@ -537,9 +537,11 @@ fn echo(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_asks_the_console_and_the_browser_edits_and_approves() {
-    let mut engine =
-        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
-            .unwrap();
+    let mut engine = serve_registry(
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     engine.start().unwrap();
     let console = ApprovalConsole::builder()
         .poll_interval(Duration::from_millis(100))
@@ -629,11 +631,14 @@ async fn untrusted_endpoint_with(approvals: ApprovalServer, stateless: bool) -> 
         _ => Err(Refusal::InvalidToken("unknown token".into())),
     };
     let auth = Auth::resource_server(ResourceServer::new(format!("http://{addr}/mcp"), verifier));
-    let server = Server::new(tools![wire_money].unwrap(), ServerOptions::new("bank", "1.0.0"));
     let exposure = Exposure::UntrustedCallers(
         Untrusted::new().approve_with(approvals).approval_timeout(Duration::from_secs(120)),
     );
-    let app = mcp_router(server, exposure, HttpConfig::new(auth).stateless(stateless));
+    let server = Server::builder(ServerOptions::new("bank", "1.0.0"))
+        .tools(tools![wire_money].unwrap())
+        .exposure(exposure)
+        .build();
+    let app = mcp_router(server, HttpConfig::new(auth).stateless(stateless));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }

@@ -14,6 +14,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::approvals::{
     Answer, ApprovalServer, AskError, DecisionSource, LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps, asker_fn,
@@ -181,7 +182,8 @@ async fn run_policy_refuses_the_trifecta_a_served_registry_advertises() {
     let registry = tools![read_record, fetch_page, notify].unwrap();
     let local = RunPolicy::new().check_registry(&registry);
     let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+        serve_registry(Server::new(registry, ServerOptions::new("engine", "0.1.0")), SpecOptions::http())
+            .unwrap();
     spec.start().unwrap();
 
     // The declarations crossed the wire in `_meta`: read them back and check them there.

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::approvals::{Answer, ApprovalServer, DecisionSource, asker_fn};
 use toolwire::spec::SpecOptions;
@@ -66,8 +67,8 @@ fn add(
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_code_asks_our_approval_server_and_obeys_it() {
     let mut engine = serve_registry(
-        tools![echo, deploy, add].unwrap(),
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0")),
+        Server::new(tools![echo, deploy, add].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
     )
     .unwrap();
     engine.start().unwrap();
@@ -196,9 +197,11 @@ async fn claude_code_asks_our_approval_server_and_obeys_it() {
 async fn deploy_under_ambient_allow(
     args_of: impl Fn(&McpServerSpec, &ApprovalServer, &McpServerSpec) -> Vec<String>,
 ) -> (u64, usize, Value) {
-    let mut engine =
-        serve_registry(tools![deploy].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
-            .unwrap();
+    let mut engine = serve_registry(
+        Server::new(tools![deploy].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     engine.start().unwrap();
     let approvals =
         ApprovalServer::new(asker_fn(|_| async { Ok(Answer::deny("the test asker denies everything")) }));

@@ -89,9 +89,12 @@ fn jwt_server(addr: SocketAddr, auth: &AuthServer) -> ResourceServer {
 
 async fn jwt_endpoint(auth: &AuthServer) -> SocketAddr {
     let addr = free_addr();
-    let server = Server::new(tools![whoami].unwrap(), ServerOptions::new("rs", "1.0.0"));
+    let server = Server::builder(ServerOptions::new("rs", "1.0.0"))
+        .tools(tools![whoami].unwrap())
+        .exposure(Exposure::UntrustedCallers(Untrusted::new()))
+        .build();
     let config = HttpConfig::new(Auth::resource_server(jwt_server(addr, auth))).stateless(true);
-    serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
+    serve_at(addr, mcp_router(server, config)).await;
     addr
 }
 
@@ -232,13 +235,11 @@ async fn access_tokens_typed_at_jwt_plain_jwt_or_not_at_all_are_accepted() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_generated_token_s_holder_is_the_host_and_stdio_s_is_the_program_s() {
     let token = toolwire::http::BearerToken::generate();
-    let server = Server::new(tools![whoami].unwrap(), ServerOptions::new("t", "1"));
-    let addr = serve(mcp_router(
-        server,
-        Exposure::UntrustedCallers(Untrusted::new()),
-        HttpConfig::new(Auth::Bearer(token.clone())).stateless(true),
-    ))
-    .await;
+    let server = Server::builder(ServerOptions::new("t", "1"))
+        .tools(tools![whoami].unwrap())
+        .exposure(Exposure::UntrustedCallers(Untrusted::new()))
+        .build();
+    let addr = serve(mcp_router(server, HttpConfig::new(Auth::Bearer(token.clone())).stateless(true))).await;
     let r = send(addr, "POST", "/mcp", Some(token.expose()), &call("whoami", "{}")).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "host scopes=[] tenant=None host=true");
 
@@ -296,27 +297,15 @@ async fn a_tool_a_principal_may_not_call_is_hidden_and_answered_byte_for_byte_li
     let server = Server::builder(ServerOptions::new("files", "1.0.0"))
         .tools(tools![whoami, read_file, write_file].unwrap())
         .authorize(file_rules())
+        .exposure(Exposure::UntrustedCallers(Untrusted::new()))
         .build();
-    serve_at(
-        a,
-        mcp_router(
-            server,
-            Exposure::UntrustedCallers(Untrusted::new()),
-            HttpConfig::new(fixed_tokens(a)).stateless(true),
-        ),
-    )
-    .await;
+    serve_at(a, mcp_router(server, HttpConfig::new(fixed_tokens(a)).stateless(true))).await;
     let b = free_addr();
-    let server = Server::new(tools![whoami, read_file].unwrap(), ServerOptions::new("files", "1.0.0"));
-    serve_at(
-        b,
-        mcp_router(
-            server,
-            Exposure::UntrustedCallers(Untrusted::new()),
-            HttpConfig::new(fixed_tokens(b)).stateless(true),
-        ),
-    )
-    .await;
+    let server = Server::builder(ServerOptions::new("files", "1.0.0"))
+        .tools(tools![whoami, read_file].unwrap())
+        .exposure(Exposure::UntrustedCallers(Untrusted::new()))
+        .build();
+    serve_at(b, mcp_router(server, HttpConfig::new(fixed_tokens(b)).stateless(true))).await;
 
     let hidden = send(a, "POST", "/mcp", Some("alice-token"), &call("write_file", r#"{"path":"x"}"#)).await;
     let absent = send(b, "POST", "/mcp", Some("alice-token"), &call("write_file", r#"{"path":"x"}"#)).await;
@@ -354,9 +343,12 @@ async fn a_tool_s_declared_scopes_hide_it_without_any_access_rule() {
     let serve = |with_delete: bool| async move {
         let addr = free_addr();
         let registry = if with_delete { tools![whoami, delete_file] } else { tools![whoami] };
-        let server = Server::new(registry.unwrap(), ServerOptions::new("files", "1.0.0"));
+        let server = Server::builder(ServerOptions::new("files", "1.0.0"))
+            .tools(registry.unwrap())
+            .exposure(Exposure::UntrustedCallers(Untrusted::new()))
+            .build();
         let config = HttpConfig::new(fixed_tokens(addr)).stateless(true);
-        serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
+        serve_at(addr, mcp_router(server, config)).await;
         addr
     };
     let (a, b) = (serve(true).await, serve(false).await);
@@ -389,12 +381,13 @@ async fn a_tool_added_live_with_declared_scopes_is_hidden_as_one_served_from_the
         let server = Server::builder(ServerOptions::new("files", "1.0.0"))
             .tools(tools![whoami].unwrap())
             .live()
+            .exposure(Exposure::UntrustedCallers(Untrusted::new()))
             .build();
         if add_delete {
             server.add_tool(delete_file {}).unwrap();
         }
         let config = HttpConfig::new(fixed_tokens(addr)).stateless(true);
-        serve_at(addr, mcp_router(server, Exposure::UntrustedCallers(Untrusted::new()), config)).await;
+        serve_at(addr, mcp_router(server, config)).await;
         addr
     };
     let (a, b) = (serve(true).await, serve(false).await);

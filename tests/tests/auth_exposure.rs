@@ -55,19 +55,23 @@ fn wire_money(amount: i64) -> String {
     format!("sent {amount}")
 }
 
-fn server(with_wire: bool) -> Server {
+/// The server, its callers `exposure` (said once, on its builder).
+fn server(with_wire: bool, exposure: Exposure) -> Server {
     let registry = if with_wire {
         tools![add, lookup, boom, big, withdraw, wire_money]
     } else {
         tools![add, lookup, boom, big, withdraw]
     };
-    Server::new(registry.unwrap(), ServerOptions::new("mcp-tool-server", "1.0.0"))
+    Server::builder(ServerOptions::new("mcp-tool-server", "1.0.0"))
+        .tools(registry.unwrap())
+        .exposure(exposure)
+        .build()
 }
 
-async fn serve(server: Server, exposure: Exposure) -> SocketAddr {
+async fn serve(server: Server) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = mcp_router(server, exposure, HttpConfig::new(Auth::None).stateless(true));
+    let app = mcp_router(server, HttpConfig::new(Auth::None).stateless(true));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
@@ -102,7 +106,7 @@ async fn names(addr: SocketAddr) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_trusted_host_sees_every_tool_and_every_text_verbatim() {
-    let addr = serve(server(true), Exposure::TrustedHost).await;
+    let addr = serve(server(true, Exposure::TrustedHost)).await;
     assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money", "withdraw"]);
     assert_eq!(
         call(addr, "lookup", r#"{"key":"k"}"#).await.body,
@@ -127,8 +131,8 @@ async fn a_trusted_host_sees_every_tool_and_every_text_verbatim() {
 #[tokio::test(flavor = "multi_thread")]
 async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results_capped() {
     let exposure = Exposure::UntrustedCallers(Untrusted::new().max_result_bytes(1024));
-    let addr = serve(server(true), exposure.clone()).await;
-    let without = serve(server(false), exposure).await;
+    let addr = serve(server(true, exposure.clone())).await;
+    let without = serve(server(false, exposure)).await;
     assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "withdraw"]);
 
     let hidden = call(addr, "wire_money", r#"{"amount":1000}"#).await;
@@ -181,7 +185,7 @@ async fn an_approval_callback_lists_the_gated_tool_and_fails_closed() {
             }
         })
         .approval_timeout(Duration::from_millis(200));
-    let addr = serve(server(true), Exposure::UntrustedCallers(untrusted)).await;
+    let addr = serve(server(true, Exposure::UntrustedCallers(untrusted))).await;
     assert_eq!(names(addr).await, ["add", "big", "boom", "lookup", "wire_money", "withdraw"]);
     assert_eq!(text(&call(addr, "wire_money", r#"{"amount":50}"#).await), "sent 50");
     for amount in [5000, 666, 777] {

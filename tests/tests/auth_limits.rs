@@ -38,12 +38,9 @@ async fn n_clients_over_the_limit_each_get_exactly_their_share_and_every_request
     let server = Server::builder(ServerOptions::new("limited", "1.0.0"))
         .tools(tools![echo].unwrap())
         .rate_limit(RateLimit::per_hour(NonZeroU32::new(SHARE as u32).unwrap()))
+        .exposure(toolwire::server::Exposure::untrusted_callers())
         .build();
-    let app = mcp_router(
-        server,
-        toolwire::server::Exposure::untrusted_callers(),
-        HttpConfig::new(auth).stateless(true),
-    );
+    let app = mcp_router(server, HttpConfig::new(auth).stateless(true));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
     let mut tasks = Vec::new();

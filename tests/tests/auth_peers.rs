@@ -48,8 +48,9 @@ async fn endpoint(auth: &AuthServer) -> SocketAddr {
                 .tool("read_file", Require::scopes(["files:read"]))
                 .tool("write_file", Require::scopes(["files:write"])),
         )
+        .exposure(Exposure::untrusted_callers())
         .build();
-    let app = mcp_router(server, Exposure::untrusted_callers(), HttpConfig::new(Auth::resource_server(rs)));
+    let app = mcp_router(server, HttpConfig::new(Auth::resource_server(rs)));
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr

@@ -99,8 +99,7 @@ async fn serve(full: bool) -> SocketAddr {
     };
     let auth = Auth::resource_server(ResourceServer::new(format!("http://{addr}/mcp"), verifier));
     let app = mcp_router(
-        builder.build(),
-        Exposure::UntrustedCallers(Untrusted::new()),
+        builder.exposure(Exposure::UntrustedCallers(Untrusted::new())).build(),
         HttpConfig::new(auth).stateless(true),
     );
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -81,7 +81,7 @@ impl axum::serve::Listener for TlsListener {
 
 fn router() -> axum::Router {
     let server = Server::new(tools![echo].unwrap(), ServerOptions::new("secure", "0.1.0"));
-    mcp_router(server, toolwire::server::Exposure::TrustedHost, HttpConfig::new(Auth::None))
+    mcp_router(server, HttpConfig::new(Auth::None))
 }
 
 /// Serve toolwire's MCP endpoint over TLS with `pki`'s leaf, speaking `versions`; returns

@@ -120,8 +120,11 @@ async fn resource_server_needing(port: u16, issuer: &str, scopes: &[&str]) {
     let verifier = JwksVerifier::new(&format!("{issuer}/jwks"), resource.clone()).unwrap().issuer(issuer);
     let rs =
         ResourceServer::new(resource, verifier).authorization_server(issuer).required_scopes(scopes.to_vec());
-    let server = Server::builder(ServerOptions::new("files", "1.0.0")).tools(tools![whoami].unwrap()).build();
-    let app = mcp_router(server, Exposure::untrusted_callers(), HttpConfig::new(Auth::resource_server(rs)));
+    let server = Server::builder(ServerOptions::new("files", "1.0.0"))
+        .tools(tools![whoami].unwrap())
+        .exposure(Exposure::untrusted_callers())
+        .build();
+    let app = mcp_router(server, HttpConfig::new(Auth::resource_server(rs)));
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 }

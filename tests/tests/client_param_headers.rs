@@ -74,8 +74,11 @@ async fn toolwire_server_takes_the_mirrored_headers_and_the_invalid_tool_is_repo
             }}),
         ))
         .unwrap();
-    let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+    let mut spec = serve_registry(
+        toolwire::Server::new(registry, ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     let client =
         Client::connect_spec_with(&spec, ClientOptions::new("engine").era(EraMode::Auto)).await.unwrap();

@@ -10,6 +10,7 @@ use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::post;
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::client::{AdoptOptions, Client, ClientError, ClientOptions, HttpServer, RejectReason};
 use toolwire::spec::SpecOptions;
@@ -27,7 +28,8 @@ async fn serve(router: Router) -> SocketAddr {
 async fn a_wrong_token_is_refused_credentials_not_a_dead_server() {
     let registry = toolwire_examples::example_tools::registry().unwrap();
     let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+        serve_registry(Server::new(registry, ServerOptions::new("engine", "0.1.0")), SpecOptions::http())
+            .unwrap();
     spec.start().unwrap();
     let url = spec.url().unwrap().to_owned();
     let http = HttpServer::new(&url).header("Authorization", "Bearer not-the-token");

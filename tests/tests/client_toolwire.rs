@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use client_support::assert_gone;
 use serde_json::json;
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::client::{
     AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, HttpServer, StdioServer,
@@ -94,7 +95,8 @@ async fn the_example_server_over_stdio() {
 async fn serve_registry_over_loopback_http_with_its_bearer_token() {
     let registry = toolwire_examples::example_tools::registry().unwrap();
     let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+        serve_registry(Server::new(registry, ServerOptions::new("engine", "0.1.0")), SpecOptions::http())
+            .unwrap();
     spec.start().unwrap();
     let url = spec.url().unwrap().to_owned();
 
@@ -134,7 +136,8 @@ async fn serve_registry_over_loopback_http_with_its_bearer_token() {
 async fn a_spec_its_config_file_and_a_bearer_token_from_the_environment_each_connect_in_one_call() {
     let registry = toolwire_examples::example_tools::registry().unwrap();
     let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+        serve_registry(Server::new(registry, ServerOptions::new("engine", "0.1.0")), SpecOptions::http())
+            .unwrap();
     spec.start().unwrap();
     let url = spec.url().unwrap().to_owned();
     let token = spec.auth_headers()["Authorization"].strip_prefix("Bearer ").unwrap().to_owned();
@@ -235,9 +238,11 @@ async fn an_adopted_tool_served_again_reports_the_remote_failure_and_keeps_struc
         .unwrap();
     let d = origin.adopt(AdoptOptions::default().allow(["boom", "scalar"])).await.unwrap();
     // Served again by toolwire over loopback HTTP, and called by the Inspector CLI.
-    let mut spec =
-        serve_registry(d.registry().unwrap(), SpecOptions::http(ServerOptions::new("proxy", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(d.registry().unwrap(), ServerOptions::new("proxy", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     let (code, out) = tokio::task::block_in_place(|| inspector_call(&spec, "weather__boom"));
     assert_eq!(code, 5, "{out}");
@@ -373,9 +378,11 @@ async fn a_python_sdk_tool_keeps_every_schema_keyword_when_listed_adopted_and_se
     );
 
     // Served again: a host reading toolwire's listing (the Inspector CLI) sees the same.
-    let mut spec =
-        serve_registry(d.registry().unwrap(), SpecOptions::http(ServerOptions::new("proxy", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(d.registry().unwrap(), ServerOptions::new("proxy", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     let (code, out) = tokio::task::block_in_place(|| inspector(&spec, &["--method", "tools/list"]));
     assert_eq!(code, 0, "{out}");

@@ -252,14 +252,13 @@ fn an_input_required_round_started_on_one_replica_is_finished_on_another() {
 #[test]
 fn readyz_says_draining_and_mcp_refuses_new_requests_once_the_drain_began() {
     use toolwire::http::{Auth, Drain, HttpConfig, mcp_router};
-    use toolwire::server::Exposure;
     let rt = runtime();
     let drain = Drain::new();
     let addr = rt.block_on(async {
         let registry = toolwire::ToolRegistry::new();
         let server = toolwire::Server::new(registry, toolwire::ServerOptions::new("drained", "0.1.0"));
         let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
-        let app = mcp_router(server, Exposure::TrustedHost, config);
+        let app = mcp_router(server, config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         // Served without graceful shutdown, so the listener stays open and the refusals show.

@@ -9,7 +9,6 @@
 use std::net::SocketAddr;
 
 use toolwire::http::{Auth, HttpConfig, mcp_router};
-use toolwire::server::Exposure;
 use toolwire::spec::SpecOptions;
 use toolwire::{Server, ServerOptions, ToolRegistry, serve_registry, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
@@ -76,18 +75,15 @@ fn with(name: &'static str, value: &'static str) -> impl Fn(SocketAddr) -> Vec<(
 async fn the_listener_answers_every_post_as_the_router_does() {
     let (name, version) = OPTIONS;
     let routed = {
-        let app = mcp_router(
-            Server::new(registry(), ServerOptions::new(name, version)),
-            Exposure::TrustedHost,
-            config(),
-        );
+        let app = mcp_router(Server::new(registry(), ServerOptions::new(name, version)), config());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         addr
     };
-    let options = SpecOptions::http(ServerOptions::new(name, version)).auth_none().http_config(config());
-    let mut spec = serve_registry(registry(), options).expect("serve_registry");
+    let options = SpecOptions::http().http_config(config());
+    let mut spec = serve_registry(Server::new(registry(), ServerOptions::new(name, version)), options)
+        .expect("serve_registry");
     spec.start().expect("the listener starts");
     let direct = spec.local_addr().expect("an HTTP listener");
 

@@ -38,17 +38,22 @@ const MIB: usize = 1024 * 1024;
 
 /// toolwire's own listener, with its generated bearer token.
 fn listener() -> McpServerSpec {
-    let mut spec =
-        serve_registry(tools![measure].unwrap(), SpecOptions::http(ServerOptions::new("early", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(tools![measure].unwrap(), ServerOptions::new("early", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     spec
 }
 
 /// `mcp_router` under `axum::serve`, with `auth`, on `addr`.
 async fn embedded(addr: SocketAddr, auth: Auth) {
-    let server = Server::new(tools![measure].unwrap(), ServerOptions::new("early", "0.1.0"));
-    let app = mcp_router(server, Exposure::untrusted_callers(), HttpConfig::new(auth).stateless(true));
+    let server = Server::builder(ServerOptions::new("early", "0.1.0"))
+        .tools(tools![measure].unwrap())
+        .exposure(Exposure::untrusted_callers())
+        .build();
+    let app = mcp_router(server, HttpConfig::new(auth).stateless(true));
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 }

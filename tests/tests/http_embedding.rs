@@ -42,11 +42,9 @@ async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> RawRespons
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_router_mounts_beside_an_existing_apps_routes() {
-    let app = axum::Router::new().route("/healthz", axum::routing::get(|| async { "ok" })).merge(mcp_router(
-        server(),
-        toolwire::server::Exposure::TrustedHost,
-        HttpConfig::new(Auth::None),
-    ));
+    let app = axum::Router::new()
+        .route("/healthz", axum::routing::get(|| async { "ok" }))
+        .merge(mcp_router(server(), HttpConfig::new(Auth::None)));
     let addr = serve(app).await;
     let h = vec![("Host".to_owned(), addr.to_string())];
     let health = tokio::task::spawn_blocking(move || request(addr, "GET", "/healthz", &h, "")).await.unwrap();
@@ -61,7 +59,7 @@ async fn the_router_mounts_beside_an_existing_apps_routes() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_full_session_table_refuses_new_sessions_with_503() {
     let config = HttpConfig::new(Auth::None).max_sessions(2);
-    let addr = serve(mcp_router(server(), toolwire::server::Exposure::TrustedHost, config)).await;
+    let addr = serve(mcp_router(server(), config)).await;
     let a = post(addr, None, INIT).await;
     let b = post(addr, None, INIT).await;
     assert_eq!((a.status, b.status), (200, 200));
@@ -85,7 +83,7 @@ async fn a_full_session_table_refuses_new_sessions_with_503() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_idle_session_expires_and_is_then_unknown() {
     let config = HttpConfig::new(Auth::None).session_idle_ttl(Duration::from_millis(300));
-    let addr = serve(mcp_router(server(), toolwire::server::Exposure::TrustedHost, config)).await;
+    let addr = serve(mcp_router(server(), config)).await;
     let init = post(addr, None, INIT).await;
     let id = init.header("mcp-session-id").unwrap().to_owned();
     // Used within the TTL, it lives on (each use resets the clock).

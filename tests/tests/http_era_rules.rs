@@ -19,6 +19,7 @@
 use std::net::SocketAddr;
 
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::spec::SpecOptions;
 use toolwire::{McpServerSpec, serve_registry, tool, tools};
@@ -31,9 +32,11 @@ fn echo(text: String) -> String {
 }
 
 fn spec() -> McpServerSpec {
-    let mut spec =
-        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     spec
 }
@@ -284,9 +287,11 @@ async fn post_and_hang_up(
 }
 
 fn nap_spec() -> McpServerSpec {
-    let mut spec =
-        serve_registry(tools![echo, nap].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(tools![echo, nap].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     spec
 }
@@ -395,7 +400,8 @@ async fn mcp_param_headers_must_agree_with_the_body() {
     let mut registry = toolwire::ToolRegistry::new();
     registry.register(Regional(info)).unwrap();
     let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("engine", "0.1.0"))).unwrap();
+        serve_registry(Server::new(registry, ServerOptions::new("engine", "0.1.0")), SpecOptions::http())
+            .unwrap();
     spec.start().unwrap();
     let addr = spec.local_addr().unwrap();
     let call = |region: &str| modern_call(json!(9), "regional", &format!(r#"{{"region":"{region}"}}"#));

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::spec::SpecOptions;
 use toolwire::{McpServerSpec, serve_registry, tool, tools};
@@ -20,9 +21,11 @@ fn echo(text: String) -> String {
 }
 
 fn spec() -> McpServerSpec {
-    let mut spec =
-        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("engine", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     spec
 }

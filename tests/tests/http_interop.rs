@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use peer_support::{TempDir, peer, peer_command, run_bounded};
 use serde_json::Value;
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::spec::SpecOptions;
 use toolwire::{McpServerSpec, serve_registry};
@@ -28,9 +29,11 @@ use toolwire::{McpServerSpec, serve_registry};
 /// The example server's tools on 127.0.0.1, with a bearer token.
 fn example_spec() -> McpServerSpec {
     let registry = toolwire_examples::example_tools::registry().expect("the example tools have unique names");
-    let mut spec =
-        serve_registry(registry, SpecOptions::http(ServerOptions::new("toolwire-example", "0.1.0")))
-            .expect("serve");
+    let mut spec = serve_registry(
+        Server::new(registry, ServerOptions::new("toolwire-example", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .expect("serve");
     spec.start().expect("start");
     spec
 }

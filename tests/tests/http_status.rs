@@ -4,11 +4,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolwire::ServerOptions;
-use toolwire::http::Auth;
 use toolwire::http::HttpConfig;
+use toolwire::http::{Auth, BearerToken};
 use toolwire::spec::SpecOptions;
 use toolwire::{Context, McpServerSpec, serve_registry, tool, tools};
+use toolwire::{Server, ServerOptions};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
 /// Echo the text back.
@@ -27,8 +27,14 @@ async fn progress(steps: u32, ctx: &Context) -> String {
     format!("done {steps} steps")
 }
 
+/// The spec's own default, said explicitly: a bearer token generated for this server.
+fn token() -> Auth {
+    Auth::Bearer(BearerToken::generate())
+}
+
 fn spec(options: SpecOptions) -> McpServerSpec {
-    let mut spec = serve_registry(tools![echo, progress].unwrap(), options).unwrap();
+    let server = Server::new(tools![echo, progress].unwrap(), ServerOptions::new("engine", "0.1.0"));
+    let mut spec = serve_registry(server, options).unwrap();
     spec.start().unwrap();
     spec
 }
@@ -81,7 +87,7 @@ fn error_message(r: &RawResponse) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn missing_or_wrong_token_is_401_with_www_authenticate() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let r = send(addr, "POST", "/mcp", mcp_headers(addr), INIT).await;
     assert_eq!(r.status, 401);
@@ -98,7 +104,7 @@ async fn missing_or_wrong_token_is_401_with_www_authenticate() {
 /// The 404 for another path needs nothing.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_method_on_mcp_is_guarded_then_authenticated_first() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     for method in ["POST", "GET", "DELETE", "PUT", "PATCH"] {
         let r = send(addr, method, "/mcp", mcp_headers(addr), "").await;
@@ -125,7 +131,7 @@ async fn every_method_on_mcp_is_guarded_then_authenticated_first() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn foreign_origin_is_403_and_loopback_origin_passes() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let mut h = authed(&spec);
     h.push(("Origin".into(), "https://evil.example".into()));
@@ -143,10 +149,7 @@ async fn foreign_origin_is_403_and_loopback_origin_passes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn host_must_be_loopback_or_allowed() {
-    let spec = spec(
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0"))
-            .http_config(HttpConfig::new(Auth::None).allow_host("tools.internal")),
-    );
+    let spec = spec(SpecOptions::http().http_config(HttpConfig::new(token()).allow_host("tools.internal")));
     let addr = spec.local_addr().unwrap();
     let mut h = authed(&spec);
     h[0] = ("Host".into(), "attacker.example".into());
@@ -161,7 +164,7 @@ async fn host_must_be_loopback_or_allowed() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn accept_content_type_path_method_and_size_rules() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let mut h = authed(&spec);
     h[1] = ("Accept".into(), "application/json".into());
@@ -199,7 +202,7 @@ async fn accept_content_type_path_method_and_size_rules() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn legacy_sessions_400_404_delete_and_calls() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
     let r = send(addr, "POST", "/mcp", authed(&spec), call).await;
@@ -240,7 +243,7 @@ async fn legacy_sessions_400_404_delete_and_calls() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn progress_streams_as_sse_and_ends_with_the_response() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let id = open_session(&spec).await;
     let call = r#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{"steps":3},"_meta":{"progressToken":"tok"}}}"#;
@@ -276,7 +279,7 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 #[tokio::test(flavor = "multi_thread")]
 async fn modern_stateless_requests_and_header_checks() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let discover = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{META}}}}}"#);
     let r = send(addr, "POST", "/mcp", modern_headers(&spec, "server/discover", None), &discover).await;
@@ -313,7 +316,7 @@ async fn modern_stateless_requests_and_header_checks() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn notifications_and_responses_get_202_and_bad_json_400() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")));
+    let spec = spec(SpecOptions::http());
     let addr = spec.local_addr().unwrap();
     let id = open_session(&spec).await;
     let r =
@@ -327,10 +330,7 @@ async fn notifications_and_responses_get_202_and_bad_json_400() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stateless_mode_issues_no_session_and_serves_each_request() {
-    let spec = spec(
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0"))
-            .http_config(HttpConfig::new(Auth::None).stateless(true)),
-    );
+    let spec = spec(SpecOptions::http().http_config(HttpConfig::new(token()).stateless(true)));
     let addr = spec.local_addr().unwrap();
     let r = send(addr, "POST", "/mcp", authed(&spec), INIT).await;
     assert_eq!(r.status, 200);
@@ -346,7 +346,7 @@ async fn stateless_mode_issues_no_session_and_serves_each_request() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn auth_none_must_be_asked_for_and_then_needs_no_header() {
-    let spec = spec(SpecOptions::http(ServerOptions::new("engine", "0.1.0")).auth_none());
+    let spec = spec(SpecOptions::http().http_config(HttpConfig::new(Auth::None)));
     assert!(spec.auth_headers().is_empty());
     let addr = spec.local_addr().unwrap();
     let r = send(addr, "POST", "/mcp", mcp_headers(addr), INIT).await;

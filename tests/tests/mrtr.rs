@@ -104,7 +104,7 @@ fn over_http<T>(
     let _entered = runtime.enter();
     let registry = toolwire_examples::talk_tools::registry().expect("unique names");
     let options = ServerOptions::new("toolwire-talk-back", "0.1.0");
-    let mut spec = serve_registry(registry, SpecOptions::http(options)).expect("serve");
+    let mut spec = serve_registry(Server::new(registry, options), SpecOptions::http()).expect("serve");
     spec.start().expect("start");
     let header = spec.auth_headers().remove("Authorization").expect("bearer auth is on");
     let token = header.strip_prefix("Bearer ").expect("a bearer header").to_owned();
@@ -648,8 +648,8 @@ async fn stateless_legacy_http_refuses_an_ask_up_front_instead_of_timing_out() {
     let registry = toolwire_examples::talk_tools::registry().expect("unique names");
     let options = ServerOptions::new("stateless", "0.1.0").client_request_timeout(Duration::from_secs(60));
     let mut spec = serve_registry(
-        registry,
-        SpecOptions::http(options).http_config(HttpConfig::new(Auth::None).stateless(true)).auth_none(),
+        Server::new(registry, options),
+        SpecOptions::http().http_config(HttpConfig::new(Auth::None).stateless(true)),
     )
     .expect("serve");
     spec.start().expect("start");

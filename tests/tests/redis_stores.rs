@@ -33,7 +33,6 @@ use toolwire::http::{
 use toolwire::principal::Principal;
 use toolwire::protocol::LoggingLevel;
 use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
-use toolwire::server::Exposure;
 use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
 use toolwire_tests::http::{RawResponse, SseEvent, mcp_headers, request, sse_events_in};
 use toolwire_tests::redis::RedisServer;
@@ -96,7 +95,7 @@ fn shared(config: HttpConfig, url: &str, prefix: &str) -> HttpConfig {
 async fn serve(server: Server, config: HttpConfig) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = mcp_router(server, Exposure::TrustedHost, config);
+    let app = mcp_router(server, config);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
@@ -693,4 +692,90 @@ async fn the_redis_event_store_replays_trims_expires_forgets_and_keeps_prefixes_
     // Down: a classified error.
     let down = RedisEventStore::open("redis://127.0.0.1:1/", "x").unwrap();
     assert!(matches!(down.replay("a", "s", 0).await, Err(ReplayError::Unavailable(_))));
+}
+
+/// `GET /readyz` on `addr`: its status and body.
+async fn readyz(addr: SocketAddr) -> (u16, String) {
+    let r = tokio::task::spawn_blocking(move || request(addr, "GET", "/readyz", &mcp_headers(addr), ""))
+        .await
+        .unwrap();
+    (r.status, r.body)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn readyz_checks_the_session_store_by_itself_whenever_one_is_set() {
+    let mut redis = RedisServer::start();
+    // A drain and a session store, and no readiness check registered by hand.
+    let config = HttpConfig::new(Auth::None)
+        .drain(toolwire::http::Drain::new())
+        .session_store(Arc::new(RedisSessionStore::open(&redis.url(), "t-ready").unwrap()));
+    let addr = serve(server(None), config).await;
+    assert_eq!(readyz(addr).await, (200, "ready".to_owned()));
+
+    tokio::task::block_in_place(|| redis.stop());
+    let (status, body) = readyz(addr).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.starts_with("not ready: session store: unavailable: "), "{body}");
+
+    tokio::task::block_in_place(|| redis.restart());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while readyz(addr).await.0 != 200 {
+        assert!(Instant::now() < deadline, "Redis is back, but /readyz is still 503");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Without a store there is nothing to check: ready while Redis is down.
+    let plain = serve(server(None), HttpConfig::new(Auth::None).drain(toolwire::http::Drain::new())).await;
+    tokio::task::block_in_place(|| redis.stop());
+    assert_eq!(readyz(plain).await, (200, "ready".to_owned()));
+}
+
+/// How many clients the Redis at `redis` has connected, not counting the one asking.
+fn clients(redis: &RedisServer) -> usize {
+    let info = redis.command(&["INFO", "clients"]).expect("Redis answers INFO");
+    let line = info.lines().find_map(|l| l.strip_prefix("connected_clients:")).expect("connected_clients");
+    line.trim().parse::<usize>().expect("a count") - 1
+}
+
+/// Use a replica's three stores once each (a session looked up, an event stored and
+/// replayed, a notice published), so that each has opened whatever it opens.
+async fn use_all_three(sessions: &dyn SessionStore, events: &dyn EventStore, server: &Server) {
+    sessions.load("s-1").await.unwrap();
+    events.append("s-1", "st", StoredEvent::new(1, "{}", false));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while events.replay("s-1", "st", 0).await.map(|e| e.len()).unwrap_or(0) == 0 {
+        assert!(Instant::now() < deadline, "the event was not stored");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.notify_resource_updated("test://doc");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_redis_connection_backs_all_three_stores() {
+    let redis = RedisServer::start();
+    let url = redis.url();
+    let before = clients(&redis);
+
+    // One `Redis`: the stores' and the fan-out's commands on one connection, and the
+    // fan-out's subscription on its own (Redis serves nothing else on a subscribed one).
+    let shared = toolwire::redis::Redis::open(&url, "t-one").unwrap();
+    let (sessions, events) = (shared.session_store(), shared.event_store());
+    let server = server(Some(Arc::new(shared.fanout())));
+    use_all_three(&sessions, &events, &server).await;
+    redis.await_listeners("t-one", 1);
+    assert_eq!(clients(&redis) - before, 2, "one connection for the commands, one subscribed");
+
+    // Each type opened by itself opens one of its own: three, and the subscription.
+    let before = clients(&redis);
+    let (sessions, events) =
+        (RedisSessionStore::open(&url, "t-each").unwrap(), RedisEventStore::open(&url, "t-each").unwrap());
+    let server = server_with(RedisFanout::open(&url, "t-each").unwrap());
+    use_all_three(&sessions, &events, &server).await;
+    redis.await_listeners("t-each", 1);
+    assert_eq!(clients(&redis) - before, 4);
+}
+
+fn server_with(fanout: RedisFanout) -> Server {
+    server(Some(Arc::new(fanout)))
 }

@@ -7,6 +7,7 @@
 mod client_support;
 
 use client_support::{everything, fixture, peer};
+use toolwire::Server;
 use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, Untrusted};
 use toolwire::spec::SpecOptions;
 use toolwire::tool::RemoteError;
@@ -93,9 +94,11 @@ async fn bind_to_the_same_trait_served_over_stdio() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bind_to_the_same_trait_served_over_loopback_http() {
-    let mut spec =
-        serve_registry(Math::tools(Local).unwrap(), SpecOptions::http(ServerOptions::new("calc", "0.1.0")))
-            .unwrap();
+    let mut spec = serve_registry(
+        Server::new(Math::tools(Local).unwrap(), ServerOptions::new("calc", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap();
     spec.start().unwrap();
     let mut http = HttpServer::new(spec.url().unwrap());
     for (k, v) in spec.auth_headers() {

@@ -4,7 +4,10 @@
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::Value;
+use toolwire::Server;
 use toolwire::ServerOptions;
+use toolwire::http::{Auth, BearerToken, HttpConfig, Refusal, ResourceServer};
+use toolwire::principal::Principal;
 use toolwire::spec::{SpecError, SpecOptions, StdioCommand, TransportKind};
 use toolwire::{McpServerSpec, serve_registry, tool, tools};
 use toolwire_tests::http::{mcp_headers, request};
@@ -32,7 +35,7 @@ fn engine() -> ServerOptions {
 }
 
 fn make(options: SpecOptions) -> McpServerSpec {
-    serve_registry(tools![echo, deploy, read_record].unwrap(), options).unwrap()
+    serve_registry(Server::new(tools![echo, deploy, read_record].unwrap(), engine()), options).unwrap()
 }
 
 fn mode(path: &std::path::Path) -> u32 {
@@ -49,7 +52,7 @@ async fn ping(spec: &McpServerSpec) -> u16 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_spec_is_complete_before_anything_serves() {
-    let spec = make(SpecOptions::http(engine()));
+    let spec = make(SpecOptions::http());
     assert!(!spec.is_running());
     assert_eq!(spec.tool_names(), ["mcp__engine__deploy", "mcp__engine__echo", "mcp__engine__read_record"]);
     assert_eq!(spec.requires_approval(), ["mcp__engine__deploy"]);
@@ -86,7 +89,7 @@ async fn the_spec_is_complete_before_anything_serves() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stop_deletes_the_config_start_rewrites_it_on_the_same_port() {
-    let mut spec = make(SpecOptions::http(engine()));
+    let mut spec = make(SpecOptions::http());
     let port = spec.local_addr().unwrap().port();
     let path = spec.config_path().to_owned();
     let dir = path.parent().unwrap().to_owned();
@@ -114,8 +117,8 @@ fn a_busy_port_is_an_error_naming_the_address() {
     let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = holder.local_addr().unwrap().port();
     let err = serve_registry(
-        tools![echo].unwrap(),
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).port(port),
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http().port(port),
     )
     .unwrap_err();
     assert!(matches!(err, SpecError::Bind { .. }));
@@ -127,8 +130,8 @@ fn a_busy_port_is_an_error_naming_the_address() {
 
 #[test]
 fn two_specs_never_collide() {
-    let a = make(SpecOptions::http(engine()));
-    let b = make(SpecOptions::http(engine()));
+    let a = make(SpecOptions::http());
+    let b = make(SpecOptions::http());
     assert_ne!(a.local_addr(), b.local_addr());
     assert_ne!(a.config_path(), b.config_path());
     assert_ne!(a.auth_headers(), b.auth_headers());
@@ -138,23 +141,24 @@ fn two_specs_never_collide() {
 fn non_loopback_binds_are_refused_unless_explicit_and_authenticated() {
     let any = "0.0.0.0:0".parse().unwrap();
     let err = serve_registry(
-        tools![echo].unwrap(),
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).bind(any),
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http().bind(any),
     )
     .unwrap_err();
     assert_eq!(
         err.to_string(),
         "refusing to serve on 0.0.0.0:0: it is not a loopback address; call `.allow_non_loopback()` to mean it, and keep bearer auth on"
     );
-    let open = SpecOptions::http(engine()).bind(any).allow_non_loopback().auth_none();
-    assert!(matches!(serve_registry(tools![echo].unwrap(), open), Err(SpecError::NotLoopback { .. })));
+    let open = SpecOptions::http().bind(any).allow_non_loopback().http_config(HttpConfig::new(Auth::None));
+    let server = Server::new(tools![echo].unwrap(), engine());
+    assert!(matches!(serve_registry(server, open), Err(SpecError::NotLoopback { .. })));
 }
 
 #[test]
 fn the_stdio_projection_names_a_command_and_has_no_url() {
     let err = serve_registry(
-        tools![echo].unwrap(),
-        SpecOptions::http(ServerOptions::new("engine", "0.1.0")).transport(TransportKind::Stdio),
+        Server::new(tools![echo].unwrap(), ServerOptions::new("engine", "0.1.0")),
+        SpecOptions::http().transport(TransportKind::Stdio),
     )
     .unwrap_err();
     assert!(
@@ -163,7 +167,7 @@ fn the_stdio_projection_names_a_command_and_has_no_url() {
     );
 
     let cmd = StdioCommand::current_exe(["--serve"]).unwrap().env("APP_MODE", "tools");
-    let spec = make(SpecOptions::stdio(engine(), cmd.clone()));
+    let spec = make(SpecOptions::stdio(cmd.clone()));
     assert_eq!(spec.url(), None);
     assert!(spec.auth_headers().is_empty());
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(spec.config_path()).unwrap()).unwrap();
@@ -179,7 +183,7 @@ fn a_caller_supplied_path_is_left_alone() {
     let dir = std::env::temp_dir().join(format!("toolwire-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cfg.json");
-    let mut spec = make(SpecOptions::http(engine()).config_path(&path));
+    let mut spec = make(SpecOptions::http().config_path(&path));
     assert_eq!(spec.config_path(), path);
     assert_eq!(mode(&path), 0o600);
     spec.stop();
@@ -189,11 +193,44 @@ fn a_caller_supplied_path_is_left_alone() {
 
 #[test]
 fn a_bad_server_name_is_refused_not_rewritten() {
-    let err =
-        serve_registry(tools![echo].unwrap(), SpecOptions::http(ServerOptions::new("my engine", "0.1.0")))
-            .unwrap_err();
+    let err = serve_registry(
+        Server::new(tools![echo].unwrap(), ServerOptions::new("my engine", "0.1.0")),
+        SpecOptions::http(),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "server name 'my engine' is not usable in `mcp__<server>__<tool>`; use 1 to 64 of `A-Z a-z 0-9 _ -`"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_spec_honours_the_auth_of_the_http_config_it_is_given() {
+    // A bearer token of the program's own: the one the config file carries and the endpoint
+    // demands.
+    let token = BearerToken::generate();
+    let mut spec = make(SpecOptions::http().http_config(HttpConfig::new(Auth::Bearer(token.clone()))));
+    spec.start().unwrap();
+    assert_eq!(spec.bearer_token(), Some(token.expose()));
+    assert_eq!(ping(&spec).await, 200);
+    let cfg: Value = serde_json::from_str(&std::fs::read_to_string(spec.config_path()).unwrap()).unwrap();
+    assert_eq!(cfg["mcpServers"]["engine"]["headers"]["Authorization"], format!("Bearer {}", token.expose()));
+
+    // An authenticator of the program's own checks every request; the config file names no
+    // credential (the CLI brings its own).
+    let verify = |t: &str| match t {
+        "alice-token" => Ok(Principal::new("alice")),
+        _ => Err(Refusal::InvalidToken("unknown token".into())),
+    };
+    let auth = Auth::resource_server(ResourceServer::new("http://127.0.0.1/mcp", verify));
+    let mut spec = make(SpecOptions::http().http_config(HttpConfig::new(auth)));
+    spec.start().unwrap();
+    assert_eq!((spec.bearer_token(), spec.auth_headers().len()), (None, 0));
+    assert_eq!(ping(&spec).await, 401, "no credential: refused by the authenticator");
+    let addr = spec.local_addr().unwrap();
+    let mut h = mcp_headers(addr);
+    h.push(("Authorization".into(), "Bearer alice-token".into()));
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let r = tokio::task::spawn_blocking(move || request(addr, "POST", "/mcp", &h, body)).await.unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
 }

@@ -25,7 +25,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use toolwire::http::{Auth, HttpConfig, MemoryEventStore, mcp_router};
 use toolwire::protocol::LoggingLevel;
-use toolwire::server::Exposure;
 use toolwire::{Context, Server, ServerOptions, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
@@ -60,7 +59,7 @@ fn server() -> Server {
 async fn serve(config: HttpConfig) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = mcp_router(server(), Exposure::TrustedHost, config);
+    let app = mcp_router(server(), config);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::http::{Auth, HttpConfig};
 use toolwire::spec::SpecOptions;
@@ -54,10 +55,10 @@ fn boom() -> String {
 const SLEEPERS: usize = 4;
 
 fn stateless(options: ServerOptions) -> McpServerSpec {
-    let config = HttpConfig::new(Auth::None).stateless(true);
+    let config = HttpConfig::new(Auth::Bearer(toolwire::http::BearerToken::generate())).stateless(true);
     let mut spec = serve_registry(
-        tools![fast, sleepy, stalled, boom].unwrap(),
-        SpecOptions::http(options).http_config(config),
+        Server::new(tools![fast, sleepy, stalled, boom].unwrap(), options),
+        SpecOptions::http().http_config(config),
     )
     .unwrap();
     spec.start().unwrap();

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use peer_support::peer;
 use serde_json::{Value, json};
+use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::spec::SpecOptions;
 use toolwire::{McpServerSpec, serve_registry};
@@ -77,7 +78,7 @@ fn over_stdio(driver_args: &[&str], server_args: &[&str]) -> std::collections::B
 fn http_spec() -> McpServerSpec {
     let registry = toolwire_examples::talk_tools::registry().expect("unique names");
     let options = ServerOptions::new("toolwire-talk-back", "0.1.0");
-    let mut spec = serve_registry(registry, SpecOptions::http(options)).expect("serve");
+    let mut spec = serve_registry(Server::new(registry, options), SpecOptions::http()).expect("serve");
     spec.start().expect("start");
     spec
 }

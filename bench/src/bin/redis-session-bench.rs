@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use toolwire::http::{Auth, HttpConfig, MemorySessionStore, SessionStore, mcp_router};
 use toolwire::redis::RedisSessionStore;
-use toolwire::server::Exposure;
 use toolwire::{Server, ServerOptions, tool, tools};
 use toolwire_bench::stats::percentile_sorted;
 
@@ -123,9 +122,7 @@ async fn serve(config: HttpConfig) -> SocketAddr {
     let server = Server::new(tools![echo].unwrap(), ServerOptions::new("bench", "1.0.0"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(
-        async move { axum::serve(listener, mcp_router(server, Exposure::TrustedHost, config)).await },
-    );
+    tokio::spawn(async move { axum::serve(listener, mcp_router(server, config)).await });
     addr
 }
 

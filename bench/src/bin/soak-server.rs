@@ -76,7 +76,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if http {
             return serve_http(tools, options).await;
         }
-        Ok(toolwire::serve_stdio(tools, options).await?)
+        Ok(toolwire::serve_stdio(toolwire::Server::new(tools, options), toolwire::stdio::StdioConfig::new())
+            .await?)
     })
 }
 
@@ -88,7 +89,8 @@ async fn serve_http(
 ) -> Result<(), Box<dyn std::error::Error>> {
     use std::io::Write as _;
     use tokio::io::AsyncReadExt as _;
-    let mut spec = toolwire::serve_registry(tools, toolwire::spec::SpecOptions::http(options))?;
+    let mut spec =
+        toolwire::serve_registry(toolwire::Server::new(tools, options), toolwire::spec::SpecOptions::http())?;
     spec.start()?;
     let auth = spec.auth_headers().get("Authorization").cloned().unwrap_or_default();
     {

@@ -5,10 +5,10 @@
 //! `TCP_NODELAY`, sessions with a 10-minute idle TTL) unless the flags say otherwise. See
 //! `http_args.rs` for the flags and the lines it prints.
 
-use toolwire::ServerOptions;
 use toolwire::http::{Auth, HttpConfig};
 use toolwire::spec::SpecOptions;
 use toolwire::{Context, tools};
+use toolwire::{Server, ServerOptions};
 
 #[path = "../http_args.rs"]
 mod http_args;
@@ -47,9 +47,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(guarded) = args.router {
         return serve_router(registry, guarded).await;
     }
-    let options = SpecOptions::http(ServerOptions::new("toolwire-bench-http", env!("CARGO_PKG_VERSION")))
-        .http_config(HttpConfig::new(Auth::None).stateless(stateless));
-    let mut spec = toolwire::serve_registry(registry, options)?;
+    // The spec's default: a bearer token generated for this run, checked on every request.
+    let token = Auth::Bearer(toolwire::http::BearerToken::generate());
+    let options = SpecOptions::http().http_config(HttpConfig::new(token).stateless(stateless));
+    let server = Server::new(registry, ServerOptions::new("toolwire-bench-http", env!("CARGO_PKG_VERSION")));
+    let mut spec = toolwire::serve_registry(server, options)?;
     spec.start()?;
     let auth = spec.auth_headers().get("Authorization").cloned();
     http_args::announce(spec.url().unwrap_or_default(), auth.as_deref());
@@ -94,16 +96,14 @@ async fn serve_router(
             .tools(registry)
             .authorize(access)
             .rate_limit(RateLimit::per_second(NonZeroU32::MAX))
+            .exposure(Exposure::untrusted_callers())
             .build();
         let config = HttpConfig::new(Auth::resource_server(rs)).stateless(true);
-        (
-            toolwire::http::mcp_router(server, Exposure::untrusted_callers(), config),
-            Some(format!("Bearer {token}")),
-        )
+        (toolwire::http::mcp_router(server, config), Some(format!("Bearer {token}")))
     } else {
         let server = Server::new(registry, options);
         let config = HttpConfig::new(Auth::None).stateless(true);
-        (toolwire::http::mcp_router(server, toolwire::server::Exposure::TrustedHost, config), None)
+        (toolwire::http::mcp_router(server, config), None)
     };
     http_args::announce(&url, auth.as_deref());
     use axum::serve::ListenerExt as _;
@@ -127,7 +127,7 @@ async fn serve_with_ttl(
     let auth = format!("Bearer {}", token.expose());
     let config = HttpConfig::new(Auth::Bearer(token)).session_idle_ttl(ttl);
     let server = Server::new(registry, ServerOptions::new("toolwire-bench-http", "0.1.0"));
-    let router = toolwire::http::mcp_router(server, toolwire::server::Exposure::TrustedHost, config);
+    let router = toolwire::http::mcp_router(server, config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}/mcp", listener.local_addr()?);
     http_args::announce(&url, Some(&auth));

@@ -597,7 +597,9 @@ fn main() {
         .build();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let served = if stdio {
-        runtime.block_on(toolwire::stdio::serve(server)).map_err(|e| e.to_string())
+        runtime
+            .block_on(toolwire::stdio::serve(server, toolwire::stdio::StdioConfig::new()))
+            .map_err(|e| e.to_string())
     } else {
         runtime.block_on(serve_http(server, port)).map_err(|e| e.to_string())
     };
@@ -615,7 +617,7 @@ async fn serve_http(server: Server, port: u16) -> std::io::Result<()> {
     // An answer silent for 300 ms is polled (only `test_reconnection` is that slow).
     let config =
         HttpConfig::new(Auth::None).sse_polling(Duration::from_millis(300), Duration::from_millis(500));
-    let router = mcp_router(server, toolwire::server::Exposure::TrustedHost, config);
+    let router = mcp_router(server, config);
     let stdin_closed = async {
         let _ =
             tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink()))

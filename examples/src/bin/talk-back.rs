@@ -33,7 +33,10 @@ fn main() {
     }
     let registry = toolwire_examples::talk_tools::registry().expect("the talking tools have unique names");
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(toolwire::serve_stdio(registry, options)) {
+    if let Err(e) = runtime.block_on(toolwire::serve_stdio(
+        toolwire::Server::new(registry, options),
+        toolwire::stdio::StdioConfig::new(),
+    )) {
         eprintln!("talk-back: {e}");
         std::process::exit(1);
     }

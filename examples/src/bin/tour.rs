@@ -133,8 +133,8 @@ async fn over_stdio() -> Result<Client, Box<dyn std::error::Error>> {
 
 async fn over_http() -> Result<(), Box<dyn std::error::Error>> {
     let mut spec = serve_registry(
-        registry(),
-        SpecOptions::http(ServerOptions::new("engine", env!("CARGO_PKG_VERSION"))),
+        Server::new(registry(), ServerOptions::new("engine", env!("CARGO_PKG_VERSION"))),
+        SpecOptions::http(),
     )?;
     println!("url:               {}", spec.url().unwrap_or_default());
     println!("tool_names:        {:?}", spec.tool_names());
@@ -231,7 +231,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let options = ServerOptions::new("tour-engine", env!("CARGO_PKG_VERSION"));
         let server =
             Server::builder(options).tools(registry()).resources(tour_resources()).prompts(tour_prompts());
-        toolwire::stdio::serve(server.build()).await?;
+        toolwire::stdio::serve(server.build(), toolwire::stdio::StdioConfig::new()).await?;
         return Ok(());
     }
     let registry = registry();

@@ -343,7 +343,7 @@ pub fn http_request(data: &[u8]) {
     }
     let server = Server::new(registry, ServerOptions::new("fuzz", "0.1.0"));
     // Built outside the runtime: no session sweeper is left behind.
-    let router = mcp_router(server, crate::server::Exposure::TrustedHost, HttpConfig::new(Auth::None));
+    let router = mcp_router(server, HttpConfig::new(Auth::None));
     rt.block_on(async move {
         let Ok(resp) = router.oneshot(req).await;
         let mut body = resp.into_body();

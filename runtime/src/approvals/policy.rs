@@ -208,7 +208,7 @@ mod tests {
     use crate::context::Context;
     use crate::schema::Schema;
     #[cfg(feature = "http")]
-    use crate::server::ServerOptions;
+    use crate::server::{Server, ServerOptions};
     #[cfg(feature = "http")]
     use crate::spec::{SpecOptions, serve_registry};
     use crate::tool::{Declarations, ToolFuture, ToolInfo, ToolOutput};
@@ -300,8 +300,11 @@ mod tests {
         let mut web = ToolRegistry::new();
         web.insert(tagged("fetch_page", &["untrusted_content"])).unwrap();
         web.insert(tagged("notify", &["egress"])).unwrap();
-        let a = serve_registry(private, SpecOptions::http(ServerOptions::new("records", "1.0.0"))).unwrap();
-        let b = serve_registry(web, SpecOptions::http(ServerOptions::new("web", "1.0.0"))).unwrap();
+        let a =
+            serve_registry(Server::new(private, ServerOptions::new("records", "1.0.0")), SpecOptions::http())
+                .unwrap();
+        let b = serve_registry(Server::new(web, ServerOptions::new("web", "1.0.0")), SpecOptions::http())
+            .unwrap();
         let verdict = RunPolicy::new().check_specs([&a, &b]);
         assert_eq!(verdict.reason, Some(LETHAL_TRIFECTA_REASON));
         assert_eq!(verdict.legs.private_data, ["records"]);

@@ -349,15 +349,16 @@ impl ApprovalServer {
     /// this permission-prompt server is toolwire's own, not the host's.
     #[cfg(feature = "http")]
     pub fn serve(&self, server_name: &str) -> Result<McpServerSpec, SpecError> {
-        self.serve_with(SpecOptions::http(ServerOptions::new(server_name, env!("CARGO_PKG_VERSION"))))
+        self.serve_with(ServerOptions::new(server_name, env!("CARGO_PKG_VERSION")), SpecOptions::http())
     }
 
-    /// [`serve`](Self::serve) with explicit options (the server's name is theirs).
+    /// [`serve`](Self::serve) as the server `server` names (and under its limits), served
+    /// as `spec` says.
     #[cfg(feature = "http")]
-    pub fn serve_with(&self, options: SpecOptions) -> Result<McpServerSpec, SpecError> {
+    pub fn serve_with(&self, server: ServerOptions, spec: SpecOptions) -> Result<McpServerSpec, SpecError> {
         let mut registry = ToolRegistry::new();
         registry.register(self.clone())?;
-        serve_registry(registry, options)
+        serve_registry(crate::server::Server::new(registry, server), spec)
     }
 
     /// The name the CLI addresses this tool by when `spec` serves it:

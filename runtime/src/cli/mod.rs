@@ -20,13 +20,15 @@ use crate::prompt::{PromptRegistry, PromptRegistryError};
 use crate::registry::{RegistryError, ToolRegistry};
 use crate::resource::{ResourceRegistry, ResourceRegistryError};
 use crate::server::{
-    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, Server, ServerOptions,
+    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, Server, ServerBuilder, ServerOptions,
 };
 
 /// What the `serve_registry!` invocation fixed at compile time.
 #[derive(Debug, Clone, Copy)]
 pub struct MainSpec {
-    /// `serverInfo.name`: the `name = ".."` given, else the user crate's `CARGO_PKG_NAME`.
+    /// `serverInfo.name`: the `name = ".."` given, else the user crate's `CARGO_PKG_NAME`
+    /// (with `server = ..`: the crate's name, for `--help` and `--version` only; the server
+    /// names itself).
     pub name: &'static str,
     /// `serverInfo.version`: the user crate's `CARGO_PKG_VERSION`, unless `version = ".."`.
     pub version: &'static str,
@@ -34,70 +36,73 @@ pub struct MainSpec {
     pub title: Option<&'static str>,
     /// The instructions, when `instructions = ".."` was given.
     pub instructions: Option<&'static str>,
+    /// `server = ..`: the server was built in code, its [`ServerOptions`] with it, so the
+    /// flags that set them are refused.
+    pub built_in_code: bool,
 }
 
-/// What a server binary serves: its tools, and its resources and prompts when
-/// `serve_registry!` was given `resources = [..]` or `prompts = [..]` (a capability is
-/// advertised only when given). Built by [`Surface::new`] and its `resources`/`prompts`,
-/// which keep the first registry error, so `main` reports it and exits 1.
+/// What a server binary serves, from `serve_registry!`'s lists: one [`ServerBuilder`] given
+/// the tools, and the resources and prompts when `resources = [..]` or `prompts = [..]` was
+/// given (a capability is advertised only when given). It keeps the first registry error, so
+/// `main` reports it and exits 1.
 pub struct Surface {
-    built: Result<Served, String>,
-}
-
-/// The registries, built.
-struct Served {
-    tools: ToolRegistry,
-    resources: Option<ResourceRegistry>,
-    prompts: Option<PromptRegistry>,
+    built: Result<ServerBuilder, String>,
 }
 
 impl Surface {
-    /// The tools (`tools![..]`'s result).
-    pub fn new(tools: Result<ToolRegistry, RegistryError>) -> Surface {
-        let built = tools.map(|tools| Served { tools, resources: None, prompts: None });
-        Surface { built: built.map_err(|e| e.to_string()) }
+    /// A server under `options` serving these tools (`tools![..]`'s result).
+    pub fn new(options: ServerOptions, tools: Result<ToolRegistry, RegistryError>) -> Surface {
+        Surface { built: tools.map(|tools| Server::builder(options).tools(tools)).map_err(|e| e.to_string()) }
     }
 
     /// Serve these resources too (`resources![..]`'s result).
     pub fn resources(self, resources: Result<ResourceRegistry, ResourceRegistryError>) -> Surface {
-        let built = self.built.and_then(|mut s| {
-            s.resources = Some(resources.map_err(|e| e.to_string())?);
-            Ok(s)
-        });
+        let built = self.built.and_then(|b| Ok(b.resources(resources.map_err(|e| e.to_string())?)));
         Surface { built }
     }
 
     /// Serve these prompts too (`prompts![..]`'s result).
     pub fn prompts(self, prompts: Result<PromptRegistry, PromptRegistryError>) -> Surface {
-        let built = self.built.and_then(|mut s| {
-            s.prompts = Some(prompts.map_err(|e| e.to_string())?);
-            Ok(s)
-        });
+        let built = self.built.and_then(|b| Ok(b.prompts(prompts.map_err(|e| e.to_string())?)));
         Surface { built }
     }
 }
 
-/// What [`serve_main`]'s closure may return: `tools![..]`'s result, or a [`Surface`].
-pub trait IntoSurface {
-    /// The surface.
-    fn into_surface(self) -> Surface;
+/// What [`serve_main`]'s closure may return: a [`Surface`] (the lists), a [`Server`] built in
+/// code (`server = ..`), or a `Result` of one whose error is displayed when it fails.
+#[diagnostic::on_unimplemented(
+    message = "`serve_registry!(server = ..)` serves a `toolwire::Server`, or a `Result<Server, E>` whose error displays; this is `{Self}`",
+    label = "not a `Server`",
+    note = "build one with `Server::builder(options)..build()` (or `Server::new(registry, options)`)"
+)]
+pub trait IntoServer {
+    /// The server, or why it could not be built.
+    fn into_server(self) -> Result<Server, String>;
 }
 
-impl IntoSurface for Surface {
-    fn into_surface(self) -> Surface {
-        self
+impl IntoServer for Surface {
+    fn into_server(self) -> Result<Server, String> {
+        self.built.map(ServerBuilder::build)
     }
 }
 
-impl IntoSurface for Result<ToolRegistry, RegistryError> {
-    fn into_surface(self) -> Surface {
-        Surface::new(self)
+impl IntoServer for Server {
+    fn into_server(self) -> Result<Server, String> {
+        Ok(self)
     }
 }
 
-/// Run a server binary's `main`: parse the flags, serve over stdio, exit.
-pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) -> ! {
-    let flags = match parse(std::env::args_os().skip(1)) {
+impl<E: std::fmt::Display> IntoServer for Result<Server, E> {
+    fn into_server(self) -> Result<Server, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+/// Run a server binary's `main`: parse the flags, build the server (inside the runtime, so
+/// that what it opens, a Redis fan-out say, finds one) from the options the flags and the
+/// invocation say, serve it over stdio or `--http`, exit.
+pub fn serve_main<S: IntoServer>(spec: MainSpec, server: impl FnOnce(ServerOptions) -> S) -> ! {
+    let flags = match parse(std::env::args_os().skip(1), spec.built_in_code) {
         Ok(Command::Serve(flags)) => flags,
         Ok(Command::Help) => {
             print!("{}", help(&spec));
@@ -113,14 +118,6 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
         }
     };
     stderr::install(flags.log_level);
-    let served = match registry().into_surface().built {
-        Ok(r) => r,
-        Err(e) => {
-            tracing::error!("cannot serve {}: {e}", spec.name);
-            std::process::exit(1);
-        }
-    };
-    let options = flags.options(&spec);
     let mut builder = match runtime_threads(&flags) {
         RuntimeThreads::One => tokio::runtime::Builder::new_current_thread(),
         #[cfg(feature = "http")]
@@ -139,20 +136,25 @@ pub fn serve_main<S: IntoSurface>(spec: MainSpec, registry: impl FnOnce() -> S) 
             std::process::exit(1);
         }
     };
+    let built = {
+        let _entered = runtime.enter();
+        server(flags.options(&spec)).into_server()
+    };
+    let server = match built {
+        Ok(server) => server,
+        Err(e) => {
+            tracing::error!("cannot serve {}: {e}", spec.name);
+            exit(runtime, Ok(()), 1);
+        }
+    };
     #[cfg(feature = "http")]
     if flags.http {
-        let result = runtime.block_on(serve_http(&spec, served, options, &flags));
-        exit(runtime, result);
+        let result = runtime.block_on(serve_http(server, &flags));
+        exit(runtime, result, 0);
     }
-    let mut builder = Server::builder(options).tools(served.tools);
-    if let Some(resources) = served.resources {
-        builder = builder.resources(resources);
-    }
-    if let Some(prompts) = served.prompts {
-        builder = builder.prompts(prompts);
-    }
-    let result = runtime.block_on(crate::transport::stdio::serve(builder.build())).map_err(|e| e.to_string());
-    exit(runtime, result)
+    let stdio = crate::transport::stdio::StdioConfig::new().ping_interval(flags.ping_interval);
+    let result = runtime.block_on(crate::transport::stdio::serve(server, stdio)).map_err(|e| e.to_string());
+    exit(runtime, result, 0)
 }
 
 /// The runtime `serve_main` builds.
@@ -194,13 +196,13 @@ fn runtime_threads(flags: &Flags) -> RuntimeThreads {
     RuntimeThreads::One
 }
 
-/// Shut the runtime down and exit: 0 when serving ended cleanly, 1 (after logging why) when
-/// it failed.
-fn exit(runtime: tokio::runtime::Runtime, result: Result<(), String>) -> ! {
+/// Shut the runtime down and exit: `code` when serving ended cleanly, 1 (after logging why)
+/// when it failed.
+fn exit(runtime: tokio::runtime::Runtime, result: Result<(), String>, code: i32) -> ! {
     // A sync tool still running on the blocking pool must not hold the exit up.
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
-        Ok(()) => std::process::exit(0),
+        Ok(()) => std::process::exit(code),
         Err(e) => {
             tracing::error!("{e}");
             std::process::exit(1);
@@ -211,31 +213,21 @@ fn exit(runtime: tokio::runtime::Runtime, result: Result<(), String>) -> ! {
 /// Serve over loopback HTTP until SIGINT or SIGTERM, printing where and how to connect
 /// (never the token, unless `--show-token`).
 #[cfg(feature = "http")]
-async fn serve_http(
-    spec: &MainSpec,
-    served: Served,
-    options: ServerOptions,
-    flags: &Flags,
-) -> Result<(), String> {
-    let drain = crate::transport::http::Drain::new().grace(flags.drain_grace);
-    let http =
-        crate::transport::http::HttpConfig::new(crate::transport::http::Auth::None).drain(drain.clone());
-    let mut serve = crate::spec::SpecOptions::http(options).http_config(http);
+async fn serve_http(server: Server, flags: &Flags) -> Result<(), String> {
+    use crate::transport::http::{Auth, BearerToken, Drain, HttpConfig};
+    let version = server.options().version().to_owned();
+    let drain = Drain::new().grace(flags.drain_grace);
+    let http = HttpConfig::new(Auth::Bearer(BearerToken::generate())).drain(drain.clone());
+    let mut serve = crate::spec::SpecOptions::http().http_config(http);
     if let Some(port) = flags.port {
         serve = serve.port(port);
     }
-    if let Some(resources) = served.resources {
-        serve = serve.resources(resources);
-    }
-    if let Some(prompts) = served.prompts {
-        serve = serve.prompts(prompts);
-    }
-    let mut mcp = crate::spec::serve_registry(served.tools, serve).map_err(|e| e.to_string())?;
+    let mut mcp = crate::spec::serve_registry(server, serve).map_err(|e| e.to_string())?;
     let shutdown = ShutdownSignal::listen();
     mcp.start().map_err(|e| e.to_string())?;
     let url = mcp.url().unwrap_or_default();
     let config = mcp.config_path().display();
-    println!("{} {} serving MCP (streamable HTTP) at {url}", spec.name, spec.version);
+    println!("{} {version} serving MCP (streamable HTTP) at {url}", mcp.name());
     println!("auth: a bearer token, generated for this run; it is in the config file below");
     println!("claude: claude --mcp-config {config} --strict-mcp-config");
     if flags.show_token {
@@ -359,8 +351,7 @@ impl Flags {
             .deadline(self.deadline)
             .max_in_flight(self.max_in_flight)
             .max_message_size(self.max_message_bytes)
-            .page_size(self.page_size)
-            .ping_interval(self.ping_interval);
+            .page_size(self.page_size);
         if let Some(t) = spec.title {
             b = b.title(t);
         }
@@ -387,15 +378,19 @@ enum Needs {
     Http,
     /// The `multi-thread` feature (on with `http`): a multi-threaded runtime.
     MultiThread,
+    /// Server options the main sets: not with `server = ..`, whose options were set in code.
+    Options,
 }
 
 impl Needs {
-    /// Whether this build has what the flag needs.
-    fn met(self) -> bool {
+    /// Whether this build, and this main (`built_in_code`: `server = ..`), has what the flag
+    /// needs.
+    fn met(self, built_in_code: bool) -> bool {
         match self {
             Needs::Nothing => true,
             Needs::Http => cfg!(feature = "http"),
             Needs::MultiThread => cfg!(feature = "multi-thread"),
+            Needs::Options => !built_in_code,
         }
     }
 }
@@ -427,7 +422,7 @@ const FLAGS: &[(&str, Option<&str>, &str, Needs)] = &[
         "--deadline",
         Some("SECONDS"),
         "Abandon a tool call still running after this long (default: never)",
-        Needs::Nothing,
+        Needs::Options,
     ),
     (
         "--worker-threads",
@@ -439,15 +434,15 @@ const FLAGS: &[(&str, Option<&str>, &str, Needs)] = &[
         "--max-in-flight",
         Some("N"),
         "Run at most N tool calls at once; later calls wait (default: 32)",
-        Needs::Nothing,
+        Needs::Options,
     ),
     (
         "--max-message-bytes",
         Some("N"),
         "Refuse an inbound message longer than N bytes (default: 16777216)",
-        Needs::Nothing,
+        Needs::Options,
     ),
-    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)", Needs::Nothing),
+    ("--page-size", Some("N"), "Tools per tools/list page (default: 100)", Needs::Options),
     (
         "--ping-interval",
         Some("SECONDS"),
@@ -464,10 +459,11 @@ const FLAGS: &[(&str, Option<&str>, &str, Needs)] = &[
     ("--version", None, "Print the server's name and version and exit (also -V)", Needs::Nothing),
 ];
 
-/// The flags of this build: each only with the feature it needs.
-fn available_flags()
--> impl Iterator<Item = &'static (&'static str, Option<&'static str>, &'static str, Needs)> {
-    FLAGS.iter().filter(|(_, _, _, needs)| needs.met())
+/// The flags of this build and main: each only with what it needs.
+fn available_flags(
+    built_in_code: bool,
+) -> impl Iterator<Item = &'static (&'static str, Option<&'static str>, &'static str, Needs)> {
+    FLAGS.iter().filter(move |(_, _, _, needs)| needs.met(built_in_code))
 }
 
 pub(crate) fn help(spec: &MainSpec) -> String {
@@ -481,7 +477,7 @@ pub(crate) fn help(spec: &MainSpec) -> String {
         name = spec.name,
         version = spec.version
     );
-    for (name, value, text, _) in available_flags() {
+    for (name, value, text, _) in available_flags(spec.built_in_code) {
         let left = match value {
             Some(v) => format!("{name} <{v}>"),
             None => (*name).to_owned(),
@@ -491,7 +487,10 @@ pub(crate) fn help(spec: &MainSpec) -> String {
     out
 }
 
-pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String> {
+pub(crate) fn parse(
+    args: impl IntoIterator<Item = OsString>,
+    built_in_code: bool,
+) -> Result<Command, String> {
     let mut flags = Flags::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -503,7 +502,7 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
         let takes_value = match FLAGS.iter().find(|(n, _, _, _)| *n == name) {
             // Rule: a flag in a build without the feature it needs is refused by name,
             // saying why, rather than as an unknown flag.
-            Some((_, _, _, needs)) if !needs.met() => return Err(unavailable(&name, *needs)),
+            Some((_, _, _, needs)) if !needs.met(built_in_code) => return Err(unavailable(&name, *needs)),
             Some((_, value, _, _)) => value.is_some(),
             None => {
                 return Err(match name.as_str() {
@@ -569,6 +568,9 @@ pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command,
 /// The usage error for a flag in a build without the feature it needs.
 fn unavailable(name: &str, needs: Needs) -> String {
     match needs {
+        Needs::Options => format!(
+            "'{name}' is not available: this server's options are set in code (`serve_registry!(server = ..)`); set them on its `ServerOptions` there"
+        ),
         Needs::MultiThread => format!(
             "'{name}' is not available: this server was built without toolwire's `multi-thread` feature, so it runs on one thread (enable `multi-thread`, or `http`, on its toolwire dependency to run calls on several)"
         ),
@@ -605,7 +607,7 @@ mod tests {
     use super::*;
 
     fn run(args: &[&str]) -> Result<Command, String> {
-        parse(args.iter().map(OsString::from))
+        parse(args.iter().map(OsString::from), false)
     }
 
     #[test]
@@ -637,6 +639,17 @@ mod tests {
             "invalid value '0' for '--page-size': expected a positive integer"
         );
         assert_eq!(run(&["--stdio=yes"]).unwrap_err(), "flag '--stdio' takes no value");
+    }
+
+    #[test]
+    fn a_server_built_in_code_refuses_the_flags_that_set_its_options() {
+        let built = |args: &[&str]| parse(args.iter().map(OsString::from), true);
+        assert_eq!(
+            built(&["--deadline", "5"]).unwrap_err(),
+            "'--deadline' is not available: this server's options are set in code (`serve_registry!(server = ..)`); set them on its `ServerOptions` there"
+        );
+        assert!(built(&["--max-in-flight=2"]).is_err() && built(&["--page-size", "3"]).is_err());
+        assert!(built(&["--ping-interval", "1", "--log-level", "warn"]).is_ok());
     }
 
     #[cfg(feature = "multi-thread")]
@@ -715,13 +728,23 @@ mod tests {
 
     #[test]
     fn help_lists_every_flag_of_this_build() {
-        let spec = MainSpec { name: "demo", version: "1.0.0", title: None, instructions: None };
+        let spec = MainSpec {
+            name: "demo",
+            version: "1.0.0",
+            title: None,
+            instructions: None,
+            built_in_code: false,
+        };
         let text = help(&spec);
         assert!(text.starts_with("demo 1.0.0: an MCP server."));
         for (name, _, _, needs) in FLAGS {
             let listed = text.lines().any(|l| l.trim_start().starts_with(&format!("{name} ")));
-            assert_eq!(listed, needs.met(), "{name} listed: {listed}");
+            assert_eq!(listed, needs.met(false), "{name} listed: {listed}");
         }
+        let built = help(&MainSpec { built_in_code: true, ..spec });
+        assert!(
+            !built.contains("--deadline") && !built.contains("--page-size") && built.contains("--log-level")
+        );
         assert_eq!(text.contains("--http"), cfg!(feature = "http"));
         assert_eq!(text.contains("--worker-threads"), cfg!(feature = "multi-thread"));
     }

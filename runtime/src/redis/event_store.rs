@@ -74,13 +74,20 @@ impl RedisEventStore {
     /// A store on the Redis at `url`, its keys under `prefix`, keeping the last
     /// [`DEFAULT_REDIS_EVENTS_PER_STREAM`] events of each stream for
     /// [`DEFAULT_EVENT_RETENTION`]. Connects lazily; must be called inside a tokio runtime.
+    /// To share one connection with the other stores, make it from a
+    /// [`Redis`](super::Redis) instead.
     pub fn open(url: &str, prefix: &str) -> Result<RedisEventStore, RedisError> {
-        Ok(RedisEventStore {
-            redis: Connection::open(url, prefix)?,
+        Ok(RedisEventStore::on(Connection::open(url, prefix)?))
+    }
+
+    /// A store on `redis`, with the default limits.
+    pub(super) fn on(redis: Connection) -> RedisEventStore {
+        RedisEventStore {
+            redis,
             per_stream: DEFAULT_REDIS_EVENTS_PER_STREAM,
             retention: DEFAULT_EVENT_RETENTION,
             queue: OnceLock::new(),
-        })
+        }
     }
 
     /// The same store keeping `per_stream` events per stream (at least 1) for `retention`

@@ -69,16 +69,23 @@ impl RedisFanout {
     /// A fan-out on the Redis at `url`, on the channel `<prefix>:notices:all`. Connects lazily.
     /// Open it inside the tokio runtime that serves: its publisher runs there, so a notice
     /// raised on any thread (a sync tool's body included) is published.
+    /// To share one connection with the stores, make it from a [`Redis`](super::Redis)
+    /// instead (its subscription still takes a connection of its own: Redis serves nothing
+    /// else on a subscribed one).
     pub fn open(url: &str, prefix: &str) -> Result<RedisFanout, RedisError> {
-        let redis = Connection::open(url, prefix)?;
+        Ok(RedisFanout::on(Connection::open(url, prefix)?))
+    }
+
+    /// A fan-out publishing on `redis`.
+    pub(super) fn on(redis: Connection) -> RedisFanout {
         let channel = redis.key("notices", "all");
-        Ok(RedisFanout {
+        RedisFanout {
             redis,
             channel,
             origin: crate::transport::http::random_id(12),
             queue: OnceLock::new(),
             runtime: tokio::runtime::Handle::try_current().ok(),
-        })
+        }
     }
 
     /// The channel it publishes and listens on.

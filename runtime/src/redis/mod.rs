@@ -7,8 +7,10 @@
 //! | [`EventStore`](crate::http::EventStore) ([`HttpConfig::event_store`](crate::http::HttpConfig::event_store)) | [`RedisEventStore`] | SSE events, for `Last-Event-ID` replay on any replica |
 //! | [`Fanout`](crate::server::Fanout) ([`ServerBuilder::fanout`](crate::server::ServerBuilder::fanout)) | [`RedisFanout`] | `notifications/resources/updated` and `notifications/*/list_changed`, to every replica's subscribers (pub/sub) |
 //!
-//! Each is made from a URL and a key prefix ([`RedisSessionStore::open`]), so several
-//! deployments can share one Redis. The 2026-07-28 revision needs none of them: its
+//! All three are made from one [`Redis`] (a URL and a key prefix: [`Redis::open`]), sharing
+//! its connection; so several deployments can share one Redis, and a replica opens one
+//! connection for its commands (plus the fan-out's subscription), not one per store. Each
+//! type's own `open` ([`RedisSessionStore::open`]) opens a connection of its own. The 2026-07-28 revision needs none of them: its
 //! requests are stateless, and an `input_required` round finishes on any replica that has
 //! the same [`ServerOptions::request_state_key`](crate::ServerOptions::request_state_key).
 //!
@@ -76,6 +78,7 @@
 mod connection;
 mod event_store;
 mod fanout;
+mod handle;
 mod session_store;
 
 pub use connection::{DEFAULT_COMMAND_TIMEOUT, RedisError};
@@ -83,4 +86,5 @@ pub use event_store::{
     DEFAULT_EVENT_RETENTION, DEFAULT_REDIS_EVENTS_PER_STREAM, RedisEventStore, WRITE_QUEUE,
 };
 pub use fanout::{PUBLISH_QUEUE, RedisFanout};
+pub use handle::Redis;
 pub use session_store::RedisSessionStore;

@@ -34,8 +34,15 @@ impl RedisSessionStore {
     /// one Redis do not meet). Connects lazily: a Redis that is down now is an error at the
     /// first request, and is reconnected to when it is back. Must be called inside a tokio
     /// runtime.
+    /// To share one connection with the other stores, make it from a
+    /// [`Redis`](super::Redis) instead.
     pub fn open(url: &str, prefix: &str) -> Result<RedisSessionStore, RedisError> {
-        Ok(RedisSessionStore { redis: Connection::open(url, prefix)? })
+        Ok(RedisSessionStore::on(Connection::open(url, prefix)?))
+    }
+
+    /// A store on `redis`.
+    pub(super) fn on(redis: Connection) -> RedisSessionStore {
+        RedisSessionStore { redis }
     }
 
     /// The same store, each command bounded by `timeout`.

@@ -187,9 +187,9 @@ impl ServerBuilder {
         self
     }
 
-    /// Who the callers of a session are when its transport does not say (stdio, and
-    /// [`Session::handle`]): [`Exposure::TrustedHost`] unless set. A router a user mounts
-    /// names its own ([`mcp_router`](crate::http::mcp_router)).
+    /// Who the callers are: [`Exposure::TrustedHost`] (the program's own agent) unless set.
+    /// Said once, here: every way of serving the built server (stdio, the HTTP endpoint and
+    /// its router, the agent-CLI spec, the `serve_registry!` main) serves it with this one.
     pub fn exposure(mut self, exposure: Exposure) -> ServerBuilder {
         self.exposure = Some(exposure);
         self
@@ -385,6 +385,13 @@ impl Server {
             Some(limiter) => limiter.check(principal),
             None => Ok(()),
         }
+    }
+
+    /// Who the callers are ([`ServerBuilder::exposure`]): what an HTTP endpoint serves every
+    /// request with.
+    #[cfg(feature = "http")]
+    pub(crate) fn exposure(&self) -> Arc<Exposure> {
+        Arc::clone(&self.serving.shared.exposure)
     }
 
     /// The principal a request is served for when its transport names none.

@@ -1,4 +1,9 @@
 //! [`ServerOptions`]: who the server says it is and the limits it serves under.
+//!
+//! Only what the engine itself reads lives here. What one transport alone reads lives in
+//! that transport's config: the stdio shutdown grace and keep-alive pings in
+//! [`StdioConfig`](crate::stdio::StdioConfig), the HTTP limits, auth and shared stores in
+//! `http::HttpConfig`.
 
 use std::time::Duration;
 
@@ -14,8 +19,6 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// Default freshness hint (`ttlMs`) on modern discover and list results: five minutes.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
-/// Default time in-flight calls get to finish once the input closes.
-pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 /// Default time a call waits for the client to answer a request it sent (an elicitation,
 /// which waits on a person, a sampling, a roots list): five minutes.
 pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
@@ -49,8 +52,6 @@ pub struct ServerOptions {
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) page_size: usize,
     pub(crate) list_ttl: Duration,
-    pub(crate) shutdown_grace: Duration,
-    pub(crate) ping_interval: Option<Duration>,
     pub(crate) client_request_timeout: Duration,
     pub(crate) forward_tracing: bool,
     /// The key `requestState` is sealed with; `None`: one made at random per process.
@@ -71,8 +72,6 @@ impl std::fmt::Debug for ServerOptions {
             .field("cancellation", &self.cancellation)
             .field("page_size", &self.page_size)
             .field("list_ttl", &self.list_ttl)
-            .field("shutdown_grace", &self.shutdown_grace)
-            .field("ping_interval", &self.ping_interval)
             .field("client_request_timeout", &self.client_request_timeout)
             .field("forward_tracing", &self.forward_tracing)
             .field("request_state_key", &self.request_state_key.as_ref().map(|_| "(set)"))
@@ -96,8 +95,6 @@ impl ServerOptions {
             cancellation: None,
             page_size: DEFAULT_PAGE_SIZE,
             list_ttl: DEFAULT_LIST_TTL,
-            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
-            ping_interval: None,
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             forward_tracing: false,
             request_state_key: None,
@@ -169,21 +166,6 @@ impl ServerOptions {
     /// The `ttlMs` freshness hint on modern discover and list results.
     pub fn list_ttl(mut self, ttl: Duration) -> Self {
         self.list_ttl = ttl;
-        self
-    }
-
-    /// How long in-flight calls may run on after the input closes, so a client that writes
-    /// its requests and closes its end still reads the answers. Calls still running after
-    /// that are dropped unanswered.
-    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.shutdown_grace = grace;
-        self
-    }
-
-    /// Ping the client of a legacy session this often (the spec's server-to-client `ping`);
-    /// `None`, the default, never does. A missed ping is logged, not fatal.
-    pub fn ping_interval(mut self, interval: Option<Duration>) -> Self {
-        self.ping_interval = interval.filter(|d| !d.is_zero());
         self
     }
 

@@ -1,4 +1,4 @@
-//! [`McpServerSpec`] and [`serve_registry`]: serve a registry to an agent CLI, and hand back
+//! [`McpServerSpec`] and [`serve_registry`]: serve a [`Server`] to an agent CLI, and hand back
 //! a spec that is complete (URL, token, config file, qualified names) before anything serves.
 //!
 //! The lifecycle, as the seed fixes it:
@@ -18,9 +18,9 @@ use std::path::Path;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::registry::{NameMap, RegistryError, ToolRegistry};
+use crate::registry::{NameMap, RegistryError};
 use crate::server::Server;
-use crate::transport::http::{Auth, BearerToken, HttpConfig, mcp_service};
+use crate::transport::http::{Auth, BearerToken, HttpConfig, accept, mcp_service};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{SpecOptions, TransportKind};
@@ -93,8 +93,10 @@ struct HttpParts {
     config: HttpConfig,
 }
 
-/// Serve `registry` as the MCP server its [`ServerOptions`](crate::ServerOptions) name, and hand back a spec that is complete (URL,
-/// token, config file, qualified names) before anything serves.
+/// Serve `server` to an agent CLI, and hand back a spec that is complete (URL, token,
+/// config file, qualified names) before anything serves. The spec's name is the server's
+/// (`serverInfo.name`), and its tool lists are the tools the server serves now (a live
+/// server's later changes reach clients as `list_changed`; the spec's lists do not move).
 ///
 /// - It is synchronous. It reserves the loopback port by binding it and holding the socket
 ///   (asking the OS for a free port and closing it again leaves a window another agent
@@ -107,7 +109,7 @@ struct HttpParts {
 ///
 /// ```
 /// use toolwire::spec::SpecOptions;
-/// use toolwire::{ServerOptions, serve_registry, tool, tools};
+/// use toolwire::{Server, ServerOptions, serve_registry, tool, tools};
 ///
 /// /// Run the named check and report whether it passed.
 /// #[tool(read_only)]
@@ -121,8 +123,8 @@ struct HttpParts {
 ///     format!("deployed to {target}")
 /// }
 ///
-/// let options = SpecOptions::http(ServerOptions::new("engine", env!("CARGO_PKG_VERSION")));
-/// let spec = serve_registry(tools![run_check, deploy].unwrap(), options).unwrap();
+/// let server = Server::new(tools![run_check, deploy].unwrap(), ServerOptions::new("engine", "1.0.0"));
+/// let spec = serve_registry(server, SpecOptions::http()).unwrap();
 /// assert_eq!(spec.tool_names(), ["mcp__engine__deploy", "mcp__engine__run_check"]);
 /// assert_eq!(spec.requires_approval(), ["mcp__engine__deploy"]);
 /// assert_eq!(spec.auto_approve(), ["mcp__engine__run_check"]);
@@ -130,9 +132,10 @@ struct HttpParts {
 /// assert!(spec.url().unwrap().starts_with("http://127.0.0.1:"));
 /// assert!(spec.claude_cli_args(true).contains(&"--strict-mcp-config".to_owned()));
 /// ```
-pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<McpServerSpec, SpecError> {
-    let name = options.server.name().to_owned();
+pub fn serve_registry(server: Server, options: SpecOptions) -> Result<McpServerSpec, SpecError> {
+    let name = server.options().name().to_owned();
     let name = name.as_str();
+    let registry = server.registry();
     let names = registry.qualified_names(name)?;
     let mut tool_names = Vec::new();
     let mut requires_approval = Vec::new();
@@ -163,26 +166,24 @@ pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<Mc
         }
         TransportKind::Http => {
             let addr = options.bind;
-            if !addr.ip().is_loopback() && (!options.allow_non_loopback || options.auth_disabled) {
+            let config = match options.http.clone() {
+                Some(config) => config,
+                None => HttpConfig::new(Auth::Bearer(BearerToken::generate())),
+            };
+            let open = matches!(config.auth, Auth::None);
+            if !addr.ip().is_loopback() && (!options.allow_non_loopback || open) {
                 return Err(SpecError::NotLoopback { addr });
             }
             let listener = TcpListener::bind(addr).map_err(|source| SpecError::Bind { addr, source })?;
             let addr = listener.local_addr().map_err(|source| SpecError::Bind { addr, source })?;
-            let token = (!options.auth_disabled).then(BearerToken::generate);
-            let auth = match &token {
-                Some(t) => Auth::Bearer(t.clone()),
-                None => Auth::None,
+            // The config file carries the bearer token the endpoint demands; an authenticator
+            // of the program's own is one whose credentials the CLI brings itself.
+            let token = match &config.auth {
+                Auth::Bearer(t) => Some(t.expose().to_owned()),
+                _ => None,
             };
             let url = format!("http://{}/mcp", url_host(addr));
-            let endpoint = Endpoint::Http { url, token: token.map(|t| t.expose().to_owned()) };
-            (
-                endpoint,
-                Some(HttpParts {
-                    listener: Some(listener),
-                    addr,
-                    config: options.http.clone().with_auth(auth),
-                }),
-            )
+            (Endpoint::Http { url, token }, Some(HttpParts { listener: Some(listener), addr, config }))
         }
     };
     let config = match &options.config_path {
@@ -192,17 +193,7 @@ pub fn serve_registry(registry: ToolRegistry, options: SpecOptions) -> Result<Mc
     };
     let spec = McpServerSpec {
         name: name.to_owned(),
-        server: {
-            let mut builder = Server::builder(options.server.clone()).tools(registry);
-            if let Some(resources) = options.resources.clone() {
-                builder = builder.resources(resources);
-            }
-            match options.prompts.clone() {
-                Some(prompts) => builder.prompts(prompts),
-                None => builder,
-            }
-            .build()
-        },
+        server,
         names,
         tool_names,
         requires_approval,
@@ -354,8 +345,7 @@ impl McpServerSpec {
             })?;
             let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
-            let service =
-                mcp_service(self.server.clone(), crate::server::Exposure::TrustedHost, http.config.clone());
+            let service = mcp_service(self.server.clone(), http.config.clone());
             let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;
@@ -365,7 +355,7 @@ impl McpServerSpec {
             let counted = drain.clone();
             // Our own accept loop rather than `axum::serve`: header-read and idle timeouts,
             // and a connection cap (see `transport::http::listen`).
-            handle.spawn(crate::transport::http::serve(
+            handle.spawn(accept(
                 listener,
                 service,
                 limits,

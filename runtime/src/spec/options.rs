@@ -1,7 +1,9 @@
-//! [`SpecOptions`]: which transport, where, with what auth, and the server's options.
+//! [`SpecOptions`]: which transport, where, and the endpoint's [`HttpConfig`] (its auth
+//! included).
 
-use crate::server::ServerOptions;
-use crate::transport::http::{Auth, HttpConfig};
+#[cfg(doc)]
+use crate::transport::http::Auth;
+use crate::transport::http::HttpConfig;
 use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -53,22 +55,25 @@ impl StdioCommand {
     }
 }
 
-/// How [`serve_registry`](fn@crate::serve_registry) serves: the engine's [`ServerOptions`]
-/// (who the server is, its limits), the endpoint's [`HttpConfig`], and what only the spec
-/// decides (transport, bind address, auth, where the config file goes).
+/// How [`serve_registry`](fn@crate::serve_registry) serves a built [`Server`](crate::Server)
+/// to an agent CLI: which transport, where, and the endpoint's [`HttpConfig`]. What the server
+/// is (its name, tools, resources, prompts, exposure, authorization, rate limits, fan-out) is
+/// the [`Server`](crate::Server)'s own, said once on its builder.
 ///
-/// The defaults are the safe ones: HTTP on `127.0.0.1`, an ephemeral port, a generated
-/// bearer token, a private config directory, no deadline. The server's name and version are
-/// always yours, never toolwire's: they come from the [`ServerOptions`] you pass.
+/// The defaults are the safe ones: HTTP on `127.0.0.1`, an ephemeral port, a bearer token
+/// generated for each [`serve_registry`](fn@crate::serve_registry), a private config
+/// directory. [`http_config`](Self::http_config) replaces the endpoint's options, its
+/// [`Auth`] included, which is honoured as given: an [`Auth::Bearer`] token is the one the
+/// config file carries, [`Auth::None`] serves without one (only for a server something else
+/// fences), and an authenticator of your own ([`Auth::with`], [`Auth::resource_server`])
+/// checks every request while the config file names no credential (the CLI brings its own).
 ///
 /// ```
-/// use std::time::Duration;
-/// use toolwire::ServerOptions;
-/// use toolwire::http::{Auth, HttpConfig};
+/// use toolwire::http::{Auth, BearerToken, HttpConfig};
 /// use toolwire::spec::SpecOptions;
 ///
-/// let server = ServerOptions::new("engine", env!("CARGO_PKG_VERSION")).deadline(Some(Duration::from_secs(60)));
-/// let options = SpecOptions::http(server).port(0).http_config(HttpConfig::new(Auth::None).stateless(true));
+/// let config = HttpConfig::new(Auth::Bearer(BearerToken::generate())).stateless(true);
+/// let options = SpecOptions::http().port(0).http_config(config);
 /// # let _ = options;
 /// ```
 #[derive(Debug, Clone)]
@@ -79,49 +84,34 @@ pub struct SpecOptions {
     pub(crate) command: Option<StdioCommand>,
     pub(crate) bind: SocketAddr,
     pub(crate) allow_non_loopback: bool,
-    pub(crate) auth_disabled: bool,
     pub(crate) config_path: Option<PathBuf>,
-    pub(crate) server: ServerOptions,
-    pub(crate) http: HttpConfig,
-    pub(crate) prompts: Option<crate::prompt::PromptRegistry>,
-    pub(crate) resources: Option<crate::resource::ResourceRegistry>,
+    /// `None`: the default endpoint, with a bearer token generated when the spec is made.
+    pub(crate) http: Option<HttpConfig>,
+}
+
+impl Default for SpecOptions {
+    fn default() -> Self {
+        SpecOptions::http()
+    }
 }
 
 impl SpecOptions {
-    /// Loopback streamable HTTP, served by this process, as `server`.
-    pub fn http(server: ServerOptions) -> Self {
+    /// Loopback streamable HTTP, served by this process, behind a generated bearer token.
+    pub fn http() -> Self {
         SpecOptions {
             transport: TransportKind::Http,
             command: None,
             bind: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_non_loopback: false,
-            auth_disabled: false,
             config_path: None,
-            server,
-            // The spec puts its own generated token (or none, with `auth_none`) in.
-            http: HttpConfig::new(Auth::None),
-            prompts: None,
-            resources: None,
+            http: None,
         }
     }
 
-    /// Serve `registry`'s prompts beside the tools (see
-    /// [`ServerBuilder::prompts`](crate::server::ServerBuilder::prompts)).
-    pub fn prompts(mut self, registry: crate::prompt::PromptRegistry) -> Self {
-        self.prompts = Some(registry);
-        self
-    }
-
-    /// Serve `registry`'s resources and templates beside the tools (see
-    /// [`ServerBuilder::resources`](crate::server::ServerBuilder::resources)).
-    pub fn resources(mut self, registry: crate::resource::ResourceRegistry) -> Self {
-        self.resources = Some(registry);
-        self
-    }
-
-    /// The stdio projection: the agent CLI spawns `command`, which serves as `server`.
-    pub fn stdio(server: ServerOptions, command: StdioCommand) -> Self {
-        SpecOptions { transport: TransportKind::Stdio, command: Some(command), ..SpecOptions::http(server) }
+    /// The stdio projection: the agent CLI spawns `command`, which serves the same server
+    /// over stdio.
+    pub fn stdio(command: StdioCommand) -> Self {
+        SpecOptions { transport: TransportKind::Stdio, command: Some(command), ..SpecOptions::http() }
     }
 
     /// Choose the transport; `Stdio` also needs [`command`](Self::command).
@@ -149,17 +139,10 @@ impl SpecOptions {
         self
     }
 
-    /// Say explicitly that a non-loopback bind is meant. Auth must stay on: the token
-    /// narrows who can call, not who can reach.
+    /// Say explicitly that a non-loopback bind is meant. Auth must stay on (anything but
+    /// [`Auth::None`]): the token narrows who can call, not who can reach.
     pub fn allow_non_loopback(mut self) -> Self {
         self.allow_non_loopback = true;
-        self
-    }
-
-    /// Turn bearer auth off. Only for a server something else already fences: anything
-    /// that can reach the port can then run every tool, `requires_approval` ones included.
-    pub fn auth_none(mut self) -> Self {
-        self.auth_disabled = true;
         self
     }
 
@@ -171,17 +154,12 @@ impl SpecOptions {
         self
     }
 
-    /// The engine's options instead of the ones given at construction.
-    pub fn server_options(mut self, server: ServerOptions) -> Self {
-        self.server = server;
-        self
-    }
-
-    /// The endpoint's options: allowed hosts and origins, statelessness, body, session and
-    /// connection limits. Its [`Auth`] is ignored: the spec generates the token (or serves
-    /// without one, after [`auth_none`](Self::auth_none)).
+    /// The endpoint's options: who may call ([`Auth`], honoured as given; see the type's
+    /// docs), allowed hosts and origins, statelessness, body, session and connection limits,
+    /// shared stores and a drain. Default: [`HttpConfig::new`] with a generated
+    /// [`BearerToken`](crate::http::BearerToken).
     pub fn http_config(mut self, http: HttpConfig) -> Self {
-        self.http = http;
+        self.http = Some(http);
         self
     }
 }

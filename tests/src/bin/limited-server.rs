@@ -30,7 +30,7 @@ async fn main() {
         .tools(tools![echo].expect("one tool"))
         .rate_limit(RateLimit::per_hour(limit))
         .build();
-    if let Err(e) = toolwire::stdio::serve(server).await {
+    if let Err(e) = toolwire::stdio::serve(server, toolwire::stdio::StdioConfig::new()).await {
         eprintln!("limited-server: {e}");
         std::process::exit(1);
     }

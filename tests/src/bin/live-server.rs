@@ -91,12 +91,12 @@ async fn main() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("the bound address");
         println!("url http://{addr}/mcp");
-        let app = mcp_router(built, toolwire::server::Exposure::TrustedHost, HttpConfig::new(Auth::None));
+        let app = mcp_router(built, HttpConfig::new(Auth::None));
         if let Err(e) = axum::serve(listener, app).await {
             eprintln!("live-server: {e}");
             std::process::exit(1);
         }
-    } else if let Err(e) = toolwire::stdio::serve(built).await {
+    } else if let Err(e) = toolwire::stdio::serve(built, toolwire::stdio::StdioConfig::new()).await {
         eprintln!("live-server: {e}");
         std::process::exit(1);
     }

@@ -9,6 +9,7 @@ use std::io::Read;
 
 use serde::Deserialize;
 use toolwire::complete::{Completion, CompletionRequest, prefix_matches};
+use toolwire::http::{Auth, HttpConfig};
 use toolwire::prompt::{ContentBlock, PromptMessage, PromptRegistry, ResourceContents};
 use toolwire::spec::SpecOptions;
 use toolwire::{Context, Server, ServerOptions, prompt, prompts, serve_registry, tool, tools};
@@ -109,10 +110,11 @@ fn main() {
     let tools = tools![echo].expect("one tool");
     let rt =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let server = Server::builder(options).tools(tools).prompts(registry()).build();
     if std::env::args().any(|a| a == "--http") {
         rt.block_on(async {
-            let mut spec = serve_registry(tools, SpecOptions::http(options).auth_none().prompts(registry()))
-                .expect("serve over HTTP");
+            let open = SpecOptions::http().http_config(HttpConfig::new(Auth::None));
+            let mut spec = serve_registry(server, open).expect("serve over HTTP");
             spec.start().expect("start serving");
             println!("{}", spec.url().expect("an HTTP spec has a URL"));
             // Serve until stdin closes.
@@ -121,6 +123,6 @@ fn main() {
         });
         return;
     }
-    let server = Server::builder(options).tools(tools).prompts(registry()).build();
-    rt.block_on(toolwire::stdio::serve(server)).expect("serve over stdio");
+    rt.block_on(toolwire::stdio::serve(server, toolwire::stdio::StdioConfig::new()))
+        .expect("serve over stdio");
 }

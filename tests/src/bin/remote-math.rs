@@ -7,6 +7,10 @@ use toolwire_tests::remote_math::{Local, Math};
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Math::tools(Local)?;
-    serve_stdio(registry, ServerOptions::new("math", "0.1.0")).await?;
+    serve_stdio(
+        toolwire::Server::new(registry, ServerOptions::new("math", "0.1.0")),
+        toolwire::stdio::StdioConfig::new(),
+    )
+    .await?;
     Ok(())
 }

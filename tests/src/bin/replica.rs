@@ -1,7 +1,8 @@
 //! One replica of a toolwire service, for the cluster tests (`tests/tests/cluster.rs`) and
-//! the cluster bench (`bench/run.sh`): `toolwire::http::mcp_router` on a loopback port,
-//! served with `axum::serve` and drained on SIGTERM with [`Drain`], the hook a program that
-//! mounts the router itself uses.
+//! the cluster bench (`bench/run.sh`): `toolwire::http::serve` (toolwire's own listener) on
+//! a loopback port, drained on SIGTERM with [`Drain`]; with `--redis`, its three shared
+//! stores on one `toolwire::redis::Redis` connection, and `/readyz` checking the session
+//! store by itself.
 //!
 //! ```text
 //! cargo run -p toolwire-tests --bin replica -- --name a --port 0 \
@@ -53,11 +54,10 @@ use std::time::Duration;
 use toolwire::context::AskError;
 use toolwire::http::{
     Auth, DEFAULT_EVENT_STORE_BYTES, DEFAULT_EVENT_STORE_STREAMS, DEFAULT_EVENTS_PER_STREAM, Drain,
-    HttpConfig, MemoryEventStore, SessionStore, SessionStoreCheck, mcp_router,
+    HttpConfig, MemoryEventStore,
 };
 use toolwire::protocol::LoggingLevel;
-use toolwire::redis::{RedisEventStore, RedisFanout, RedisSessionStore};
-use toolwire::server::Exposure;
+use toolwire::redis::Redis;
 use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools};
 
 /// The Redis key prefix every replica shares.
@@ -284,16 +284,14 @@ async fn main() {
             eprintln!("replica: redis {url}: {e}");
             std::process::exit(1);
         };
-        let sessions: Arc<dyn SessionStore> =
-            Arc::new(RedisSessionStore::open(url, PREFIX).unwrap_or_else(|e| fail(e)));
-        drain.require(SessionStoreCheck(Arc::clone(&sessions)));
-        let events = RedisEventStore::open(url, PREFIX).unwrap_or_else(|e| fail(e));
-        config = config.session_store(sessions).event_store(Arc::new(events));
-        server = server.fanout(Arc::new(RedisFanout::open(url, PREFIX).unwrap_or_else(|e| fail(e))));
+        // One connection for the three; `/readyz` checks the session store by itself.
+        let redis = Redis::open(url, PREFIX).unwrap_or_else(|e| fail(e));
+        config =
+            config.session_store(Arc::new(redis.session_store())).event_store(Arc::new(redis.event_store()));
+        server = server.fanout(Arc::new(redis.fanout()));
     }
     let server = server.build();
     let _ = SERVER.set(server.clone());
-    let app = mcp_router(server, Exposure::TrustedHost, config);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", flags.port)).await.unwrap_or_else(|e| {
         eprintln!("replica: cannot bind 127.0.0.1:{}: {e}", flags.port);
         std::process::exit(1);
@@ -301,18 +299,10 @@ async fn main() {
     let addr = listener.local_addr().expect("the bound address");
     println!("url http://{addr}/mcp");
     tokio::spawn(drain.clone().begin_on_signal());
-    let serving = axum::serve(listener, app).with_graceful_shutdown(drain.begun());
-    // axum returns once every connection closed, its last answer written; the grace bounds it.
-    let cut_off = tokio::select! {
-        served = serving => {
-            if let Err(e) = served {
-                eprintln!("replica {}: {e}", name());
-                std::process::exit(1);
-            }
-            0
-        }
-        () = drain.expired() => drain.in_flight(),
-    };
+    // toolwire's own listener: it returns once the drain began and finished (every
+    // connection closed, its last answer written, or the grace spent).
+    toolwire::http::serve(listener, server, config).await;
+    let cut_off = drain.in_flight();
     eprintln!("replica {} served {}, cut off {cut_off}", name(), SERVED.load(Ordering::Acquire));
     std::process::exit(0);
 }

@@ -83,16 +83,13 @@ async fn main() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("the bound address");
         println!("url http://{addr}/mcp");
-        let app = toolwire::http::mcp_router(
-            server,
-            toolwire::server::Exposure::TrustedHost,
-            toolwire::http::HttpConfig::new(toolwire::http::Auth::None),
-        );
+        let app =
+            toolwire::http::mcp_router(server, toolwire::http::HttpConfig::new(toolwire::http::Auth::None));
         if let Err(e) = axum::serve(listener, app).await {
             eprintln!("resource-server: {e}");
             std::process::exit(1);
         }
-    } else if let Err(e) = toolwire::stdio::serve(server).await {
+    } else if let Err(e) = toolwire::stdio::serve(server, toolwire::stdio::StdioConfig::new()).await {
         eprintln!("resource-server: {e}");
         std::process::exit(1);
     }

@@ -65,7 +65,9 @@ async fn main() {
             "the spec's env reaches the child"
         );
         let options = ServerOptions::new(name.as_str(), env!("CARGO_PKG_VERSION"));
-        serve_stdio(registry, options).await.expect("serve over stdio");
+        serve_stdio(toolwire::Server::new(registry, options), toolwire::stdio::StdioConfig::new())
+            .await
+            .expect("serve over stdio");
         return;
     }
     let name = args.first().cloned().unwrap_or_else(|| "engine".to_owned());
@@ -73,11 +75,12 @@ async fn main() {
         let command = StdioCommand::current_exe(["--serve-stdio", name.as_str()])
             .expect("the current executable")
             .env("TOOLWIRE_CLI_TEST", "stdio");
-        SpecOptions::stdio(ServerOptions::new(&name, "0.1.0"), command)
+        SpecOptions::stdio(command)
     } else {
-        SpecOptions::http(ServerOptions::new(&name, "0.1.0"))
+        SpecOptions::http()
     };
-    let mut spec = serve_registry(registry, options).expect("serve_registry");
+    let server = toolwire::Server::new(registry, ServerOptions::new(&name, "0.1.0"));
+    let mut spec = serve_registry(server, options).expect("serve_registry");
     spec.start().expect("start");
 
     let codex = spec.codex_config();

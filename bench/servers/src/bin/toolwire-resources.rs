@@ -66,7 +66,7 @@ fn main() {
         .prompts(prompts![echo].expect("one prompt"))
         .build();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-    if let Err(e) = runtime.block_on(toolwire::stdio::serve(server)) {
+    if let Err(e) = runtime.block_on(toolwire::stdio::serve(server, toolwire::stdio::StdioConfig::new())) {
         eprintln!("toolwire-resources: {e}");
         std::process::exit(1);
     }

@@ -9,9 +9,12 @@
 //! | argument errors, cancellation, deadlines | the texts of `tools` | the same (they are toolwire's words, not the tool's internals) |
 //! | result size | unbounded | capped ([`Untrusted::max_result_bytes`]): a bigger result is the tool error `tool 'x' returned a result over the N-byte limit` |
 //!
-//! Stdio serves [`ServerBuilder::exposure`](crate::server::ServerBuilder::exposure) (trusted host
-//! unless the program says otherwise); a router a user mounts
-//! ([`mcp_router`](crate::http::mcp_router)) is told which, with no default.
+//! It is said once, on the builder ([`ServerBuilder::exposure`](crate::server::ServerBuilder::exposure)),
+//! and every way of serving the built server serves it: stdio, the HTTP endpoint
+//! ([`http::serve`](crate::http::serve), [`mcp_router`](crate::http::mcp_router)), the
+//! agent-CLI spec and the `serve_registry!` main. Unset, it is the trusted host: what stdio
+//! and a loopback spec with its generated token serve. A server that others reach over a
+//! network says `.exposure(Exposure::untrusted_callers())`.
 
 use std::future::Future;
 use std::pin::Pin;

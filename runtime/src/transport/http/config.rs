@@ -71,8 +71,19 @@ impl std::fmt::Debug for Auth {
     }
 }
 
-/// How the HTTP endpoint behaves: [`HttpConfig::new`] with the [`Auth`], then a setter per
-/// limit, each consuming and returning the options.
+/// How the HTTP endpoint serves a [`Server`](crate::Server): [`HttpConfig::new`] with the
+/// [`Auth`], then a setter per limit, each consuming and returning the options. Every way of
+/// serving HTTP takes one beside the server: [`serve`](super::serve) (toolwire's own
+/// listener), [`mcp_router`](super::mcp_router) (a router to mount) and
+/// [`SpecOptions::http_config`](crate::spec::SpecOptions::http_config).
+///
+/// What the engine reads (tools, exposure, authorization, rate limits, the
+/// [`Fanout`](crate::server::Fanout) that carries notifications between replicas) is the
+/// server's, set on its builder; what only HTTP reads is here: who may call, the limits, and
+/// the shared stores ([`session_store`](Self::session_store),
+/// [`event_store`](Self::event_store)), which only an HTTP endpoint has sessions and
+/// streams to keep in. With a [`drain`](Self::drain) and a session store both set, `/readyz`
+/// checks the store by itself.
 ///
 /// ```
 /// use std::time::Duration;
@@ -128,8 +139,8 @@ pub(crate) struct SsePolling {
 }
 
 /// The connection limits, applied where toolwire serves the listener itself
-/// ([`serve_registry`](crate::serve_registry) and [`McpServerSpec`](crate::McpServerSpec));
-/// a router mounted with `axum::serve` gets axum's.
+/// ([`serve`](super::serve), which [`McpServerSpec`](crate::McpServerSpec) and the
+/// `serve_registry!` main use); a router mounted with `axum::serve` gets axum's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Limits {
     pub(crate) header_read_timeout: Duration,
@@ -177,12 +188,6 @@ impl HttpConfig {
         }
     }
 
-    /// The same options with another `auth` (the agent-CLI spec puts its generated token in).
-    pub(crate) fn with_auth(mut self, auth: Auth) -> HttpConfig {
-        self.auth = auth;
-        self
-    }
-
     /// Accept this `Host` (e.g. `tools.internal` or `tools.internal:8443`) besides the
     /// loopback names.
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
@@ -223,7 +228,7 @@ impl HttpConfig {
 
     /// Close a connection that has not sent its request's headers this long (default
     /// [`DEFAULT_HEADER_READ_TIMEOUT`]). Applies where toolwire serves the listener
-    /// ([`McpServerSpec`](crate::McpServerSpec)), as do the two limits below.
+    /// ([`serve`](super::serve)), as do the two limits below.
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
         self.limits.header_read_timeout = timeout;
         self

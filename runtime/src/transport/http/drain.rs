@@ -39,11 +39,10 @@ pub trait ReadyCheck: Send + Sync + 'static {
 }
 
 /// A [`SessionStore`] as a [`ReadyCheck`]: ready while a read of an id no session has comes
-/// back (found or not), named `session store`.
-pub struct SessionStoreCheck(
-    /// The store the replica keeps its legacy sessions in.
-    pub Arc<dyn SessionStore>,
-);
+/// back (found or not), named `session store`. Every endpoint with both a drain and a session
+/// store checks its store this way by itself ([`wrap`]): a replica that cannot reach the
+/// store where its sessions live is not ready, and nobody has to remember to say so.
+struct SessionStoreCheck(Arc<dyn SessionStore>);
 
 /// The id [`SessionStoreCheck`] reads: never a session's (ids are random hex).
 const PROBE_ID: &str = "toolwire-readyz-probe";
@@ -72,7 +71,7 @@ impl ReadyCheck for SessionStoreCheck {
 /// | request | answer |
 /// | --- | --- |
 /// | GET `/healthz` | 200 `ok`: the process is up and serving HTTP |
-/// | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails |
+/// | GET `/readyz` | 200 `ready`; 503 `not ready: draining` once the drain began; 503 `not ready: <check>: <reason>` while a [`ReadyCheck`] fails, or while the endpoint's [`session_store`](super::HttpConfig::session_store) cannot be read (`not ready: session store: unavailable: …`: checked by itself whenever one is set) |
 /// | a request to `/mcp` once the drain began | 503, JSON-RPC -32600 `service unavailable: this replica is draining; send the request again (to another replica)`, `Connection: close` |
 /// | a legacy session's GET stream, open when the drain begins | its last event, `retry:` alone (the client reconnects, to another replica), then its end |
 /// | a 2026-07-28 `subscriptions/listen`, open when the drain begins | its graceful closure ([`Server::end_listens`](crate::Server::end_listens)): the listen's completion result, then the stream's end |
@@ -89,11 +88,11 @@ impl ReadyCheck for SessionStoreCheck {
 /// flight until its response body has been written out or dropped, so a call answered over SSE
 /// counts until its last event.
 ///
-/// For a router mounted in an app of one's own, the same hook serves `axum::serve`:
+/// toolwire's own listener ([`serve`](super::serve)) does all of this by itself. For a
+/// router mounted in an app of one's own, the same hook serves `axum::serve`:
 ///
 /// ```no_run
 /// use toolwire::http::{Auth, Drain, HttpConfig, mcp_router};
-/// use toolwire::server::Exposure;
 /// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
@@ -106,7 +105,7 @@ impl ReadyCheck for SessionStoreCheck {
 /// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
 /// let drain = Drain::new().grace(std::time::Duration::from_secs(20));
 /// let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
-/// let app = mcp_router(server, Exposure::TrustedHost, config);
+/// let app = mcp_router(server, config);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 /// // SIGTERM or SIGINT begins the drain; axum then stops accepting.
 /// tokio::spawn(drain.clone().begin_on_signal());
@@ -316,17 +315,28 @@ impl Drain {
 }
 
 /// `/healthz` and `/readyz`, and the in-flight count and the drain's refusal around `router`
-/// (the MCP routes).
-pub(super) fn wrap(router: Router, drain: &Drain, max_body: usize) -> Router {
+/// (the MCP routes). `/readyz` checks `store`, the endpoint's shared session store when it
+/// has one, after the drain's own checks.
+pub(super) fn wrap(
+    router: Router,
+    drain: &Drain,
+    max_body: usize,
+    store: Option<Arc<dyn SessionStore>>,
+) -> Router {
+    let store = store.map(|s| Arc::new(SessionStoreCheck(s)) as Arc<dyn ReadyCheck>);
     let probes = Router::new()
         .route("/healthz", axum::routing::get(|| async { "ok" }))
         .route("/readyz", axum::routing::get(readyz))
-        .with_state(drain.clone());
+        .with_state((drain.clone(), store));
     router.layer(axum::middleware::from_fn_with_state((drain.clone(), max_body), layer)).merge(probes)
 }
 
-async fn readyz(State(drain): State<Drain>) -> Response {
-    match drain.readiness().await {
+async fn readyz(State((drain, store)): State<(Drain, Option<Arc<dyn ReadyCheck>>)>) -> Response {
+    let mut ready = drain.readiness().await;
+    if let (Ok(()), Some(store)) = (&ready, store) {
+        ready = store.check().await.map_err(|reason| format!("{}: {reason}", store.name()));
+    }
+    match ready {
         Ok(()) => "ready".into_response(),
         Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}")).into_response(),
     }

@@ -112,12 +112,15 @@ mod stream;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use crate::server::{Exposure, Server};
+use crate::server::Server;
+
+/// axum's router, which [`mcp_router`] returns: named here so that mounting the endpoint in
+/// an app of one's own needs no `axum` in one's `Cargo.toml`.
+pub use axum::Router;
 
 pub use auth::authn::{Authenticate, BoxFuture, Refusal, ResourceServer, VerifyToken};
 #[cfg(feature = "oauth")]
@@ -131,10 +134,14 @@ pub use config::{
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SSE_BACKLOG, DEFAULT_SESSION_IDLE_TTL, HttpConfig,
 };
 use delete::delete;
-pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck, SessionStoreCheck};
+pub use drain::{DEFAULT_DRAIN_GRACE, Drain, ReadyCheck};
 use endpoint::{Endpoint, MCP_PATH, admit};
 use get::get;
-pub(crate) use listen::accept::serve;
+/// A JWT signing algorithm, as [`JwksVerifier::algorithms`] takes it (`jsonwebtoken`'s,
+/// named here so that a server needs no `jsonwebtoken` of its own).
+#[cfg(feature = "oauth")]
+pub use jsonwebtoken::Algorithm;
+pub(crate) use listen::accept::accept;
 use listen::direct::Direct;
 pub use post::HEADER_MISMATCH;
 use post::post;
@@ -151,17 +158,15 @@ pub use stream::event_store::{
 };
 
 /// The MCP endpoint as an axum [`Router`]: `/mcp` and nothing else (and, under a
-/// [`ResourceServer`], its metadata). Mount it into an existing app with `Router::merge`, or
-/// serve it on its own.
+/// [`ResourceServer`], its metadata; with a [`Drain`], `/healthz` and `/readyz`). Mount it
+/// into an existing app with `Router::merge`; to serve it on its own, [`serve`] is
+/// toolwire's own listener (timeouts, a connection cap, and a quicker `POST /mcp`).
 ///
-/// `exposure` says who the callers are, and there is no default: [`Exposure::TrustedHost`]
-/// for the program's own agent (every tool, error texts verbatim), or
-/// [`Exposure::UntrustedCallers`] for anyone else (approval-gated tools hidden, failures
-/// sanitised, results capped). See [`Exposure`].
+/// Who the callers are is the server's [`exposure`](crate::server::ServerBuilder::exposure),
+/// said once on its builder.
 ///
 /// ```
-/// use toolwire::http::{Auth, HttpConfig, mcp_router};
-/// use toolwire::server::Exposure;
+/// use toolwire::http::{Auth, HttpConfig, Router, mcp_router};
 /// use toolwire::{Server, ServerOptions, tool, tools};
 ///
 /// /// Say hello.
@@ -171,24 +176,70 @@ pub use stream::event_store::{
 /// }
 ///
 /// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
-/// let app = axum::Router::new()
-///     .route("/healthz", axum::routing::get(|| async { "ok" }))
-///     .merge(mcp_router(server, Exposure::TrustedHost, HttpConfig::new(Auth::None).stateless(true)));
+/// let app: Router = mcp_router(server, HttpConfig::new(Auth::None).stateless(true));
 /// # let _ = app;
 /// ```
-pub fn mcp_router(server: Server, exposure: Exposure, config: HttpConfig) -> Router {
-    endpoint(server, exposure, config).0
+pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
+    endpoint(server, config).0
 }
 
-/// The MCP endpoint as toolwire's own listener serves it ([`McpServerSpec`](crate::McpServerSpec)):
+/// Serve `server`'s MCP endpoint on `listener` with toolwire's own accept loop: the
+/// header-read and idle timeouts and the connection cap of `config` (module header), and a
+/// `POST /mcp` answered without the router (module `listen::direct`). Everything else is
+/// [`mcp_router`]'s: `/mcp`, the resource server's metadata, and with a
+/// [`Drain`] in `config`, `/healthz` and `/readyz`.
+///
+/// Without a drain it serves until the future is dropped. With one, it returns once the
+/// drain has begun ([`Drain::begin`], or [`Drain::begin_on_signal`] on SIGTERM/SIGINT) and
+/// finished: accepting stops, idle connections close, and the requests in flight finish
+/// within the drain's grace. This is what the `serve_registry!` main's `--http` and
+/// [`McpServerSpec`](crate::McpServerSpec) serve on.
+///
+/// ```no_run
+/// use toolwire::http::{Auth, BearerToken, Drain, HttpConfig};
+/// use toolwire::{Server, ServerOptions, tool, tools};
+///
+/// /// Say hello.
+/// #[tool(read_only)]
+/// fn hello() -> &'static str {
+///     "hello"
+/// }
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let server = Server::new(tools![hello].unwrap(), ServerOptions::new("demo", "0.1.0"));
+/// let drain = Drain::new();
+/// let config = HttpConfig::new(Auth::Bearer(BearerToken::generate())).drain(drain.clone());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// tokio::spawn(drain.clone().begin_on_signal());
+/// toolwire::http::serve(listener, server, config).await;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) {
+    let (limits, drain) = (config.limits, config.drain.clone());
+    let service = mcp_service(server, config);
+    let begun = drain.clone();
+    let stop = async move {
+        match begun {
+            Some(drain) => drain.begun().await,
+            None => std::future::pending().await,
+        }
+    };
+    accept(listener, service, limits, stop, drain.clone()).await;
+    if let Some(drain) = drain {
+        drain.finished().await;
+    }
+}
+
+/// The MCP endpoint as toolwire's own listener serves it ([`serve`]):
 /// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `listen::direct`).
-pub(crate) fn mcp_service(server: Server, exposure: Exposure, config: HttpConfig) -> Direct {
-    let (router, endpoint) = endpoint(server, exposure, config);
+pub(crate) fn mcp_service(server: Server, config: HttpConfig) -> Direct {
+    let (router, endpoint) = endpoint(server, config);
     Direct::new(router, endpoint)
 }
 
 /// The endpoint, and its router.
-fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, Arc<Endpoint>) {
+fn endpoint(server: Server, config: HttpConfig) -> (Router, Arc<Endpoint>) {
     let store: Arc<dyn EventStore> = match &config.event_store {
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
@@ -201,16 +252,8 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let live = Arc::default();
-    let endpoint = Arc::new(Endpoint {
-        server,
-        exposure: Arc::new(exposure),
-        config,
-        sessions,
-        store,
-        live,
-        params,
-        roaming,
-    });
+    let exposure = server.exposure();
+    let endpoint = Arc::new(Endpoint { server, exposure, config, sessions, store, live, params, roaming });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -249,7 +292,10 @@ fn endpoint(server: Server, exposure: Exposure, config: HttpConfig) -> (Router, 
             // A 2026-07-28 listen never ends by itself: the drain ends it gracefully.
             let server = endpoint.server.clone();
             drain.on_begin(move || server.end_listens());
-            drain::wrap(router, &drain, endpoint.config.max_body)
+            // A replica that keeps its sessions in a shared store is ready only while it can
+            // reach it: `/readyz` checks the store by itself.
+            let store = endpoint.roaming.as_ref().map(|r| Arc::clone(&r.store));
+            drain::wrap(router, &drain, endpoint.config.max_body, store)
         }
         None => router,
     };

@@ -37,10 +37,13 @@
 //!   reads the answers); then the function returns `Ok(())`, so a `main` exits 0. If the
 //!   client closes stdout first, serving ends at once, also with `Ok(())`.
 
+mod config;
 #[cfg(unix)]
 mod fd;
 mod output;
 mod waiting;
+
+pub use config::{DEFAULT_SHUTDOWN_GRACE, StdioConfig};
 
 #[cfg(unix)]
 pub(crate) use fd::file_kind;
@@ -52,8 +55,7 @@ use tokio::sync::oneshot;
 
 use crate::log_hold;
 use crate::race::{Either, first};
-use crate::registry::ToolRegistry;
-use crate::server::{Server, ServerOptions, Session, Sink};
+use crate::server::{Server, Session, Sink};
 use crate::sync::lock;
 use crate::tool::relief;
 
@@ -96,10 +98,13 @@ pub enum StdioError {
     Thread(&'static str, #[source] io::Error),
 }
 
-/// Serve `registry` over this process's stdin and stdout until stdin closes.
+/// Serve `server` over this process's stdin and stdout until stdin closes (the crate root
+/// re-exports it as [`serve_stdio`](crate::serve_stdio)). Keep a clone of the server to
+/// read [`calls_seen`](Server::calls_seen) afterwards.
 ///
 /// ```no_run
-/// use toolwire::{ServerOptions, serve_stdio, tool, tools};
+/// use toolwire::stdio::StdioConfig;
+/// use toolwire::{Server, ServerOptions, serve_stdio, tool, tools};
 ///
 /// /// Say hello.
 /// #[tool(read_only)]
@@ -110,27 +115,24 @@ pub enum StdioError {
 /// #[tokio::main]
 /// async fn main() -> Result<(), toolwire::stdio::StdioError> {
 ///     let options = ServerOptions::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
-///     serve_stdio(tools![hello].unwrap(), options).await
+///     let server = Server::new(tools![hello].unwrap(), options);
+///     serve_stdio(server, StdioConfig::new()).await
 /// }
 /// ```
-pub async fn serve_stdio(registry: ToolRegistry, options: ServerOptions) -> Result<(), StdioError> {
-    serve(Server::builder(options).tools(registry).build()).await
-}
-
-/// Serve an existing [`Server`] over stdin and stdout (keep a clone to read
-/// [`calls_seen`](Server::calls_seen) afterwards).
-pub async fn serve(server: Server) -> Result<(), StdioError> {
+pub async fn serve(server: Server, config: StdioConfig) -> Result<(), StdioError> {
     let mut input = BufReader::with_capacity(INPUT_BUFFER, io::stdin());
     #[cfg(unix)]
     {
         waiting::read(&mut input);
         match output::Polled::new(io::stdout()) {
-            Ok(stdout) => serve_bounded(server, input, stdout, MAX_UNWRITTEN_OUTPUT).await,
-            Err(stdout) => serve_bounded(server, input, output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await,
+            Ok(stdout) => serve_bounded(server, config, input, stdout, MAX_UNWRITTEN_OUTPUT).await,
+            Err(stdout) => {
+                serve_bounded(server, config, input, output::Opaque(stdout), MAX_UNWRITTEN_OUTPUT).await
+            }
         }
     }
     #[cfg(not(unix))]
-    serve_bounded(server, input, output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
+    serve_bounded(server, config, input, output::Opaque(io::stdout()), MAX_UNWRITTEN_OUTPUT).await
 }
 
 /// Serve over any byte streams with stdio's framing (one message per line): a Unix socket,
@@ -140,13 +142,19 @@ pub async fn serve(server: Server) -> Result<(), StdioError> {
 /// `output` is always written by the writer thread (this function cannot tell whether a
 /// write to it would block); [`serve`] also writes inline, on the runtime, when stdout
 /// is a pipe, socket or file that takes the write at once.
-pub async fn serve_lines<R, W>(server: Server, input: R, output: W) -> Result<(), StdioError>
+pub async fn serve_lines<R, W>(
+    server: Server,
+    config: StdioConfig,
+    input: R,
+    output: W,
+) -> Result<(), StdioError>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
     serve_bounded(
         server,
+        config,
         BufReader::with_capacity(INPUT_BUFFER, input),
         output::Opaque(output),
         MAX_UNWRITTEN_OUTPUT,
@@ -160,6 +168,7 @@ where
 /// reader thread starts.
 async fn serve_bounded<R, D>(
     server: Server,
+    config: StdioConfig,
     mut input: BufReader<R>,
     output: D,
     max_unwritten: usize,
@@ -241,7 +250,7 @@ where
     });
     post.start().map_err(|e| StdioError::Thread("reader", e))?;
     let keepalive =
-        options.ping_interval.map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
+        config.ping_interval.map(|every| tokio::spawn(keepalive(session.clone(), sink.clone(), every)));
 
     let ended = match first(input_done, &mut writer_done).await {
         // Err: the reader thread is gone without a word (it panicked): as good as EOF.
@@ -255,10 +264,10 @@ where
     let result = match ended {
         Ended::Eof => {
             tracing::info!(in_flight = session.in_flight(), "stdin closed");
-            finish(&session, &options, &out, writer_done).await
+            finish(&session, config.shutdown_grace, &out, writer_done).await
         }
         Ended::Input(e) => {
-            let _ = finish(&session, &options, &out, writer_done).await;
+            let _ = finish(&session, config.shutdown_grace, &out, writer_done).await;
             Err(StdioError::Input(e))
         }
         Ended::Output(Ok(())) => Ok(()),
@@ -278,11 +287,10 @@ where
 /// one that reads slowly still gets everything.
 async fn finish<D: output::Destination>(
     session: &Session,
-    options: &ServerOptions,
+    grace: std::time::Duration,
     out: &output::Output<D>,
     mut writer_done: oneshot::Receiver<io::Result<()>>,
 ) -> Result<(), StdioError> {
-    let grace = options.shutdown_grace;
     session.drain(grace).await;
     out.close();
     let mut written = out.lines_written();
@@ -502,6 +510,8 @@ async fn keepalive(session: Session, sink: Arc<dyn Sink>, every: std::time::Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::ToolRegistry;
+    use crate::server::ServerOptions;
 
     fn lines(input: &[u8], limit: usize) -> Vec<Result<String, &'static str>> {
         let mut reader = BufReader::with_capacity(4, input);
@@ -555,7 +565,13 @@ mod tests {
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let serving = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-            runtime.block_on(serve_bounded(server, BufReader::new(input), output::Opaque(output), 16 * 1024))
+            runtime.block_on(serve_bounded(
+                server,
+                StdioConfig::new(),
+                BufReader::new(input),
+                output::Opaque(output),
+                16 * 1024,
+            ))
         });
         let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counter = written.clone();
@@ -594,9 +610,8 @@ mod tests {
     fn serving_is_send() {
         fn send<T: Send>(_: &T) {}
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
-        send(&serve(server.clone()));
-        send(&serve_lines(server.clone(), io::empty(), io::sink()));
-        send(&serve_stdio(ToolRegistry::new(), ServerOptions::new("t", "1")));
+        send(&serve(server.clone(), StdioConfig::new()));
+        send(&serve_lines(server.clone(), StdioConfig::new(), io::empty(), io::sink()));
     }
 
     /// A `tracing` subscriber that writes each event's message through `log_hold`, as the
@@ -663,7 +678,9 @@ mod tests {
         let output = output::Polled::new(server_out).expect("a socket is written inline");
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         tracing::subscriber::with_default(ThroughHold(writer), || {
-            runtime.block_on(serve_bounded(server, input, output, MAX_UNWRITTEN_OUTPUT)).unwrap();
+            runtime
+                .block_on(serve_bounded(server, StdioConfig::new(), input, output, MAX_UNWRITTEN_OUTPUT))
+                .unwrap();
         });
         let lines = lines.lock().unwrap().clone();
         // The two held lines went out together, in one write, after the reply.
@@ -683,7 +700,7 @@ mod tests {
         let (input, mut client) = io::pipe().unwrap();
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("t", "1"));
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let serving = serve_lines(server.clone(), input, io::sink());
+        let serving = serve_lines(server.clone(), StdioConfig::new(), input, io::sink());
         let timed_out = runtime
             .block_on(async { tokio::time::timeout(std::time::Duration::from_millis(50), serving).await });
         assert!(timed_out.is_err(), "serving runs until stdin closes");

@@ -291,7 +291,7 @@ impl Answer for Router {
 
 /// Serve `answer` on `listener` under `limits` until `shutdown` resolves; then stop
 /// accepting, close idle connections and let answers in flight finish.
-pub(crate) async fn serve(
+pub(crate) async fn accept(
     listener: TcpListener,
     answer: impl Answer,
     limits: Limits,
@@ -428,7 +428,7 @@ mod tests {
         let router = Router::new().route("/", axum::routing::get(|| async { "ok" }));
         let stop = CancellationToken::new();
         let shutdown = stop.clone();
-        tokio::spawn(serve(listener, router, limits, async move { shutdown.cancelled().await }, None));
+        tokio::spawn(accept(listener, router, limits, async move { shutdown.cancelled().await }, None));
         (addr, stop)
     }
 

@@ -84,7 +84,7 @@ mod tests {
 
     use super::*;
     use crate::ToolRegistry;
-    use crate::server::{Exposure, Server, ServerOptions};
+    use crate::server::{Server, ServerOptions};
     use crate::transport::http::{Auth, Drain, HttpConfig, mcp_service};
 
     const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
@@ -110,7 +110,7 @@ mod tests {
         let drain = Drain::new();
         let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("direct", "0.1.0"));
-        let direct = mcp_service(server, Exposure::TrustedHost, config);
+        let direct = mcp_service(server, config);
         let answered = direct.answer(request(Method::POST, "/mcp", LIST)).await;
         assert_eq!(answered.status(), StatusCode::OK);
         assert_eq!(drain.in_flight(), 1, "in flight until its body is written or dropped");

@@ -1,0 +1,3 @@
+fn main() {
+    toolwire::serve_registry!(server = "demo")
+}
