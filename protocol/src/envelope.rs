@@ -30,6 +30,7 @@ use super::call_scan::{ScannedCall, scan_call};
 use super::error::{ErrorIn, RpcError};
 use super::id::{BadId, RequestId};
 use super::tools::CallToolParams;
+use crate::methods;
 
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
@@ -195,7 +196,7 @@ impl<'de> Visitor<'de> for CallVisitor {
                     id = Some((RequestId::from_raw(raw).map_err(|_| fall_back())?, raw.get()));
                 }
                 Member::Method if !method => {
-                    method = map.next_value::<&str>()? == "tools/call";
+                    method = map.next_value::<&str>()? == methods::TOOLS_CALL;
                     if !method {
                         return Err(fall_back());
                     }

@@ -19,6 +19,7 @@ use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
 use super::transport::{Incoming, Link, Outgoing, Transport};
 use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
+use crate::protocol::methods;
 use crate::protocol::param_headers::{self, HeaderParam, mirror};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::sync::lock;
@@ -390,9 +391,9 @@ impl Client {
     /// `ping` (legacy era). The modern era has no `ping`; `server/discover` stands in.
     pub async fn ping(&self) -> Result<(), ClientError> {
         if self.inner.conn.is_modern() {
-            return self.request("server/discover", None).await.map(drop);
+            return self.request(methods::SERVER_DISCOVER, None).await.map(drop);
         }
-        self.request("ping", None).await.map(drop)
+        self.request(methods::PING, None).await.map(drop)
     }
 
     /// Every page of a list method, concatenated (`key` is the array member: `tools`, ...).
@@ -478,7 +479,7 @@ impl Client {
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("tools/list", "tools").await?;
+        let (raw, ttl) = self.list_all_hinted(methods::TOOLS_LIST, "tools").await?;
         // Every entry is kept, the malformed too: adoption refuses those and says why.
         let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
@@ -562,7 +563,7 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let max_rounds = self.inner.options.max_input_rounds;
-        let result = rounds::request(&self.inner.conn, "tools/call", params, opts, max_rounds).await;
+        let result = rounds::request(&self.inner.conn, methods::TOOLS_CALL, params, opts, max_rounds).await;
         let result = result.map_err(|f| match f {
             RoundFailure::Input(problem) => {
                 RemoteError::Input { tool: name.to_owned(), server: server.clone(), problem }.into()
@@ -648,7 +649,7 @@ async fn negotiate(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerIn
         EraMode::Legacy => initialize(conn, options).await,
         EraMode::Modern => discover(conn, options, options.request_timeout)
             .await?
-            .map_err(|f| failure_to_client_error(conn, "server/discover", options.request_timeout, f)),
+            .map_err(|f| failure_to_client_error(conn, methods::SERVER_DISCOVER, options.request_timeout, f)),
         EraMode::Auto => match discover(conn, options, options.probe_timeout).await? {
             Ok(info) => Ok(info),
             Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) => {
@@ -681,7 +682,7 @@ async fn discover(
 ) -> Result<Result<ServerInfo, Failure>, ClientError> {
     conn.set_modern(MODERN.as_str());
     let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
-    let mut reply = conn.request("server/discover", None, opts.clone()).await;
+    let mut reply = conn.request(methods::SERVER_DISCOVER, None, opts.clone()).await;
     // A server that refuses the version yet lists it among those it supports: ask once more
     // (the 2026-07-28 rule for a rejected first choice).
     if let Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) = &reply
@@ -691,7 +692,7 @@ async fn discover(
             .and_then(Value::as_array)
             .is_some_and(|l| l.iter().any(|v| v == MODERN.as_str()))
     {
-        reply = conn.request("server/discover", None, opts).await;
+        reply = conn.request(methods::SERVER_DISCOVER, None, opts).await;
     }
     let result = match reply {
         Ok(r) => r,
@@ -731,9 +732,9 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
     });
     let opts = RequestOpts { timeout: Some(options.request_timeout), ..RequestOpts::default() };
     let result = conn
-        .request("initialize", Some(params), opts)
+        .request(methods::INITIALIZE, Some(params), opts)
         .await
-        .map_err(|f| failure_to_client_error(conn, "initialize", options.request_timeout, f))?;
+        .map_err(|f| failure_to_client_error(conn, methods::INITIALIZE, options.request_timeout, f))?;
     let version = result.get("protocolVersion").cloned().unwrap_or(Value::Null);
     let Some(version) = version.as_str().filter(|v| is_legacy(v)) else {
         return Err(ClientError::UnsupportedVersion {
@@ -742,7 +743,7 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
         });
     };
     conn.set_version(version);
-    conn.notify("notifications/initialized", None);
+    conn.notify(methods::NOTIFICATIONS_INITIALIZED, None);
     Ok(server_info_of(version, result.get("serverInfo"), &result))
 }
 

@@ -18,6 +18,7 @@ use super::handlers::{
     self, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
     ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler, SamplingRequest,
 };
+use crate::protocol::methods;
 
 /// The environment variables a stdio child inherits by default: enough to find programs and
 /// a home directory, and nothing that usually holds a credential. Put secrets in
@@ -622,7 +623,7 @@ impl ClientOptions {
         Fut: Future<Output = Result<Elicited, HandlerError>> + Send + 'static,
     {
         self.elicitation =
-            Some(handlers::typed("elicitation/create", ElicitationRequest::from_params, handler));
+            Some(handlers::typed(methods::ELICITATION_CREATE, ElicitationRequest::from_params, handler));
         self
     }
 
@@ -648,7 +649,7 @@ impl ClientOptions {
         Fut: Future<Output = Result<CreateMessageResult, HandlerError>> + Send + 'static,
     {
         self.sampling =
-            Some(handlers::typed("sampling/createMessage", SamplingRequest::from_params, handler));
+            Some(handlers::typed(methods::SAMPLING_CREATE_MESSAGE, SamplingRequest::from_params, handler));
         self
     }
 

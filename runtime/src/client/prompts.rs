@@ -16,6 +16,7 @@ use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{content, normalise};
 use super::wire::CallResult;
+use crate::protocol::methods;
 use crate::protocol::wire;
 
 /// One prompt argument as the server lists it.
@@ -109,7 +110,7 @@ impl PromptInfo {
 impl Client {
     /// The server's prompts, every page; not cached.
     pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, ClientError> {
-        let raw = self.list_all("prompts/list", "prompts").await?;
+        let raw = self.list_all(methods::PROMPTS_LIST, "prompts").await?;
         Ok(raw
             .into_iter()
             .filter_map(|p| serde_json::from_value::<wire::Prompt>(p).ok())
@@ -128,11 +129,11 @@ impl Client {
         let mut params = serde_json::Map::new();
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), json!(arguments));
-        let result = self.request_rounds("prompts/get", name, params).await?;
+        let result = self.request_rounds(methods::PROMPTS_GET, name, params).await?;
         let Ok(rendered) = serde_json::from_value::<wire::GetPromptResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
-                method: "prompts/get".into(),
+                method: methods::PROMPTS_GET.into(),
                 detail: "`messages` is not an array".into(),
             });
         };

@@ -14,6 +14,7 @@ use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
 use super::wire::{Cached, ResourceContent, ResourceInfo, ResourceTemplateInfo};
+use crate::protocol::methods;
 use crate::protocol::wire;
 use crate::sync::lock;
 
@@ -28,7 +29,7 @@ impl Client {
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("resources/list", "resources").await?;
+        let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_LIST, "resources").await?;
         let list: Arc<[ResourceInfo]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::Resource>(r).ok())
@@ -51,7 +52,7 @@ impl Client {
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("resources/templates/list", "resourceTemplates").await?;
+        let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
         let list: Arc<[ResourceTemplateInfo]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::ResourceTemplate>(r).ok())
@@ -69,11 +70,11 @@ impl Client {
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, ClientError> {
         let mut params = serde_json::Map::new();
         params.insert("uri".into(), uri.into());
-        let result = self.request_rounds("resources/read", uri, params).await?;
+        let result = self.request_rounds(methods::RESOURCES_READ, uri, params).await?;
         let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
-                method: "resources/read".into(),
+                method: methods::RESOURCES_READ.into(),
                 detail: "`contents` is not an array".into(),
             });
         };
@@ -127,7 +128,7 @@ impl Client {
                     Err(ClientError::NotSubscribed { server: self.name().to_owned(), uri: uri.to_owned() })
                 }
             }
-            None => self.request("resources/subscribe", Some(json!({ "uri": uri }))).await.map(drop),
+            None => self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri }))).await.map(drop),
         };
         if outcome.is_err() {
             {
@@ -153,7 +154,7 @@ impl Client {
             listener.refresh();
             return Ok(());
         }
-        self.request("resources/unsubscribe", Some(json!({ "uri": uri }))).await.map(drop)
+        self.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri }))).await.map(drop)
     }
 
     /// The resources as a queryable source.

@@ -10,9 +10,8 @@ use serde::Deserialize;
 
 use super::Context;
 use super::error::AskError;
+use crate::protocol::methods;
 use toolwire_grammar::percent::percent_decode;
-
-const ROOTS: &str = "roots/list";
 
 /// One root the client exposes.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -128,17 +127,17 @@ impl Context {
     }
 
     async fn roots_keyed(&self, key: Option<&str>) -> Result<Arc<Roots>, AskError> {
-        let talk = self.talkback(ROOTS)?;
+        let talk = self.talkback(methods::ROOTS_LIST)?;
         if !talk.capabilities().roots {
-            return Err(AskError::NotDeclared { capability: "roots", what: ROOTS });
+            return Err(AskError::NotDeclared { capability: "roots", what: methods::ROOTS_LIST });
         }
         if let Some(roots) = talk.cached_roots() {
             return Ok(roots);
         }
         let generation = talk.roots_generation();
-        let answer = self.ask(talk, key, ROOTS, "{}".to_owned()).await?;
+        let answer = self.ask(talk, key, methods::ROOTS_LIST, "{}".to_owned()).await?;
         let roots: Roots = serde_json::from_str(answer.get())
-            .map_err(|e| AskError::BadAnswer { what: ROOTS, reason: super::trim_serde(e) })?;
+            .map_err(|e| AskError::BadAnswer { what: methods::ROOTS_LIST, reason: super::trim_serde(e) })?;
         let roots = Arc::new(roots);
         talk.cache_roots(generation, roots.clone());
         Ok(roots)

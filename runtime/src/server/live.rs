@@ -30,6 +30,7 @@ use serde_json::value::RawValue;
 use crate::context::Context;
 use crate::prompt::{Prompt, PromptRegistryError};
 use crate::protocol::RpcError;
+use crate::protocol::methods;
 use crate::protocol::resources::ListenParams;
 use crate::registry::{RegistryError, ToolRegistry};
 use crate::resource::{Resource, ResourceRegistryError, ResourceTemplate};
@@ -221,7 +222,7 @@ pub(crate) fn listens(shared: &Shared) -> bool {
 
 /// Answer `subscriptions/listen`.
 pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawValue>) {
-    let p: ListenParams<'_> = match decode_params("subscriptions/listen", params) {
+    let p: ListenParams<'_> = match decode_params(methods::SUBSCRIPTIONS_LISTEN, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };
@@ -230,10 +231,10 @@ pub(crate) fn listen(session: &SessionInner, reply: Reply, params: Option<&RawVa
         Err(e) => return reply.error(e),
     };
     if !modern {
-        return reply.error(missing_envelope("subscriptions/listen"));
+        return reply.error(missing_envelope(methods::SUBSCRIPTIONS_LISTEN));
     }
     let Some(id) = reply.id().map(|id| id.to_json()) else {
-        return reply.error(missing_envelope("subscriptions/listen"));
+        return reply.error(missing_envelope(methods::SUBSCRIPTIONS_LISTEN));
     };
     let shared = &session.shared;
     let filter = p.notifications;

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::logging::{SetLevelParams, parse_level};
 use crate::protocol::meta::MetaParams;
+use crate::protocol::methods;
 use crate::protocol::{LoggingLevel, RpcError};
 
 use super::era::{Served, decode_params, method_not_found};
@@ -14,13 +15,13 @@ use super::session::SessionInner;
 impl SessionInner {
     /// `logging/setLevel`: `{}` once the level is set.
     pub(crate) fn set_level(&self, params: Option<&RawValue>) -> Result<&'static str, RpcError> {
-        let meta: MetaParams<'_> = decode_params("logging/setLevel", params)?;
+        let meta: MetaParams<'_> = decode_params(methods::LOGGING_SET_LEVEL, params)?;
         match self.served(meta.meta.as_ref())? {
-            Served::Modern { .. } => return Err(method_not_found("logging/setLevel")),
+            Served::Modern { .. } => return Err(method_not_found(methods::LOGGING_SET_LEVEL)),
             Served::Legacy(None) => return Err(super::era::not_initialized()),
             Served::Legacy(Some(_)) => {}
         }
-        let p: SetLevelParams<'_> = decode_params("logging/setLevel", params)?;
+        let p: SetLevelParams<'_> = decode_params(methods::LOGGING_SET_LEVEL, params)?;
         let Some(level) = parse_level(&p.level) else {
             let names: Vec<&str> = LoggingLevel::ALL.iter().map(|l| l.as_str()).collect();
             return Err(RpcError::invalid_params(format!(

@@ -30,6 +30,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
 use crate::protocol::meta::MetaParams;
+use crate::protocol::methods;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, RpcError};
 use crate::sync::lock;
@@ -47,31 +48,31 @@ impl SessionInner {
             return reply.error(refused);
         }
         let outcome = match method {
-            "initialize" => self.initialize(params).map(Cow::Owned),
-            "ping" => self.ping(params),
-            "server/discover" => self.discover(params),
-            "logging/setLevel" => self.set_level(params).map(Cow::Borrowed),
-            "tools/list" | "tools/call" => match &self.shared.tools {
+            methods::INITIALIZE => self.initialize(params).map(Cow::Owned),
+            methods::PING => self.ping(params),
+            methods::SERVER_DISCOVER => self.discover(params),
+            methods::LOGGING_SET_LEVEL => self.set_level(params).map(Cow::Borrowed),
+            methods::TOOLS_LIST | methods::TOOLS_CALL => match &self.shared.tools {
                 Some(served) => return tools::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },
-            "subscriptions/listen" if live::listens(&self.shared) => {
+            methods::SUBSCRIPTIONS_LISTEN if live::listens(&self.shared) => {
                 return live::listen(self, reply, params);
             }
-            "resources/list"
-            | "resources/templates/list"
-            | "resources/read"
-            | "resources/subscribe"
-            | "resources/unsubscribe"
-            | "subscriptions/listen" => match &self.shared.resources {
+            methods::RESOURCES_LIST
+            | methods::RESOURCES_TEMPLATES_LIST
+            | methods::RESOURCES_READ
+            | methods::RESOURCES_SUBSCRIBE
+            | methods::RESOURCES_UNSUBSCRIBE
+            | methods::SUBSCRIPTIONS_LISTEN => match &self.shared.resources {
                 Some(served) => return resources::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },
-            "prompts/list" | "prompts/get" => match &self.shared.prompts {
+            methods::PROMPTS_LIST | methods::PROMPTS_GET => match &self.shared.prompts {
                 Some(served) => return prompts::request(self, served, reply, method, params),
                 None => Err(method_not_found(method)),
             },
-            "completion/complete" => match &self.shared.completion {
+            methods::COMPLETION_COMPLETE => match &self.shared.completion {
                 Some(table) => return completion::request(self, table, reply, params),
                 None => Err(method_not_found(method)),
             },
@@ -91,12 +92,12 @@ impl SessionInner {
         }
         match &self.shared.tools {
             Some(served) => tools::call_decoded(self, served, reply, params),
-            None => reply.error(method_not_found("tools/call")),
+            None => reply.error(method_not_found(methods::TOOLS_CALL)),
         }
     }
 
     fn initialize(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
-        let p: InitializeParams<'_> = decode_params("initialize", params)?;
+        let p: InitializeParams<'_> = decode_params(methods::INITIALIZE, params)?;
         let mut legacy = lock(&self.legacy);
         if let Some(state) = &*legacy {
             return Err(RpcError::invalid_request(format!(
@@ -125,7 +126,7 @@ impl SessionInner {
     }
 
     fn ping(&self, params: Option<&RawValue>) -> Result<Cow<'_, str>, RpcError> {
-        let p: MetaParams<'_> = decode_params("ping", params)?;
+        let p: MetaParams<'_> = decode_params(methods::PING, params)?;
         Ok(match self.served(p.meta.as_ref())? {
             Served::Legacy(_) => Cow::Borrowed("{}"),
             Served::Modern { .. } => Cow::Borrowed(&self.shared.modern_empty),
@@ -133,10 +134,10 @@ impl SessionInner {
     }
 
     fn discover(&self, params: Option<&RawValue>) -> Result<Cow<'_, str>, RpcError> {
-        let p: MetaParams<'_> = decode_params("server/discover", params)?;
+        let p: MetaParams<'_> = decode_params(methods::SERVER_DISCOVER, params)?;
         match self.served(p.meta.as_ref())? {
             Served::Modern { .. } => Ok(Cow::Borrowed(&self.shared.discover_body)),
-            Served::Legacy(_) => Err(missing_envelope("server/discover")),
+            Served::Legacy(_) => Err(missing_envelope(methods::SERVER_DISCOVER)),
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::prompt::{
 };
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
+use crate::protocol::methods;
 use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
@@ -123,7 +124,7 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "prompts/list" => {
+        methods::PROMPTS_LIST => {
             let set = prompts.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
@@ -133,7 +134,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             }
         }
-        "prompts/get" => get(session, &prompts.set.load(), reply, params),
+        methods::PROMPTS_GET => get(session, &prompts.set.load(), reply, params),
         other => reply.error(method_not_found(other)),
     }
 }
@@ -153,7 +154,7 @@ fn view(session: &SessionInner, served: &Prompts, prompts: &PromptSet) -> Option
 }
 
 fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option<&RawValue>) {
-    let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
+    let p: GetPromptParams<'_> = match decode_params(methods::PROMPTS_GET, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };
@@ -177,7 +178,14 @@ fn get(session: &SessionInner, prompts: &PromptSet, reply: Reply, params: Option
                 p.arguments.clone().unwrap_or_else(|| serde_json::Value::Object(Default::default()));
             let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
             let round = Round::for_request(p.meta.as_ref(), reply.route().sink());
-            match RoundCall::begin(&session.shared.options, "prompts/get", &p.name, arguments, retry, round) {
+            match RoundCall::begin(
+                &session.shared.options,
+                methods::PROMPTS_GET,
+                &p.name,
+                arguments,
+                retry,
+                round,
+            ) {
                 Ok(round) => Some(round),
                 Err(e) => return reply.error(e),
             }

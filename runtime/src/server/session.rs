@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use crate::context::PeerInfo;
 use crate::principal::Principal;
 use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
+use crate::protocol::methods;
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
@@ -324,7 +325,7 @@ impl Session {
         let asking = &self.inner.asking;
         let (id, rx) = asking.expect("toolwire-ping-");
         let start = Instant::now();
-        sink.send(Outbound::request(&id, "ping"));
+        sink.send(Outbound::request(&id, methods::PING));
         let outcome = tokio::time::timeout(timeout, rx).await;
         asking.forget(&id);
         match outcome {
@@ -415,7 +416,7 @@ impl SessionInner {
             Err(Rejected { id, error }) => Reply::new(id, route).error(error),
             Ok(Incoming::Request { id, method, params }) => {
                 let reply = Reply::new(Some(id), route);
-                if in_batch && method == "initialize" {
+                if in_batch && method == methods::INITIALIZE {
                     return reply.error(RpcError::invalid_request(
                         "invalid request: `initialize` must not be part of a batch",
                     ));
@@ -430,7 +431,7 @@ impl SessionInner {
     /// Notifications are never answered, whatever they say.
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => match &mut *lock(&self.legacy) {
+            methods::NOTIFICATIONS_INITIALIZED => match &mut *lock(&self.legacy) {
                 Some(state) => {
                     state.initialized = true;
                     if let Some(s) = self.subscriber.get() {
@@ -439,7 +440,7 @@ impl SessionInner {
                 }
                 None => tracing::debug!("notifications/initialized before initialize; ignored"),
             },
-            "notifications/cancelled" => {
+            methods::NOTIFICATIONS_CANCELLED => {
                 let Some(p) = params.and_then(|p| serde_json::from_str::<CancelledParams<'_>>(p.get()).ok())
                 else {
                     return tracing::debug!("malformed notifications/cancelled; ignored");
@@ -454,7 +455,7 @@ impl SessionInner {
                     tracing::debug!(%id, reason, "cancellation of a request not in flight; ignored");
                 }
             }
-            "notifications/roots/list_changed" => self.asking.roots_changed(),
+            methods::NOTIFICATIONS_ROOTS_LIST_CHANGED => self.asking.roots_changed(),
             other => tracing::debug!(method = other, "notification ignored"),
         }
     }

@@ -47,6 +47,7 @@ use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
 use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
+use crate::protocol::methods;
 use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
@@ -181,7 +182,7 @@ pub(crate) fn request(
     params: Option<&RawValue>,
 ) {
     match method {
-        "tools/list" => {
+        methods::TOOLS_LIST => {
             let set = tools.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
@@ -191,7 +192,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             }
         }
-        "tools/call" => call(session, tools, reply, params),
+        methods::TOOLS_CALL => call(session, tools, reply, params),
         other => reply.error(method_not_found(other)),
     }
 }
@@ -211,7 +212,7 @@ fn view(session: &SessionInner, tools: &Tools, set: &ToolSet) -> Option<Arc<List
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>) {
-    match decode_params("tools/call", params) {
+    match decode_params(methods::TOOLS_CALL, params) {
         Ok(p) => call_decoded(session, tools, reply, p),
         Err(e) => {
             tools.calls_seen.fetch_add(1, Ordering::Relaxed);
@@ -326,7 +327,7 @@ fn begin_round(
     let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
     let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
     let round = Round::for_request(p.meta.as_ref(), sink);
-    RoundCall::begin(&session.shared.options, "tools/call", &p.name, arguments, retry, round)
+    RoundCall::begin(&session.shared.options, methods::TOOLS_CALL, &p.name, arguments, retry, round)
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.

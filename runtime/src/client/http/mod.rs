@@ -60,6 +60,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::protocol::methods;
 use crate::protocol::param_headers::header_value;
 
 use super::authorizer::{AuthFailure, Authorizer, Exchange, Refusal};
@@ -371,10 +372,10 @@ impl Shared {
         }
         // 2026-07-28 over HTTP has no client notifications: closing the request's SSE stream
         // (which happens once its caller gives up) is the cancellation.
-        if self.conn.is_modern() && out.method.as_deref() == Some("notifications/cancelled") {
+        if self.conn.is_modern() && out.method.as_deref() == Some(methods::NOTIFICATIONS_CANCELLED) {
             return;
         }
-        if out.method.as_deref() == Some("initialize") {
+        if out.method.as_deref() == Some(methods::INITIALIZE) {
             *lock(&self.init) = Some(out.json.clone());
         }
         let mut retried = false;
@@ -402,7 +403,7 @@ impl Shared {
             }
             let had_session = lock(&self.session).is_some();
             let lost = had_session
-                && out.method.as_deref() != Some("initialize")
+                && out.method.as_deref() != Some(methods::INITIALIZE)
                 && (status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST);
             if lost && !retried {
                 retried = true;
@@ -417,7 +418,7 @@ impl Shared {
             if let Some(s) = resp.headers().get(SESSION).and_then(|v| v.to_str().ok()) {
                 *lock(&self.session) = Some(s.to_owned());
             }
-            if out.method.as_deref() == Some("initialize")
+            if out.method.as_deref() == Some(methods::INITIALIZE)
                 && status.is_success()
                 && lock(&self.session).is_some()
             {
@@ -478,8 +479,13 @@ impl Shared {
         let Some(init) = lock(&self.init).clone() else {
             return Err(Failure::Gone("lost its session".into()));
         };
-        let out =
-            Out { json: init, id: None, method: Some("initialize".into()), name: None, headers: Vec::new() };
+        let out = Out {
+            json: init,
+            id: None,
+            method: Some(methods::INITIALIZE.into()),
+            name: None,
+            headers: Vec::new(),
+        };
         let resp = self.send(&out).await.map_err(never_run)?;
         if !resp.status().is_success() {
             return Err(match status_failure(resp.status()) {
@@ -499,7 +505,7 @@ impl Shared {
         let out = Out {
             json: note.into(),
             id: None,
-            method: Some("notifications/initialized".into()),
+            method: Some(methods::NOTIFICATIONS_INITIALIZED.into()),
             name: None,
             headers: Vec::new(),
         };

@@ -44,6 +44,7 @@ use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
 use super::response::{closing, error_response};
+use crate::protocol::methods;
 use crate::protocol::{Era, ProtocolVersion};
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
@@ -253,7 +254,8 @@ pub(super) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Resu
         };
         return Err(what);
     }
-    let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
+    let names_something =
+        matches!(method.as_ref(), methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ);
     if names_something {
         // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
         let decoded = heads.name.first.map(|v| params::decode(v.as_bytes()));

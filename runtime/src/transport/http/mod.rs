@@ -113,6 +113,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::protocol::methods;
 use crate::protocol::{Era, ProtocolVersion};
 use crate::server::{Exposure, Server, Session};
 
@@ -146,7 +147,7 @@ use sessions::Sessions;
 const MCP_PATH: &str = "/mcp";
 
 /// Legacy methods a modern-era request gets 404 and -32601 for, before the engine sees it.
-const REMOVED_IN_MODERN: [&str; 2] = ["initialize", "ping"];
+const REMOVED_IN_MODERN: [&str; 2] = [methods::INITIALIZE, methods::PING];
 
 /// JSON-RPC code for a request whose `Mcp-Method`/`Mcp-Name` headers do not match its body.
 pub const HEADER_MISMATCH: i64 = -32020;

@@ -26,6 +26,7 @@ use super::{
     Endpoint, HEADER_MISMATCH, REMOVED_IN_MODERN, admit, channel, find_session, outbox, params, sse, stream,
 };
 use crate::protocol::envelope::decode_call;
+use crate::protocol::methods;
 use crate::protocol::{OutboundKind, ProtocolVersion, RequestId};
 use crate::server::Session;
 
@@ -287,7 +288,7 @@ fn choose_session<'a>(
             ));
         }
         if let Shape::Request { method, name: Some(tool), .. } = shape
-            && method == "tools/call"
+            && method == methods::TOOLS_CALL
         {
             let wanted = endpoint.params.get(tool);
             if !wanted.is_empty() {
@@ -336,7 +337,7 @@ fn choose_session<'a>(
             )),
         };
     }
-    if matches!(shape, Shape::Request { method, .. } if method == "initialize") {
+    if matches!(shape, Shape::Request { method, .. } if method == methods::INITIALIZE) {
         if endpoint.config.stateless {
             return Ok((endpoint.server.session(), None, None));
         }
