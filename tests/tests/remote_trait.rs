@@ -7,7 +7,7 @@
 mod client_support;
 
 use client_support::{everything, fixture, peer};
-use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, Untrusted};
+use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, UntrustedText};
 use toolwire::spec::SpecOptions;
 use toolwire::tool::RemoteError;
 use toolwire::{ServerOptions, ToolError, serve_registry};
@@ -52,7 +52,7 @@ async fn exercise(math: &impl Math, server: &str) {
     );
     // The server's words, read from the error itself (still typed as untrusted): what the
     // local double's `Failed { message }` says.
-    let report = Untrusted::from_error(&err).unwrap();
+    let report = UntrustedText::from_error(&err).unwrap();
     assert_eq!((report.server(), report.text()), (server, "tool 'divide' failed: division by zero"));
 }
 

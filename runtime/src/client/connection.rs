@@ -14,11 +14,11 @@ use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
 use super::listen::{Listener, Lists};
 use super::normalise::call_result;
-use super::options::Delivery;
+use super::options::DeliveryGuarantee;
 use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
 use super::transport::{Incoming, Link, Outgoing, Transport};
-use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
+use super::wire::{Cached, CallResult, ListedResource, ListedResourceTemplate, ListedTool, ServerInfo};
 use crate::protocol::methods;
 use crate::protocol::param_headers::{self, HeaderParam, mirror};
 use crate::protocol::{Era, ProtocolVersion, wire};
@@ -45,7 +45,7 @@ pub struct CallOptions {
     cancel: Option<CancellationToken>,
     progress: Option<ProgressFn>,
     meta: Option<serde_json::Map<String, Value>>,
-    delivery: Option<Delivery>,
+    delivery: Option<DeliveryGuarantee>,
     /// Headers for the call's HTTP request, decided by the caller (an adopted tool's
     /// `Mcp-Param-*`, none included); unset, [`Client::call_tool`] mirrors them itself.
     headers: Option<Vec<(String, String)>>,
@@ -93,11 +93,11 @@ impl CallOptions {
     }
 
     /// What may happen if the call is cut off after it was sent: with
-    /// [`Delivery::AtMostOnce`] (the default, as MCP treats a tool it knows nothing about)
+    /// [`DeliveryGuarantee::AtMostOnce`] (the default, as MCP treats a tool it knows nothing about)
     /// it fails as [`RemoteError::OutcomeUnknown`], not retryable; with
-    /// [`Delivery::AtLeastOnce`] (a read-only or idempotent tool) as
+    /// [`DeliveryGuarantee::AtLeastOnce`] (a read-only or idempotent tool) as
     /// [`RemoteError::Unavailable`], retryable.
-    pub fn delivery(mut self, delivery: Delivery) -> Self {
+    pub fn delivery(mut self, delivery: DeliveryGuarantee) -> Self {
         self.delivery = Some(delivery);
         self
     }
@@ -110,8 +110,8 @@ impl CallOptions {
     }
 
     /// The delivery an interrupted call is judged by.
-    fn delivery_or_default(&self) -> Delivery {
-        self.delivery.unwrap_or(Delivery::AtMostOnce)
+    fn delivery_or_default(&self) -> DeliveryGuarantee {
+        self.delivery.unwrap_or(DeliveryGuarantee::AtMostOnce)
     }
 }
 
@@ -137,8 +137,8 @@ pub(crate) struct Inner {
     /// The tools of the list last read that declare `x-mcp-header` parameters (SEP-2243),
     /// valid declarations only, by name; and the `tools_generation` it was read at.
     param_headers: Mutex<(u64, Declared)>,
-    pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
-    pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
+    pub(crate) resources: Mutex<Option<Cached<Arc<[ListedResource]>>>>,
+    pub(crate) templates: Mutex<Option<Cached<Arc<[ListedResourceTemplate]>>>>,
     /// The `subscriptions/listen` kept open on a modern connection.
     pub(crate) listener: Option<Listener>,
 }
@@ -578,11 +578,11 @@ impl Client {
                     RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }.into()
                 }
                 Failure::Lost(reason) => match delivery {
-                    Delivery::AtLeastOnce => {
+                    DeliveryGuarantee::AtLeastOnce => {
                         RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }
                             .into()
                     }
-                    Delivery::AtMostOnce => {
+                    DeliveryGuarantee::AtMostOnce => {
                         RemoteError::OutcomeUnknown { tool: name.to_owned(), server: server.clone(), reason }
                             .into()
                     }

@@ -13,7 +13,7 @@ use super::conn::UpdateFn;
 use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
-use super::wire::{Cached, ResourceContent, ResourceInfo, ResourceTemplateInfo};
+use super::wire::{Cached, ListedResource, ListedResourceTemplate, ResourceContent};
 use crate::protocol::methods;
 use crate::protocol::wire;
 use crate::sync::lock;
@@ -22,7 +22,7 @@ impl Client {
     /// The server's resources, every page, cached as the server's caching hints say (see
     /// [`list_tools`](Client::list_tools)) and dropped by
     /// `notifications/resources/list_changed`.
-    pub async fn list_resources(&self, force_refresh: bool) -> Result<Arc<[ResourceInfo]>, ClientError> {
+    pub async fn list_resources(&self, force_refresh: bool) -> Result<Arc<[ListedResource]>, ClientError> {
         let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
         if !force_refresh
             && let Some(hit) = lock(&self.inner.resources).as_ref().and_then(|c| c.fresh(generation))
@@ -30,10 +30,10 @@ impl Client {
             return Ok(hit);
         }
         let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_LIST, "resources").await?;
-        let list: Arc<[ResourceInfo]> = raw
+        let list: Arc<[ListedResource]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::Resource>(r).ok())
-            .map(ResourceInfo::from_wire)
+            .map(ListedResource::from_wire)
             .collect::<Vec<_>>()
             .into();
         *lock(&self.inner.resources) = Some(Cached::new(Arc::clone(&list), generation, ttl));
@@ -45,7 +45,7 @@ impl Client {
     pub async fn list_resource_templates(
         &self,
         force_refresh: bool,
-    ) -> Result<Arc<[ResourceTemplateInfo]>, ClientError> {
+    ) -> Result<Arc<[ListedResourceTemplate]>, ClientError> {
         let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
         if !force_refresh
             && let Some(hit) = lock(&self.inner.templates).as_ref().and_then(|c| c.fresh(generation))
@@ -53,10 +53,10 @@ impl Client {
             return Ok(hit);
         }
         let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
-        let list: Arc<[ResourceTemplateInfo]> = raw
+        let list: Arc<[ListedResourceTemplate]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::ResourceTemplate>(r).ok())
-            .map(ResourceTemplateInfo::from_wire)
+            .map(ListedResourceTemplate::from_wire)
             .collect::<Vec<_>>()
             .into();
         *lock(&self.inner.templates) = Some(Cached::new(Arc::clone(&list), generation, ttl));
@@ -168,7 +168,7 @@ impl Client {
 #[non_exhaustive]
 pub struct ResourceItem {
     /// Its listing.
-    pub resource: ResourceInfo,
+    pub resource: ListedResource,
     /// Its contents as text (see [`Client::read_resource_text`]).
     pub content: String,
 }

@@ -13,7 +13,8 @@ use super::error::AskError;
 use crate::protocol::methods;
 use toolwire_grammar::percent::percent_decode;
 
-/// One root the client exposes.
+/// One root the client exposes: what a tool reads with [`Context::roots`], and what a
+/// client offers with `client::ClientOptions::roots` (the one type on both sides).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct Root {
@@ -28,6 +29,13 @@ impl Root {
     /// A root at `uri`, named `name`.
     pub fn new(uri: impl Into<String>, name: Option<String>) -> Root {
         Root { uri: uri.into(), name }
+    }
+
+    /// The directory `path` as a `file://` root named after its last component.
+    pub fn directory(path: impl Into<PathBuf>) -> Root {
+        let path = path.into();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        Root { uri: format!("file://{}", path.display()), name }
     }
 
     /// The local path of a `file://` root (percent-escapes decoded); `None` for other schemes.

@@ -129,7 +129,7 @@ use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
 pub use exposure::{
-    Approval, ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure,
+    Approval, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_UNTRUSTED_RESULT_BYTES, Exposure, GatedCall,
     Untrusted,
 };
 pub use fanout::{ChangedList, Delivery, Fanout, Notice};

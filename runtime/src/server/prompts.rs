@@ -22,7 +22,7 @@ use crate::context::Context;
 use crate::prompt::{
     GetPromptResult, Icon, Prompt, PromptArguments, PromptError, PromptInfo, PromptRegistry,
 };
-use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::lifecycle::{ListChangedCapability, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
 use crate::protocol::methods;
 use crate::protocol::prompts::GetPromptParams;
@@ -80,7 +80,7 @@ impl Prompts {
     /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the set is fixed while
     /// serving.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.prompts = Some(ListChanged { list_changed: self.set.is_live() });
+        capabilities.prompts = Some(ListChangedCapability { list_changed: self.set.is_live() });
     }
 }
 

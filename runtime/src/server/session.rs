@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
 use crate::principal::Principal;
-use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
+use crate::protocol::envelope::{Frame, Incoming, RejectedMessage, decode, decode_call, kind, parse_frame};
 use crate::protocol::methods;
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{ClientCapabilities, Outbound, ProtocolVersion, RequestId, RpcError};
@@ -413,7 +413,7 @@ impl SessionInner {
             return self.call(Reply::new(Some(call.id), route), call.params);
         }
         match decode(text) {
-            Err(Rejected { id, error }) => Reply::new(id, route).error(error),
+            Err(RejectedMessage { id, error }) => Reply::new(id, route).error(error),
             Ok(Incoming::Request { id, method, params }) => {
                 let reply = Reply::new(Some(id), route);
                 if in_batch && method == methods::INITIALIZE {

@@ -45,7 +45,7 @@ use crate::by_name::ByName;
 use crate::context::Context;
 use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
-use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::lifecycle::{ListChangedCapability, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
 use crate::protocol::methods;
 use crate::protocol::outbound::RESULT_ROOM;
@@ -57,7 +57,7 @@ use crate::tool::{Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, 
 
 use super::caller;
 use super::era::{decode_params, method_not_found};
-use super::exposure::{Approval, ApprovalRequest, Exposure, approved};
+use super::exposure::{Approval, Exposure, GatedCall, approved};
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::policy::{Views, mask};
@@ -133,7 +133,7 @@ impl Tools {
     /// [`ServerBuilder::live`](super::ServerBuilder::live)); otherwise the tool set is fixed
     /// for the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.tools = Some(ListChanged { list_changed: self.set.is_live() });
+        capabilities.tools = Some(ListChangedCapability { list_changed: self.set.is_live() });
     }
 }
 
@@ -352,7 +352,7 @@ impl Handler for ToolCall {
         let call: ToolFuture<'a> = match untrusted {
             // A gated tool reaches an untrusted caller only with an approval callback.
             Some(u) if self.tool.info().declarations().requires_approval => Box::pin(async move {
-                let request = ApprovalRequest {
+                let request = GatedCall {
                     tool: self.tool.info().name().to_owned(),
                     arguments: self.args.get().to_owned(),
                     principal: Arc::new(ctx.principal().clone()),

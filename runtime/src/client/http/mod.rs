@@ -63,7 +63,7 @@ use tokio::task::JoinHandle;
 use crate::protocol::methods;
 use crate::protocol::param_headers::header_value;
 
-use super::authorizer::{AuthFailure, Authorizer, Exchange, Refusal};
+use super::authorizer::{AuthFailure, Authorizer, Exchange, RefusedExchange};
 use super::conn::{Conn, Failure, Out, rpc_failure};
 use super::error::{ClientError, SharedError};
 use super::options::{ClientOptions, HttpServer, HttpTransportKind};
@@ -355,7 +355,7 @@ impl Shared {
     async fn refused(&self, resp: &Response<Incoming>, sent: Option<HeaderValue>) -> Result<bool, Failure> {
         let Some(authorizer) = &self.authorizer else { return Ok(false) };
         let header = |name| resp.headers().get(name).and_then(|v: &HeaderValue| v.to_str().ok());
-        let refusal = Refusal {
+        let refusal = RefusedExchange {
             endpoint: &self.endpoint,
             status: resp.status().as_u16(),
             www_authenticate: header(WWW_AUTHENTICATE.as_str()),

@@ -99,7 +99,7 @@ use std::time::Duration;
 pub use loopback::{open_browser_and_wait, wait_for_redirect};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
-use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
+use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, RefusedExchange};
 
 /// The authorization request handed to the person's step.
 #[derive(Debug, Clone)]
@@ -389,7 +389,7 @@ impl Authorizer for OAuth {
         Box::pin(self.inner.authorization(request))
     }
 
-    fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool> {
+    fn refused<'a>(&'a self, refusal: RefusedExchange<'a>) -> AuthFuture<'a, bool> {
         Box::pin(self.inner.refused(refusal))
     }
 }
