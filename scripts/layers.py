@@ -51,16 +51,21 @@ def protocol_crate_path(segs):
     return segs if segs and segs[0] in PROTOCOL_HELPERS else ["protocol"] + segs
 
 
+# `#[cfg(test)]`, and `#[cfg(all(test, …))]` (a test that needs a feature).
+TEST_ATTR = re.compile(r"#\[cfg\((?:test|all\(test\b[^\]]*)\)\]")
+
+
 def strip_tests(text):
-    """Drop `#[cfg(test)]` items (a `mod tests { … }` or a single item) by brace matching."""
+    """Drop `#[cfg(test)]` and `#[cfg(all(test, …))]` items (a `mod tests { … }` or a single item) by brace matching."""
     out, i = [], 0
     while True:
-        j = text.find("#[cfg(test)]", i)
-        if j < 0:
+        m = TEST_ATTR.search(text, i)
+        if not m:
             out.append(text[i:])
             return "".join(out)
+        j = m.start()
         out.append(text[i:j])
-        k = j + len("#[cfg(test)]")
+        k = m.end()
         semi, brace = text.find(";", k), text.find("{", k)
         if brace < 0 or (0 <= semi < brace):
             i = semi + 1

@@ -5,11 +5,10 @@
 
 mod completers;
 mod ctxt;
+mod lists;
 mod prompt;
-mod prompts;
 mod remote;
 mod resource;
-mod resources;
 mod serve;
 mod signature;
 mod tool;
@@ -129,7 +128,7 @@ pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// error under that path.
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
-    resources::expand(input.into()).into()
+    lists::resources(input.into()).into()
 }
 
 /// Make a fn a prompt: `#[prompt]` emits a companion struct of the fn's name that implements
@@ -200,5 +199,5 @@ pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
-    prompts::expand(input.into()).into()
+    lists::prompts(input.into()).into()
 }

@@ -27,6 +27,17 @@ pub(crate) struct Shape {
     pub(crate) caller: &'static str,
 }
 
+/// The item as a fn; if it is not one, the item's tokens given back with the error `wrong`
+/// (what the attribute goes on, with an example), so the IDE keeps working and only the real
+/// error shows.
+pub(crate) fn parse_fn(item: TokenStream, wrong: &str) -> Result<syn::ItemFn, TokenStream> {
+    syn::parse2(item.clone()).map_err(|e| {
+        let mut out = item;
+        out.extend(syn::Error::new(e.span(), wrong).to_compile_error());
+        out
+    })
+}
+
 /// `#[doc = ...]` values, in order.
 pub(crate) fn doc_exprs(attrs: &[Attribute]) -> Vec<Expr> {
     attrs

@@ -30,6 +30,7 @@ use super::call_scan::{ScannedCall, scan_call};
 use super::error::{ErrorIn, RpcError};
 use super::id::{BadId, RequestId};
 use super::tools::CallToolParams;
+use crate::methods;
 
 /// One line (or HTTP body) as it arrived: a single message or a batch of them.
 #[derive(Debug)]
@@ -96,7 +97,7 @@ pub enum Incoming<'a> {
 /// An inbound message that is not valid: the error to answer with, under the id when it was
 /// readable.
 #[derive(Debug)]
-pub struct Rejected {
+pub struct RejectedMessage {
     /// The request's id, if it could be read.
     pub id: Option<RequestId>,
     /// What was wrong.
@@ -105,8 +106,8 @@ pub struct Rejected {
 
 /// Decode one message object from its text: malformed JSON (including trailing garbage) is
 /// -32700, JSON of the wrong shape -32600.
-pub fn decode(text: &str) -> Result<Incoming<'_>, Rejected> {
-    let env: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| Rejected {
+pub fn decode(text: &str) -> Result<Incoming<'_>, RejectedMessage> {
+    let env: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| RejectedMessage {
         id: None,
         error: match e.classify() {
             serde_json::error::Category::Data => {
@@ -195,7 +196,7 @@ impl<'de> Visitor<'de> for CallVisitor {
                     id = Some((RequestId::from_raw(raw).map_err(|_| fall_back())?, raw.get()));
                 }
                 Member::Method if !method => {
-                    method = map.next_value::<&str>()? == "tools/call";
+                    method = map.next_value::<&str>()? == methods::TOOLS_CALL;
                     if !method {
                         return Err(fall_back());
                     }
@@ -259,7 +260,7 @@ struct RawEnvelope<'a> {
 }
 
 impl<'a> RawEnvelope<'a> {
-    fn interpret(self) -> Result<Incoming<'a>, Rejected> {
+    fn interpret(self) -> Result<Incoming<'a>, RejectedMessage> {
         // The id first: every later rejection is answered under it when it is readable.
         let id = match self.id {
             None => None,
@@ -268,12 +269,16 @@ impl<'a> RawEnvelope<'a> {
                 // A response whose id is null is the peer saying it could not read ours.
                 Err(BadId::Null) if self.method.is_none() => None,
                 Err(bad) => {
-                    return Err(Rejected { id: None, error: RpcError::invalid_request(bad.message()) });
+                    return Err(RejectedMessage {
+                        id: None,
+                        error: RpcError::invalid_request(bad.message()),
+                    });
                 }
             },
         };
-        let reject =
-            |message: String| Err(Rejected { id: id.clone(), error: RpcError::invalid_request(message) });
+        let reject = |message: String| {
+            Err(RejectedMessage { id: id.clone(), error: RpcError::invalid_request(message) })
+        };
         if let Some(name) = self.duplicate {
             return reject(format!("invalid request: member `{name}` appears more than once"));
         }
@@ -436,11 +441,11 @@ fn clean(err: &serde_json::Error) -> String {
 mod tests {
     use super::*;
 
-    fn one(text: &str) -> Result<Incoming<'_>, Rejected> {
+    fn one(text: &str) -> Result<Incoming<'_>, RejectedMessage> {
         match parse_frame(text) {
             Ok(Frame::Single(text)) => decode(text),
             Ok(Frame::Batch(_)) => panic!("not a single message: {text}"),
-            Err(error) => Err(Rejected { id: None, error }),
+            Err(error) => Err(RejectedMessage { id: None, error }),
         }
     }
 

@@ -33,6 +33,7 @@
 //! - `error`: JSON-RPC error objects and codes.
 //! - `outbound`: writing responses, notifications and requests.
 //! - `meta`: `_meta`, `Implementation`, list params, and the modern result wrapper.
+//! - `methods`: the MCP method names, one constant each (public: `toolwire::protocol::methods`).
 //! - `lifecycle`, `tools`, `notifications`: the MCP method params and results.
 //! - `logging`: log levels, `logging/setLevel` and `notifications/message`;
 //!   `client_capabilities`: what a client said it can be asked for.
@@ -96,6 +97,7 @@ pub mod lifecycle;
 pub mod logging;
 #[doc(hidden)]
 pub mod meta;
+pub mod methods;
 #[doc(hidden)]
 pub mod notifications;
 #[doc(hidden)]

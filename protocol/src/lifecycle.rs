@@ -47,13 +47,13 @@ pub fn negotiate_legacy(requested: &str) -> ProtocolVersion {
 pub struct ServerCapabilities {
     /// `tools`: `tools/list` and `tools/call`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tools: Option<ListChanged>,
+    pub tools: Option<ListChangedCapability>,
     /// `resources`: the lists, `resources/read`, and subscriptions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourcesCapability>,
     /// `prompts`: `prompts/list` and `prompts/get`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompts: Option<ListChanged>,
+    pub prompts: Option<ListChangedCapability>,
     /// `completions`: `completion/complete`, declared only when something completes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completions: Option<EmptyCapability>,
@@ -78,7 +78,7 @@ pub struct EmptyCapability {}
 
 /// A capability whose only flag is `listChanged`.
 #[derive(Debug, Serialize)]
-pub struct ListChanged {
+pub struct ListChangedCapability {
     /// Whether the server notifies when the list changes. toolwire's lists are fixed for the
     /// life of the process, so this is `false`.
     #[serde(rename = "listChanged")]
@@ -203,7 +203,7 @@ mod tests {
     fn lifecycle_bodies_are_exact() {
         let me = Implementation::new("demo", "0.1.0");
         let caps = ServerCapabilities {
-            tools: Some(ListChanged { list_changed: false }),
+            tools: Some(ListChangedCapability { list_changed: false }),
             ..ServerCapabilities::default()
         };
         let caps = serde_json::value::to_raw_value(&caps).unwrap();

@@ -85,6 +85,7 @@
 //! | [`context`] | [`Context`], its builder, progress and the peer's identity |
 //! | [`state`] | [`State<T>`](state::State): a value the registry is given once and its tools are handed |
 //! | [`inject`] | [`FromContext`](inject::FromContext): parameters a `#[tool]` fn is handed, not sent |
+//! | [`paths`] | [`SafePath`](paths::SafePath): a path argument checked against the host's allowed roots |
 //! | [`registry`] | [`ToolRegistry`], qualified names, the tool-name grammar |
 //! | [`protocol`] | the MCP wire: versions and eras, JSON-RPC ids and errors, the `wire` data shapes |
 //! | [`principal`] | [`Principal`](principal::Principal): who is calling, as the host or the authenticator says, read through `Context::principal` |
@@ -92,6 +93,7 @@
 //! | [`stdio`] | the stdio transport: [`stdio::serve`] (also [`serve_stdio`]), [`stdio::serve_lines`], [`StdioConfig`](stdio::StdioConfig) |
 //! | `http` (feature `http`) | the streamable-HTTP endpoint: `serve` (toolwire's own listener), `mcp_router` (a `Router` to mount), `HttpConfig`, the bearer token and authenticators |
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
+//! | [`resource`](mod@resource) | the `Resource` and `ResourceTemplate` traits, `ResourceInfo`, `ResourceRegistry`, `UriTemplate`: what `#[resource]` generates and a server serves |
 //! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
 //! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
@@ -174,3 +176,125 @@ pub use toolwire_macros::{prompt, prompts};
 // full `__private` path. Not public API; the expansion reaches them through `__private`.
 #[doc(hidden)]
 pub use inject::{ToolInput, ViaArguments, ViaContext, ViaSettledArgument};
+
+// The surface a user learns, kept honest: the crate docs' two tables whole (a feature or a
+// public module added without a row fails here, not in a user's search), and one name per
+// concept.
+#[cfg(test)]
+mod surface {
+    const LIB: &str = include_str!("lib.rs");
+    const MANIFEST: &str = include_str!("../Cargo.toml");
+
+    /// Every feature of `Cargo.toml` but `default` and the hidden `fuzzing` has a row in
+    /// the "Cargo features" table.
+    #[test]
+    fn every_feature_has_a_row() {
+        let features = MANIFEST.split("\n[features]\n").nth(1).expect("a [features] table");
+        let features = features.split("\n[").next().unwrap_or_default();
+        let mut seen = 0;
+        for line in features.lines() {
+            let Some((name, _)) = line.split_once(" = ") else { continue };
+            if line.starts_with('#') || line.starts_with(' ') || ["default", "fuzzing"].contains(&name) {
+                continue;
+            }
+            seen += 1;
+            assert!(
+                LIB.contains(&format!("//! | `{name}` |")),
+                "feature `{name}` has no row in the crate docs' table"
+            );
+        }
+        assert!(seen >= 8, "read {seen} features from Cargo.toml");
+    }
+
+    /// Every public module (`pub mod x`, `pub use transport::x`) but the hidden `__private`
+    /// has a row in the "Where things are" table.
+    #[test]
+    fn every_public_module_has_a_row() {
+        let mut seen = 0;
+        for line in LIB.lines() {
+            let name = line
+                .strip_prefix("pub mod ")
+                .or_else(|| line.strip_prefix("pub use transport::"))
+                .and_then(|rest| rest.strip_suffix(';'));
+            let Some(name) = name.filter(|n| *n != "__private") else { continue };
+            seen += 1;
+            let linked = [
+                format!("//! | [`{name}`]"),
+                format!("//! | `{name}` ("),
+                format!("//! | [`{name}`](mod@{name})"),
+            ];
+            assert!(
+                linked.iter().any(|row| LIB.contains(row.as_str())),
+                "public module `{name}` has no row in the crate docs' \"Where things are\" table"
+            );
+        }
+        assert!(seen >= 20, "read {seen} public modules from lib.rs");
+    }
+
+    /// No two public items of `runtime/src` and `protocol/src` (outside `__private` and test
+    /// modules) share a name unless they are one concept: a `pub struct Root` in `context`
+    /// and another in `client` would make a program that holds both say which it means.
+    #[test]
+    fn one_name_per_concept() {
+        use std::collections::BTreeMap;
+        use std::path::Path;
+
+        // Twins allowed, and why: each wire struct beside the trait that serves it (the wire
+        // `Tool` is what `tools/list` carries of a `Tool`), each module's list of all its
+        // values, and the hidden decoder's `Incoming` (not public API) beside the client's.
+        const ALLOWED: [&str; 6] = ["Tool", "Prompt", "Resource", "ResourceTemplate", "ALL", "Incoming"];
+
+        fn walk(dir: &Path, out: &mut BTreeMap<String, Vec<String>>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if name.starts_with("__private") {
+                    continue;
+                }
+                if path.is_dir() {
+                    walk(&path, out);
+                    continue;
+                }
+                if !name.ends_with(".rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut lines = text.lines().peekable();
+                while let Some(line) = lines.next() {
+                    let line = line.trim_start();
+                    if line.starts_with("#[cfg(test)]")
+                        && lines.peek().is_some_and(|l| l.trim_start().starts_with("mod "))
+                    {
+                        break;
+                    }
+                    let Some(rest) = line.strip_prefix("pub ") else { continue };
+                    let Some((kind, rest)) = rest.split_once(' ') else { continue };
+                    if !["struct", "enum", "trait", "type", "const", "static"].contains(&kind)
+                        || rest.starts_with("fn ")
+                    {
+                        continue;
+                    }
+                    let ident: String =
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    out.entry(ident).or_default().push(path.display().to_string());
+                }
+            }
+        }
+
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut names = BTreeMap::new();
+        walk(&root.join("src"), &mut names);
+        walk(&root.join("../protocol/src"), &mut names);
+        assert!(names.len() > 300, "read {} public names", names.len());
+        let twins: Vec<String> = names
+            .iter()
+            .filter(|(name, places)| places.len() > 1 && !ALLOWED.contains(&name.as_str()))
+            .map(|(name, places)| format!("{name}: {}", places.join(", ")))
+            .collect();
+        assert!(
+            twins.is_empty(),
+            "one name, two concepts (rename one to say how it differs):\n{}",
+            twins.join("\n")
+        );
+    }
+}

@@ -11,7 +11,7 @@
 pub use toolwire_protocol::{
     CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, ClientCapabilities, ClientCapability, Era, Implementation,
     LoggingLevel, Outbound, OutboundKind, PROTOCOL_VERSION_KEY, ProtocolVersion, RequestId, RpcError,
-    SERVER_INFO_KEY, code, negotiate_legacy, wire,
+    SERVER_INFO_KEY, code, methods, negotiate_legacy, wire,
 };
 pub(crate) use toolwire_protocol::{
     envelope, lifecycle, logging, meta, notifications, outbound, prompts, resources, tools,

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::approvals::{
-    Answer, ApprovalServer, AskError, DecisionSource, LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps, asker_fn,
+    Answer, ApprovalServer, AskerError, DecisionSource, LETHAL_TRIFECTA_REASON, RunPolicy, ToolCaps, asker_fn,
 };
 use toolwire::client::{CallOptions, Client, ClientOptions, HttpServer};
 use toolwire::spec::SpecOptions;
@@ -140,9 +140,10 @@ async fn on_the_raw_wire_the_answer_is_exactly_one_text_block() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_server_times_the_asker_out_while_the_http_call_waits() {
-    let approvals = ApprovalServer::builder(asker_fn(|_| std::future::pending::<Result<Answer, AskError>>()))
-        .timeout(Some(Duration::from_millis(100)))
-        .build();
+    let approvals =
+        ApprovalServer::builder(asker_fn(|_| std::future::pending::<Result<Answer, AskerError>>()))
+            .timeout(Some(Duration::from_millis(100)))
+            .build();
     let mut spec = approvals.serve("approvals").unwrap();
     spec.start().unwrap();
     let params = r#""name":"approve","arguments":{"tool_name":"Bash","input":{"command":"rm -rf build"}}"#;

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use toolwire::http::{Auth, HttpConfig, mcp_router};
-use toolwire::server::{ApprovalRequest, Exposure, Untrusted};
+use toolwire::server::{Exposure, GatedCall, Untrusted};
 use toolwire::{Server, ServerOptions, ToolError, tool, tools};
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 
@@ -172,7 +172,7 @@ async fn untrusted_callers_get_gated_tools_hidden_failures_sanitised_and_results
 #[tokio::test(flavor = "multi_thread")]
 async fn an_approval_callback_lists_the_gated_tool_and_fails_closed() {
     let untrusted = Untrusted::new()
-        .approve_with(|request: ApprovalRequest| async move {
+        .approve_with(|request: GatedCall| async move {
             let amount: serde_json::Value = serde_json::from_str(&request.arguments).unwrap();
             match amount["amount"].as_i64() {
                 Some(666) => Err("the approver is down".to_owned()),

@@ -80,7 +80,7 @@ async fn a_read_only_tool_cut_off_by_a_dying_child_stays_retryable() {
     let pid = client.pid().unwrap();
     let d = client.adopt(AdoptOptions::default()).await.unwrap();
     let look = d.get("look").unwrap();
-    assert_eq!(look.delivery(), toolwire::client::Delivery::AtLeastOnce);
+    assert_eq!(look.delivery(), toolwire::client::DeliveryGuarantee::AtLeastOnce);
     let err = tokio::time::timeout(Duration::from_secs(10), look.call_json(json!({"n": 1}), &Context::new()))
         .await
         .expect("a dead child must not hang the call")

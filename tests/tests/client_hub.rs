@@ -13,8 +13,8 @@ use client_support::{Server, assert_gone, fixture, free_port, peer, process_gone
 use serde_json::json;
 use tokio::sync::{broadcast, watch};
 use toolwire::client::hub::{
-    Backoff, CallError, Collisions, ConnectMode, Declaration, Declarations, ErrorCode, Health, Hub, HubCall,
-    HubEvent, HubOptions, Origin, Verdict, allow_all,
+    Backoff, CallError, Collisions, ConnectMode, Declaration, ErrorCode, Health, Hub, HubCall, HubEvent,
+    HubOptions, Origin, ServerDeclarations, Verdict, allow_all,
 };
 use toolwire::client::{HttpServer, ResourceContent, StdioServer};
 
@@ -138,7 +138,7 @@ async fn many_real_servers_behind_one_hub_lazy_routed_and_gated() {
         {"name": "fs", "command": &node, "args": [&fs_server, &dir]},
         {"name": "time", "command": "/nonexistent/env-time"}
     ]);
-    let declared = Declarations::new()
+    let declared = ServerDeclarations::new()
         .declare(Declaration::new("time", StdioServer::new(&time).args(["--local-timezone", "UTC"])))
         .declare(Declaration::new("py", py("py").env("HUB_MARKER", marker.display().to_string())))
         .declare(
@@ -320,7 +320,7 @@ async fn many_real_servers_behind_one_hub_lazy_routed_and_gated() {
 async fn a_killed_stdio_server_is_respawned_and_the_call_it_cut_off_is_not_rerun() {
     let dir = project("respawn");
     let runs = dir.join("runs");
-    let declared = Declarations::new()
+    let declared = ServerDeclarations::new()
         .declare(Declaration::new("py", py("py").env("HUB_RUNS", runs.display().to_string())))
         .declare(
             Declaration::new("other", py("other"))
@@ -426,7 +426,7 @@ async fn respawning_gives_up_after_its_bound_and_the_next_use_tries_again() {
         Command::new("chmod").arg("+x").arg(&launcher).status().unwrap();
     };
     write_launcher();
-    let declared = Declarations::new().declare(Declaration::new("gone", StdioServer::new(&launcher)));
+    let declared = ServerDeclarations::new().declare(Declaration::new("gone", StdioServer::new(&launcher)));
     let backoff = Backoff::new(Duration::from_millis(100), Duration::from_millis(400), 3).jitter(0.0);
     let options =
         HubOptions::new(&dir).gate(allow_all()).check_every(Duration::from_millis(50)).backoff(backoff);
@@ -495,7 +495,7 @@ async fn an_http_server_that_goes_down_is_reconnected_when_it_comes_back() {
     let dir = project("http");
     let port = free_port();
     let server = python_http("web", port);
-    let declared = Declarations::new()
+    let declared = ServerDeclarations::new()
         .declare(
             Declaration::new("web", HttpServer::new(format!("http://127.0.0.1:{port}/mcp")))
                 .connect(ConnectMode::Startup),
@@ -558,7 +558,7 @@ async fn an_http_server_that_goes_down_is_reconnected_when_it_comes_back() {
 async fn collisions_are_withheld_with_the_reason_or_renamed_when_asked() {
     let dir = project("collide");
     let declared = || {
-        Declarations::new()
+        ServerDeclarations::new()
             .declare(Declaration::new("a", py("a")).prefix(""))
             .declare(Declaration::new("b", py("b")).prefix(""))
     };
@@ -617,7 +617,7 @@ async fn collisions_are_withheld_with_the_reason_or_renamed_when_asked() {
 #[tokio::test]
 async fn no_gate_denies_every_call() {
     let dir = project("nogate");
-    let declared = Declarations::new().declare(Declaration::new("py", py("py")));
+    let declared = ServerDeclarations::new().declare(Declaration::new("py", py("py")));
     let hub = Hub::start(declared, HubOptions::new(&dir)).await.unwrap();
     let e = err(hub.call("py__whoami", json!({}), HubCall::new()).await);
     assert_eq!(
@@ -629,7 +629,7 @@ async fn no_gate_denies_every_call() {
     );
     // A gate that panics denies too.
     hub.close_all().await;
-    let declared = Declarations::new().declare(Declaration::new("py", py("py")));
+    let declared = ServerDeclarations::new().declare(Declaration::new("py", py("py")));
     let gate =
         std::sync::Arc::new(|_: &toolwire::client::hub::GateRequest<'_>| -> Verdict { panic!("no rule") });
     let hub = Hub::start(declared, HubOptions::new(&dir).gate(gate)).await.unwrap();
@@ -658,7 +658,7 @@ async fn a_uvx_server_gets_a_cache_under_the_project_unless_it_sets_one() {
     Command::new("chmod").arg("+x").arg(&uvx).status().unwrap();
     let log = dir.join("cache.log");
     let server = |name: &str| StdioServer::new(&uvx).arg(name).env("CACHE_LOG", log.display().to_string());
-    let declared = Declarations::new()
+    let declared = ServerDeclarations::new()
         .declare(Declaration::new("mine", server("mine")))
         .declare(Declaration::new("theirs", server("theirs").env("UV_CACHE_DIR", "/srv/uv-cache")));
     let hub = Hub::start(declared, HubOptions::new(&dir).gate(allow_all())).await.unwrap();
@@ -674,14 +674,14 @@ async fn declaration_errors_name_the_places() {
     let dir = project("decl");
     let file = dir.join(".mcp.json");
     std::fs::write(&file, r#"{"mcpServers": {"docs": {"command": "a"}, "time": {"command": "b"}, "docs": {"url": "http://127.0.0.1:9/mcp"}}}"#).unwrap();
-    let e = Hub::start(Declarations::new().file(&file), HubOptions::new(&dir)).await.unwrap_err();
+    let e = Hub::start(ServerDeclarations::new().file(&file), HubOptions::new(&dir)).await.unwrap_err();
     assert_eq!(
         e.to_string(),
         format!("server 'docs' is declared twice: in {0} (entry 1) and in {0} (entry 3)", file.display())
     );
     // from_environment reads the first config file of the project.
     std::fs::write(&file, r#"{"mcpServers": {"docs": {"command": "a", "connect": "disabled"}}}"#).unwrap();
-    let hub = Hub::start(Declarations::from_environment(&dir), HubOptions::new(&dir)).await.unwrap();
+    let hub = Hub::start(ServerDeclarations::from_environment(&dir), HubOptions::new(&dir)).await.unwrap();
     if std::env::var("MCP_SERVERS").is_err() {
         assert_eq!(hub.health("docs").unwrap(), Health::Disabled);
         assert_eq!(hub.declaration("docs").unwrap().origin, Origin::File(file.clone(), 1));
@@ -698,7 +698,7 @@ async fn start_up_events_are_seen_and_a_pinged_http_server_is_healed_before_any_
     let dir = project("ping");
     let port = free_port();
     let server = python_http("pinged", port);
-    let declared = Declarations::new()
+    let declared = ServerDeclarations::new()
         .declare(
             Declaration::new("pinged", HttpServer::new(format!("http://127.0.0.1:{port}/mcp")))
                 .connect(ConnectMode::Startup),

@@ -497,7 +497,7 @@ impl toolwire::client::Authorizer for Counting {
 
     fn refused<'a>(
         &'a self,
-        refusal: toolwire::client::Refusal<'a>,
+        refusal: toolwire::client::RefusedExchange<'a>,
     ) -> toolwire::client::AuthFuture<'a, bool> {
         let seen = format!(
             "{} {} sent {}",

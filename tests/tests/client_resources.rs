@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use client_support::{everything, peer};
 use serde_json::json;
 use toolwire::client::{
-    AdoptOptions, CallOptions, Client, ClientOptions, HttpServer, ResourceContent, Untrusted, UpdateFn,
+    AdoptOptions, CallOptions, Client, ClientOptions, HttpServer, ResourceContent, UntrustedText, UpdateFn,
 };
 
 /// Decode standard base64 (the test's own, to check a blob's bytes).
@@ -90,7 +90,7 @@ async fn resources_templates_and_subscriptions(client: &Client) {
         out.structured,
         Some(json!({"temperature": 36, "conditions": "Light rain / drizzle", "humidity": 82}))
     );
-    let opened = Untrusted::from_output(&out).unwrap();
+    let opened = UntrustedText::from_output(&out).unwrap();
     assert_eq!((opened.server(), opened.tool()), ("ev", "ev_get-structured-content"));
     assert_eq!(opened.text(), r#"{"temperature":36,"conditions":"Light rain / drizzle","humidity":82}"#);
 }

@@ -6,7 +6,7 @@ mod client_support;
 
 use client_support::{assert_gone, fixture, peer, workspace_binary};
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, Delivery, EraMode, StdioServer};
+use toolwire::client::{AdoptOptions, Client, ClientOptions, DeliveryGuarantee, EraMode, StdioServer};
 use toolwire::{Context, Tool};
 
 fn ts_v2() -> StdioServer {
@@ -24,7 +24,7 @@ async fn typescript_v2_serve_stdio_in_both_eras() {
         assert_eq!(client.server_info().protocol_version, version, "{era:?}");
         let d = client.adopt(AdoptOptions::default()).await.unwrap();
         let greet = d.get("greet").unwrap();
-        assert_eq!(greet.delivery(), Delivery::AtLeastOnce);
+        assert_eq!(greet.delivery(), DeliveryGuarantee::AtLeastOnce);
         let out = greet.call_json(json!({"name": "Ada"}), &Context::new()).await.unwrap();
         assert_eq!(
             out.joined_text(),

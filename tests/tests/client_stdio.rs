@@ -10,7 +10,8 @@ use std::time::Duration;
 use client_support::{assert_gone, everything, fixture, peer, py2};
 use serde_json::json;
 use toolwire::client::{
-    AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, RejectReason, Root, StdioServer,
+    AdoptOptions, CallOptions, Client, ClientOptions, DeliveryGuarantee, RejectReason, RequireApproval, Root,
+    StdioServer,
 };
 use toolwire::context::Progress;
 use toolwire::tool::RemoteError;
@@ -29,19 +30,21 @@ async fn server_everything_tools_are_adopted_validated_and_sealed() {
     }
     assert!(client.tools_list_changed() > 0, "list_changed after init was not seen");
 
-    let d =
-        client.adopt(AdoptOptions::default().prefix("ev_").approval(Approval::Destructive)).await.unwrap();
+    let d = client
+        .adopt(AdoptOptions::default().prefix("ev_").approval(RequireApproval::Destructive))
+        .await
+        .unwrap();
     assert!(d.rejected().is_empty(), "{:?}", d.rejected());
     let echo = d.get("echo").expect("echo adopted");
     assert_eq!(echo.remote_name(), "echo");
-    assert_eq!(echo.delivery(), Delivery::AtLeastOnce);
+    assert_eq!(echo.delivery(), DeliveryGuarantee::AtLeastOnce);
     assert!(!echo.info().declarations().requires_approval);
     assert!(!echo.info().declarations().side_effecting);
     // draft-07 with nothing said about extras: advertised as forbidding them.
     assert_eq!(echo.info().input_schema().value()["additionalProperties"], false);
     let toggle = d.get("toggle-simulated-logging").unwrap();
     assert!(toggle.info().declarations().requires_approval);
-    assert_eq!(toggle.delivery(), Delivery::AtMostOnce);
+    assert_eq!(toggle.delivery(), DeliveryGuarantee::AtMostOnce);
 
     assert!(!echo.validator_compiled());
     let out = echo.call_json(json!({"message": "hi"}), &Context::new()).await.unwrap();
@@ -121,10 +124,10 @@ async fn server_filesystem_is_answered_roots_list() {
 async fn mcp_server_time_annotations_and_its_unknown_tool_refusal() {
     let server = StdioServer::new(peer("TOOLWIRE_MCP_SERVER_TIME")).args(["--local-timezone", "UTC"]);
     let client = Client::connect(server, ClientOptions::new("time")).await.unwrap();
-    let d = client.adopt(AdoptOptions::default().approval(Approval::Destructive)).await.unwrap();
+    let d = client.adopt(AdoptOptions::default().approval(RequireApproval::Destructive)).await.unwrap();
     let now = d.get("get_current_time").unwrap();
     assert_eq!(now.hints().read_only, Some(true));
-    assert_eq!(now.delivery(), Delivery::AtLeastOnce);
+    assert_eq!(now.delivery(), DeliveryGuarantee::AtLeastOnce);
     assert!(!now.info().declarations().requires_approval);
     let out = now.call_json(json!({"timezone": "UTC"}), &Context::new()).await.unwrap();
     assert!(
@@ -148,7 +151,7 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
     let d = client
         .adopt(
             AdoptOptions::default()
-                .approval(Approval::Destructive)
+                .approval(RequireApproval::Destructive)
                 .known(["weather__scalar"])
                 .timeout(Duration::from_millis(500)),
         )
@@ -159,11 +162,11 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
     let reset = d.get("reset_station").unwrap();
     assert_eq!(
         (forecast.delivery(), forecast.info().declarations().requires_approval),
-        (Delivery::AtLeastOnce, false)
+        (DeliveryGuarantee::AtLeastOnce, false)
     );
     assert_eq!(
         (reset.delivery(), reset.info().declarations().requires_approval),
-        (Delivery::AtMostOnce, true)
+        (DeliveryGuarantee::AtMostOnce, true)
     );
 
     let out = forecast.call_json(json!({"city": "Lisbon", "days": 3}), &Context::new()).await.unwrap();
@@ -197,11 +200,14 @@ async fn mcpserver_fixture_follows_the_approval_table_and_keeps_its_words_in_the
     forecast.call_json(json!({"city": "Porto"}), &Context::new()).await.unwrap();
 
     let untrusting = client
-        .adopt(AdoptOptions::default().approval(Approval::Destructive).trust_annotations(false))
+        .adopt(AdoptOptions::default().approval(RequireApproval::Destructive).trust_annotations(false))
         .await
         .unwrap();
     let f = untrusting.get("forecast").unwrap();
-    assert_eq!((f.delivery(), f.info().declarations().requires_approval), (Delivery::AtMostOnce, true));
+    assert_eq!(
+        (f.delivery(), f.info().declarations().requires_approval),
+        (DeliveryGuarantee::AtMostOnce, true)
+    );
 
     let items = client.resource_source().query("RUNBOOK", 1).await.unwrap();
     assert_eq!(items.len(), 1);

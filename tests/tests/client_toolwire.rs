@@ -13,7 +13,8 @@ use serde_json::json;
 use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::client::{
-    AdoptOptions, Approval, CallOptions, Client, ClientOptions, Delivery, HttpServer, StdioServer,
+    AdoptOptions, CallOptions, Client, ClientOptions, DeliveryGuarantee, HttpServer, RequireApproval,
+    StdioServer,
 };
 use toolwire::context::Progress;
 use toolwire::spec::SpecOptions;
@@ -29,17 +30,20 @@ async fn the_example_server_over_stdio() {
         .unwrap();
     // toolwire serves both eras on one stdio process: auto picks the modern one.
     assert_eq!(client.server_info().protocol_version, "2026-07-28");
-    let d = client.adopt(AdoptOptions::default().prefix("").approval(Approval::Destructive)).await.unwrap();
+    let d = client
+        .adopt(AdoptOptions::default().prefix("").approval(RequireApproval::Destructive))
+        .await
+        .unwrap();
     assert!(d.rejected().is_empty(), "{:?}", d.rejected());
     let run_check = d.get("run_check").unwrap();
     assert_eq!(
         (run_check.delivery(), run_check.info().declarations().requires_approval),
-        (Delivery::AtLeastOnce, false)
+        (DeliveryGuarantee::AtLeastOnce, false)
     );
     let deploy = d.get("deploy").unwrap();
     assert_eq!(
         (deploy.delivery(), deploy.info().declarations().requires_approval),
-        (Delivery::AtMostOnce, true)
+        (DeliveryGuarantee::AtMostOnce, true)
     );
 
     // The local rejection is the server's own rejection, word for word.

@@ -8,7 +8,7 @@ mod client_support;
 
 use client_support::{everything, fixture, peer};
 use toolwire::Server;
-use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, Untrusted};
+use toolwire::client::{BindError, Client, ClientOptions, HttpServer, StdioServer, UntrustedText};
 use toolwire::spec::SpecOptions;
 use toolwire::tool::RemoteError;
 use toolwire::{ServerOptions, ToolError, serve_registry};
@@ -53,7 +53,7 @@ async fn exercise(math: &impl Math, server: &str) {
     );
     // The server's words, read from the error itself (still typed as untrusted): what the
     // local double's `Failed { message }` says.
-    let report = Untrusted::from_error(&err).unwrap();
+    let report = UntrustedText::from_error(&err).unwrap();
     assert_eq!((report.server(), report.text()), (server, "tool 'divide' failed: division by zero"));
     // And the same words the local double gives, read the same way (`ToolError::reported`),
     // so code tested against `Local` reads a failure in production as it did in its tests.

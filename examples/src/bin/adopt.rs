@@ -32,7 +32,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
-use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, Untrusted};
+use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, UntrustedText};
 use toolwire::{Tool, ToolError};
 
 /// A complete MCP server.
@@ -90,7 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // No `Context` needed for a plain call.
     let out = add.invoke(json!({"a": 2, "b": 3})).await?;
     println!("result: {}", out.joined_text());
-    let text = Untrusted::from_output(&out).ok_or("an adopted tool's output is sealed")?;
+    let text = UntrustedText::from_output(&out).ok_or("an adopted tool's output is sealed")?;
     println!("untrusted text: {}", text.text());
     let structured = out.structured.as_ref().ok_or("the server sent structuredContent")?;
     println!("structured: {}", toolwire::schema::canonical_json(structured));

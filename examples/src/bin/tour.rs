@@ -20,7 +20,8 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 use toolwire::client::{
-    AdoptOptions, Approval, CallResult, Client, ClientOptions, HttpServer, ResourceContent, StdioServer,
+    AdoptOptions, CallResult, Client, ClientOptions, HttpServer, RequireApproval, ResourceContent,
+    StdioServer,
 };
 use toolwire::protocol::wire::{CompleteParams, CompletionReference};
 use toolwire::spec::SpecOptions;
@@ -168,8 +169,9 @@ async fn over_http() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn adoption(client: &Client) -> Result<(), Box<dyn std::error::Error>> {
-    let discovery =
-        client.adopt(AdoptOptions::default().prefix("engine_").approval(Approval::Destructive)).await?;
+    let discovery = client
+        .adopt(AdoptOptions::default().prefix("engine_").approval(RequireApproval::Destructive))
+        .await?;
     for tool in discovery.tools() {
         let d = tool.info().declarations();
         println!(

@@ -3,29 +3,19 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
 
 use super::ast::{Param, PromptFn};
 use super::attr::PromptAttr;
 use crate::ctxt::Ctxt;
-use crate::signature::docs_concat;
+use crate::signature::{docs_concat, parse_fn};
 
 pub(crate) fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item_fn: ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(e) => {
-            let mut out = item;
-            out.extend(
-                syn::Error::new(
-                    e.span(),
-                    "`#[prompt]` goes on a fn: `#[prompt] fn name(arg: String) -> String { .. }`",
-                )
-                .to_compile_error(),
-            );
-            return out;
-        }
-    };
+    let item_fn =
+        match parse_fn(item, "`#[prompt]` goes on a fn: `#[prompt] fn name(arg: String) -> String { .. }`") {
+            Ok(f) => f,
+            Err(tokens) => return tokens,
+        };
     let cx = Ctxt::new();
     let attr = PromptAttr::parse(&cx, args);
     let f = PromptFn::from_item(&cx, item_fn);

@@ -4,31 +4,19 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 
 use super::ast::{DefaultValue, Kind, ToolFn};
 use super::attr::{RawAttr, check_name};
 use super::{check, fallback};
 use crate::ctxt::Ctxt;
-use crate::signature::docs_concat;
+use crate::signature::{docs_concat, parse_fn};
 
 pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    // If the item does not parse, give the tokens back with the error, so the IDE keeps
-    // working and only the real error shows.
-    let item_fn: ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(e) => {
-            let mut out = item;
-            out.extend(
-                syn::Error::new(
-                    e.span(),
-                    "`#[tool]` goes on a fn: `#[tool] fn name(arg: Type) -> String { .. }`",
-                )
-                .to_compile_error(),
-            );
-            return out;
-        }
-    };
+    let item_fn =
+        match parse_fn(item, "`#[tool]` goes on a fn: `#[tool] fn name(arg: Type) -> String { .. }`") {
+            Ok(f) => f,
+            Err(tokens) => return tokens,
+        };
     let cx = Ctxt::new();
     let raw = RawAttr::parse(&cx, args);
     let attr = raw.resolve(&cx);

@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::methods::{ELICITATION_CREATE, ROOTS_LIST, SAMPLING_CREATE_MESSAGE};
+
 /// `resultType` of a result that asks for more input.
 pub const INPUT_REQUIRED: &str = "input_required";
 
@@ -27,7 +29,7 @@ pub const INPUT_REQUIRED: &str = "input_required";
 pub const COMPLETE: &str = "complete";
 
 /// The methods an [`InputRequest`] may carry (2026-07-28 `InputRequest`).
-pub const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+pub const INPUT_METHODS: [&str; 3] = [ELICITATION_CREATE, SAMPLING_CREATE_MESSAGE, ROOTS_LIST];
 
 /// One thing the server needs from the client: what would have been a server-to-client
 /// request in the legacy era, without a JSON-RPC id.

@@ -30,6 +30,7 @@ use tower::ServiceExt;
 use crate::args::{ArgSpec, ParamSpec};
 use crate::context::Context;
 use crate::protocol::envelope::{self, Frame, Incoming};
+use crate::protocol::methods;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{Outbound, RequestId, RpcError};
 use crate::registry::ToolRegistry;
@@ -137,7 +138,7 @@ fn one_pass_call_agrees(message: &str) {
     let Ok(Incoming::Request { id: general_id, method, params: raw }) = envelope::decode(message) else {
         panic!("the one-pass decode read a tools/call the general path refuses: {message}");
     };
-    assert_eq!((&general_id, &*method), (&id, "tools/call"), "{message}");
+    assert_eq!((&general_id, &*method), (&id, methods::TOOLS_CALL), "{message}");
     let raw = raw.map_or("{}", RawValue::get);
     assert!(raw.starts_with('{'), "the one-pass decode read params that are not an object: {message}");
     let general: CallToolParams<'_> = serde_json::from_str(raw).unwrap_or_else(|e| {

@@ -70,10 +70,10 @@ impl Answer {
 
 /// Why an [`Asker`] could not answer. The server turns it into a deny whose source is
 /// [`DecisionSource::Error`](super::DecisionSource::Error): never an approval.
-pub type AskError = Box<dyn std::error::Error + Send + Sync + 'static>;
+pub type AskerError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// The future [`Asker::ask`] returns: boxed so the trait stays object-safe.
-pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, AskError>> + Send + 'a>>;
+pub type AskFuture<'a> = Pin<Box<dyn Future<Output = Result<Answer, AskerError>> + Send + 'a>>;
 
 /// Answers permission prompts.
 ///
@@ -122,7 +122,7 @@ impl<F> fmt::Debug for FnAsker<F> {
 pub fn asker_fn<F, Fut>(f: F) -> FnAsker<F>
 where
     F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Answer, AskError>> + Send + 'static,
+    Fut: Future<Output = Result<Answer, AskerError>> + Send + 'static,
 {
     FnAsker(f)
 }
@@ -130,7 +130,7 @@ where
 impl<F, Fut> Asker for FnAsker<F>
 where
     F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<Answer, AskError>> + Send + 'static,
+    Fut: Future<Output = Result<Answer, AskerError>> + Send + 'static,
 {
     fn ask(&self, request: ApprovalRequest) -> AskFuture<'_> {
         Box::pin((self.0)(request))

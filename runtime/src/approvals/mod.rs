@@ -23,7 +23,7 @@ mod policy;
 mod server;
 mod untrusted;
 
-pub use asker::{Answer, ApprovalRequest, AskError, AskFuture, Asker, FnAsker, asker_fn};
+pub use asker::{Answer, ApprovalRequest, AskFuture, Asker, AskerError, FnAsker, asker_fn};
 #[cfg(feature = "http")]
 pub use console::{
     ApprovalConsole, ApprovalConsoleBuilder, DEFAULT_CONSOLE_POLL_INTERVAL, DEFAULT_CONSOLE_TIMEOUT,
@@ -34,6 +34,6 @@ pub use policy::{
     ToolCaps, TrifectaLegs,
 };
 pub use server::{
-    ApprovalServer, ApprovalServerBuilder, Autonomy, DEFAULT_APPROVAL_SERVER_NAME, DEFAULT_APPROVAL_TIMEOUT,
-    DEFAULT_APPROVAL_TOOL_NAME,
+    ApprovalServer, ApprovalServerBuilder, Autonomy, DEFAULT_APPROVAL_SERVER_NAME,
+    DEFAULT_APPROVAL_TOOL_NAME, DEFAULT_ASKER_TIMEOUT,
 };

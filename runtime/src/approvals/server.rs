@@ -55,7 +55,7 @@ pub const DEFAULT_APPROVAL_TOOL_NAME: &str = "approve";
 pub const DEFAULT_APPROVAL_SERVER_NAME: &str = "toolwire_approvals";
 
 /// The timeout an [`ApprovalServer`] puts on its asker unless told otherwise.
-pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(60);
+pub const DEFAULT_ASKER_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Whether the run's autonomy tier gates calls at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -175,7 +175,7 @@ impl ApprovalServerBuilder {
         self
     }
 
-    /// How long the asker may take (default [`DEFAULT_APPROVAL_TIMEOUT`], 60 s). The
+    /// How long the asker may take (default [`DEFAULT_ASKER_TIMEOUT`], 60 s). The
     /// server enforces it; an asker is never trusted to. When it fires the prompt is
     /// denied ([`DecisionSource::Timeout`]) and the asker's future is dropped. `None` waits
     /// forever: right for an interactive UI, wrong for a queue worker.
@@ -307,7 +307,7 @@ impl ApprovalServer {
             asker,
             auto_allow: BTreeSet::new(),
             auto_allow_when: None,
-            timeout: Some(DEFAULT_APPROVAL_TIMEOUT),
+            timeout: Some(DEFAULT_ASKER_TIMEOUT),
             autonomy: Autonomy::Gated,
             sink: None,
         }
@@ -557,12 +557,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::approvals::asker::{AskError, asker_fn};
+    use crate::approvals::asker::{AskerError, asker_fn};
     use crate::tool::Content;
 
     /// An asker that counts its calls and answers with `answer`.
     fn counting(
-        answer: impl Fn(&ApprovalRequest) -> Result<Answer, AskError> + Send + Sync + 'static,
+        answer: impl Fn(&ApprovalRequest) -> Result<Answer, AskerError> + Send + Sync + 'static,
     ) -> (Arc<AtomicUsize>, impl Asker) {
         let calls = Arc::new(AtomicUsize::new(0));
         let seen = Arc::clone(&calls);
@@ -576,7 +576,7 @@ mod tests {
     }
 
     /// The seed's reviewer: `/etc` is out of scope.
-    fn reviewer(request: &ApprovalRequest) -> Result<Answer, AskError> {
+    fn reviewer(request: &ApprovalRequest) -> Result<Answer, AskerError> {
         let path = request.input["file_path"].as_str().unwrap_or_default();
         Ok(if path.starts_with("/etc/") { Answer::deny("/etc is out of scope") } else { Answer::allow() })
     }
@@ -717,7 +717,7 @@ mod tests {
             let guard = Dropped(Arc::clone(&flag));
             async move {
                 let _guard = guard;
-                std::future::pending::<Result<Answer, AskError>>().await
+                std::future::pending::<Result<Answer, AskerError>>().await
             }
         });
         (asker, dropped)
@@ -760,8 +760,9 @@ mod tests {
 
     #[tokio::test]
     async fn an_asker_error_or_panic_is_a_deny_from_error() {
-        let failing =
-            ApprovalServer::new(asker_fn(|_| async { Err::<Answer, AskError>("the queue is down".into()) }));
+        let failing = ApprovalServer::new(asker_fn(|_| async {
+            Err::<Answer, AskerError>("the queue is down".into())
+        }));
         assert_eq!(
             prompt(&failing, ask("Write", json!({}))).await,
             r#"{"behavior":"deny","message":"the approval asker failed (the queue is down), so 'Write' was denied"}"#
@@ -837,7 +838,7 @@ mod tests {
     fn the_tool_advertises_what_the_cli_sends() {
         let server = ApprovalServer::new(asker_fn(|_| async { Ok(Answer::allow()) }));
         assert_eq!(server.tool_name(), "approve");
-        assert_eq!(server.timeout(), Some(DEFAULT_APPROVAL_TIMEOUT));
+        assert_eq!(server.timeout(), Some(DEFAULT_ASKER_TIMEOUT));
         let schema = server.info().input_schema().value().clone();
         assert_eq!(schema["required"], json!(["tool_name", "input"]));
         assert_eq!(schema["properties"]["tool_use_id"]["type"], "string");

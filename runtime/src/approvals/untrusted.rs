@@ -22,22 +22,16 @@ use serde_json::value::RawValue;
 
 use super::decision::ApprovalDecision;
 use super::server::{ApprovalServer, Prompt, client_label};
-use crate::server::{Approval, ApprovalRequest, Approve};
+use crate::server::{Approval, Approve, GatedCall};
 
 impl Approve for ApprovalServer {
-    fn approve(
-        &self,
-        request: ApprovalRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>> {
+    fn approve(&self, request: GatedCall) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>> {
         // Yes or no only: an edit cannot be carried, so an edited allow is a refusal.
         let decided = Approve::decide(self, request);
         Box::pin(async move { decided.await.map(|a| a == Approval::Allow) })
     }
 
-    fn decide(
-        &self,
-        request: ApprovalRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
+    fn decide(&self, request: GatedCall) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
         let server = self.clone();
         Box::pin(async move {
             let input = RawValue::from_string(request.arguments)

@@ -37,8 +37,8 @@ use std::time::Duration;
 
 use super::connection::Client;
 use super::error::ClientError;
-use super::normalise::DEFAULT_MAX_RESULT_BYTES;
-use super::options::Delivery;
+use super::normalise::DEFAULT_ADOPTED_RESULT_BYTES;
+use super::options::DeliveryGuarantee;
 use super::remote_tool::{RemoteTool, Terms};
 use super::schema::{SchemaRefusal, check};
 use super::wire::ToolHints;
@@ -52,7 +52,7 @@ pub const MAX_NAME_LEN: usize = 64;
 /// When an adopted tool requires human approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum Approval {
+pub enum RequireApproval {
     /// Never (the default).
     #[default]
     None,
@@ -78,7 +78,7 @@ pub struct AdoptOptions {
     exclude: Vec<String>,
     allow: Option<Vec<String>>,
     max_tools: Option<usize>,
-    approval: Approval,
+    approval: RequireApproval,
     trust_annotations: bool,
     max_result_bytes: usize,
     max_description_bytes: usize,
@@ -94,9 +94,9 @@ impl Default for AdoptOptions {
             exclude: Vec::new(),
             allow: None,
             max_tools: None,
-            approval: Approval::None,
+            approval: RequireApproval::None,
             trust_annotations: true,
-            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_result_bytes: DEFAULT_ADOPTED_RESULT_BYTES,
             max_description_bytes: DEFAULT_MAX_DESCRIPTION_BYTES,
             timeout: None,
             known: BTreeSet::new(),
@@ -106,7 +106,7 @@ impl Default for AdoptOptions {
 
 impl AdoptOptions {
     /// The defaults: prefix `"<server>__"`, every tool considered, no approval, annotations
-    /// trusted, results cut at [`DEFAULT_MAX_RESULT_BYTES`], descriptions at
+    /// trusted, results cut at [`DEFAULT_ADOPTED_RESULT_BYTES`], descriptions at
     /// [`DEFAULT_MAX_DESCRIPTION_BYTES`], calls bounded by the client's request timeout.
     pub fn new() -> Self {
         AdoptOptions::default()
@@ -148,7 +148,7 @@ impl AdoptOptions {
     }
 
     /// Set the approval policy.
-    pub fn approval(mut self, approval: Approval) -> Self {
+    pub fn approval(mut self, approval: RequireApproval) -> Self {
         self.approval = approval;
         self
     }
@@ -160,7 +160,7 @@ impl AdoptOptions {
         self
     }
 
-    /// Cut results at `n` bytes (default [`DEFAULT_MAX_RESULT_BYTES`]).
+    /// Cut results at `n` bytes (default [`DEFAULT_ADOPTED_RESULT_BYTES`]).
     pub fn max_result_bytes(mut self, n: usize) -> Self {
         self.max_result_bytes = n;
         self
@@ -524,15 +524,15 @@ pub(crate) fn glob(pattern: &str, name: &str) -> bool {
 
 /// The declarations and delivery for a tool's hints under `options` (the table in
 /// [`RemoteTool`]'s module docs).
-pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declarations, Delivery) {
+pub(crate) fn declarations(hints: &ToolHints, options: &AdoptOptions) -> (Declarations, DeliveryGuarantee) {
     let trusted = |h: Option<bool>| options.trust_annotations && h == Some(true);
     let read_only = trusted(hints.read_only);
     let idempotent = read_only || trusted(hints.idempotent);
-    let delivery = if idempotent { Delivery::AtLeastOnce } else { Delivery::AtMostOnce };
+    let delivery = if idempotent { DeliveryGuarantee::AtLeastOnce } else { DeliveryGuarantee::AtMostOnce };
     let requires_approval = match options.approval {
-        Approval::None => false,
-        Approval::Always => true,
-        Approval::Destructive => !read_only,
+        RequireApproval::None => false,
+        RequireApproval::Always => true,
+        RequireApproval::Destructive => !read_only,
     };
     // MCP's default for openWorldHint is true; only a trusted `false` narrows it.
     let open_world = !(options.trust_annotations && hints.open_world == Some(false));
@@ -566,22 +566,28 @@ mod tests {
         let ro = ToolHints { read_only: Some(true), ..ToolHints::default() };
         let idem = ToolHints { idempotent: Some(true), ..ToolHints::default() };
         let none = ToolHints::default();
-        let destructive = AdoptOptions::default().approval(Approval::Destructive);
+        let destructive = AdoptOptions::default().approval(RequireApproval::Destructive);
         let (d, del) = declarations(&ro, &destructive);
-        assert_eq!((d.side_effecting, d.requires_approval, del), (false, false, Delivery::AtLeastOnce));
+        assert_eq!(
+            (d.side_effecting, d.requires_approval, del),
+            (false, false, DeliveryGuarantee::AtLeastOnce)
+        );
         let (d, del) = declarations(&idem, &destructive);
-        assert_eq!((d.side_effecting, d.requires_approval, del), (true, true, Delivery::AtLeastOnce));
+        assert_eq!(
+            (d.side_effecting, d.requires_approval, del),
+            (true, true, DeliveryGuarantee::AtLeastOnce)
+        );
         let (d, del) = declarations(&none, &destructive);
-        assert_eq!((d.side_effecting, d.requires_approval, del), (true, true, Delivery::AtMostOnce));
+        assert_eq!((d.side_effecting, d.requires_approval, del), (true, true, DeliveryGuarantee::AtMostOnce));
         let untrusting = destructive.clone().trust_annotations(false);
         let (d, del) = declarations(&ro, &untrusting);
         assert_eq!(
             (d.side_effecting, d.requires_approval, del, d.idempotent),
-            (true, true, Delivery::AtMostOnce, false)
+            (true, true, DeliveryGuarantee::AtMostOnce, false)
         );
         let (d, _) = declarations(&ro, &AdoptOptions::default());
         assert!(!d.requires_approval);
-        let (d, _) = declarations(&ro, &AdoptOptions::default().approval(Approval::Always));
+        let (d, _) = declarations(&ro, &AdoptOptions::default().approval(RequireApproval::Always));
         assert!(d.requires_approval);
     }
 }

@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::handlers::{HandlerError, HandlerFuture, INVALID_PARAMS};
 use super::options::{ClientOptions, Root};
+use crate::protocol::methods;
 use crate::sync::lock;
 
 /// Why a server's request was not handed to a handler.
@@ -100,7 +101,7 @@ impl Answerer {
     /// The answer to `method` with `params`, or why there is none.
     pub(crate) fn answer(&self, method: &str, params: Value) -> Result<HandlerFuture, Refusal> {
         match method {
-            "roots/list" => {
+            methods::ROOTS_LIST => {
                 let Some(roots) = lock(&self.roots).clone() else {
                     return Err(Refusal::NotDeclared { capability: "roots" });
                 };
@@ -114,11 +115,11 @@ impl Answerer {
                 let answer = json!({ "roots": roots });
                 Ok(Box::pin(async move { Ok(answer) }))
             }
-            "sampling/createMessage" => match &self.options.sampling {
+            methods::SAMPLING_CREATE_MESSAGE => match &self.options.sampling {
                 Some(h) => Ok(h(params)),
                 None => Err(Refusal::NotDeclared { capability: "sampling" }),
             },
-            "elicitation/create" => {
+            methods::ELICITATION_CREATE => {
                 let Some(h) = &self.options.elicitation else {
                     return Err(Refusal::NotDeclared { capability: "elicitation" });
                 };

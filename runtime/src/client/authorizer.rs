@@ -57,7 +57,7 @@ pub struct Exchange<'a> {
 /// A request the server refused with 401 or 403.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
-pub struct Refusal<'a> {
+pub struct RefusedExchange<'a> {
     /// The MCP endpoint's URL, as configured.
     pub endpoint: &'a str,
     /// 401 or 403.
@@ -86,5 +86,5 @@ pub trait Authorizer: Send + Sync + 'static {
     fn authorization<'a>(&'a self, request: Exchange<'a>) -> AuthFuture<'a, Vec<(String, String)>>;
 
     /// The server refused a request: get new credentials if that can help.
-    fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool>;
+    fn refused<'a>(&'a self, refusal: RefusedExchange<'a>) -> AuthFuture<'a, bool>;
 }

@@ -3,6 +3,7 @@
 
 use super::connection::Client;
 use super::error::ClientError;
+use crate::protocol::methods;
 use crate::protocol::wire::{CompleteParams, CompleteResult};
 
 impl Client {
@@ -12,11 +13,11 @@ impl Client {
     pub async fn complete(&self, params: &CompleteParams) -> Result<CompleteResult, ClientError> {
         let protocol = |detail: String| ClientError::Protocol {
             server: self.name().to_owned(),
-            method: "completion/complete".into(),
+            method: methods::COMPLETION_COMPLETE.into(),
             detail,
         };
         let params = serde_json::to_value(params).map_err(|e| protocol(e.to_string()))?;
-        let result = self.request("completion/complete", Some(params)).await?;
+        let result = self.request(methods::COMPLETION_COMPLETE, Some(params)).await?;
         serde_json::from_value(result).map_err(|e| protocol(format!("the result is not a completion: {e}")))
     }
 }

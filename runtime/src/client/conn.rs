@@ -33,6 +33,7 @@ use super::options::ClientOptions;
 use crate::context::Progress;
 use crate::json::push_json_string;
 use crate::protocol::LoggingLevel;
+use crate::protocol::methods;
 use crate::race::{Either, first};
 use crate::sync::lock;
 
@@ -374,7 +375,7 @@ impl Conn {
     fn abandon(&self, id: i64, reason: &str) {
         self.forget(id);
         if self.closed_reason().is_none() {
-            self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason})));
+            self.notify(methods::NOTIFICATIONS_CANCELLED, Some(json!({"requestId": id, "reason": reason})));
         }
     }
 
@@ -479,16 +480,16 @@ impl Conn {
 
     fn on_notification(&self, method: &str, params: Option<Value>) {
         match method {
-            "notifications/tools/list_changed" => {
+            methods::NOTIFICATIONS_TOOLS_LIST_CHANGED => {
                 self.tools_generation.fetch_add(1, Ordering::SeqCst);
                 self.list_changed(ListChanged::Tools);
             }
-            "notifications/resources/list_changed" => {
+            methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED => {
                 self.resources_generation.fetch_add(1, Ordering::SeqCst);
                 self.list_changed(ListChanged::Resources);
             }
-            "notifications/prompts/list_changed" => self.list_changed(ListChanged::Prompts),
-            "notifications/subscriptions/acknowledged" => {
+            methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED => self.list_changed(ListChanged::Prompts),
+            methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED => {
                 let Some(p) = params else { return };
                 let id = p.pointer(&format!("/_meta/{}", SUBSCRIPTION_ID.replace('/', "~1")));
                 let Some(id) = id.and_then(Value::as_i64) else {
@@ -497,7 +498,7 @@ impl Conn {
                 let filter = p.get("notifications").cloned().unwrap_or_else(|| json!({}));
                 self.acks.send_replace(Some((id, filter)));
             }
-            "notifications/elicitation/complete" => {
+            methods::NOTIFICATIONS_ELICITATION_COMPLETE => {
                 let Some(id) = params.as_ref().and_then(|p| p.get("elicitationId")).and_then(Value::as_str)
                 else {
                     return;
@@ -509,7 +510,7 @@ impl Conn {
                     cb(id);
                 }
             }
-            "notifications/resources/updated" => {
+            methods::NOTIFICATIONS_RESOURCES_UPDATED => {
                 let Some(uri) = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str) else {
                     return;
                 };
@@ -521,7 +522,7 @@ impl Conn {
                     }
                 }
             }
-            "notifications/progress" => {
+            methods::NOTIFICATIONS_PROGRESS => {
                 let Some(p) = params else { return };
                 let Some(token) = p.get("progressToken").and_then(Value::as_i64) else { return };
                 let Some(progress) = p.get("progress").and_then(Value::as_f64) else { return };
@@ -534,7 +535,7 @@ impl Conn {
                     });
                 }
             }
-            "notifications/message" => {
+            methods::NOTIFICATIONS_MESSAGE => {
                 let Some(mut p) = params else { return };
                 let level =
                     p.get("level").cloned().and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok());
@@ -573,7 +574,7 @@ impl Conn {
                 headers: Vec::new(),
             });
         };
-        if method == "ping" {
+        if method == methods::PING {
             return answer(Ok(json!({})));
         }
         match self.answerer.answer(&method, params.unwrap_or(Value::Null)) {

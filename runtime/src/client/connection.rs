@@ -14,11 +14,12 @@ use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
 use super::listen::{Listener, Lists};
 use super::normalise::call_result;
-use super::options::Delivery;
+use super::options::DeliveryGuarantee;
 use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
 use super::transport::{Incoming, Link, Outgoing, Transport};
-use super::wire::{Cached, CallResult, ListedTool, ResourceInfo, ResourceTemplateInfo, ServerInfo};
+use super::wire::{Cached, CallResult, ListedResource, ListedResourceTemplate, ListedTool, ServerInfo};
+use crate::protocol::methods;
 use crate::protocol::param_headers::{self, HeaderParam, mirror};
 use crate::protocol::{Era, ProtocolVersion, wire};
 use crate::sync::lock;
@@ -44,7 +45,7 @@ pub struct CallOptions {
     cancel: Option<CancellationToken>,
     progress: Option<ProgressFn>,
     meta: Option<serde_json::Map<String, Value>>,
-    delivery: Option<Delivery>,
+    delivery: Option<DeliveryGuarantee>,
     /// Headers for the call's HTTP request, decided by the caller (an adopted tool's
     /// `Mcp-Param-*`, none included); unset, [`Client::call_tool`] mirrors them itself.
     headers: Option<Vec<(String, String)>>,
@@ -92,11 +93,11 @@ impl CallOptions {
     }
 
     /// What may happen if the call is cut off after it was sent: with
-    /// [`Delivery::AtMostOnce`] (the default, as MCP treats a tool it knows nothing about)
+    /// [`DeliveryGuarantee::AtMostOnce`] (the default, as MCP treats a tool it knows nothing about)
     /// it fails as [`RemoteError::OutcomeUnknown`], not retryable; with
-    /// [`Delivery::AtLeastOnce`] (a read-only or idempotent tool) as
+    /// [`DeliveryGuarantee::AtLeastOnce`] (a read-only or idempotent tool) as
     /// [`RemoteError::Unavailable`], retryable.
-    pub fn delivery(mut self, delivery: Delivery) -> Self {
+    pub fn delivery(mut self, delivery: DeliveryGuarantee) -> Self {
         self.delivery = Some(delivery);
         self
     }
@@ -109,8 +110,8 @@ impl CallOptions {
     }
 
     /// The delivery an interrupted call is judged by.
-    fn delivery_or_default(&self) -> Delivery {
-        self.delivery.unwrap_or(Delivery::AtMostOnce)
+    fn delivery_or_default(&self) -> DeliveryGuarantee {
+        self.delivery.unwrap_or(DeliveryGuarantee::AtMostOnce)
     }
 }
 
@@ -136,8 +137,8 @@ pub(crate) struct Inner {
     /// The tools of the list last read that declare `x-mcp-header` parameters (SEP-2243),
     /// valid declarations only, by name; and the `tools_generation` it was read at.
     param_headers: Mutex<(u64, Declared)>,
-    pub(crate) resources: Mutex<Option<Cached<Arc<[ResourceInfo]>>>>,
-    pub(crate) templates: Mutex<Option<Cached<Arc<[ResourceTemplateInfo]>>>>,
+    pub(crate) resources: Mutex<Option<Cached<Arc<[ListedResource]>>>>,
+    pub(crate) templates: Mutex<Option<Cached<Arc<[ListedResourceTemplate]>>>>,
     /// The `subscriptions/listen` kept open on a modern connection.
     pub(crate) listener: Option<Listener>,
 }
@@ -390,9 +391,9 @@ impl Client {
     /// `ping` (legacy era). The modern era has no `ping`; `server/discover` stands in.
     pub async fn ping(&self) -> Result<(), ClientError> {
         if self.inner.conn.is_modern() {
-            return self.request("server/discover", None).await.map(drop);
+            return self.request(methods::SERVER_DISCOVER, None).await.map(drop);
         }
-        self.request("ping", None).await.map(drop)
+        self.request(methods::PING, None).await.map(drop)
     }
 
     /// Every page of a list method, concatenated (`key` is the array member: `tools`, ...).
@@ -478,7 +479,7 @@ impl Client {
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("tools/list", "tools").await?;
+        let (raw, ttl) = self.list_all_hinted(methods::TOOLS_LIST, "tools").await?;
         // Every entry is kept, the malformed too: adoption refuses those and says why.
         let tools: Vec<ListedTool> = raw.into_iter().map(ListedTool::from_listing).collect();
         let tools: Arc<[ListedTool]> = tools.into();
@@ -562,7 +563,7 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let max_rounds = self.inner.options.max_input_rounds;
-        let result = rounds::request(&self.inner.conn, "tools/call", params, opts, max_rounds).await;
+        let result = rounds::request(&self.inner.conn, methods::TOOLS_CALL, params, opts, max_rounds).await;
         let result = result.map_err(|f| match f {
             RoundFailure::Input(problem) => {
                 RemoteError::Input { tool: name.to_owned(), server: server.clone(), problem }.into()
@@ -577,11 +578,11 @@ impl Client {
                     RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }.into()
                 }
                 Failure::Lost(reason) => match delivery {
-                    Delivery::AtLeastOnce => {
+                    DeliveryGuarantee::AtLeastOnce => {
                         RemoteError::Unavailable { tool: name.to_owned(), server: server.clone(), reason }
                             .into()
                     }
-                    Delivery::AtMostOnce => {
+                    DeliveryGuarantee::AtMostOnce => {
                         RemoteError::OutcomeUnknown { tool: name.to_owned(), server: server.clone(), reason }
                             .into()
                     }
@@ -648,7 +649,7 @@ async fn negotiate(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerIn
         EraMode::Legacy => initialize(conn, options).await,
         EraMode::Modern => discover(conn, options, options.request_timeout)
             .await?
-            .map_err(|f| failure_to_client_error(conn, "server/discover", options.request_timeout, f)),
+            .map_err(|f| failure_to_client_error(conn, methods::SERVER_DISCOVER, options.request_timeout, f)),
         EraMode::Auto => match discover(conn, options, options.probe_timeout).await? {
             Ok(info) => Ok(info),
             Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) => {
@@ -681,7 +682,7 @@ async fn discover(
 ) -> Result<Result<ServerInfo, Failure>, ClientError> {
     conn.set_modern(MODERN.as_str());
     let opts = RequestOpts { timeout: Some(timeout), ..RequestOpts::default() };
-    let mut reply = conn.request("server/discover", None, opts.clone()).await;
+    let mut reply = conn.request(methods::SERVER_DISCOVER, None, opts.clone()).await;
     // A server that refuses the version yet lists it among those it supports: ask once more
     // (the 2026-07-28 rule for a rejected first choice).
     if let Err(Failure::Rpc { code: crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION, data, .. }) = &reply
@@ -691,7 +692,7 @@ async fn discover(
             .and_then(Value::as_array)
             .is_some_and(|l| l.iter().any(|v| v == MODERN.as_str()))
     {
-        reply = conn.request("server/discover", None, opts).await;
+        reply = conn.request(methods::SERVER_DISCOVER, None, opts).await;
     }
     let result = match reply {
         Ok(r) => r,
@@ -731,9 +732,9 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
     });
     let opts = RequestOpts { timeout: Some(options.request_timeout), ..RequestOpts::default() };
     let result = conn
-        .request("initialize", Some(params), opts)
+        .request(methods::INITIALIZE, Some(params), opts)
         .await
-        .map_err(|f| failure_to_client_error(conn, "initialize", options.request_timeout, f))?;
+        .map_err(|f| failure_to_client_error(conn, methods::INITIALIZE, options.request_timeout, f))?;
     let version = result.get("protocolVersion").cloned().unwrap_or(Value::Null);
     let Some(version) = version.as_str().filter(|v| is_legacy(v)) else {
         return Err(ClientError::UnsupportedVersion {
@@ -742,7 +743,7 @@ async fn initialize(conn: &Arc<Conn>, options: &ClientOptions) -> Result<ServerI
         });
     };
     conn.set_version(version);
-    conn.notify("notifications/initialized", None);
+    conn.notify(methods::NOTIFICATIONS_INITIALIZED, None);
     Ok(server_info_of(version, result.get("serverInfo"), &result))
 }
 

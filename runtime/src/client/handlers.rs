@@ -1,5 +1,5 @@
 //! What a server may ask of the client, typed: [`ElicitationRequest`] answered by an
-//! [`Elicited`], [`SamplingRequest`] answered by a [`CreateMessageResult`], and what a
+//! [`Elicited`], [`CreateMessageRequest`] answered by a [`CreateMessageResult`], and what a
 //! server tells it: [`LogMessage`], [`ListChanged`].
 //!
 //! One set of handlers serves both eras. In a legacy session (2024-11-05 … 2025-11-25) the
@@ -268,7 +268,7 @@ pub struct SamplingToolResult {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct SamplingRequest {
+pub struct CreateMessageRequest {
     /// The conversation.
     pub messages: Vec<SamplingTurn>,
     /// The most tokens to sample.
@@ -299,10 +299,10 @@ pub struct SamplingRequest {
     pub params: Value,
 }
 
-impl SamplingRequest {
+impl CreateMessageRequest {
     /// Read `sampling/createMessage` params; `Err` says what is wrong.
-    pub(crate) fn from_params(params: Value) -> Result<SamplingRequest, String> {
-        let mut request = SamplingRequest::deserialize(&params).map_err(|e| e.to_string())?;
+    pub(crate) fn from_params(params: Value) -> Result<CreateMessageRequest, String> {
+        let mut request = CreateMessageRequest::deserialize(&params).map_err(|e| e.to_string())?;
         request.params = params;
         Ok(request)
     }
@@ -313,7 +313,7 @@ impl SamplingRequest {
     }
 }
 
-/// The model's answer to a [`SamplingRequest`].
+/// The model's answer to a [`CreateMessageRequest`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -482,12 +482,12 @@ mod tests {
             serde_json::to_value(CreateMessageResult::text("m", "hi")).unwrap(),
             json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m", "stopReason": "endTurn"})
         );
-        let s = SamplingRequest::from_params(json!({"maxTokens": 5, "messages": [
+        let s = CreateMessageRequest::from_params(json!({"maxTokens": 5, "messages": [
             {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]}))
         .unwrap();
         assert_eq!(s.last_text().as_deref(), Some("a\nb"));
         assert_eq!(
-            SamplingRequest::from_params(json!({"messages": []})).unwrap_err(),
+            CreateMessageRequest::from_params(json!({"messages": []})).unwrap_err(),
             "missing field `maxTokens`"
         );
     }

@@ -30,6 +30,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, RequestOpts};
+use crate::protocol::methods;
 use crate::race::{Either, first};
 use crate::sync::lock;
 
@@ -187,7 +188,7 @@ async fn run(conn: Weak<Conn>, lists: Lists, current: Arc<Mutex<CancellationToke
             RequestOpts { cancel: Some(cancel), id_out: Some(Arc::clone(&id)), ..RequestOpts::default() };
         let started = tokio::time::Instant::now();
         let request =
-            c.request("subscriptions/listen", Some(json!({ "notifications": notifications })), opts);
+            c.request(methods::SUBSCRIPTIONS_LISTEN, Some(json!({ "notifications": notifications })), opts);
         let outcome = request.await;
         if started.elapsed() >= STABLE {
             budget = RELISTENS;

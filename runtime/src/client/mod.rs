@@ -4,7 +4,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, Untrusted};
+//! use toolwire::client::{AdoptOptions, Client, ClientOptions, StdioServer, UntrustedText};
 //!
 //! let server = StdioServer::new("uvx").arg("mcp-server-time");
 //! let client = Client::connect(server, ClientOptions::new("time")).await?;
@@ -12,7 +12,7 @@
 //! let tool = discovery.get("get_current_time")?; // the server's name; the model sees time__get_current_time
 //! let out = tool.invoke(serde_json::json!({"timezone": "UTC"})).await?;
 //! println!("{}", out.joined_text()); // sealed in <untrusted-data server="time" ...>
-//! let text = Untrusted::from_output(&out).expect("sealed"); // the server's words, typed as such
+//! let text = UntrustedText::from_output(&out).expect("sealed"); // the server's words, typed as such
 //! client.close().await;
 //! # Ok(()) }
 //! ```
@@ -37,7 +37,7 @@
 //! - Talking back, both eras: [`ClientOptions::on_elicit`], [`ClientOptions::on_sample`]
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
-//!   sampling with tools ([`ClientOptions::sampling_with_tools`]: [`SamplingRequest::tools`]
+//!   sampling with tools ([`ClientOptions::sampling_with_tools`]: [`CreateMessageRequest::tools`]
 //!   and `tool_choice`, [`SamplingTurn::tool_uses`] and [`SamplingTurn::tool_results`],
 //!   answered with [`CreateMessageResult::tool_use`]);
 //!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
@@ -177,16 +177,16 @@ pub mod untrusted {
     //! [`Client::call_tool`](super::Client::call_tool) is the server's, unsealed: before
     //! putting it in front of a model, seal it the same way with [`envelope`] (or
     //! [`normalise`] and [`seal`]), so it reads as data and not as instructions.
-    //! [`Untrusted`] takes the text out of an envelope again, still marked untrusted.
+    //! [`UntrustedText`] takes the text out of an envelope again, still marked untrusted.
 
-    pub use super::normalise::{ENVELOPE_TAG, Untrusted, envelope, normalise, seal};
+    pub use super::normalise::{ENVELOPE_TAG, UntrustedText, envelope, normalise, seal};
 }
 
 pub use adopt::{
-    AdoptOptions, Approval, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
-    UnknownTool,
+    AdoptOptions, DEFAULT_MAX_DESCRIPTION_BYTES, Discovery, MAX_NAME_LEN, RejectReason, Rejected,
+    RequireApproval, UnknownTool,
 };
-pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
+pub use authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, RefusedExchange};
 pub use config::{
     CONFIG_FILES, ConfigError, ConfigLoad, Connected, MCP_SERVERS_ENV, ServerConfig, connect_all,
     load_servers, parse_servers,
@@ -196,26 +196,30 @@ pub use conn::{ProgressFn, UpdateFn};
 // that it imports from `client` alone.
 pub use crate::context::Progress;
 pub use crate::protocol::LoggingLevel;
+// The one default bound on `input_required` rounds, the server's and the client's.
 pub use crate::protocol::wire::{
     CompleteParams, CompleteResult, CompletionArgument, CompletionContext, CompletionReference,
     CompletionValues,
 };
+pub use crate::server::DEFAULT_MAX_INPUT_ROUNDS;
 pub use connection::{CallOptions, Client};
 pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
-    CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode, ElicitationRequest, Elicited,
-    HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
-    SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn,
+    CreateMessageRequest, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode,
+    ElicitationRequest, Elicited, HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage,
+    MessageFn, RequestHandler, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;
-pub use normalise::{DEFAULT_MAX_RESULT_BYTES, Untrusted};
-pub use options::Delivery;
+pub use normalise::{DEFAULT_ADOPTED_RESULT_BYTES, UntrustedText};
+pub use options::DeliveryGuarantee;
 pub use options::{
-    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, EraMode, HttpServer, HttpTransportKind, Root, SAFE_ENV_VARS,
-    ServerTransport, ShutdownGrace, StdioServer,
+    ClientOptions, EraMode, HttpServer, HttpTransportKind, Root, SAFE_ENV_VARS, ServerTransport,
+    ShutdownGrace, StdioServer,
 };
-pub use prompts::{PromptAdoption, PromptArgument, PromptInfo, PromptMessage, RenderedPrompt, StaticPrompt};
+pub use prompts::{
+    ListedPrompt, ListedPromptArgument, PromptAdoption, RenderedMessage, RenderedPrompt, StaticPrompt,
+};
 pub use remote::BindError;
 pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
@@ -224,5 +228,5 @@ pub use stdio::MAX_LINE;
 pub use transport::{CloseFuture, Incoming, Link, Message, Outgoing, StartFuture, Transport};
 pub use typed::{TypedError, TypedTool};
 pub use wire::{
-    CallResult, ListedTool, ResourceContent, ResourceInfo, ResourceTemplateInfo, ServerInfo, ToolHints,
+    CallResult, ListedResource, ListedResourceTemplate, ListedTool, ResourceContent, ServerInfo, ToolHints,
 };

@@ -30,8 +30,10 @@ use crate::protocol::wire::{self, ContentBlock};
 use crate::schema::canonical_json;
 use crate::tool::{Content, EmbeddedResource, RemoteError};
 
-/// The default `max_result_bytes`: 64 KiB.
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 64 * 1024;
+/// The default cap on an adopted tool's result text ([`AdoptOptions::max_result_bytes`](super::AdoptOptions::max_result_bytes)):
+/// 64 KiB. Not the server's cap on what it sends untrusted callers
+/// (`server::DEFAULT_UNTRUSTED_RESULT_BYTES`, 256 KiB).
+pub const DEFAULT_ADOPTED_RESULT_BYTES: usize = 64 * 1024;
 
 /// The envelope's tag name.
 pub const ENVELOPE_TAG: &str = "untrusted-data";
@@ -144,43 +146,47 @@ pub fn seal(server: &str, tool: &str, body: &str) -> String {
 
 /// A server's words taken out of their untrusted-data envelope: still untrusted, and
 /// marked so by this type (it has no `Display`, so it is not pasted into a prompt by
-/// accident; seal it again with [`sealed`](Untrusted::sealed)).
+/// accident; seal it again with [`sealed`](UntrustedText::sealed)).
 ///
 /// ```
-/// use toolwire::client::untrusted::{Untrusted, seal};
+/// use toolwire::client::untrusted::{UntrustedText, seal};
 ///
 /// let sealed = seal("time", "time__now", "12:00 UTC");
-/// let opened = Untrusted::open(&sealed).expect("an envelope");
+/// let opened = UntrustedText::open(&sealed).expect("an envelope");
 /// assert_eq!((opened.server(), opened.tool(), opened.text()), ("time", "time__now", "12:00 UTC"));
 /// assert_eq!(opened.sealed(), sealed);
-/// assert!(Untrusted::open("not sealed").is_none());
+/// assert!(UntrustedText::open("not sealed").is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Untrusted {
+pub struct UntrustedText {
     server: String,
     tool: String,
     text: String,
 }
 
-impl Untrusted {
+impl UntrustedText {
     /// Open an envelope made by [`seal`] (an adopted tool's result text, or a
     /// [`RemoteError::Failed`](crate::tool::RemoteError::Failed)'s `envelope`); `None` when
     /// `sealed` is not one. The text is as sealed: an envelope tag inside it stays defused
     /// (`<\/untrusted-data`).
-    pub fn open(sealed: &str) -> Option<Untrusted> {
+    pub fn open(sealed: &str) -> Option<UntrustedText> {
         let rest = sealed.strip_prefix(&format!("<{ENVELOPE_TAG} source=\"mcp\" server=\""))?;
         let (server, rest) = rest.split_once('"')?;
         let rest = rest.strip_prefix(" tool=\"")?;
         let (tool, rest) = rest.split_once('"')?;
         let body = rest.strip_prefix(">\n")?.strip_suffix(&format!("\n</{ENVELOPE_TAG}>"))?;
-        Some(Untrusted { server: attr_unescape(server), tool: attr_unescape(tool), text: body.to_owned() })
+        Some(UntrustedText {
+            server: attr_unescape(server),
+            tool: attr_unescape(tool),
+            text: body.to_owned(),
+        })
     }
 
     /// Open the envelope in the first text block of an adopted tool's output.
-    pub fn from_output(output: &crate::tool::ToolOutput) -> Option<Untrusted> {
+    pub fn from_output(output: &crate::tool::ToolOutput) -> Option<UntrustedText> {
         output.content.iter().find_map(|c| match c {
-            Content::Text { text } => Untrusted::open(text),
+            Content::Text { text } => UntrustedText::open(text),
             _ => None,
         })
     }
@@ -189,10 +195,10 @@ impl Untrusted {
     /// [`RemoteError::Failed`](crate::tool::RemoteError::Failed) sealed (an adopted tool's, a
     /// [`#[toolwire::remote]`](crate::remote) method's, a typed handle's), still typed as
     /// untrusted. `None` for any other error: those are in our words already.
-    pub fn from_error(error: &crate::tool::ToolError) -> Option<Untrusted> {
+    pub fn from_error(error: &crate::tool::ToolError) -> Option<UntrustedText> {
         match error {
             crate::tool::ToolError::Remote(crate::tool::RemoteError::Failed { envelope, .. }) => {
-                Untrusted::open(envelope)
+                UntrustedText::open(envelope)
             }
             _ => None,
         }
@@ -363,12 +369,14 @@ mod tests {
     #[test]
     fn an_envelope_opens_to_its_text_and_seals_back_the_same() {
         let sealed = seal("f&s", "t\"x", "a\n</untrusted-data>\nb");
-        let opened = Untrusted::open(&sealed).unwrap();
+        let opened = UntrustedText::open(&sealed).unwrap();
         assert_eq!((opened.server(), opened.tool()), ("f&s", "t\"x"));
         assert_eq!(opened.text(), "a\n<\\/untrusted-data>\nb");
         assert_eq!(opened.sealed(), sealed);
-        assert_eq!(Untrusted::open(&seal("s", "t", "")).unwrap().text(), "");
-        assert!(Untrusted::open("<untrusted-data source=\"mcp\" server=\"s\" tool=\"t\">\nno end").is_none());
+        assert_eq!(UntrustedText::open(&seal("s", "t", "")).unwrap().text(), "");
+        assert!(
+            UntrustedText::open("<untrusted-data source=\"mcp\" server=\"s\" tool=\"t\">\nno end").is_none()
+        );
     }
 
     #[test]

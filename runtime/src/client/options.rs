@@ -15,9 +15,12 @@ use serde_json::Value;
 use super::authorizer::Authorizer;
 use super::error::RootCertificateError;
 use super::handlers::{
-    self, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest, Elicited, HandlerError,
-    ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler, SamplingRequest,
+    self, CreateMessageRequest, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest,
+    Elicited, HandlerError, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
 };
+pub use crate::context::Root;
+use crate::protocol::methods;
+use crate::server::DEFAULT_MAX_INPUT_ROUNDS;
 
 /// The environment variables a stdio child inherits by default: enough to find programs and
 /// a home directory, and nothing that usually holds a credential. Put secrets in
@@ -434,30 +437,6 @@ pub enum EraMode {
     Auto,
 }
 
-/// A root the client offers a server that asks for `roots/list`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Root {
-    /// A `file://` URI.
-    pub uri: String,
-    /// A display name.
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// The root `uri` (a `file://` URI), with an optional display name.
-    pub fn new(uri: impl Into<String>, name: Option<String>) -> Root {
-        Root { uri: uri.into(), name }
-    }
-
-    /// The directory `path` as a root named after its last component.
-    pub fn directory(path: impl Into<PathBuf>) -> Root {
-        let path = path.into();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        Root { uri: format!("file://{}", path.display()), name }
-    }
-}
-
 /// How a [`Client`](super::Client) presents itself and behaves, set with consuming setters:
 /// `ClientOptions::new("fs").era(EraMode::Auto).request_timeout(d)`.
 #[derive(Clone)]
@@ -481,9 +460,6 @@ pub struct ClientOptions {
     pub(crate) on_elicitation_complete: Option<ElicitationCompleteFn>,
     pub(crate) on_message: Option<MessageFn>,
 }
-
-/// How many `input_required` rounds one request may take by default.
-pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -585,7 +561,7 @@ impl ClientOptions {
     }
 
     /// Declare sampling with tools (`sampling.tools`): the sampling handler may be sent
-    /// [`SamplingRequest::tools`](super::SamplingRequest::tools) and `toolChoice`, read
+    /// [`CreateMessageRequest::tools`](super::CreateMessageRequest::tools) and `toolChoice`, read
     /// earlier calls with [`SamplingTurn::tool_uses`](super::SamplingTurn::tool_uses) and
     /// [`tool_results`](super::SamplingTurn::tool_results), and answer a call with
     /// [`CreateMessageResult::tool_use`](super::CreateMessageResult::tool_use). Without it a
@@ -622,7 +598,7 @@ impl ClientOptions {
         Fut: Future<Output = Result<Elicited, HandlerError>> + Send + 'static,
     {
         self.elicitation =
-            Some(handlers::typed("elicitation/create", ElicitationRequest::from_params, handler));
+            Some(handlers::typed(methods::ELICITATION_CREATE, ElicitationRequest::from_params, handler));
         self
     }
 
@@ -644,11 +620,14 @@ impl ClientOptions {
     /// sampling request are refused with -32602 before `handler` runs.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
-        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        F: Fn(CreateMessageRequest) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CreateMessageResult, HandlerError>> + Send + 'static,
     {
-        self.sampling =
-            Some(handlers::typed("sampling/createMessage", SamplingRequest::from_params, handler));
+        self.sampling = Some(handlers::typed(
+            methods::SAMPLING_CREATE_MESSAGE,
+            CreateMessageRequest::from_params,
+            handler,
+        ));
         self
     }
 
@@ -726,7 +705,7 @@ impl ClientOptions {
 
 /// What may happen to a call if the worker running it dies mid-call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Delivery {
+pub enum DeliveryGuarantee {
     /// The tool is read-only or idempotent: a call may be re-run.
     AtLeastOnce,
     /// The tool may have effects that must not happen twice: a call is never re-run, and an
@@ -734,12 +713,12 @@ pub enum Delivery {
     AtMostOnce,
 }
 
-impl Delivery {
+impl DeliveryGuarantee {
     /// `"at_least_once"` or `"at_most_once"`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Delivery::AtLeastOnce => "at_least_once",
-            Delivery::AtMostOnce => "at_most_once",
+            DeliveryGuarantee::AtLeastOnce => "at_least_once",
+            DeliveryGuarantee::AtMostOnce => "at_most_once",
         }
     }
 }

@@ -16,12 +16,13 @@ use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{content, normalise};
 use super::wire::CallResult;
+use crate::protocol::methods;
 use crate::protocol::wire;
 
 /// One prompt argument as the server lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PromptArgument {
+pub struct ListedPromptArgument {
     /// Its name.
     pub name: String,
     /// Its description, if any.
@@ -33,20 +34,20 @@ pub struct PromptArgument {
 /// One prompt as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PromptInfo {
+pub struct ListedPrompt {
     /// Its name.
     pub name: String,
     /// Its description, if any.
     pub description: Option<String>,
     /// Its arguments.
-    pub arguments: Vec<PromptArgument>,
+    pub arguments: Vec<ListedPromptArgument>,
 }
 
 /// One message of a rendered prompt: its role and its content as text (binary parts are
 /// markers, as in tool results).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PromptMessage {
+pub struct RenderedMessage {
     /// `user` or `assistant`.
     pub role: String,
     /// The content as text.
@@ -60,7 +61,7 @@ pub struct RenderedPrompt {
     /// The server's description, if any.
     pub description: Option<String>,
     /// The messages.
-    pub messages: Vec<PromptMessage>,
+    pub messages: Vec<RenderedMessage>,
 }
 
 impl RenderedPrompt {
@@ -94,26 +95,26 @@ pub struct PromptAdoption {
     pub skipped: Vec<(String, String)>,
 }
 
-impl PromptInfo {
+impl ListedPrompt {
     /// The client's view of a listed prompt.
     fn from_wire(p: wire::Prompt) -> Self {
         let arguments = p
             .arguments
             .into_iter()
-            .map(|a| PromptArgument { name: a.name, description: a.description, required: a.required })
+            .map(|a| ListedPromptArgument { name: a.name, description: a.description, required: a.required })
             .collect();
-        PromptInfo { name: p.name, description: p.description, arguments }
+        ListedPrompt { name: p.name, description: p.description, arguments }
     }
 }
 
 impl Client {
     /// The server's prompts, every page; not cached.
-    pub async fn list_prompts(&self) -> Result<Vec<PromptInfo>, ClientError> {
-        let raw = self.list_all("prompts/list", "prompts").await?;
+    pub async fn list_prompts(&self) -> Result<Vec<ListedPrompt>, ClientError> {
+        let raw = self.list_all(methods::PROMPTS_LIST, "prompts").await?;
         Ok(raw
             .into_iter()
             .filter_map(|p| serde_json::from_value::<wire::Prompt>(p).ok())
-            .map(PromptInfo::from_wire)
+            .map(ListedPrompt::from_wire)
             .collect())
     }
 
@@ -128,11 +129,11 @@ impl Client {
         let mut params = serde_json::Map::new();
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), json!(arguments));
-        let result = self.request_rounds("prompts/get", name, params).await?;
+        let result = self.request_rounds(methods::PROMPTS_GET, name, params).await?;
         let Ok(rendered) = serde_json::from_value::<wire::GetPromptResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
-                method: "prompts/get".into(),
+                method: methods::PROMPTS_GET.into(),
                 detail: "`messages` is not an array".into(),
             });
         };
@@ -141,7 +142,7 @@ impl Client {
             .into_iter()
             .map(|m| {
                 let content = m.content.map(content).into_iter().collect();
-                PromptMessage {
+                RenderedMessage {
                     role: m.role.unwrap_or_else(|| "user".to_owned()),
                     text: normalise(&CallResult { content, structured: None, is_error: false }),
                 }

@@ -42,7 +42,7 @@ use serde_json::value::RawValue;
 use super::conn::ProgressFn;
 use super::connection::{CallOptions, Client};
 use super::normalise::{envelope, failed, truncate};
-use super::options::Delivery;
+use super::options::DeliveryGuarantee;
 use super::schema::{Checked, compile, compile_output, output_problem, validate};
 use super::wire::{ListedTool, ToolHints};
 use crate::args::{ArgumentProblem, ToolArgumentError};
@@ -56,7 +56,7 @@ pub struct RemoteTool {
     client: Client,
     remote_name: String,
     info: ToolInfo,
-    delivery: Delivery,
+    delivery: DeliveryGuarantee,
     hints: ToolHints,
     checked: Checked,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
@@ -83,7 +83,7 @@ impl std::fmt::Debug for RemoteTool {
 /// its result bound (see `adopt.rs`, which reads them from the `AdoptOptions`).
 pub(crate) struct Terms {
     pub(crate) declarations: Declarations,
-    pub(crate) delivery: Delivery,
+    pub(crate) delivery: DeliveryGuarantee,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_result_bytes: usize,
     pub(crate) max_description_bytes: usize,
@@ -143,7 +143,7 @@ impl RemoteTool {
     }
 
     /// What may happen to an interrupted call.
-    pub fn delivery(&self) -> Delivery {
+    pub fn delivery(&self) -> DeliveryGuarantee {
         self.delivery
     }
 
@@ -253,7 +253,7 @@ impl RemoteTool {
     /// Call the tool with `arguments` (a JSON object) and no [`Context`]: no deadline beyond
     /// the timeouts (the precedence is in the [`client`](super) module docs), no
     /// cancellation, no progress. Read the sealed text with
-    /// [`Untrusted::from_output`](super::Untrusted::from_output).
+    /// [`UntrustedText::from_output`](super::UntrustedText::from_output).
     pub async fn invoke(&self, arguments: Value) -> Result<ToolOutput, ToolError> {
         let raw = serde_json::value::to_raw_value(&arguments)
             .map_err(|e| ToolError::failed(self.info.name(), e))?;

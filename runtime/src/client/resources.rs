@@ -13,7 +13,8 @@ use super::conn::UpdateFn;
 use super::connection::Client;
 use super::error::ClientError;
 use super::normalise::{attr_safe, decoded_len};
-use super::wire::{Cached, ResourceContent, ResourceInfo, ResourceTemplateInfo};
+use super::wire::{Cached, ListedResource, ListedResourceTemplate, ResourceContent};
+use crate::protocol::methods;
 use crate::protocol::wire;
 use crate::sync::lock;
 
@@ -21,18 +22,18 @@ impl Client {
     /// The server's resources, every page, cached as the server's caching hints say (see
     /// [`list_tools`](Client::list_tools)) and dropped by
     /// `notifications/resources/list_changed`.
-    pub async fn list_resources(&self, force_refresh: bool) -> Result<Arc<[ResourceInfo]>, ClientError> {
+    pub async fn list_resources(&self, force_refresh: bool) -> Result<Arc<[ListedResource]>, ClientError> {
         let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
         if !force_refresh
             && let Some(hit) = lock(&self.inner.resources).as_ref().and_then(|c| c.fresh(generation))
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("resources/list", "resources").await?;
-        let list: Arc<[ResourceInfo]> = raw
+        let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_LIST, "resources").await?;
+        let list: Arc<[ListedResource]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::Resource>(r).ok())
-            .map(ResourceInfo::from_wire)
+            .map(ListedResource::from_wire)
             .collect::<Vec<_>>()
             .into();
         *lock(&self.inner.resources) = Some(Cached::new(Arc::clone(&list), generation, ttl));
@@ -44,18 +45,18 @@ impl Client {
     pub async fn list_resource_templates(
         &self,
         force_refresh: bool,
-    ) -> Result<Arc<[ResourceTemplateInfo]>, ClientError> {
+    ) -> Result<Arc<[ListedResourceTemplate]>, ClientError> {
         let generation = self.inner.conn.resources_generation.load(Ordering::SeqCst);
         if !force_refresh
             && let Some(hit) = lock(&self.inner.templates).as_ref().and_then(|c| c.fresh(generation))
         {
             return Ok(hit);
         }
-        let (raw, ttl) = self.list_all_hinted("resources/templates/list", "resourceTemplates").await?;
-        let list: Arc<[ResourceTemplateInfo]> = raw
+        let (raw, ttl) = self.list_all_hinted(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates").await?;
+        let list: Arc<[ListedResourceTemplate]> = raw
             .into_iter()
             .filter_map(|r| serde_json::from_value::<wire::ResourceTemplate>(r).ok())
-            .map(ResourceTemplateInfo::from_wire)
+            .map(ListedResourceTemplate::from_wire)
             .collect::<Vec<_>>()
             .into();
         *lock(&self.inner.templates) = Some(Cached::new(Arc::clone(&list), generation, ttl));
@@ -69,11 +70,11 @@ impl Client {
     pub async fn read_resource(&self, uri: &str) -> Result<Vec<ResourceContent>, ClientError> {
         let mut params = serde_json::Map::new();
         params.insert("uri".into(), uri.into());
-        let result = self.request_rounds("resources/read", uri, params).await?;
+        let result = self.request_rounds(methods::RESOURCES_READ, uri, params).await?;
         let Ok(read) = serde_json::from_value::<wire::ReadResourceResult>(result) else {
             return Err(ClientError::Protocol {
                 server: self.name().to_owned(),
-                method: "resources/read".into(),
+                method: methods::RESOURCES_READ.into(),
                 detail: "`contents` is not an array".into(),
             });
         };
@@ -127,7 +128,7 @@ impl Client {
                     Err(ClientError::NotSubscribed { server: self.name().to_owned(), uri: uri.to_owned() })
                 }
             }
-            None => self.request("resources/subscribe", Some(json!({ "uri": uri }))).await.map(drop),
+            None => self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri }))).await.map(drop),
         };
         if outcome.is_err() {
             {
@@ -153,7 +154,7 @@ impl Client {
             listener.refresh();
             return Ok(());
         }
-        self.request("resources/unsubscribe", Some(json!({ "uri": uri }))).await.map(drop)
+        self.request(methods::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri }))).await.map(drop)
     }
 
     /// The resources as a queryable source.
@@ -167,7 +168,7 @@ impl Client {
 #[non_exhaustive]
 pub struct ResourceItem {
     /// Its listing.
-    pub resource: ResourceInfo,
+    pub resource: ListedResource,
     /// Its contents as text (see [`Client::read_resource_text`]).
     pub content: String,
 }

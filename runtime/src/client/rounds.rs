@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::conn::{Conn, Failure, RequestOpts};
+use crate::protocol::methods;
 use crate::protocol::wire::{INPUT_REQUIRED, InputRequests, InputRequired, InputResponses, InputRound};
 use crate::race::{Either, first};
 
@@ -152,7 +153,7 @@ async fn accepted_urls(conn: &Arc<Conn>, data: Option<&Value>) -> bool {
         return false;
     }
     for elicitation in list {
-        let Ok(answer) = conn.answerer.answer("elicitation/create", elicitation.clone()) else {
+        let Ok(answer) = conn.answerer.answer(methods::ELICITATION_CREATE, elicitation.clone()) else {
             return false;
         };
         match answer.await {

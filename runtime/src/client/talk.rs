@@ -8,6 +8,7 @@ use super::connection::Client;
 use super::error::ClientError;
 use super::options::Root;
 use crate::protocol::LoggingLevel;
+use crate::protocol::methods;
 use crate::sync::lock;
 
 impl Client {
@@ -25,7 +26,7 @@ impl Client {
         if self.inner.conn.is_modern() {
             return Ok(());
         }
-        self.request("logging/setLevel", Some(json!({ "level": level.as_str() }))).await.map(drop)
+        self.request(methods::LOGGING_SET_LEVEL, Some(json!({ "level": level.as_str() }))).await.map(drop)
     }
 
     /// Replace the roots this client offers. A legacy server is sent
@@ -46,7 +47,7 @@ impl Client {
         }
         answerer.set_roots(roots);
         if !self.inner.conn.is_modern() {
-            self.inner.conn.notify("notifications/roots/list_changed", None);
+            self.inner.conn.notify(methods::NOTIFICATIONS_ROOTS_LIST_CHANGED, None);
         }
         Ok(())
     }

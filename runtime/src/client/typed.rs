@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use super::connection::{CallOptions, Client};
 use super::error::ClientError;
-use super::normalise::{DEFAULT_MAX_RESULT_BYTES, failed};
+use super::normalise::{DEFAULT_ADOPTED_RESULT_BYTES, failed};
 use super::schema::{Checked, SchemaRefusal, check, compile, validate};
 use crate::tool::{Content, ToolError};
 
@@ -80,7 +80,7 @@ pub struct TypedTool<Args, Out> {
     checked: Checked,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
     timeout: Option<Duration>,
-    delivery: super::options::Delivery,
+    delivery: super::options::DeliveryGuarantee,
     _types: PhantomData<fn(Args) -> Out>,
 }
 
@@ -244,7 +244,7 @@ impl<Args: Serialize, Out: DeserializeOwned> TypedTool<Args, Out> {
         let opts = CallOptions::new().timeout_opt(self.timeout).delivery(self.delivery);
         let result = self.client.call_tool(&self.tool, value, opts).await?;
         if result.is_error {
-            let error = failed(&server, &self.tool, &self.tool, &result, DEFAULT_MAX_RESULT_BYTES);
+            let error = failed(&server, &self.tool, &self.tool, &result, DEFAULT_ADOPTED_RESULT_BYTES);
             return Err(TypedError::Tool(ToolError::Remote(error)));
         }
         let text: String = result

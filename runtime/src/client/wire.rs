@@ -1,5 +1,5 @@
 //! The client's view of what a server sent: [`ServerInfo`], [`ListedTool`] with its
-//! [`ToolHints`], [`CallResult`], [`ResourceInfo`], [`ResourceTemplateInfo`] and
+//! [`ToolHints`], [`CallResult`], [`ListedResource`], [`ListedResourceTemplate`] and
 //! [`ResourceContent`], read from the protocol layer's
 //! [`wire`](crate::protocol::wire) types; and `Cached`, a list with its age.
 
@@ -86,7 +86,7 @@ pub struct CallResult {
 /// One resource as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ResourceInfo {
+pub struct ListedResource {
     /// Its URI.
     pub uri: String,
     /// Its name.
@@ -156,7 +156,7 @@ impl ToolHints {
 /// One resource template as the server lists it (untrusted text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct ResourceTemplateInfo {
+pub struct ListedResourceTemplate {
     /// Its RFC 6570 URI template, e.g. `db://tables/{table}`.
     pub uri_template: String,
     /// Its name.
@@ -239,10 +239,10 @@ impl ResourceContent {
     }
 }
 
-impl ResourceTemplateInfo {
+impl ListedResourceTemplate {
     /// The client's view of a listed template.
     pub(crate) fn from_wire(t: wire::ResourceTemplate) -> Self {
-        ResourceTemplateInfo {
+        ListedResourceTemplate {
             uri_template: t.uri_template,
             name: t.name,
             title: t.title,
@@ -326,10 +326,10 @@ impl ListedTool {
     }
 }
 
-impl ResourceInfo {
+impl ListedResource {
     /// The client's view of a listed resource.
     pub(crate) fn from_wire(r: wire::Resource) -> Self {
-        ResourceInfo {
+        ListedResource {
             uri: r.uri,
             name: r.name,
             title: r.title,

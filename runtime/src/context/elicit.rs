@@ -18,13 +18,12 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::protocol::methods;
 use crate::schema_gen::{SchemaGen, resolve_in};
 use crate::sync::{read_lock, write_lock};
 
 use super::Context;
 use super::error::AskError;
-
-const ELICIT: &str = "elicitation/create";
 
 /// The answer to `elicitation/create`.
 #[derive(Deserialize)]
@@ -84,18 +83,24 @@ impl Context {
         message: &str,
     ) -> Result<T, AskError> {
         let schema = cached_form_schema::<T>()?;
-        let talk = self.talkback(ELICIT)?;
+        let talk = self.talkback(methods::ELICITATION_CREATE)?;
         if !talk.capabilities().elicitation_form {
-            return Err(AskError::NotDeclared { capability: "elicitation", what: ELICIT });
+            return Err(AskError::NotDeclared {
+                capability: "elicitation",
+                what: methods::ELICITATION_CREATE,
+            });
         }
         // `mode` is left out: form is the default, and clients before 2025-11-25 know no modes.
-        let answer = self.ask(talk, key, ELICIT, form_params(message, &schema)).await?;
+        let answer = self.ask(talk, key, methods::ELICITATION_CREATE, form_params(message, &schema)).await?;
         match answer_of(&answer, message)? {
-            Some(content) => serde_json::from_value::<T>(content)
-                .map_err(|e| AskError::BadAnswer { what: ELICIT, reason: e.to_string() }),
-            None => {
-                Err(AskError::BadAnswer { what: ELICIT, reason: "it accepted without `content`".to_owned() })
-            }
+            Some(content) => serde_json::from_value::<T>(content).map_err(|e| AskError::BadAnswer {
+                what: methods::ELICITATION_CREATE,
+                reason: e.to_string(),
+            }),
+            None => Err(AskError::BadAnswer {
+                what: methods::ELICITATION_CREATE,
+                reason: "it accepted without `content`".to_owned(),
+            }),
         }
     }
 
@@ -128,16 +133,19 @@ impl Context {
         requested_schema: Value,
     ) -> Result<Map<String, Value>, AskError> {
         check_form(&requested_schema)?;
-        let talk = self.talkback(ELICIT)?;
+        let talk = self.talkback(methods::ELICITATION_CREATE)?;
         if !talk.capabilities().elicitation_form {
-            return Err(AskError::NotDeclared { capability: "elicitation", what: ELICIT });
+            return Err(AskError::NotDeclared {
+                capability: "elicitation",
+                what: methods::ELICITATION_CREATE,
+            });
         }
         let params = serde_json::json!({ "message": message, "requestedSchema": requested_schema });
-        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, methods::ELICITATION_CREATE, params.to_string()).await?;
         match answer_of(&answer, message)? {
             Some(Value::Object(content)) => Ok(content),
             Some(other) => Err(AskError::BadAnswer {
-                what: ELICIT,
+                what: methods::ELICITATION_CREATE,
                 reason: format!("`content` is not an object: {other}"),
             }),
             None => Ok(Map::new()),
@@ -158,28 +166,33 @@ impl Context {
     }
 
     async fn elicit_url_keyed(&self, key: Option<&str>, message: &str, url: &str) -> Result<(), AskError> {
-        let talk = self.talkback(ELICIT)?;
+        let talk = self.talkback(methods::ELICITATION_CREATE)?;
         if !talk.capabilities().elicitation_url {
-            return Err(AskError::NotDeclared { capability: "elicitation.url", what: ELICIT });
+            return Err(AskError::NotDeclared {
+                capability: "elicitation.url",
+                what: methods::ELICITATION_CREATE,
+            });
         }
         let id = elicitation_id();
         let params =
             serde_json::json!({ "mode": "url", "message": message, "url": url, "elicitationId": id });
-        let answer = self.ask(talk, key, ELICIT, params.to_string()).await?;
+        let answer = self.ask(talk, key, methods::ELICITATION_CREATE, params.to_string()).await?;
         answer_of(&answer, message).map(|_| ())
     }
 }
 
 /// The content of an accepted answer (`None` when it had none); decline and cancel as errors.
 fn answer_of(raw: &serde_json::value::RawValue, message: &str) -> Result<Option<Value>, AskError> {
-    let answer: Answer = serde_json::from_str(raw.get())
-        .map_err(|e| AskError::BadAnswer { what: ELICIT, reason: super::trim_serde(e) })?;
+    let answer: Answer = serde_json::from_str(raw.get()).map_err(|e| AskError::BadAnswer {
+        what: methods::ELICITATION_CREATE,
+        reason: super::trim_serde(e),
+    })?;
     match answer.action.as_str() {
         "accept" => Ok(answer.content),
         "decline" => Err(AskError::Declined { message: message.to_owned() }),
         "cancel" => Err(AskError::Cancelled { message: message.to_owned() }),
         other => Err(AskError::BadAnswer {
-            what: ELICIT,
+            what: methods::ELICITATION_CREATE,
             reason: format!("unknown action {other:?} (expected \"accept\", \"decline\" or \"cancel\")"),
         }),
     }

@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::LoggingLevel;
 use crate::protocol::logging::MessageParams;
+use crate::protocol::methods;
 
 use super::Context;
 
@@ -47,7 +48,7 @@ impl Context {
         let data: &RawValue = &data;
         let params = MessageParams { level, logger, data };
         if let Ok(params) = serde_json::to_string(&params) {
-            talk.notify("notifications/message", params);
+            talk.notify(methods::NOTIFICATIONS_MESSAGE, params);
         }
     }
 }

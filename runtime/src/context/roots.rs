@@ -10,11 +10,11 @@ use serde::Deserialize;
 
 use super::Context;
 use super::error::AskError;
+use crate::protocol::methods;
 use toolwire_grammar::percent::percent_decode;
 
-const ROOTS: &str = "roots/list";
-
-/// One root the client exposes.
+/// One root the client exposes: what a tool reads with [`Context::roots`], and what a
+/// client offers with `client::ClientOptions::roots` (the one type on both sides).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct Root {
@@ -29,6 +29,13 @@ impl Root {
     /// A root at `uri`, named `name`.
     pub fn new(uri: impl Into<String>, name: Option<String>) -> Root {
         Root { uri: uri.into(), name }
+    }
+
+    /// The directory `path` as a `file://` root named after its last component.
+    pub fn directory(path: impl Into<PathBuf>) -> Root {
+        let path = path.into();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        Root { uri: format!("file://{}", path.display()), name }
     }
 
     /// The local path of a `file://` root (percent-escapes decoded); `None` for other schemes.
@@ -128,17 +135,17 @@ impl Context {
     }
 
     async fn roots_keyed(&self, key: Option<&str>) -> Result<Arc<Roots>, AskError> {
-        let talk = self.talkback(ROOTS)?;
+        let talk = self.talkback(methods::ROOTS_LIST)?;
         if !talk.capabilities().roots {
-            return Err(AskError::NotDeclared { capability: "roots", what: ROOTS });
+            return Err(AskError::NotDeclared { capability: "roots", what: methods::ROOTS_LIST });
         }
         if let Some(roots) = talk.cached_roots() {
             return Ok(roots);
         }
         let generation = talk.roots_generation();
-        let answer = self.ask(talk, key, ROOTS, "{}".to_owned()).await?;
+        let answer = self.ask(talk, key, methods::ROOTS_LIST, "{}".to_owned()).await?;
         let roots: Roots = serde_json::from_str(answer.get())
-            .map_err(|e| AskError::BadAnswer { what: ROOTS, reason: super::trim_serde(e) })?;
+            .map_err(|e| AskError::BadAnswer { what: methods::ROOTS_LIST, reason: super::trim_serde(e) })?;
         let roots = Arc::new(roots);
         talk.cache_roots(generation, roots.clone());
         Ok(roots)

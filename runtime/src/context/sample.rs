@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use super::Context;
 use super::error::AskError;
-
-const SAMPLE: &str = "sampling/createMessage";
+use crate::protocol::methods;
 
 /// One message of a sampling conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,16 +130,21 @@ impl Context {
     }
 
     async fn sample_keyed(&self, key: Option<&str>, request: SamplingRequest) -> Result<Sampled, AskError> {
-        let talk = self.talkback(SAMPLE)?;
+        let talk = self.talkback(methods::SAMPLING_CREATE_MESSAGE)?;
         if !talk.capabilities().sampling {
-            return Err(AskError::NotDeclared { capability: "sampling", what: SAMPLE });
+            return Err(AskError::NotDeclared {
+                capability: "sampling",
+                what: methods::SAMPLING_CREATE_MESSAGE,
+            });
         }
         let params = serde_json::to_string(&request).map_err(|e| AskError::Unavailable {
-            what: SAMPLE,
+            what: methods::SAMPLING_CREATE_MESSAGE,
             why: format!("the request did not serialise: {e}"),
         })?;
-        let answer = self.ask(talk, key, SAMPLE, params).await?;
-        serde_json::from_str::<Sampled>(answer.get())
-            .map_err(|e| AskError::BadAnswer { what: SAMPLE, reason: super::trim_serde(e) })
+        let answer = self.ask(talk, key, methods::SAMPLING_CREATE_MESSAGE, params).await?;
+        serde_json::from_str::<Sampled>(answer.get()).map_err(|e| AskError::BadAnswer {
+            what: methods::SAMPLING_CREATE_MESSAGE,
+            reason: super::trim_serde(e),
+        })
     }
 }

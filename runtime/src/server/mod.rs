@@ -42,7 +42,7 @@
 //!   `exposure`: [`Exposure`], the two profiles and the approval callback that fails closed.
 //! - `dispatch/`: a session and the messages it is fed. `session`: [`Session`], the
 //!   per-connection entry point, which frames and dispatches; `state`: its state (the
-//!   handshake, the calls in flight, what it asked the client); `methods`: the method table,
+//!   handshake, the calls in flight, what it asked the client); `table`: the method table,
 //!   the lifecycle methods and one arm per capability; `era`: which era a request is served
 //!   in, and the params and errors every method shares; `sink`: [`Sink`], replies and
 //!   batches; `talk`: what a legacy call sends the client and awaits (elicitation,
@@ -63,7 +63,7 @@
 //!   (2026-07-28 resource updates and list changes); `fanout`: [`Fanout`], the replicas'
 //!   shared channel.
 //!
-//! Imports run one way, top to bottom: `live → engine → session → methods → listen and the
+//! Imports run one way, top to bottom: `live → engine → session → table → listen and the
 //! capabilities → request → era → state → shared → caller`, with `serving` between `engine`
 //! and the capabilities, and `rounds`, `fanout`, `subscriptions`, `talk`, `sink`, `running`,
 //! `policy`, `rate`, `exposure` and `options` below what uses them (`python3
@@ -98,9 +98,9 @@
 //!      `dispatch/era.rs`), and asks the `Caller` what it may see (`caller.gate(..)`).
 //! 3. **One setter** on [`ServerBuilder`] (`engine.rs`) and one `Option` field in
 //!    `Serving` (`serving.rs`); `build` constructs it and calls its `advertise`.
-//! 4. **One arm** in `dispatch/methods.rs`: `"resources/list" | "resources/read" | …`,
+//! 4. **One arm** in `dispatch/table.rs`: `"resources/list" | "resources/read" | …`,
 //!    delegating to the module, or -32601 when nothing was registered.
-//! 5. **Tests** in `tests.rs`, and the method table in `dispatch/methods.rs`.
+//! 5. **Tests** in `tests.rs`, and the method table in `dispatch/table.rs`.
 //!
 //! Transports need nothing: they frame messages and never look at methods.
 
@@ -118,7 +118,7 @@ mod tests;
 
 pub(crate) use access::caller::Inline;
 pub use access::exposure::{
-    Approval, ApprovalRequest, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, Exposure,
+    Approval, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_UNTRUSTED_RESULT_BYTES, Exposure, GatedCall,
     Untrusted,
 };
 pub use access::policy::{Access, Require};

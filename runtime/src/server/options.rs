@@ -25,7 +25,10 @@ pub const DEFAULT_CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 /// Default life of a 2026-07-28 `requestState`: how long a client may take between an
 /// `input_required` result and its retry (a person answering a form): ten minutes.
 pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
-/// Default most `input_required` rounds one 2026-07-28 call may take.
+/// Default most `input_required` rounds one 2026-07-28 request may take: the server stops a
+/// body that asks more often ([`ServerOptions::max_input_rounds`]), and a client gives up on a
+/// server that asks more often (`client::ClientOptions::max_input_rounds`, which names this
+/// same constant as `client::DEFAULT_MAX_INPUT_ROUNDS`).
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
 /// How a [`Server`](crate::Server) presents itself and the limits it serves under.

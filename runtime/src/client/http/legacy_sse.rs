@@ -35,6 +35,7 @@ use super::sse::SseParser;
 use super::tls::{tls_error, tls_reason};
 use crate::client::conn::{Failure, Out};
 use crate::client::options::HttpTransportKind;
+use crate::protocol::methods;
 use crate::sync::lock;
 
 /// Why the SSE stream could not be opened: `sse` when the server did answer with one (it
@@ -55,7 +56,7 @@ impl Shared {
     /// connection (not a replayed one, which has a session).
     pub(super) fn falls_back(&self, out: &Out, status: StatusCode) -> bool {
         self.kind == HttpTransportKind::Auto
-            && out.method.as_deref() == Some("initialize")
+            && out.method.as_deref() == Some(methods::INITIALIZE)
             && lock(&self.session).is_none()
             && matches!(status.as_u16(), 400 | 404 | 405)
     }

@@ -21,7 +21,7 @@ use crate::protocol::param_headers::header_value;
 use super::shared::*;
 use super::sse::{Cursor, SseParser};
 use super::tls::{connector, tls_error, tls_reason};
-use crate::client::authorizer::{AuthFailure, Exchange, Refusal};
+use crate::client::authorizer::{AuthFailure, Exchange, RefusedExchange};
 use crate::client::conn::{Conn, Failure, Out, rpc_failure};
 use crate::client::error::{ClientError, SharedError};
 use crate::client::options::{ClientOptions, HttpServer};
@@ -253,7 +253,7 @@ impl Shared {
     async fn refused(&self, resp: &Response<Incoming>, sent: Option<HeaderValue>) -> Result<bool, Failure> {
         let Some(authorizer) = &self.authorizer else { return Ok(false) };
         let header = |name| resp.headers().get(name).and_then(|v: &HeaderValue| v.to_str().ok());
-        let refusal = Refusal {
+        let refusal = RefusedExchange {
             endpoint: &self.endpoint,
             status: resp.status().as_u16(),
             www_authenticate: header(WWW_AUTHENTICATE.as_str()),

@@ -56,14 +56,14 @@ impl ConnectMode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Origin {
-    /// In code: the `n`th [`Declarations::declare`] (from 1).
+    /// In code: the `n`th [`ServerDeclarations::declare`] (from 1).
     Code(usize),
     /// In `MCP_SERVERS`: the `n`th entry (from 1).
     Environment(usize),
     /// In a file: its path and the `n`th entry (from 1).
     File(PathBuf, usize),
     /// Not placed in a layer yet: a [`Declaration::new`] not passed to
-    /// [`Declarations::declare`].
+    /// [`ServerDeclarations::declare`].
     Default,
 }
 
@@ -99,7 +99,7 @@ pub struct Declaration {
     /// At most this many tools adopted; `None` for no cap.
     pub max_tools: Option<usize>,
     /// Results cut at this many bytes; `None` for
-    /// [`DEFAULT_MAX_RESULT_BYTES`](crate::client::DEFAULT_MAX_RESULT_BYTES).
+    /// [`DEFAULT_ADOPTED_RESULT_BYTES`](crate::client::DEFAULT_ADOPTED_RESULT_BYTES).
     pub max_result_bytes: Option<usize>,
     /// When to connect; `None` for the hub's default (`MCP_CONNECT_MODE`, else lazy).
     pub connect: Option<ConnectMode>,
@@ -209,24 +209,24 @@ pub enum DeclareError {
 
 /// The declarations of every layer, resolved by precedence with [`resolve`](Self::resolve).
 #[derive(Debug, Clone, Default)]
-pub struct Declarations {
+pub struct ServerDeclarations {
     code: Vec<Declaration>,
     env: Option<String>,
     env_mode: Option<String>,
     files: Vec<PathBuf>,
 }
 
-impl Declarations {
+impl ServerDeclarations {
     /// No declarations, and neither the environment nor any file read.
     pub fn new() -> Self {
-        Declarations::default()
+        ServerDeclarations::default()
     }
 
     /// The layers a host usually has: `MCP_SERVERS` and `MCP_CONNECT_MODE` from the
     /// environment, and the first of [`CONFIG_FILES`] in `project_root`. Add code
     /// declarations with [`declare`](Self::declare).
     pub fn from_environment(project_root: &Path) -> Self {
-        let mut d = Declarations::new();
+        let mut d = ServerDeclarations::new();
         d.env = std::env::var(MCP_SERVERS_ENV).ok();
         d.env_mode = std::env::var(MCP_CONNECT_MODE_ENV).ok();
         if let Some(file) = CONFIG_FILES.iter().map(|f| project_root.join(f)).find(|p| p.is_file()) {
@@ -455,7 +455,7 @@ mod tests {
                 "c": {"url": "http://127.0.0.1:9/mcp", "connect": "startup"}}}"#,
         )
         .unwrap();
-        let resolved = Declarations::new()
+        let resolved = ServerDeclarations::new()
             .declare(Declaration::new("a", StdioServer::new("code-a")).max_tools(3))
             .environment(r#"[{"name": "b", "command": "env-b", "allow": ["x"], "maxResultBytes": 10}]"#)
             .file(&file)
@@ -478,13 +478,13 @@ mod tests {
             [ConnectMode::Lazy, ConnectMode::Lazy, ConnectMode::Startup]
         );
         // MCP_CONNECT_MODE sets the default; a declaration's own mode wins.
-        let resolved = Declarations::new().file(&file).connect_mode("disabled").resolve().unwrap();
+        let resolved = ServerDeclarations::new().file(&file).connect_mode("disabled").resolve().unwrap();
         assert_eq!(
             resolved.iter().map(|d| d.connect.unwrap()).collect::<Vec<_>>(),
             [ConnectMode::Disabled, ConnectMode::Disabled, ConnectMode::Startup]
         );
         assert_eq!(
-            Declarations::new().connect_mode("eager").resolve().unwrap_err().to_string(),
+            ServerDeclarations::new().connect_mode("eager").resolve().unwrap_err().to_string(),
             "MCP_CONNECT_MODE: 'eager' is not lazy, startup or disabled"
         );
         let _ = std::fs::remove_dir_all(&dir);
@@ -492,7 +492,7 @@ mod tests {
 
     #[test]
     fn a_name_declared_twice_in_one_layer_names_both_places() {
-        let err = Declarations::new()
+        let err = ServerDeclarations::new()
             .declare(Declaration::new("t", StdioServer::new("x")))
             .declare(Declaration::new("u", StdioServer::new("x")))
             .declare(Declaration::new("t", StdioServer::new("y")))
@@ -503,7 +503,7 @@ mod tests {
             "server 't' is declared twice: in code (declaration 1) and in code (declaration 3)"
         );
         // Inside one JSON object, where serde would keep only the last.
-        let err = Declarations::new()
+        let err = ServerDeclarations::new()
             .environment(
                 r#"{"mcpServers": {"t": {"command": "x"}, "u": {"command": "x"}, "t": {"command": "y"}}}"#,
             )
@@ -513,7 +513,7 @@ mod tests {
             err.to_string(),
             "server 't' is declared twice: in MCP_SERVERS (entry 1) and in MCP_SERVERS (entry 3)"
         );
-        let err = Declarations::new()
+        let err = ServerDeclarations::new()
             .environment(r#"[{"name": "t", "command": "x"}, {"name": "t", "url": "http://h/mcp"}]"#)
             .resolve()
             .unwrap_err();
@@ -525,7 +525,7 @@ mod tests {
 
     #[test]
     fn bad_documents_and_entries_say_where_and_why() {
-        let env = |text: &str| Declarations::new().environment(text).resolve().unwrap_err().to_string();
+        let env = |text: &str| ServerDeclarations::new().environment(text).resolve().unwrap_err().to_string();
         assert_eq!(
             env("{\"a\": 1"),
             "MCP_SERVERS: is not JSON: EOF while parsing an object at line 1 column 7"

@@ -5,10 +5,10 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::path::Path;
 //! use toolwire::client::StdioServer;
-//! use toolwire::client::hub::{Declaration, Declarations, Hub, HubCall, HubOptions, allow_all};
+//! use toolwire::client::hub::{Declaration, ServerDeclarations, Hub, HubCall, HubOptions, allow_all};
 //!
 //! // Code over MCP_SERVERS over ./.mcp.json over the defaults.
-//! let declared = Declarations::from_environment(Path::new("."))
+//! let declared = ServerDeclarations::from_environment(Path::new("."))
 //!     .declare(Declaration::new("time", StdioServer::new("uvx").arg("mcp-server-time")).max_tools(5));
 //! let hub = Hub::start(declared, HubOptions::new(".").gate(allow_all())).await?;
 //! // Nothing is started yet (lazy): the first call starts `time`.
@@ -19,7 +19,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! - Declaring: [`Declarations`] (code, `MCP_SERVERS`, a file; see [`declare`]).
+//! - Declaring: [`ServerDeclarations`] (code, `MCP_SERVERS`, a file; see [`declare`]).
 //! - Connecting: each server's [`ConnectMode`]. A server that fails to start stops no other;
 //!   its tools read as unavailable with the reason ([`ToolView::unavailable`], and a call's
 //!   [`ErrorCode::Network`]).
@@ -63,11 +63,11 @@ use crate::ToolOutput;
 use crate::registry::sanitise_tool_name;
 use crate::tool::Tool;
 
-use super::{Client, PromptInfo, RemoteTool, ResourceContent, ResourceInfo, ResourceTemplateInfo};
+use super::{Client, ListedPrompt, ListedResource, ListedResourceTemplate, RemoteTool, ResourceContent};
 pub use call::{
     CallError, ErrorCode, Gate, GateRequest, HubCall, IDEMPOTENCY_KEY_META, RUN_ID_META, Verdict, allow_all,
 };
-pub use declare::{ConnectMode, Declaration, Declarations, DeclareError, MCP_CONNECT_MODE_ENV, Origin};
+pub use declare::{ConnectMode, Declaration, DeclareError, MCP_CONNECT_MODE_ENV, Origin, ServerDeclarations};
 pub use health::{Backoff, Health, HubEvent};
 pub use options::{ClientOptionsFn, Collisions, HubOptions};
 use slot::{Inner, Live, Slot, close_slot, ensure, supervise};
@@ -143,7 +143,7 @@ impl Hub {
     /// Resolve `declarations` and start: [`new`](Self::new), then
     /// [`connect_startup`](Self::connect_startup). Fails only when the declarations cannot
     /// be resolved.
-    pub async fn start(declarations: Declarations, options: HubOptions) -> Result<Hub, DeclareError> {
+    pub async fn start(declarations: ServerDeclarations, options: HubOptions) -> Result<Hub, DeclareError> {
         let hub = Hub::new(declarations, options)?;
         hub.connect_startup().await;
         Ok(hub)
@@ -161,7 +161,7 @@ impl Hub {
     /// Resolve `declarations` and watch each server, connecting none: subscribe to
     /// [`events`](Self::events) here to see the start-up connections of
     /// [`connect_startup`](Self::connect_startup). Must be called inside a Tokio runtime.
-    pub fn new(declarations: Declarations, options: HubOptions) -> Result<Hub, DeclareError> {
+    pub fn new(declarations: ServerDeclarations, options: HubOptions) -> Result<Hub, DeclareError> {
         let resolved = declarations.resolve()?;
         let (events, _) = broadcast::channel(options.events);
         let slots = resolved
@@ -488,17 +488,17 @@ impl Hub {
     }
 
     /// Every server's resources (connecting the lazy ones).
-    pub async fn list_resources(&self) -> Listing<ResourceInfo> {
+    pub async fn list_resources(&self) -> Listing<ListedResource> {
         self.across(|c| async move { c.list_resources(false).await.map(|r| r.to_vec()) }).await
     }
 
     /// Every server's resource templates (connecting the lazy ones).
-    pub async fn list_resource_templates(&self) -> Listing<ResourceTemplateInfo> {
+    pub async fn list_resource_templates(&self) -> Listing<ListedResourceTemplate> {
         self.across(|c| async move { c.list_resource_templates(false).await.map(|r| r.to_vec()) }).await
     }
 
     /// Every server's prompts (connecting the lazy ones).
-    pub async fn list_prompts(&self) -> Listing<PromptInfo> {
+    pub async fn list_prompts(&self) -> Listing<ListedPrompt> {
         self.across(|c| async move { c.list_prompts().await }).await
     }
 

@@ -13,7 +13,7 @@ use super::dpop::Dpop;
 use super::fetch::Fetch;
 use super::store::{Credentials, Registration, Tokens};
 use super::token::{self, Grant, Pkce, TokenError};
-use crate::client::authorizer::{AuthFailure, Exchange, Refusal};
+use crate::client::authorizer::{AuthFailure, Exchange, RefusedExchange};
 
 /// How long before its expiry a token counts as expired (clocks differ, requests take time).
 const EXPIRY_SKEW: u64 = 5;
@@ -78,7 +78,7 @@ impl Flow {
     }
 
     /// A 401 or 403: renew what can be renewed; true when the request is worth sending again.
-    pub(crate) async fn refused(&self, refusal: Refusal<'_>) -> Result<bool, AuthFailure> {
+    pub(crate) async fn refused(&self, refusal: RefusedExchange<'_>) -> Result<bool, AuthFailure> {
         let challenge = Challenge::parse(refusal.www_authenticate.unwrap_or_default());
         // RFC 9449 §9: the server wants its nonce in the proof; the same token, once more.
         if challenge.error.as_deref() == Some("use_dpop_nonce")

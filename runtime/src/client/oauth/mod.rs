@@ -102,7 +102,7 @@ pub use loopback::{open_browser_and_wait, wait_for_redirect};
 use config::{Config, Enterprise, GrantKind};
 pub use store::{Credentials, FileTokenStore, MemoryTokenStore, TokenStore};
 
-use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, Refusal};
+use super::authorizer::{AuthFailure, AuthFuture, Authorizer, Exchange, RefusedExchange};
 
 /// The OAuth 2.1 client of the MCP authorization spec, as an [`Authorizer`] for
 /// [`HttpServer::authorizer`](super::HttpServer::authorizer). Its module docs say what it
@@ -328,7 +328,7 @@ impl Authorizer for OAuth {
         Box::pin(self.inner.authorization(request))
     }
 
-    fn refused<'a>(&'a self, refusal: Refusal<'a>) -> AuthFuture<'a, bool> {
+    fn refused<'a>(&'a self, refusal: RefusedExchange<'a>) -> AuthFuture<'a, bool> {
         Box::pin(self.inner.refused(refusal))
     }
 }

@@ -23,8 +23,10 @@ use std::time::Duration;
 
 use crate::principal::Principal;
 
-/// Default cap on a result sent to untrusted callers: 256 KiB of JSON.
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 256 * 1024;
+/// Default cap on a result sent to untrusted callers ([`Untrusted::max_result_bytes`]): 256 KiB
+/// of JSON. (A client's cap on an adopted tool's result is another limit:
+/// `client::DEFAULT_ADOPTED_RESULT_BYTES`.)
+pub const DEFAULT_UNTRUSTED_RESULT_BYTES: usize = 256 * 1024;
 /// Default time an approval callback has to decide: 30 seconds; then the call is refused.
 pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -40,7 +42,7 @@ pub enum Exposure {
 
 impl Exposure {
     /// [`Exposure::UntrustedCallers`] with the defaults: approval-gated tools hidden,
-    /// failures sanitised, results capped at [`DEFAULT_MAX_RESULT_BYTES`].
+    /// failures sanitised, results capped at [`DEFAULT_UNTRUSTED_RESULT_BYTES`].
     pub fn untrusted_callers() -> Exposure {
         Exposure::UntrustedCallers(Untrusted::new())
     }
@@ -57,11 +59,11 @@ impl Exposure {
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolwire::server::{ApprovalRequest, Exposure, Untrusted};
+/// use toolwire::server::{GatedCall, Exposure, Untrusted};
 ///
 /// let exposure = Exposure::UntrustedCallers(
 ///     Untrusted::new()
-///         .approve_with(|request: ApprovalRequest| async move {
+///         .approve_with(|request: GatedCall| async move {
 ///             // Ask someone; an `Err` or no answer in time is a refusal.
 ///             Ok::<bool, String>(request.principal.has_role("admin"))
 ///         })
@@ -96,12 +98,12 @@ impl Default for Untrusted {
 
 impl Untrusted {
     /// The defaults: no approval callback, [`DEFAULT_APPROVAL_TIMEOUT`],
-    /// [`DEFAULT_MAX_RESULT_BYTES`].
+    /// [`DEFAULT_UNTRUSTED_RESULT_BYTES`].
     pub fn new() -> Untrusted {
         Untrusted {
             approver: None,
             approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
-            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_result_bytes: DEFAULT_UNTRUSTED_RESULT_BYTES,
         }
     }
 
@@ -128,7 +130,7 @@ impl Untrusted {
         self
     }
 
-    /// Cap each result at `bytes` of JSON (default [`DEFAULT_MAX_RESULT_BYTES`]).
+    /// Cap each result at `bytes` of JSON (default [`DEFAULT_UNTRUSTED_RESULT_BYTES`]).
     pub fn max_result_bytes(mut self, bytes: usize) -> Untrusted {
         self.max_result_bytes = bytes;
         self
@@ -138,7 +140,7 @@ impl Untrusted {
 /// A call of an approval-gated tool, put to the approval callback.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct ApprovalRequest {
+pub struct GatedCall {
     /// The tool's name.
     pub tool: String,
     /// Its arguments as received, JSON text (untrusted: the tool checks them against its
@@ -171,21 +173,17 @@ pub enum Approval {
 
 /// Decides whether an approval-gated call may run: `Ok(true)` runs it; anything else,
 /// or no answer within the timeout, refuses it. Implemented for every
-/// `Fn(ApprovalRequest) -> impl Future<Output = Result<bool, E>>`, and for
+/// `Fn(GatedCall) -> impl Future<Output = Result<bool, E>>`, and for
 /// [`ApprovalServer`](crate::approvals::ApprovalServer), which asks its
 /// [`Asker`](crate::approvals::Asker) (a person at an
 /// [`ApprovalConsole`](crate::approvals::ApprovalConsole), say) and records the decision.
 pub trait Approve: Send + Sync + 'static {
     /// Decide on `request`: yes or no.
-    fn approve(&self, request: ApprovalRequest)
-    -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>>;
+    fn approve(&self, request: GatedCall) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>>;
 
     /// Decide on `request`, possibly with edited arguments. What the server calls; by
     /// default [`approve`](Approve::approve)'s yes or no.
-    fn decide(
-        &self,
-        request: ApprovalRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
+    fn decide(&self, request: GatedCall) -> Pin<Box<dyn Future<Output = Result<Approval, String>> + Send>> {
         let yes = self.approve(request);
         Box::pin(async move { yes.await.map(|yes| if yes { Approval::Allow } else { Approval::Deny }) })
     }
@@ -193,14 +191,11 @@ pub trait Approve: Send + Sync + 'static {
 
 impl<F, Fut, E> Approve for F
 where
-    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    F: Fn(GatedCall) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<bool, E>> + Send + 'static,
     E: std::fmt::Display,
 {
-    fn approve(
-        &self,
-        request: ApprovalRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>> {
+    fn approve(&self, request: GatedCall) -> Pin<Box<dyn Future<Output = Result<bool, String>> + Send>> {
         let decided = self(request);
         Box::pin(async move { decided.await.map_err(|e| e.to_string()) })
     }
@@ -208,7 +203,7 @@ where
 
 /// Ask `untrusted`'s approver about `request`, failing closed: [`Approval::Deny`] unless it
 /// allowed in time.
-pub(crate) async fn approved(untrusted: &Untrusted, request: ApprovalRequest) -> Approval {
+pub(crate) async fn approved(untrusted: &Untrusted, request: GatedCall) -> Approval {
     let Some(approver) = &untrusted.approver else { return Approval::Deny };
     let tool = request.tool.clone();
     match tokio::time::timeout(untrusted.approval_timeout, approver.decide(request)).await {

@@ -27,6 +27,7 @@ use crate::context::Context;
 use crate::prompt::PromptRegistry;
 use crate::protocol::lifecycle::{EmptyCapability, ServerCapabilities};
 use crate::protocol::meta::{MetaParams, ModernResult};
+use crate::protocol::methods;
 use crate::protocol::wire::{CompleteParams, CompleteResult, CompletionReference};
 use crate::protocol::{RpcError, code};
 
@@ -105,11 +106,11 @@ pub(crate) fn request(
     params: Option<&RawValue>,
     caller: Caller<'_>,
 ) {
-    let meta: MetaParams<'_> = match decode_params("completion/complete", params) {
+    let meta: MetaParams<'_> = match decode_params(methods::COMPLETION_COMPLETE, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };
-    let p: CompleteParams = match decode_params("completion/complete", params) {
+    let p: CompleteParams = match decode_params(methods::COMPLETION_COMPLETE, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };

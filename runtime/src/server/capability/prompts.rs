@@ -22,8 +22,9 @@ use crate::context::Context;
 use crate::prompt::{
     GetPromptResult, Icon, Prompt, PromptArguments, PromptError, PromptInfo, PromptRegistry,
 };
-use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::lifecycle::{ListChangedCapability, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
+use crate::protocol::methods;
 use crate::protocol::prompts::GetPromptParams;
 use crate::protocol::{RpcError, code};
 use crate::tool::fmt_secs;
@@ -79,7 +80,7 @@ impl Prompts {
     /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the set is fixed while
     /// serving.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.prompts = Some(ListChanged { list_changed: self.set.is_live() });
+        capabilities.prompts = Some(ListChangedCapability { list_changed: self.set.is_live() });
     }
 }
 
@@ -124,7 +125,7 @@ pub(crate) fn request(
     caller: Caller<'_>,
 ) {
     match method {
-        "prompts/list" => {
+        methods::PROMPTS_LIST => {
             let set = prompts.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
@@ -134,7 +135,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             }
         }
-        "prompts/get" => get(session, &prompts.set.load(), reply, params, caller),
+        methods::PROMPTS_GET => get(session, &prompts.set.load(), reply, params, caller),
         other => reply.error(method_not_found(other)),
     }
 }
@@ -166,7 +167,7 @@ fn get(
     params: Option<&RawValue>,
     caller: Caller<'_>,
 ) {
-    let p: GetPromptParams<'_> = match decode_params("prompts/get", params) {
+    let p: GetPromptParams<'_> = match decode_params(methods::PROMPTS_GET, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };
@@ -190,7 +191,14 @@ fn get(
                 p.arguments.clone().unwrap_or_else(|| serde_json::Value::Object(Default::default()));
             let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
             let round = Round::for_request(p.meta.as_ref(), reply.route().sink());
-            match RoundCall::begin(&session.shared.options, "prompts/get", &p.name, arguments, retry, round) {
+            match RoundCall::begin(
+                &session.shared.options,
+                methods::PROMPTS_GET,
+                &p.name,
+                arguments,
+                retry,
+                round,
+            ) {
                 Ok(round) => Some(round),
                 Err(e) => return reply.error(e),
             }

@@ -23,6 +23,7 @@ use crate::context::Context;
 use crate::json::json_string;
 use crate::protocol::lifecycle::{ResourcesCapability, ServerCapabilities};
 use crate::protocol::meta::{MetaParams, ModernResult};
+use crate::protocol::methods;
 use crate::protocol::resources::UriParams;
 use crate::protocol::{RpcError, code};
 use crate::resource::{
@@ -172,8 +173,8 @@ pub(crate) fn request(
         }
     };
     let outcome = match method {
-        "resources/list" | "resources/templates/list" => {
-            let kind = method == "resources/list";
+        methods::RESOURCES_LIST | methods::RESOURCES_TEMPLATES_LIST => {
+            let kind = method == methods::RESOURCES_LIST;
             let listing = if kind { &set.resources } else { &set.templates };
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
@@ -183,8 +184,8 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             };
         }
-        "resources/read" => return read(session, &set, reply, params, &gate, caller),
-        "resources/subscribe" | "resources/unsubscribe" => {
+        methods::RESOURCES_READ => return read(session, &set, reply, params, &gate, caller),
+        methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
             return match subscribe(session, &set, method, params, &gate) {
                 Ok(()) => reply.result("{}"),
                 Err(e) => reply.error(e),
@@ -213,7 +214,7 @@ fn read(
     gate: &Gate,
     caller: Caller<'_>,
 ) {
-    let p: UriParams<'_> = match decode_params("resources/read", params) {
+    let p: UriParams<'_> = match decode_params(methods::RESOURCES_READ, params) {
         Ok(p) => p,
         Err(e) => return reply.error(e),
     };
@@ -238,7 +239,7 @@ fn read(
             let no_arguments = serde_json::Value::Object(Default::default());
             match RoundCall::begin(
                 &session.shared.options,
-                "resources/read",
+                methods::RESOURCES_READ,
                 &p.uri,
                 no_arguments,
                 retry,
@@ -385,7 +386,7 @@ fn subscribe(
         ));
     }
     let p: UriParams<'_> = decode_params(method, params)?;
-    if method == "resources/unsubscribe" {
+    if method == methods::RESOURCES_UNSUBSCRIBE {
         if let Some(s) = session.subscriber.get() {
             s.unsubscribe(&p.uri);
         }
@@ -398,7 +399,7 @@ fn subscribe(
     let Some(subscriber) = session.legacy_subscriber() else {
         return Err(RpcError::invalid_request(format!(
             "invalid request: this session has no channel for notifications outside a call, so {} cannot be delivered",
-            PyStr("notifications/resources/updated")
+            PyStr(methods::NOTIFICATIONS_RESOURCES_UPDATED)
         )));
     };
     subscriber.subscribe(&p.uri);

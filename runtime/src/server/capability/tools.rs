@@ -45,8 +45,9 @@ use crate::by_name::ByName;
 use crate::context::Context;
 use crate::json::{canonical_json, push_json_string};
 use crate::protocol::code;
-use crate::protocol::lifecycle::{ListChanged, ServerCapabilities};
+use crate::protocol::lifecycle::{ListChangedCapability, ServerCapabilities};
 use crate::protocol::meta::ModernResult;
+use crate::protocol::methods;
 use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
@@ -58,7 +59,7 @@ use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
 use super::swap::Swap;
 use crate::server::access::caller::Caller;
-use crate::server::access::exposure::{Approval, ApprovalRequest, Exposure, approved};
+use crate::server::access::exposure::{Approval, Exposure, GatedCall, approved};
 use crate::server::access::policy::{Views, mask};
 use crate::server::dispatch::era::{decode_params, method_not_found};
 use crate::server::dispatch::sink::Reply;
@@ -132,7 +133,7 @@ impl Tools {
     /// [`ServerBuilder::live`](crate::server::ServerBuilder::live)); otherwise the tool set is fixed
     /// for the life of the process.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
-        capabilities.tools = Some(ListChanged { list_changed: self.set.is_live() });
+        capabilities.tools = Some(ListChangedCapability { list_changed: self.set.is_live() });
     }
 }
 
@@ -182,7 +183,7 @@ pub(crate) fn request(
     caller: Caller<'_>,
 ) {
     match method {
-        "tools/list" => {
+        methods::TOOLS_LIST => {
             let set = tools.set.load();
             // The page is borrowed (from the caller's view, held here, or the whole listing):
             // it is copied once, into the response envelope.
@@ -192,7 +193,7 @@ pub(crate) fn request(
                 Err(error) => reply.error(error),
             }
         }
-        "tools/call" => call(session, tools, reply, params, caller),
+        methods::TOOLS_CALL => call(session, tools, reply, params, caller),
         other => reply.error(method_not_found(other)),
     }
 }
@@ -213,7 +214,7 @@ fn view(session: &SessionInner, tools: &Tools, set: &ToolSet, caller: Caller<'_>
 }
 
 fn call(session: &SessionInner, tools: &Tools, reply: Reply, params: Option<&RawValue>, caller: Caller<'_>) {
-    match decode_params("tools/call", params) {
+    match decode_params(methods::TOOLS_CALL, params) {
         Ok(p) => call_decoded(session, tools, reply, p, caller),
         Err(e) => {
             tools.calls_seen.fetch_add(1, Ordering::Relaxed);
@@ -335,7 +336,7 @@ fn begin_round(
     let arguments = serde_json::from_str(args.get()).unwrap_or(serde_json::Value::Null);
     let retry = Retry { input_responses: p.input_responses, request_state: p.request_state };
     let round = Round::for_request(p.meta.as_ref(), sink);
-    RoundCall::begin(&session.shared.options, "tools/call", &p.name, arguments, retry, round)
+    RoundCall::begin(&session.shared.options, methods::TOOLS_CALL, &p.name, arguments, retry, round)
 }
 
 /// One `tools/call`: the tool and its arguments, the bytes as received.
@@ -360,7 +361,7 @@ impl Handler for ToolCall {
         let call: ToolFuture<'a> = match untrusted {
             // A gated tool reaches an untrusted caller only with an approval callback.
             Some(u) if self.tool.info().declarations().requires_approval => Box::pin(async move {
-                let request = ApprovalRequest {
+                let request = GatedCall {
                     tool: self.tool.info().name().to_owned(),
                     arguments: self.args.get().to_owned(),
                     principal: Arc::new(ctx.principal().clone()),

@@ -18,17 +18,18 @@ use crate::context::PeerInfo;
 use crate::principal::Principal;
 #[cfg(feature = "http")]
 use crate::protocol::ClientCapabilities;
-use crate::protocol::envelope::{Frame, Incoming, Rejected, decode, decode_call, kind, parse_frame};
+use crate::protocol::envelope::{Frame, Incoming, RejectedMessage, decode, decode_call, kind, parse_frame};
 use crate::protocol::notifications::CancelledParams;
 use crate::protocol::{Outbound, ProtocolVersion, RequestId, RpcError};
 use crate::sync::lock;
 
-use super::methods;
 use super::sink::{BatchCollector, Reply, Route, Sink};
 use super::state::SessionInner;
 #[cfg(feature = "http")]
 use super::state::{LegacyState, Settled};
+use super::table;
 use super::talk::Answer;
+use crate::protocol::methods;
 use crate::server::access::caller::{Caller, Inline};
 use crate::server::notify::subscriptions::{ListFlags, Subscriber};
 use crate::server::serving::Serving;
@@ -179,7 +180,7 @@ impl Session {
             // An oversized message goes to `handle`, which refuses it.
             Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
                 let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
-                methods::call(&self.inner, &self.serving, reply, call.params, caller)
+                table::call(&self.inner, &self.serving, reply, call.params, caller)
             }
             _ => self.serve(message, sink, caller),
         }
@@ -290,7 +291,7 @@ impl Session {
         let asking = &self.inner.asking;
         let (id, rx) = asking.expect("toolwire-ping-");
         let start = Instant::now();
-        sink.send(Outbound::request(&id, "ping"));
+        sink.send(Outbound::request(&id, methods::PING));
         let outcome = tokio::time::timeout(timeout, rx).await;
         asking.forget(&id);
         match outcome {
@@ -359,7 +360,7 @@ impl Session {
     fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below.
         if let Some(call) = decode_call(text) {
-            return methods::call(
+            return table::call(
                 &self.inner,
                 &self.serving,
                 Reply::new(Some(call.id), route),
@@ -368,15 +369,15 @@ impl Session {
             );
         }
         match decode(text) {
-            Err(Rejected { id, error }) => Reply::new(id, route).error(error),
+            Err(RejectedMessage { id, error }) => Reply::new(id, route).error(error),
             Ok(Incoming::Request { id, method, params }) => {
                 let reply = Reply::new(Some(id), route);
-                if in_batch && method == "initialize" {
+                if in_batch && method == methods::INITIALIZE {
                     return reply.error(RpcError::invalid_request(
                         "invalid request: `initialize` must not be part of a batch",
                     ));
                 }
-                methods::request(&self.inner, &self.serving, reply, &method, params, caller);
+                table::request(&self.inner, &self.serving, reply, &method, params, caller);
             }
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
             Ok(Incoming::Response { id, outcome }) => self.response(id, outcome.map(RawValue::to_owned)),
@@ -386,7 +387,7 @@ impl Session {
     /// Notifications are never answered, whatever they say.
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => match &mut *lock(&self.inner.legacy) {
+            methods::NOTIFICATIONS_INITIALIZED => match &mut *lock(&self.inner.legacy) {
                 Some(state) => {
                     state.initialized = true;
                     if let Some(s) = self.inner.subscriber.get() {
@@ -395,7 +396,7 @@ impl Session {
                 }
                 None => tracing::debug!("notifications/initialized before initialize; ignored"),
             },
-            "notifications/cancelled" => {
+            methods::NOTIFICATIONS_CANCELLED => {
                 let Some(p) = params.and_then(|p| serde_json::from_str::<CancelledParams<'_>>(p.get()).ok())
                 else {
                     return tracing::debug!("malformed notifications/cancelled; ignored");

@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::context::{AskError, Asked, Roots, Talkback};
+use crate::protocol::methods;
 use crate::protocol::{ClientCapabilities, LoggingLevel, Outbound, RequestId};
 use crate::sync::lock;
 
@@ -201,7 +202,7 @@ impl Drop for Withdraw {
                 &format!("the server stopped waiting for {}", self.method),
             );
             params.push('}');
-            self.sink.send(Outbound::notification("notifications/cancelled", &params));
+            self.sink.send(Outbound::notification(methods::NOTIFICATIONS_CANCELLED, &params));
         }
     }
 }

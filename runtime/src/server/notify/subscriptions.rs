@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::json::json_string;
 use crate::protocol::Outbound;
+use crate::protocol::methods;
 use crate::sync::lock;
 
 use crate::server::dispatch::sink::Sink;
@@ -54,9 +55,9 @@ impl ListKind {
     /// The notification that announces a change.
     pub(crate) fn method(self) -> &'static str {
         match self {
-            ListKind::Tools => "notifications/tools/list_changed",
-            ListKind::Resources => "notifications/resources/list_changed",
-            ListKind::Prompts => "notifications/prompts/list_changed",
+            ListKind::Tools => methods::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ListKind::Resources => methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+            ListKind::Prompts => methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
         }
     }
 
@@ -227,7 +228,7 @@ impl Subscriber {
     pub(crate) fn acknowledge(&self, members: &str) {
         *self.gate() = Gate::Acknowledging(Vec::new());
         // No lock is held while a sink sends: a sink may do anything, even announce a change.
-        self.sink.send(self.message("notifications/subscriptions/acknowledged", members));
+        self.sink.send(self.message(methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, members));
         let held = match std::mem::replace(&mut *self.gate(), Gate::Open) {
             Gate::Acknowledging(held) => held,
             Gate::Before | Gate::Open => Vec::new(),
@@ -329,14 +330,14 @@ impl Subscriptions {
                         Reread::Unknown => subscriber.wants(&uri),
                     };
                     if wants {
-                        subscriber.send("notifications/resources/updated", &members);
+                        subscriber.send(methods::NOTIFICATIONS_RESOURCES_UPDATED, &members);
                     }
                 });
                 if recheck.recheck(then) {
                     continue;
                 }
             }
-            if s.wants(uri) && s.send("notifications/resources/updated", &members) {
+            if s.wants(uri) && s.send(methods::NOTIFICATIONS_RESOURCES_UPDATED, &members) {
                 sent += 1;
             }
         }

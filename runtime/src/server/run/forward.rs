@@ -26,6 +26,7 @@ use tracing::{Dispatch, Event, Level, Metadata, Subscriber};
 use crate::context::Talkback;
 use crate::protocol::LoggingLevel;
 use crate::protocol::logging::MessageParams;
+use crate::protocol::methods;
 
 tokio::task_local! {
     /// The client of the call being polled.
@@ -104,7 +105,7 @@ impl Subscriber for Forward {
             let Ok(data) = serde_json::value::to_raw_value(&Value::Object(fields.0)) else { return };
             let params = MessageParams { level, logger: Some(metadata.target()), data: &data };
             if let Ok(params) = serde_json::to_string(&params) {
-                talk.notify("notifications/message", params);
+                talk.notify(methods::NOTIFICATIONS_MESSAGE, params);
             }
         });
     }

@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{CallParts, Context, PeerInfo, Progress, Talkback};
 use crate::protocol::meta::RequestMeta;
+use crate::protocol::methods;
 use crate::protocol::notifications::{is_progress_token, progress_params};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
 use crate::race::{Either, first};
@@ -539,7 +540,7 @@ impl ProgressChannel {
             let params = progress_params(&self.token, p.progress, p.total, p.message.as_deref());
             crate::server::dispatch::sink::send_from_call(
                 &self.sink,
-                Outbound::notification("notifications/progress", &params),
+                Outbound::notification(methods::NOTIFICATIONS_PROGRESS, &params),
             );
         }
     }

@@ -20,6 +20,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::base64::URL;
+use crate::protocol::methods;
 use hmac_sha256::{HMAC, Hash};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -70,8 +71,8 @@ impl Binding {
     /// What the binding names, as a refusal says it: `tool 'x'`, `prompt 'x'`.
     fn thing(method: &str, name: &str) -> String {
         let kind = match method {
-            "prompts/get" => "prompt",
-            "resources/read" => "resource",
+            methods::PROMPTS_GET => "prompt",
+            methods::RESOURCES_READ => "resource",
             _ => "tool",
         };
         format!("{kind} {}", crate::args::PyStr(name))

@@ -26,6 +26,7 @@ use super::response::{
 use super::stream::sse::CancelOnDrop;
 use super::stream::{channel, outbox, slot, sse};
 use crate::protocol::envelope::decode_call;
+use crate::protocol::methods;
 use crate::protocol::{OutboundKind, ProtocolVersion, RequestId};
 use crate::server::Session;
 
@@ -291,7 +292,7 @@ fn choose_session<'a>(
             ));
         }
         if let Shape::Request { method, name: Some(tool), .. } = shape
-            && method == "tools/call"
+            && method == methods::TOOLS_CALL
         {
             let wanted = endpoint.params.get(tool);
             if !wanted.is_empty() {
@@ -340,7 +341,7 @@ fn choose_session<'a>(
             )),
         };
     }
-    if matches!(shape, Shape::Request { method, .. } if method == "initialize") {
+    if matches!(shape, Shape::Request { method, .. } if method == methods::INITIALIZE) {
         if endpoint.config.stateless {
             return Ok((endpoint.server.session(), None, None));
         }

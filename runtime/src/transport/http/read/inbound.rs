@@ -43,7 +43,7 @@ use axum::response::Response;
 use super::heads::{Heads, Seen};
 use super::params;
 use super::peek::Shape;
-use crate::protocol::{Era, ProtocolVersion};
+use crate::protocol::{Era, ProtocolVersion, methods};
 use crate::transport::http::response::{closing, error_response};
 
 /// 406 unless `Accept` names both media types a streamable-HTTP client must take; 415 unless
@@ -253,7 +253,8 @@ pub(crate) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Resu
         };
         return Err(what);
     }
-    let names_something = matches!(method.as_ref(), "tools/call" | "prompts/get" | "resources/read");
+    let names_something =
+        matches!(method.as_ref(), methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ);
     if names_something {
         // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
         let decoded = heads.name.first.map(|v| params::decode(v.as_bytes()));

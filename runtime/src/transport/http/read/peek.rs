@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::protocol::envelope::DecodedCall;
+use crate::protocol::methods;
 
 /// The shape of a POST body, as far as routing cares.
 #[derive(Debug, PartialEq, Eq)]
@@ -127,7 +128,7 @@ pub(crate) fn from_call<'a>(call: &DecodedCall<'a>, body: &str) -> Option<Shape<
     };
     Some(Shape::Request {
         id: call.raw_id,
-        method: Cow::Borrowed("tools/call"),
+        method: Cow::Borrowed(methods::TOOLS_CALL),
         name: Some(Cow::Borrowed(name)),
         meta_version,
         meta_capabilities,

@@ -23,6 +23,7 @@
 //! arm names the methods rather than matching a prefix: `tools/call` is the hot path, and
 //! an exact match is a length check and one compare.)
 
+use crate::protocol::methods;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -57,31 +58,31 @@ pub(crate) fn request(
         return reply.error(refused);
     }
     let outcome = match method {
-        "initialize" => initialize(session, params).map(Cow::Owned),
-        "ping" => ping(session, params),
-        "server/discover" => discover(session, params),
-        "logging/setLevel" => logging::set_level(session, params).map(Cow::Borrowed),
-        "tools/list" | "tools/call" => match &serving.tools {
+        methods::INITIALIZE => initialize(session, params).map(Cow::Owned),
+        methods::PING => ping(session, params),
+        methods::SERVER_DISCOVER => discover(session, params),
+        methods::LOGGING_SET_LEVEL => logging::set_level(session, params).map(Cow::Borrowed),
+        methods::TOOLS_LIST | methods::TOOLS_CALL => match &serving.tools {
             Some(served) => return tools::request(session, served, reply, method, params, caller),
             None => Err(method_not_found(method)),
         },
-        "subscriptions/listen" if listen::listens(serving) => {
+        methods::SUBSCRIPTIONS_LISTEN if listen::listens(serving) => {
             return listen::listen(session, serving, reply, params, caller);
         }
-        "resources/list"
-        | "resources/templates/list"
-        | "resources/read"
-        | "resources/subscribe"
-        | "resources/unsubscribe"
-        | "subscriptions/listen" => match &serving.resources {
+        methods::RESOURCES_LIST
+        | methods::RESOURCES_TEMPLATES_LIST
+        | methods::RESOURCES_READ
+        | methods::RESOURCES_SUBSCRIBE
+        | methods::RESOURCES_UNSUBSCRIBE
+        | methods::SUBSCRIPTIONS_LISTEN => match &serving.resources {
             Some(served) => return resources::request(session, served, reply, method, params, caller),
             None => Err(method_not_found(method)),
         },
-        "prompts/list" | "prompts/get" => match &serving.prompts {
+        methods::PROMPTS_LIST | methods::PROMPTS_GET => match &serving.prompts {
             Some(served) => return prompts::request(session, served, reply, method, params, caller),
             None => Err(method_not_found(method)),
         },
-        "completion/complete" => match &serving.completion {
+        methods::COMPLETION_COMPLETE => match &serving.completion {
             Some(table) => return completion::request(session, table, reply, params, caller),
             None => Err(method_not_found(method)),
         },
@@ -107,12 +108,12 @@ pub(crate) fn call(
     }
     match &serving.tools {
         Some(served) => tools::call_decoded(session, served, reply, params, caller),
-        None => reply.error(method_not_found("tools/call")),
+        None => reply.error(method_not_found(methods::TOOLS_CALL)),
     }
 }
 
 fn initialize(session: &SessionInner, params: Option<&RawValue>) -> Result<String, RpcError> {
-    let p: InitializeParams<'_> = decode_params("initialize", params)?;
+    let p: InitializeParams<'_> = decode_params(methods::INITIALIZE, params)?;
     let mut legacy = lock(&session.legacy);
     if let Some(state) = &*legacy {
         return Err(RpcError::invalid_request(format!(
@@ -141,7 +142,7 @@ fn initialize(session: &SessionInner, params: Option<&RawValue>) -> Result<Strin
 }
 
 fn ping<'s>(session: &'s SessionInner, params: Option<&RawValue>) -> Result<Cow<'s, str>, RpcError> {
-    let p: MetaParams<'_> = decode_params("ping", params)?;
+    let p: MetaParams<'_> = decode_params(methods::PING, params)?;
     Ok(match session.served(p.meta.as_ref())? {
         Served::Legacy(_) => Cow::Borrowed("{}"),
         Served::Modern { .. } => Cow::Borrowed(&session.shared.modern_empty),
@@ -149,9 +150,9 @@ fn ping<'s>(session: &'s SessionInner, params: Option<&RawValue>) -> Result<Cow<
 }
 
 fn discover<'s>(session: &'s SessionInner, params: Option<&RawValue>) -> Result<Cow<'s, str>, RpcError> {
-    let p: MetaParams<'_> = decode_params("server/discover", params)?;
+    let p: MetaParams<'_> = decode_params(methods::SERVER_DISCOVER, params)?;
     match session.served(p.meta.as_ref())? {
         Served::Modern { .. } => Ok(Cow::Borrowed(&session.shared.discover_body)),
-        Served::Legacy(_) => Err(missing_envelope("server/discover")),
+        Served::Legacy(_) => Err(missing_envelope(methods::SERVER_DISCOVER)),
     }
 }
