@@ -44,7 +44,7 @@
 //! of them first calls `admit`: the guard (`guard`), then the authenticator (`authn`). They
 //! are calls, not axum middleware, because a `from_fn` layer boxes its future and clones the
 //! route's service for every request (20 of the 64 allocations a stateless call made,
-//! bench/findings.md). On toolwire's own listener ([`McpServerSpec`](crate::McpServerSpec))
+//! bench/findings.md). On toolwire's own listener ([`serve`])
 //! a `POST /mcp` does not pass through the router at all: the listener calls `post` itself
 //! (`direct`), answering as the router would, about 9% fewer instructions a stateless call.
 //! The files:
@@ -64,7 +64,8 @@
 //!   session's events wait for a `Last-Event-ID`; `channel`: a resumable stream's sending end;
 //!   `session_store`: [`SessionStore`], where replicas share legacy sessions; `roaming`: the
 //!   table in front of it (a session this replica does not hold is re-made from the store);
-//! - `listen`: the accept loop with timeouts and a connection cap, for [`McpServerSpec`](crate::McpServerSpec)
+//! - `listen`: [`serve`], the accept loop with timeouts and a connection cap (the spec's
+//!   and the `--http` main's listener too)
 //!   (`woken`: the connection's rarely-ready branches, polled only when they wake;
 //!   `head_scan`: whether a request head names both `Content-Length` and
 //!   `Transfer-Encoding`, read from the socket's bytes; `direct`: its `POST /mcp`
