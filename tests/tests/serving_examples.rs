@@ -5,8 +5,9 @@
 //! - `live-http`: a tool added and removed while it serves, behind its bearer token;
 //! - `untrusted`: JWTs checked against a real loopback authorization server's JWKS, a scope
 //!   required, approval-gated tools hidden and failures sanitised;
-//! - `redis-replica`: two replicas on one real Redis serve one legacy session, `/readyz`
-//!   follows the session store by itself, and SIGTERM drains to exit 0.
+//! - `redis-replica`: two replicas on one real Redis serve one legacy session, directly and
+//!   behind nginx, `/readyz` follows the session store by itself, and SIGTERM drains to
+//!   exit 0.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolwire_tests::authz::{Alg, AuthServer, Claims};
+use toolwire_tests::cluster::{NGINX, free_port, nginx_config};
 use toolwire_tests::example_server::example_binary;
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 use toolwire_tests::redis::RedisServer;
@@ -234,13 +236,73 @@ fn two_redis_replicas_share_a_session_and_report_the_store_in_readyz() {
     assert!(body.starts_with("not ready: session store: unavailable: "), "{body}");
     redis.restart();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while readyz(b.addr).0 != 200 {
+    while readyz(a.addr).0 != 200 || readyz(b.addr).0 != 200 {
         assert!(Instant::now() < deadline, "Redis is back, but /readyz is still 503");
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    // SIGTERM drains A: it exits 0.
+    // Behind nginx (round robin, as the cluster tests run it): one session's calls land on
+    // both replicas, each answering from the session Redis keeps.
+    let nginx = Nginx::start(&[a.addr, b.addr]);
+    let (sid, _) = session(nginx.addr, auth);
+    let mut answered_by = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        let r = rpc(nginx.addr, auth, &sid, "tools/call", echo.clone());
+        assert_eq!(r.status, 200, "{}", r.body);
+        answered_by.insert(text(&r));
+    }
+    assert_eq!(answered_by.len(), 2, "both replicas served the session: {answered_by:?}");
+
+    // SIGTERM drains A: it exits 0, and the session goes on through nginx on B.
     let pid = a.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     assert!(a.exit_within(Duration::from_secs(10)).success());
+    for _ in 0..4 {
+        let r = rpc(nginx.addr, auth, &sid, "tools/call", echo.clone());
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+}
+
+/// nginx in front of `upstreams` (`toolwire_tests::cluster::nginx_config`), killed on drop.
+struct Nginx {
+    child: Child,
+    addr: SocketAddr,
+    dir: std::path::PathBuf,
+}
+
+impl Nginx {
+    fn start(upstreams: &[SocketAddr]) -> Nginx {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("toolwire-examples-nginx-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, nginx_config(&dir, port, upstreams)).unwrap();
+        let child = Command::new(NGINX)
+            .arg("-p")
+            .arg(&dir)
+            .arg("-c")
+            .arg(&conf)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn nginx (bash tests/peers/nginx/setup.sh installs it)");
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(Instant::now() < deadline, "nginx did not listen on {addr}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Nginx { child, addr, dir }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }

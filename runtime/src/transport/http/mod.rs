@@ -45,7 +45,7 @@
 //! authenticator (`auth::authn`). They are calls, not axum middleware, because a `from_fn`
 //! layer boxes its future and clones the route's service for every request (20 of the 64
 //! allocations a stateless call made, bench/findings.md). On toolwire's own listener
-//! ([`McpServerSpec`](crate::McpServerSpec)) a `POST /mcp` does not pass through the router at
+//! ([`serve`]) a `POST /mcp` does not pass through the router at
 //! all: the listener calls `post` itself (`listen::direct`), answering as the router would,
 //! about 9% fewer instructions a stateless call.
 //!
@@ -83,7 +83,7 @@
 //!   framing and bodies), `event_store` ([`EventStore`], where a legacy session's events wait
 //!   for a `Last-Event-ID`), `channel` (a resumable stream's sending end), `slot` (a legacy
 //!   session's GET stream);
-//! - `listen/`: toolwire's own listener, for [`McpServerSpec`](crate::McpServerSpec): `accept`
+//! - `listen/`: toolwire's own listener, [`serve`] (the spec's and the `--http` main's too): `accept`
 //!   (the accept loop with timeouts and a connection cap), `woken` (the connection's
 //!   rarely-ready branches, polled only when they wake), `head_scan` (whether a request head
 //!   names both `Content-Length` and `Transfer-Encoding`, read from the socket's bytes),

@@ -66,10 +66,10 @@ use crate::tool::relief;
 pub const MAX_UNWRITTEN_OUTPUT: usize = 4 * 1024 * 1024;
 
 /// How many admitted tool calls may wait for an in-flight slot
-/// ([`ServerOptions::max_in_flight`]) before the stdin reader stops reading (1024). It reads
-/// on once half of them have started. If none finishes for 100 ms (the tools are stuck,
-/// not slow), it reads one more line, so a `notifications/cancelled` still gets through,
-/// at one line per 100 ms.
+/// ([`ServerOptions::max_in_flight`](crate::ServerOptions::max_in_flight)) before the stdin
+/// reader stops reading (1024). It reads on once half of them have started. If none
+/// finishes for 100 ms (the tools are stuck, not slow), it reads one more line, so a
+/// `notifications/cancelled` still gets through, at one line per 100 ms.
 pub const MAX_WAITING_CALLS: usize = 1024;
 
 /// See [`MAX_WAITING_CALLS`].

@@ -1,5 +1,5 @@
 //! `POST /mcp` answered without axum's router, on toolwire's own listener (`accept`, for
-//! [`McpServerSpec`](crate::McpServerSpec)); every other request goes through the router
+//! [`http::serve`](crate::http::serve)); every other request goes through the router
 //! as before.
 //!
 //! A request that axum routes to `post` passes through the router's path and method
