@@ -197,3 +197,30 @@ async fn an_approval_callback_lists_the_gated_tool_and_fails_closed() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unsaid_exposure_is_untrusted_callers_on_a_listener_others_can_reach() {
+    // `http::serve` knows its address: unsaid, a loopback listener serves the trusted host
+    // (the gated tool listed) and one on every interface serves untrusted callers (hidden);
+    // said, the builder's word holds on any address.
+    for (bind, trusted_said, gated_listed) in
+        [("127.0.0.1:0", false, true), ("0.0.0.0:0", false, false), ("0.0.0.0:0", true, true)]
+    {
+        let mut builder = Server::builder(ServerOptions::new("mcp-tool-server", "1.0.0"))
+            .tools(tools![add, wire_money].unwrap());
+        if trusted_said {
+            builder = builder.exposure(Exposure::TrustedHost);
+        }
+        let listener = tokio::net::TcpListener::bind(bind).await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let config = HttpConfig::new(Auth::None).stateless(true);
+        tokio::spawn(toolwire::http::serve(listener, builder.build(), config));
+        let seen = names(SocketAddr::from(([127, 0, 0, 1], port))).await;
+        assert_eq!(
+            seen.contains(&"wire_money".to_owned()),
+            gated_listed,
+            "bound to {bind}, TrustedHost said: {trusted_said}: {seen:?}"
+        );
+        assert!(seen.contains(&"add".to_owned()), "{seen:?}");
+    }
+}

@@ -187,9 +187,17 @@ impl ServerBuilder {
         self
     }
 
-    /// Who the callers are: [`Exposure::TrustedHost`] (the program's own agent) unless set.
-    /// Said once, here: every way of serving the built server (stdio, the HTTP endpoint and
-    /// its router, the agent-CLI spec, the `serve_registry!` main) serves it with this one.
+    /// Who the callers are. Said once, here: every way of serving the built server (stdio,
+    /// the HTTP endpoint and its router, the agent-CLI spec, the `serve_registry!` main)
+    /// serves it with this one.
+    ///
+    /// Unsaid, it is [`Exposure::TrustedHost`] (the program's own agent) everywhere but on
+    /// a listener others can reach: [`http::serve`](crate::http::serve), the spec and the
+    /// `--http` main bound to an address that is not loopback serve
+    /// [`Exposure::untrusted_callers`] until this says otherwise. A router mounted in an app
+    /// of one's own ([`mcp_router`](crate::http::mcp_router)) cannot know its address: it
+    /// serves the trusted host unless this says otherwise, so an app reached over a network
+    /// says `.exposure(Exposure::untrusted_callers())`.
     pub fn exposure(mut self, exposure: Exposure) -> ServerBuilder {
         self.exposure = Some(exposure);
         self
@@ -284,6 +292,7 @@ impl ServerBuilder {
             host_principal: host_principal.unwrap_or_else(Principal::shared_host),
             access,
             limiter: rate_limit.map(rate::Limiter::new),
+            exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
         });
         if let Some(fanout) = &fanout {
@@ -387,11 +396,23 @@ impl Server {
         }
     }
 
-    /// Who the callers are ([`ServerBuilder::exposure`]): what an HTTP endpoint serves every
-    /// request with.
+    /// Who the callers of an HTTP endpoint are: what the builder said
+    /// ([`ServerBuilder::exposure`]); unsaid, [`Exposure::TrustedHost`] on a loopback
+    /// listener (or a router whose address is not known here) and
+    /// [`Exposure::untrusted_callers`] on a listener others can reach (`network`).
     #[cfg(feature = "http")]
-    pub(crate) fn exposure(&self) -> Arc<Exposure> {
-        Arc::clone(&self.serving.shared.exposure)
+    pub(crate) fn exposure_on(&self, network: bool) -> Arc<Exposure> {
+        let shared = &self.serving.shared;
+        if network && !shared.exposure_said {
+            return Arc::new(Exposure::untrusted_callers());
+        }
+        Arc::clone(&shared.exposure)
+    }
+
+    /// Whether the builder said who the callers are.
+    #[cfg(feature = "http")]
+    pub(crate) fn exposure_said(&self) -> bool {
+        self.serving.shared.exposure_said
     }
 
     /// The principal a request is served for when its transport names none.

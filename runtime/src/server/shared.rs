@@ -49,6 +49,9 @@ pub(crate) struct Shared {
     /// Who the callers are when the transport does not say
     /// ([`ServerBuilder::exposure`](super::ServerBuilder::exposure)).
     pub(crate) exposure: Arc<Exposure>,
+    /// Whether the builder said it (unsaid, a listener on a network address serves untrusted
+    /// callers: `Server::exposure_on`).
+    pub(crate) exposure_said: bool,
 }
 
 impl Shared {

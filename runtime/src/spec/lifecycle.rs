@@ -345,7 +345,8 @@ impl McpServerSpec {
             })?;
             let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
-            let service = mcp_service(self.server.clone(), http.config.clone());
+            let network = std_listener.local_addr().is_ok_and(|a| !a.ip().is_loopback());
+            let service = mcp_service(self.server.clone(), http.config.clone(), network);
             let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;

@@ -12,9 +12,12 @@
 //! It is said once, on the builder ([`ServerBuilder::exposure`](crate::server::ServerBuilder::exposure)),
 //! and every way of serving the built server serves it: stdio, the HTTP endpoint
 //! ([`http::serve`](crate::http::serve), [`mcp_router`](crate::http::mcp_router)), the
-//! agent-CLI spec and the `serve_registry!` main. Unset, it is the trusted host: what stdio
-//! and a loopback spec with its generated token serve. A server that others reach over a
-//! network says `.exposure(Exposure::untrusted_callers())`.
+//! agent-CLI spec and the `serve_registry!` main. Unset, it is the trusted host (what stdio
+//! and a loopback spec with its generated token serve), except on a listener bound to an
+//! address that is not loopback ([`http::serve`](crate::http::serve), the spec, the `--http`
+//! main), which serves untrusted callers until the builder says otherwise. A router mounted
+//! in one's own app cannot know its address: an app that others reach over a network says
+//! `.exposure(Exposure::untrusted_callers())`.
 
 use std::future::Future;
 use std::pin::Pin;

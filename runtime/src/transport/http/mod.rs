@@ -163,7 +163,9 @@ pub use stream::event_store::{
 /// toolwire's own listener (timeouts, a connection cap, and a quicker `POST /mcp`).
 ///
 /// Who the callers are is the server's [`exposure`](crate::server::ServerBuilder::exposure),
-/// said once on its builder.
+/// said once on its builder. A router cannot know the address it is served on, so an unsaid
+/// exposure is the trusted host here (and a warning in the log): an app that others reach
+/// over a network says `.exposure(Exposure::untrusted_callers())` on the builder.
 ///
 /// ```
 /// use toolwire::http::{Auth, HttpConfig, Router, mcp_router};
@@ -180,7 +182,13 @@ pub use stream::event_store::{
 /// # let _ = app;
 /// ```
 pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
-    endpoint(server, config).0
+    if !server.exposure_said() {
+        tracing::warn!(
+            "mcp_router: the server's exposure was not said; serving it as the trusted host. An app \
+             others reach over a network says .exposure(Exposure::untrusted_callers()) on the builder"
+        );
+    }
+    endpoint(server, config, false).0
 }
 
 /// Serve `server`'s MCP endpoint on `listener` with toolwire's own accept loop: the
@@ -194,6 +202,10 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
 /// finished: accepting stops, idle connections close, and the requests in flight finish
 /// within the drain's grace. This is what the `serve_registry!` main's `--http` and
 /// [`McpServerSpec`](crate::McpServerSpec) serve on.
+///
+/// Who the callers are is the server's [`exposure`](crate::server::ServerBuilder::exposure);
+/// unsaid, a listener on a loopback address serves the trusted host and one on any other
+/// address serves [`untrusted callers`](crate::server::Exposure::untrusted_callers).
 ///
 /// ```no_run
 /// use toolwire::http::{Auth, BearerToken, Drain, HttpConfig};
@@ -217,7 +229,8 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
 /// ```
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) {
     let (limits, drain) = (config.limits, config.drain.clone());
-    let service = mcp_service(server, config);
+    let network = listener.local_addr().is_ok_and(|a| !a.ip().is_loopback());
+    let service = mcp_service(server, config, network);
     let begun = drain.clone();
     let stop = async move {
         match begun {
@@ -232,14 +245,15 @@ pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: Ht
 }
 
 /// The MCP endpoint as toolwire's own listener serves it ([`serve`]):
-/// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `listen::direct`).
-pub(crate) fn mcp_service(server: Server, config: HttpConfig) -> Direct {
-    let (router, endpoint) = endpoint(server, config);
+/// [`mcp_router`]'s router, with `POST /mcp` answered without it (module `listen::direct`);
+/// `network`: its listener is on an address others can reach (`Server::exposure_on`).
+pub(crate) fn mcp_service(server: Server, config: HttpConfig, network: bool) -> Direct {
+    let (router, endpoint) = endpoint(server, config, network);
     Direct::new(router, endpoint)
 }
 
 /// The endpoint, and its router.
-fn endpoint(server: Server, config: HttpConfig) -> (Router, Arc<Endpoint>) {
+fn endpoint(server: Server, config: HttpConfig, network: bool) -> (Router, Arc<Endpoint>) {
     let store: Arc<dyn EventStore> = match &config.event_store {
         Some(handle) => handle.0.clone(),
         None => Arc::new(MemoryEventStore::new()),
@@ -252,7 +266,7 @@ fn endpoint(server: Server, config: HttpConfig) -> (Router, Arc<Endpoint>) {
     let sessions = Sessions::new(ttl, config.max_sessions, config.max_sse_backlog, store.clone(), shared);
     let params = ParamHeaders::of(&server.registry());
     let live = Arc::default();
-    let exposure = server.exposure();
+    let exposure = server.exposure_on(network);
     let endpoint = Arc::new(Endpoint { server, exposure, config, sessions, store, live, params, roaming });
     let sweeper = Arc::downgrade(&endpoint);
     let period = endpoint.config.session_idle_ttl.max(Duration::from_secs(1));

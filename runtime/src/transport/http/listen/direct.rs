@@ -110,7 +110,7 @@ mod tests {
         let drain = Drain::new();
         let config = HttpConfig::new(Auth::None).stateless(true).drain(drain.clone());
         let server = Server::new(ToolRegistry::new(), ServerOptions::new("direct", "0.1.0"));
-        let direct = mcp_service(server, config);
+        let direct = mcp_service(server, config, false);
         let answered = direct.answer(request(Method::POST, "/mcp", LIST)).await;
         assert_eq!(answered.status(), StatusCode::OK);
         assert_eq!(drain.in_flight(), 1, "in flight until its body is written or dropped");
