@@ -181,7 +181,7 @@ impl ServerBuilder {
 
     /// Limit each principal (by subject) to `limit`: a request over it is refused before it
     /// runs, with the delay until the next is allowed (HTTP: 429 and `Retry-After`; stdio:
-    /// the JSON-RPC error [`RATE_LIMITED`] with `data.retryAfterMs`). See module `rate`.
+    /// the JSON-RPC error [`RATE_LIMITED`](crate::server::RATE_LIMITED) with `data.retryAfterMs`). See module `rate`.
     pub fn rate_limit(mut self, limit: RateLimit) -> ServerBuilder {
         self.rate_limit = Some(limit);
         self

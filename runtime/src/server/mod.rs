@@ -1,4 +1,4 @@
-//! The dispatch engine: a [`Server`] serving what was registered (today: a [`ToolRegistry`])
+//! The dispatch engine: a [`Server`] serving what was registered (today: a [`ToolRegistry`](crate::registry::ToolRegistry))
 //! over MCP, in both protocol eras, independent of any transport.
 //!
 //! A transport creates a [`Session`] per connection and feeds it one message at a time with

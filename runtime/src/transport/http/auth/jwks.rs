@@ -142,7 +142,7 @@ impl JwksVerifier {
     }
 
     /// Accept tokens signed with these algorithms (default RS256 and ES256), named by
-    /// [`Algorithm`](super::Algorithm) (re-exported from `jsonwebtoken`, so no dependency of
+    /// [`Algorithm`](crate::http::Algorithm) (re-exported from `jsonwebtoken`, so no dependency of
     /// your own is needed): `.algorithms([Algorithm::EdDSA])`.
     pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> JwksVerifier {
         self.algorithms = algorithms.into_iter().collect();
