@@ -186,7 +186,11 @@ fn a_replica_drained_with_sigterm_loses_nothing_in_flight_and_exits_0() {
         for i in 0..50 {
             let want = format!("during-{i}");
             assert_eq!(
-                echo(&client, &want).await.unwrap_or_else(|e| panic!("call {i} during the drain: {e}")),
+                echo(&client, &want).await.unwrap_or_else(|e| panic!(
+                    "call {i} during the drain: {e}\n{}\n{}",
+                    cluster.error_log(),
+                    cluster.access_log()
+                )),
                 want
             );
         }
