@@ -173,6 +173,47 @@ impl SamplingRequest {
     fn uses_tools(&self) -> bool {
         !self.tools.is_empty() || self.tool_choice.is_some()
     }
+
+    /// Whether every user turn of tool results holds tool results only, and answers exactly
+    /// the calls of the assistant turn before it (what the spec asks; a model provider
+    /// refuses a conversation that breaks it). `Err` says what is wrong.
+    fn check_tool_turns(&self) -> Result<(), String> {
+        let ids = |blocks: Vec<&Value>, kind: &str, key: &str| -> Vec<String> {
+            let mut ids: Vec<String> = blocks
+                .into_iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))
+                .map(|b| b.get(key).and_then(Value::as_str).unwrap_or_default().to_owned())
+                .collect();
+            ids.sort();
+            ids
+        };
+        for (i, turn) in self.messages.iter().enumerate() {
+            let blocks = content_blocks(&turn.content);
+            let answered = ids(blocks.clone(), "tool_result", "toolUseId");
+            if answered.is_empty() {
+                continue;
+            }
+            if turn.role != "user" || answered.len() != blocks.len() {
+                return Err(format!(
+                    "message {i} holds tool results beside other content or in an assistant turn; tool results go alone in a user turn"
+                ));
+            }
+            let called = match i.checked_sub(1).map(|p| &self.messages[p]) {
+                Some(previous) if previous.role == "assistant" => {
+                    ids(content_blocks(&previous.content), "tool_use", "id")
+                }
+                _ => Vec::new(),
+            };
+            if called != answered {
+                return Err(format!(
+                    "message {i} answers tool calls [{}], but the assistant turn before it called [{}]",
+                    answered.join(", "),
+                    called.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 fn text_block(text: String) -> Value {
@@ -408,7 +449,9 @@ impl Context {
     /// Ask the client's model for a completion of `request`. Needs the client's `sampling`
     /// capability ([`AskError::NotDeclared`] otherwise, and nothing is sent), and its
     /// `sampling.tools` when the request offers tools or sets a tool choice (the same
-    /// refusal); an answer without `role`, `content` and `model` is [`AskError::BadAnswer`].
+    /// refusal); a turn of tool results that does not answer exactly the calls of the
+    /// assistant turn before it is [`AskError::Unavailable`] (nothing sent); an answer without
+    /// `role`, `content` and `model` is [`AskError::BadAnswer`].
     ///
     /// With tools offered, the loop is the tool's: while the answer has
     /// [`tool_uses`](Sampled::tool_uses), run them, append the
@@ -462,6 +505,9 @@ impl Context {
                 what: "sampling/createMessage with tools",
             });
         }
+        request
+            .check_tool_turns()
+            .map_err(|why| AskError::Unavailable { what: methods::SAMPLING_CREATE_MESSAGE, why })?;
         let params = serde_json::to_string(&request).map_err(|e| AskError::Unavailable {
             what: methods::SAMPLING_CREATE_MESSAGE,
             why: format!("the request did not serialise: {e}"),
@@ -514,6 +560,83 @@ mod tests {
         assert!(!plain.uses_tools());
         assert_eq!(serde_json::to_value(&plain).unwrap().get("tools"), None);
         assert!(SamplingRequest::new(5).tool_choice(ToolChoice::None).uses_tools());
+    }
+
+    /// A client that records what it is asked and answers `answer`.
+    struct Recording {
+        caps: crate::protocol::ClientCapabilities,
+        sent: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl super::super::Talkback for Recording {
+        fn capabilities(&self) -> crate::protocol::ClientCapabilities {
+            self.caps
+        }
+        fn log_level(&self) -> Option<crate::protocol::LoggingLevel> {
+            None
+        }
+        fn notify(&self, _method: &str, _params: String) {}
+        fn request(&self, _method: &'static str, params: String) -> super::super::Asked {
+            self.sent.lock().unwrap().push(params);
+            Box::pin(async {
+                let text = r#"{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}"#;
+                Ok(serde_json::value::RawValue::from_string(text.to_owned()).unwrap())
+            })
+        }
+    }
+
+    fn ask(caps: &str, request: SamplingRequest) -> (Result<Sampled, AskError>, Vec<String>) {
+        let raw = serde_json::value::RawValue::from_string(caps.to_owned()).unwrap();
+        let talk = std::sync::Arc::new(Recording {
+            caps: crate::protocol::ClientCapabilities::read(Some(&raw)),
+            sent: Default::default(),
+        });
+        let ctx = Context::builder().talkback(talk.clone()).build();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let answer = runtime.block_on(ctx.sample(request));
+        let sent = talk.sent.lock().unwrap().clone();
+        (answer, sent)
+    }
+
+    #[test]
+    fn tools_need_sampling_tools_and_tool_results_must_answer_the_calls_before_them() {
+        let offered = || SamplingRequest::new(9).user("q").offer(SamplingTool::new("t", "T.", json!({})));
+        let (refused, sent) = ask(r#"{"sampling":{}}"#, offered());
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "the client did not declare the `sampling.tools` capability, so it cannot be asked for sampling/createMessage with tools; nothing was sent"
+        );
+        assert!(sent.is_empty(), "{sent:?}");
+        let (chosen, sent) =
+            ask(r#"{"sampling":{}}"#, SamplingRequest::new(9).user("q").tool_choice(ToolChoice::None));
+        assert!(
+            matches!(chosen, Err(AskError::NotDeclared { capability: "sampling.tools", .. }))
+                && sent.is_empty()
+        );
+        let (plain, sent) = ask(r#"{"sampling":{}}"#, SamplingRequest::new(9).user("q"));
+        assert_eq!(plain.unwrap().text(), Some("ok"));
+        assert_eq!(sent.len(), 1);
+
+        let call: Sampled = serde_json::from_value(json!({"role": "assistant", "model": "m",
+            "content": {"type": "tool_use", "id": "c1", "name": "t", "input": {}}}))
+        .unwrap();
+        let tools = r#"{"sampling":{"tools":{}}}"#;
+        let (ok, sent) =
+            ask(tools, offered().assistant_turn(&call).tool_results([SamplingToolResult::text("c1", "r")]));
+        assert!(ok.is_ok() && sent.len() == 1, "{ok:?}");
+        let (wrong, sent) =
+            ask(tools, offered().assistant_turn(&call).tool_results([SamplingToolResult::text("c2", "r")]));
+        assert_eq!(
+            wrong.unwrap_err().to_string(),
+            "cannot ask the client for sampling/createMessage: message 2 answers tool calls [c2], but the assistant turn before it called [c1]"
+        );
+        assert!(sent.is_empty());
+        let mut mixed = offered().assistant_turn(&call).tool_results([SamplingToolResult::text("c1", "r")]);
+        mixed.messages[2].content.as_array_mut().unwrap().push(json!({"type": "text", "text": "and"}));
+        assert_eq!(
+            ask(tools, mixed).0.unwrap_err().to_string(),
+            "cannot ask the client for sampling/createMessage: message 2 holds tool results beside other content or in an assistant turn; tool results go alone in a user turn"
+        );
     }
 
     #[test]
