@@ -132,7 +132,15 @@ impl SamplingRequest {
     }
 
     /// Say whether the model must ([`ToolChoice::Required`]), may ([`ToolChoice::Auto`], the
-    /// client's default) or must not ([`ToolChoice::None`]) call an offered tool.
+    /// client's default) or must not ([`ToolChoice::None`]) call an offered tool. Setting one
+    /// needs the client's `sampling.tools`, as offering a tool does.
+    ///
+    /// ```
+    /// use toolwire::context::{SamplingRequest, ToolChoice};
+    ///
+    /// let request = SamplingRequest::new(50).user("Answer from memory.").tool_choice(ToolChoice::None);
+    /// assert_eq!(serde_json::to_value(&request).unwrap()["toolChoice"]["mode"], "none");
+    /// ```
     pub fn tool_choice(mut self, choice: ToolChoice) -> SamplingRequest {
         self.tool_choice = Some(choice);
         self
@@ -439,7 +447,27 @@ impl Sampled {
     }
 
     /// The tools the model called (its `tool_use` blocks), in order; empty when it called
-    /// none. Answer each with a [`SamplingToolResult`] of the same id.
+    /// none. Answer each with a [`SamplingToolResult`] of the same id, after the
+    /// [`assistant_turn`](SamplingRequest::assistant_turn) that holds the calls.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolwire::context::{Sampled, SamplingRequest, SamplingToolResult};
+    ///
+    /// let answer: Sampled = serde_json::from_value(json!({
+    ///     "role": "assistant", "model": "m", "stopReason": "toolUse",
+    ///     "content": [{"type": "text", "text": "Checking."},
+    ///                 {"type": "tool_use", "id": "c1", "name": "get_weather", "input": {"city": "Paris"}}]
+    /// }))
+    /// .unwrap();
+    /// let calls = answer.tool_uses();
+    /// assert_eq!((calls[0].name.as_str(), &calls[0].input["city"]), ("get_weather", &json!("Paris")));
+    /// let next = SamplingRequest::new(100)
+    ///     .user("Is it warm in Paris?")
+    ///     .assistant_turn(&answer)
+    ///     .tool_results([SamplingToolResult::text(&calls[0].id, "21C")]);
+    /// assert_eq!(next.messages[1].content, answer.content);
+    /// ```
     pub fn tool_uses(&self) -> Vec<SamplingToolUse> {
         blocks_of(&self.content, "tool_use")
     }
