@@ -18,6 +18,9 @@ pub struct ClientCapabilities {
     pub elicitation_url: bool,
     /// `sampling`.
     pub sampling: bool,
+    /// `sampling.tools` (2025-11-25): the client's model may be offered tools (`tools`,
+    /// `toolChoice` in `sampling/createMessage`). A server must see it before sending tools.
+    pub sampling_tools: bool,
     /// `roots`.
     pub roots: bool,
     /// `roots.listChanged`: the client sends `notifications/roots/list_changed`.
@@ -95,6 +98,12 @@ struct Elicitation<'a> {
 }
 
 #[derive(Deserialize)]
+struct Sampling<'a> {
+    #[serde(default, borrow)]
+    tools: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
 struct Roots {
     #[serde(rename = "listChanged", default)]
     list_changed: Option<serde_json::Value>,
@@ -119,6 +128,11 @@ impl ClientCapabilities {
             caps.elicitation_url = url;
         }
         caps.sampling = is_object(wire.sampling);
+        caps.sampling_tools = caps.sampling
+            && wire
+                .sampling
+                .and_then(|s| serde_json::from_str::<Sampling<'_>>(s.get()).ok())
+                .is_some_and(|s| is_object(s.tools));
         if is_object(wire.roots) {
             caps.roots = true;
             caps.roots_list_changed = wire
@@ -143,11 +157,14 @@ mod tests {
     fn members_that_are_objects_declare_features() {
         assert_eq!(read("{}"), ClientCapabilities::default());
         assert_eq!(ClientCapabilities::read(None), ClientCapabilities::default());
-        let all = read(r#"{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{"listChanged":true}}"#);
+        let all = read(
+            r#"{"elicitation":{"form":{},"url":{}},"sampling":{"tools":{}},"roots":{"listChanged":true}}"#,
+        );
         assert!(
             all.elicitation_form
                 && all.elicitation_url
                 && all.sampling
+                && all.sampling_tools
                 && all.roots
                 && all.roots_list_changed
         );
@@ -158,6 +175,9 @@ mod tests {
         let url_only = read(r#"{"elicitation":{"url":{}}}"#);
         assert!(!url_only.elicitation_form && url_only.elicitation_url);
         assert_eq!(read(r#"{"sampling":true,"roots":null}"#), ClientCapabilities::default());
+        let text_only = read(r#"{"sampling":{"context":{}}}"#);
+        assert!(text_only.sampling && !text_only.sampling_tools);
+        assert!(!read(r#"{"sampling":{"tools":true}}"#).sampling_tools);
         assert_eq!(read("[1]"), ClientCapabilities::default());
     }
 }

@@ -37,7 +37,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::context::blocks_of;
 use crate::protocol::LoggingLevel;
+
+/// The sampling-with-tools blocks, one set of types for both sides (defined in
+/// [`context`](crate::context), where a server's tool offers and reads them).
+pub use crate::context::{SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice};
 
 /// Why a handler declined a server's request: sent back as a JSON-RPC error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,31 +181,15 @@ pub struct SamplingTurn {
 }
 
 impl SamplingTurn {
-    /// The blocks of this turn, one or many.
-    fn blocks(&self) -> Vec<&Value> {
-        match &self.content {
-            Value::Array(blocks) => blocks.iter().collect(),
-            block => vec![block],
-        }
-    }
-
     /// The `tool_use` blocks of an assistant turn: the tools the model called earlier in
     /// the conversation (sampling with tools).
     pub fn tool_uses(&self) -> Vec<SamplingToolUse> {
-        self.blocks()
-            .into_iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .filter_map(|b| serde_json::from_value(b.clone()).ok())
-            .collect()
+        blocks_of(&self.content, "tool_use")
     }
 
     /// The `tool_result` blocks of a user turn: what those calls returned.
     pub fn tool_results(&self) -> Vec<SamplingToolResult> {
-        self.blocks()
-            .into_iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .filter_map(|b| serde_json::from_value(b.clone()).ok())
-            .collect()
+        blocks_of(&self.content, "tool_result")
     }
 
     /// The text of this turn: its text block, or its text blocks joined with newlines.
@@ -216,50 +205,6 @@ impl SamplingTurn {
             block => text_of(block).map(str::to_owned),
         }
     }
-}
-
-/// A tool the server offers the model during sampling (`tools` of
-/// `sampling/createMessage`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SamplingTool {
-    /// The tool's name.
-    pub name: String,
-    /// What it does (untrusted).
-    #[serde(default)]
-    pub description: Option<String>,
-    /// Its arguments' JSON Schema, as sent.
-    #[serde(default)]
-    pub input_schema: Value,
-}
-
-/// A `tool_use` block: the model called a tool.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[non_exhaustive]
-pub struct SamplingToolUse {
-    /// The call's id, echoed by its `tool_result`.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// The arguments.
-    #[serde(default)]
-    pub input: Value,
-}
-
-/// A `tool_result` block: what a tool call returned.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct SamplingToolResult {
-    /// The id of the `tool_use` it answers.
-    pub tool_use_id: String,
-    /// Its content blocks, as sent.
-    #[serde(default)]
-    pub content: Value,
-    /// Whether the call failed.
-    #[serde(default)]
-    pub is_error: Option<bool>,
 }
 
 /// One `sampling/createMessage`, as a handler set with
@@ -290,9 +235,9 @@ pub struct CreateMessageRequest {
     /// [`ClientOptions::sampling_with_tools`](super::ClientOptions::sampling_with_tools)).
     #[serde(default)]
     pub tools: Vec<SamplingTool>,
-    /// `toolChoice`: `{"mode": "auto" | "required" | "none"}`, as sent.
+    /// `toolChoice`: whether the model must, may or must not call a tool, if the server said.
     #[serde(default)]
-    pub tool_choice: Option<Value>,
+    pub tool_choice: Option<ToolChoice>,
     /// The request's params, whole, for what the typed fields leave out
     /// (`includeContext`, `metadata`).
     #[serde(skip)]

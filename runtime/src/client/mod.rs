@@ -207,7 +207,7 @@ pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
     CreateMessageRequest, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode,
     ElicitationRequest, Elicited, HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage,
-    MessageFn, RequestHandler, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn,
+    MessageFn, RequestHandler, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn, ToolChoice,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;

@@ -64,7 +64,11 @@ mod talk;
 
 pub use error::AskError;
 pub use roots::{Root, Roots};
-pub use sample::{Sampled, SamplingMessage, SamplingRequest};
+#[cfg(feature = "client")]
+pub(crate) use sample::blocks_of;
+pub use sample::{
+    Sampled, SamplingMessage, SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice,
+};
 pub use talk::{Asked, Talkback};
 
 use std::borrow::Cow;

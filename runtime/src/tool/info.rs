@@ -35,6 +35,28 @@ pub struct ToolInfo {
     required_client: Vec<crate::protocol::ClientCapability>,
 }
 
+/// A registered tool offered to the client's model while sampling: its name, description and
+/// input schema, as `tools/list` shows them. What
+/// [`SamplingRequest::offer`](crate::context::SamplingRequest::offer) takes.
+///
+/// ```
+/// use toolwire::context::{SamplingRequest, SamplingTool};
+/// use toolwire::{Schema, ToolInfo};
+///
+/// let info = ToolInfo::new("add", "Add two numbers.", Schema::empty_object());
+/// let request = SamplingRequest::new(100).user("2 + 3?").offer(&info);
+/// assert_eq!(request.tools, [SamplingTool::new("add", "Add two numbers.", Schema::empty_object().value().clone())]);
+/// ```
+impl From<&ToolInfo> for crate::context::SamplingTool {
+    fn from(info: &ToolInfo) -> Self {
+        crate::context::SamplingTool::new(
+            info.name(),
+            info.description(),
+            info.input_schema().value().clone(),
+        )
+    }
+}
+
 /// A custom `_meta` key that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
