@@ -355,6 +355,23 @@ mod tests {
     }
 
     #[test]
+    fn a_read_result_keeps_its_blocks_but_an_unknown_one_becomes_its_marker() {
+        let image = ContentBlock::image("AA==", "image/png");
+        let read = wire::CallToolResult::new(vec![
+            ContentBlock::Unknown { kind: "video\"x".into() },
+            image.clone(),
+            ContentBlock::Unknown { kind: String::new() },
+        ]);
+        let r = call_result(read);
+        assert_eq!(
+            r.content,
+            [Content::text("[video&quot;x content omitted]"), image, Content::text("[ content omitted]")]
+        );
+        // What the client holds can be served again: every block writes.
+        assert!(r.content.iter().all(|block| serde_json::to_string(block).is_ok()));
+    }
+
+    #[test]
     fn truncation_keeps_characters_whole() {
         assert_eq!(truncate("abcdef", 10), "abcdef");
         assert_eq!(truncate("abcdef", 4), "abcd\n[truncated: 4 of 6 bytes shown]");

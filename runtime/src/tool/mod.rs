@@ -4,15 +4,15 @@
 //!
 //! - `info`: [`ToolInfo`], [`Declarations`] and the MCP [`Annotations`] derived from them.
 //! - `output`: [`ToolOutput`] and its [`Content`] blocks.
+//! - `error`: [`ToolError`] and its remote half, [`RemoteError`].
+//! - `returns`: [`ToolReturn`], what a `#[tool]` fn may return, and [`Json`].
+//! - `run`: running a body, with a panic turned into [`ToolError::Panicked`].
 //!
-//! [`Content`] and [`EmbeddedResource`] are the wire's
+//! [`Content`] and [`EmbeddedResource`] are aliases of the wire's
 //! [`ContentBlock`](crate::protocol::wire::ContentBlock) and
 //! [`ResourceContents`](crate::protocol::wire::ResourceContents) under the names a tool knows
 //! them by: a tool's result, a prompt's message and a remote server's result hold the same
 //! blocks.
-//! - `error`: [`ToolError`] and its remote half, [`RemoteError`].
-//! - `returns`: [`ToolReturn`], what a `#[tool]` fn may return, and [`Json`].
-//! - `run`: running a body, with a panic turned into [`ToolError::Panicked`].
 
 mod error;
 mod info;
@@ -28,17 +28,10 @@ use serde_json::value::RawValue;
 
 use crate::context::Context;
 
-/// One content block of a [`ToolOutput`]: the wire's
-/// [`ContentBlock`](crate::protocol::wire::ContentBlock) (build one with [`Content::text`],
-/// [`Content::image`], …).
-pub use crate::protocol::wire::ContentBlock as Content;
-/// An embedded resource's contents ([`Content::Resource`]): the wire's
-/// [`ResourceContents`](crate::protocol::wire::ResourceContents).
-pub use crate::protocol::wire::ResourceContents as EmbeddedResource;
 pub(crate) use error::fmt_secs;
 pub use error::{RemoteError, ToolError};
 pub use info::{Annotations, Declarations, InvalidMetaKey, META_KEY, ToolInfo, check_meta_key};
-pub use output::ToolOutput;
+pub use output::{Content, EmbeddedResource, ToolOutput};
 pub use returns::{Json, ToolReturn};
 pub(crate) use returns::{structured_output, structured_output_schema};
 // Running a body, for the engine and the expansions (through `__private`); not API.

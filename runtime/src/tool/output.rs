@@ -6,16 +6,26 @@
 
 use serde_json::Value;
 
-use super::Content;
+use crate::protocol::wire::{ContentBlock, ResourceContents};
+
+/// One content block of a [`ToolOutput`]: the wire's [`ContentBlock`] under the name a tool
+/// knows it by (build one with [`Content::text`], [`Content::image`], …).
+///
+/// An alias, not a re-export, so that the compiler's messages name the one type by its one
+/// name, `ContentBlock`, as a prompt's do.
+pub type Content = ContentBlock;
+
+/// An embedded resource's contents ([`Content::Resource`]): the wire's [`ResourceContents`],
+/// what a `#[resource]` fn returns.
+pub type EmbeddedResource = ResourceContents;
 
 /// What a successful call returns: content blocks, and optionally structured content.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ToolOutput {
-    /// The content blocks, in order. A block of no known type
-    /// ([`Content::Unknown`](crate::protocol::wire::ContentBlock::Unknown), what a client reads
-    /// for a block it does not know) cannot be written: a call that returns one is answered
-    /// with an internal error naming the tool.
+    /// The content blocks, in order. A block of no known type ([`ContentBlock::Unknown`],
+    /// what a client reads for a block it does not know) cannot be written: a call that
+    /// returns one is answered with an internal error naming the tool.
     pub content: Vec<Content>,
     /// Structured content matching the tool's output schema, if it has one.
     pub structured: Option<Value>,

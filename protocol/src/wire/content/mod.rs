@@ -10,8 +10,8 @@ mod read;
 
 /// One content block: `text`, `image`, `audio`, `resource_link` or an embedded `resource`.
 ///
-/// The one content type: what a tool returns (toolwire re-exports it as `tool::Content`, and
-/// [`ResourceContents`] as `tool::EmbeddedResource`), what a prompt's message holds, and what
+/// The one content type: what a tool returns (toolwire's `tool::Content` is an alias of it, and
+/// `tool::EmbeddedResource` of [`ResourceContents`]), what a prompt's message holds, and what
 /// the client reads from a peer's results.
 ///
 /// Reading never fails: a block whose `type` this crate does not know (or that is not an
