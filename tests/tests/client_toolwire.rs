@@ -13,13 +13,15 @@ use serde_json::json;
 use toolwire::Server;
 use toolwire::ServerOptions;
 use toolwire::client::{
-    AdoptOptions, CallOptions, Client, ClientOptions, DeliveryGuarantee, HttpServer, RequireApproval,
-    StdioServer,
+    AdoptOptions, CallOptions, Client, ClientError, ClientOptions, DeliveryGuarantee, HttpServer,
+    RequireApproval, StdioServer,
 };
 use toolwire::context::Progress;
+use toolwire::prompt::{GetPromptResult, PromptMessage};
+use toolwire::protocol::methods;
 use toolwire::spec::SpecOptions;
-use toolwire::tool::RemoteError;
-use toolwire::{Content, Context, Tool, ToolError, serve_registry};
+use toolwire::tool::{EmbeddedResource, RemoteError};
+use toolwire::{Content, Context, Tool, ToolError, ToolOutput, serve_registry};
 use toolwire_tests::example_server::example_server;
 
 #[tokio::test]
@@ -270,6 +272,88 @@ async fn an_adopted_tool_served_again_reports_the_remote_failure_and_keeps_struc
     assert_eq!(result["result"]["structuredContent"], json!({"result": 42}), "{out}");
     spec.stop();
     origin.close().await;
+}
+
+/// The blocks the tool and the prompt below both return: one type, `toolwire::Content` being
+/// the wire's `ContentBlock` (and `tool::EmbeddedResource` its `ResourceContents`).
+fn media_blocks() -> Vec<Content> {
+    vec![
+        Content::text("look:"),
+        Content::image("iVBORw0KGgo=", "image/png"),
+        Content::resource(
+            EmbeddedResource::text("file:///notes.txt", "The notes.").with_mime_type("text/plain"),
+        ),
+        Content::resource_link("file:///big.bin", "big"),
+    ]
+}
+
+/// Show the media as a tool.
+#[toolwire::tool(read_only)]
+fn media_tool() -> ToolOutput {
+    ToolOutput::from_content(media_blocks())
+}
+
+/// Show the media as a prompt: one user message a block.
+#[toolwire::prompt(name = "media")]
+fn media_prompt() -> Vec<PromptMessage> {
+    media_blocks().into_iter().map(|block| PromptMessage::new("user", block)).collect()
+}
+
+/// Return a block of no known type, which cannot be written.
+#[toolwire::tool(read_only)]
+fn unknown_block() -> ToolOutput {
+    ToolOutput::from_content(vec![Content::Unknown { kind: "video".into() }])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_and_a_prompt_return_the_same_content_blocks_over_loopback_http() {
+    let server = Server::builder(ServerOptions::new("media", "0.1.0"))
+        .tools(toolwire::tools![media_tool, unknown_block].unwrap())
+        .prompts(toolwire::prompts![media_prompt].unwrap())
+        .build();
+    let mut spec = serve_registry(server, SpecOptions::http()).unwrap();
+    spec.start().unwrap();
+    let client = Client::connect_spec_with(&spec, ClientOptions::new("media")).await.unwrap();
+
+    // Read back as the values the tool built, with no conversion between.
+    let called = client.call_tool("media_tool", json!({}), CallOptions::default()).await.unwrap();
+    assert_eq!(called.content, media_blocks());
+    let raw = client.request(methods::PROMPTS_GET, Some(json!({"name": "media"}))).await.unwrap();
+    let prompt: GetPromptResult = serde_json::from_value(raw.clone()).unwrap();
+    let contents: Vec<Content> = prompt.messages.into_iter().filter_map(|m| m.content).collect();
+    assert_eq!(contents, media_blocks());
+
+    // The same bytes on the wire, block for block.
+    let raw_call = client
+        .request(methods::TOOLS_CALL, Some(json!({"name": "media_tool", "arguments": {}})))
+        .await
+        .unwrap();
+    let prompt_blocks: Vec<&serde_json::Value> =
+        raw["messages"].as_array().unwrap().iter().map(|m| &m["content"]).collect();
+    let tool_blocks: Vec<&serde_json::Value> = raw_call["content"].as_array().unwrap().iter().collect();
+    assert_eq!(tool_blocks, prompt_blocks);
+    assert_eq!(
+        raw_call["content"],
+        json!([
+            {"type": "text", "text": "look:"},
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///notes.txt", "mimeType": "text/plain", "text": "The notes."}},
+            {"type": "resource_link", "uri": "file:///big.bin", "name": "big"},
+        ])
+    );
+
+    // A block of no known type cannot be written: the call is an internal error naming the tool.
+    let err =
+        client.request(methods::TOOLS_CALL, Some(json!({"name": "unknown_block", "arguments": {}}))).await;
+    let Err(ClientError::Rpc { code, server_message, .. }) = err else { panic!("{err:?}") };
+    assert_eq!(code, -32603);
+    assert_eq!(
+        server_message,
+        "internal error: the result of tool 'unknown_block' could not be serialised: the enum variant \
+         ContentBlock::Unknown cannot be serialized"
+    );
+    client.close().await;
+    spec.stop();
 }
 
 /// `tools/list` from a stdio server, spoken by hand (the legacy handshake, one line each):

@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::wire::CallResult;
 use crate::protocol::wire::{self, ContentBlock};
 use crate::schema::canonical_json;
-use crate::tool::{Content, EmbeddedResource, RemoteError};
+use crate::tool::{Content, RemoteError};
 
 /// The default cap on an adopted tool's result text ([`AdoptOptions::max_result_bytes`](super::AdoptOptions::max_result_bytes)):
 /// 64 KiB. Not the server's cap on what it sends untrusted callers
@@ -47,24 +47,19 @@ pub(crate) fn call_result(r: wire::CallToolResult) -> CallResult {
     }
 }
 
-/// One content block as a [`Content`]; a block of a type this crate does not know becomes
-/// the text `[<type> content omitted]`.
+/// One content block as a tool's output holds it: as read, but a block of a type this crate
+/// does not know ([`ContentBlock::Unknown`]) becomes the text `[<type> content omitted]`, so
+/// an adopted tool's output can be served again (an `Unknown` block cannot be written).
 pub(crate) fn content(block: ContentBlock) -> Content {
     match block {
-        ContentBlock::Text { text } => Content::Text { text },
-        ContentBlock::Image { data, mime_type } => Content::Image { data, mime_type },
-        ContentBlock::Audio { data, mime_type } => Content::Audio { data, mime_type },
-        ContentBlock::ResourceLink { uri, name, description, mime_type } => {
-            Content::ResourceLink { uri, name, description, mime_type }
-        }
-        ContentBlock::Resource { resource: r } => Content::Resource {
-            resource: EmbeddedResource { uri: r.uri, mime_type: r.mime_type, text: r.text, blob: r.blob },
-        },
-        ContentBlock::Unknown { kind } => Content::text(format!("[{} content omitted]", attr_safe(&kind))),
-        // `ContentBlock` is `#[non_exhaustive]` in `toolwire-protocol`, released in lockstep
-        // with this crate: a block it learns to read is mapped here in the same release.
-        _ => Content::text("[content omitted]"),
+        ContentBlock::Unknown { kind } => Content::text(omitted(&kind)),
+        known => known,
     }
+}
+
+/// The text that stands for a block of type `kind` this crate does not know.
+fn omitted(kind: &str) -> String {
+    format!("[{} content omitted]", attr_safe(kind))
 }
 
 /// A result as text, per the table in this module's docs.
@@ -83,6 +78,12 @@ pub fn normalise(result: &CallResult) -> String {
             Content::Audio { data, mime_type } => parts.push(elided("audio", mime_type, data)),
             Content::Resource { resource } => parts.push(format!("[resource {}]", resource.uri)),
             Content::ResourceLink { uri, .. } => parts.push(format!("[resource {uri}]")),
+            // Only a `CallResult` built by hand holds one: `call_result` already turned it into
+            // text.
+            Content::Unknown { kind } => parts.push(omitted(kind)),
+            // `ContentBlock` is `#[non_exhaustive]` in `toolwire-protocol`, released in lockstep
+            // with this crate: a block it learns to read is rendered here in the same release.
+            _ => parts.push("[content omitted]".to_owned()),
         }
     }
     if let Some(s) = &result.structured
@@ -316,21 +317,15 @@ mod tests {
             content: vec![
                 Content::text("hello"),
                 Content::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() },
-                Content::Resource {
-                    resource: EmbeddedResource {
-                        uri: "file:///a".into(),
-                        mime_type: None,
-                        text: Some("x".into()),
-                        blob: None,
-                    },
-                },
+                Content::resource(wire::ResourceContents::text("file:///a", "x")),
+                Content::Unknown { kind: "video".into() },
             ],
             structured: Some(json!({"b": 1, "a": [2]})),
             is_error: false,
         };
         assert_eq!(
             normalise(&r),
-            "hello\n[image image/png, 8 bytes elided]\n[resource file:///a]\n{\"a\":[2],\"b\":1}"
+            "hello\n[image image/png, 8 bytes elided]\n[resource file:///a]\n[video content omitted]\n{\"a\":[2],\"b\":1}"
         );
         // The same JSON already in a text block is not repeated.
         let r = CallResult {
@@ -357,6 +352,23 @@ mod tests {
             is_error: false,
         };
         assert_eq!(normalise(&r), "6\n{\"result\":5}");
+    }
+
+    #[test]
+    fn a_read_result_keeps_its_blocks_but_an_unknown_one_becomes_its_marker() {
+        let image = ContentBlock::image("AA==", "image/png");
+        let read = wire::CallToolResult::new(vec![
+            ContentBlock::Unknown { kind: "video\"x".into() },
+            image.clone(),
+            ContentBlock::Unknown { kind: String::new() },
+        ]);
+        let r = call_result(read);
+        assert_eq!(
+            r.content,
+            [Content::text("[video&quot;x content omitted]"), image, Content::text("[ content omitted]")]
+        );
+        // What the client holds can be served again: every block writes.
+        assert!(r.content.iter().all(|block| serde_json::to_string(block).is_ok()));
     }
 
     #[test]

@@ -7,6 +7,12 @@
 //! - `error`: [`ToolError`] and its remote half, [`RemoteError`].
 //! - `returns`: [`ToolReturn`], what a `#[tool]` fn may return, and [`Json`].
 //! - `run`: running a body, with a panic turned into [`ToolError::Panicked`].
+//!
+//! [`Content`] and [`EmbeddedResource`] are aliases of the wire's
+//! [`ContentBlock`](crate::protocol::wire::ContentBlock) and
+//! [`ResourceContents`](crate::protocol::wire::ResourceContents) under the names a tool knows
+//! them by: a tool's result, a prompt's message and a remote server's result hold the same
+//! blocks.
 
 mod error;
 mod info;

@@ -10,6 +10,10 @@ mod read;
 
 /// One content block: `text`, `image`, `audio`, `resource_link` or an embedded `resource`.
 ///
+/// The one content type: what a tool returns (toolwire's `tool::Content` is an alias of it, and
+/// `tool::EmbeddedResource` of [`ResourceContents`]), what a prompt's message holds, and what
+/// the client reads from a peer's results.
+///
 /// Reading never fails: a block whose `type` this crate does not know (or that is not an
 /// object) reads as [`Unknown`](ContentBlock::Unknown), which keeps the type's name, and a
 /// known block's missing members read as empty. Writing an `Unknown` block is an error.
