@@ -292,6 +292,7 @@ impl ServerBuilder {
             host_principal: host_principal.unwrap_or_else(Principal::shared_host),
             access,
             limiter: rate_limit.map(rate::Limiter::new),
+            #[cfg(feature = "http")]
             exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
         });

@@ -51,6 +51,7 @@ pub(crate) struct Shared {
     pub(crate) exposure: Arc<Exposure>,
     /// Whether the builder said it (unsaid, a listener on a network address serves untrusted
     /// callers: `Server::exposure_on`).
+    #[cfg(feature = "http")]
     pub(crate) exposure_said: bool,
 }
 
