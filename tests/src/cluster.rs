@@ -178,6 +178,30 @@ impl Drop for Replica {
     }
 }
 
+/// nginx round-robin in front of `upstreams` (the config of [`nginx_config`]), in a new
+/// directory under the temp dir named after `prefix`: the child, the address it listens on
+/// (not yet listening: wait for it), and its directory.
+pub fn spawn_nginx(prefix: &str, upstreams: &[SocketAddr]) -> (Child, SocketAddr, PathBuf) {
+    let port = free_port();
+    let dir = std::env::temp_dir().join(format!("{prefix}-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the nginx dir");
+    let conf = dir.join("nginx.conf");
+    std::fs::write(&conf, nginx_config(&dir, port, upstreams)).expect("write nginx.conf");
+    let nginx = Command::new(NGINX)
+        .arg("-p")
+        .arg(&dir)
+        .arg("-c")
+        .arg(&conf)
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn nginx (bash tests/peers/nginx/setup.sh installs it)");
+    (nginx, SocketAddr::from(([127, 0, 0, 1], port)), dir)
+}
+
 /// The nginx config the cluster runs (and the README shows): `listen` on `port`, the
 /// `replicas` upstream round-robin over `upstreams`, everything nginx writes under `dir`.
 ///
@@ -260,26 +284,8 @@ impl Cluster {
     pub fn with_replicas(names: &[&str], options: &ReplicaOptions) -> Cluster {
         assert!(Path::new(NGINX).exists(), "{NGINX} is missing: run `bash tests/peers/nginx/setup.sh` first");
         let replicas: Vec<Replica> = names.iter().map(|n| Replica::start(n, 0, options)).collect();
-        let dir =
-            std::env::temp_dir().join(format!("toolwire-cluster-{}-{}", std::process::id(), free_port()));
-        std::fs::create_dir_all(&dir).expect("create the nginx dir");
-        let port = free_port();
         let upstreams: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
-        let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, nginx_config(&dir, port, &upstreams)).expect("write nginx.conf");
-        let nginx = Command::new(NGINX)
-            .arg("-p")
-            .arg(&dir)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn nginx");
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let (nginx, addr, dir) = spawn_nginx("toolwire-cluster", &upstreams);
         let cluster = Cluster { replicas, addr, dir, nginx: Some(nginx) };
         let until = Instant::now() + Duration::from_secs(10);
         while TcpStream::connect(addr).is_err() {

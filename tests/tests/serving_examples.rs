@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolwire_tests::authz::{Alg, AuthServer, Claims};
-use toolwire_tests::cluster::{NGINX, free_port, nginx_config};
+use toolwire_tests::cluster::spawn_nginx;
 use toolwire_tests::example_server::example_binary;
 use toolwire_tests::http::{RawResponse, mcp_headers, request};
 use toolwire_tests::redis::RedisServer;
@@ -272,24 +272,7 @@ struct Nginx {
 
 impl Nginx {
     fn start(upstreams: &[SocketAddr]) -> Nginx {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("toolwire-examples-nginx-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, nginx_config(&dir, port, upstreams)).unwrap();
-        let child = Command::new(NGINX)
-            .arg("-p")
-            .arg(&dir)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn nginx (bash tests/peers/nginx/setup.sh installs it)");
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let (child, addr, dir) = spawn_nginx("toolwire-examples-nginx", upstreams);
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(addr).is_err() {
             assert!(Instant::now() < deadline, "nginx did not listen on {addr}");

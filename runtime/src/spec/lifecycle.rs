@@ -20,11 +20,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::registry::{NameMap, RegistryError};
 use crate::server::Server;
-use crate::transport::http::{Auth, BearerToken, HttpConfig, accept, mcp_service};
+use crate::transport::http::{Auth, BearerToken, HttpConfig, serve_until};
 
 use super::config::{self, ConfigFile, Endpoint};
 use super::options::{SpecOptions, TransportKind};
-use crate::race::first;
 
 /// Why a spec could not be made or started.
 #[derive(Debug, thiserror::Error)]
@@ -345,31 +344,15 @@ impl McpServerSpec {
             })?;
             let std_listener = held.try_clone().map_err(io_err)?;
             std_listener.set_nonblocking(true).map_err(io_err)?;
-            let network = std_listener.local_addr().is_ok_and(|a| !a.ip().is_loopback());
-            let service = mcp_service(self.server.clone(), http.config.clone(), network);
-            let shutdown = stop.clone();
             let _guard = handle.enter();
             let listener = tokio::net::TcpListener::from_std(std_listener).map_err(io_err)?;
-            let limits = http.config.limits;
-            // A drain that begins stops the accept loop too: new connections are refused.
-            let drain = http.config.drain.clone();
-            let counted = drain.clone();
-            // Our own accept loop rather than `axum::serve`: header-read and idle timeouts,
-            // and a connection cap (see `transport::http::listen`).
-            handle.spawn(accept(
-                listener,
-                service,
-                limits,
-                async move {
-                    match drain {
-                        Some(drain) => {
-                            first(shutdown.cancelled(), drain.begun()).await;
-                        }
-                        None => shutdown.cancelled().await,
-                    }
-                },
-                counted,
-            ));
+            // toolwire's own listener (header-read and idle timeouts, a connection cap: see
+            // `transport::http::listen`), until `stop` or the config's drain.
+            let shutdown = stop.clone();
+            let serving = serve_until(listener, self.server.clone(), http.config.clone(), async move {
+                shutdown.cancelled().await
+            });
+            handle.spawn(serving);
         }
         self.running = Some(stop);
         Ok(())

@@ -141,7 +141,6 @@ use get::get;
 /// named here so that a server needs no `jsonwebtoken` of its own).
 #[cfg(feature = "oauth")]
 pub use jsonwebtoken::Algorithm;
-pub(crate) use listen::accept::accept;
 use listen::direct::Direct;
 pub use post::HEADER_MISMATCH;
 use post::post;
@@ -228,20 +227,36 @@ pub fn mcp_router(server: Server, config: HttpConfig) -> Router {
 /// # }
 /// ```
 pub async fn serve(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) {
+    let drain = config.drain.clone();
+    serve_until(listener, server, config, std::future::pending()).await;
+    if let Some(drain) = drain {
+        drain.finished().await;
+    }
+}
+
+/// [`serve`]'s accept loop, until `shutdown` resolves or the config's drain begins, whichever
+/// comes first (the spec's `start` spawns it with its stop token); it does not wait for the
+/// drain to finish.
+pub(crate) async fn serve_until(
+    listener: tokio::net::TcpListener,
+    server: Server,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
     let (limits, drain) = (config.limits, config.drain.clone());
     let network = listener.local_addr().is_ok_and(|a| !a.ip().is_loopback());
     let service = mcp_service(server, config, network);
     let begun = drain.clone();
+    // A drain that begins stops the accept loop too: new connections are refused.
     let stop = async move {
         match begun {
-            Some(drain) => drain.begun().await,
-            None => std::future::pending().await,
+            Some(drain) => {
+                crate::race::first(shutdown, drain.begun()).await;
+            }
+            None => shutdown.await,
         }
     };
-    accept(listener, service, limits, stop, drain.clone()).await;
-    if let Some(drain) = drain {
-        drain.finished().await;
-    }
+    listen::accept::accept(listener, service, limits, stop, drain).await;
 }
 
 /// The MCP endpoint as toolwire's own listener serves it ([`serve`]):
