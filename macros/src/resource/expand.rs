@@ -10,12 +10,15 @@ use syn::spanned::Spanned;
 use super::attr::{self, Address};
 use super::check::{self, Param};
 use crate::ctxt::Ctxt;
-use crate::signature::doc_exprs;
+use crate::signature::{doc_exprs, parse_fn};
 
 pub(crate) fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: ItemFn = match syn::parse2(item) {
+    let item: ItemFn = match parse_fn(
+        item,
+        "`#[resource]` goes on a fn: `#[resource(uri = \"file:///x\")] fn name() -> String { .. }`",
+    ) {
         Ok(f) => f,
-        Err(e) => return e.to_compile_error(),
+        Err(tokens) => return tokens,
     };
     let cx = Ctxt::new();
     let attr = attr::parse(&cx, args);
