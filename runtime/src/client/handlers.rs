@@ -37,12 +37,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::context::blocks_of;
 use crate::protocol::LoggingLevel;
 
 /// The sampling-with-tools blocks, one set of types for both sides (defined in
 /// [`context`](crate::context), where a server's tool offers and reads them).
-pub use crate::context::{SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice};
+pub use crate::context::{SamplingMessage, SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice};
 
 /// Why a handler declined a server's request: sent back as a JSON-RPC error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,44 +168,6 @@ impl Elicited {
     }
 }
 
-/// One message of a sampling conversation as the server sent it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[non_exhaustive]
-pub struct SamplingTurn {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// A content block (`{"type":"text","text":..}`, an image, audio) or an array of them
-    /// (2025-11-25), as sent.
-    pub content: Value,
-}
-
-impl SamplingTurn {
-    /// The `tool_use` blocks of an assistant turn: the tools the model called earlier in
-    /// the conversation (sampling with tools).
-    pub fn tool_uses(&self) -> Vec<SamplingToolUse> {
-        blocks_of(&self.content, "tool_use")
-    }
-
-    /// The `tool_result` blocks of a user turn: what those calls returned.
-    pub fn tool_results(&self) -> Vec<SamplingToolResult> {
-        blocks_of(&self.content, "tool_result")
-    }
-
-    /// The text of this turn: its text block, or its text blocks joined with newlines.
-    pub fn text(&self) -> Option<String> {
-        fn text_of(b: &Value) -> Option<&str> {
-            (b.get("type")? == "text").then(|| b.get("text")?.as_str()).flatten()
-        }
-        match &self.content {
-            Value::Array(blocks) => {
-                let parts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
-                (!parts.is_empty()).then(|| parts.join("\n"))
-            }
-            block => text_of(block).map(str::to_owned),
-        }
-    }
-}
-
 /// One `sampling/createMessage`, as a handler set with
 /// [`ClientOptions::on_sample`](super::ClientOptions::on_sample) sees it. The server's
 /// words are untrusted: a host shows the request to the user before sampling.
@@ -215,7 +176,7 @@ impl SamplingTurn {
 #[non_exhaustive]
 pub struct CreateMessageRequest {
     /// The conversation.
-    pub messages: Vec<SamplingTurn>,
+    pub messages: Vec<SamplingMessage>,
     /// The most tokens to sample.
     pub max_tokens: u64,
     /// The server's system prompt, if any.
@@ -254,7 +215,7 @@ impl CreateMessageRequest {
 
     /// The text of the last turn, usually the question.
     pub fn last_text(&self) -> Option<String> {
-        self.messages.last().and_then(SamplingTurn::text)
+        self.messages.last().and_then(SamplingMessage::text)
     }
 }
 

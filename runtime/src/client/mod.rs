@@ -38,7 +38,7 @@
 //!   and [`ClientOptions::roots`] answer a legacy server's requests and a 2026-07-28
 //!   server's `input_required` rounds alike ([`ClientOptions::max_input_rounds`]);
 //!   sampling with tools ([`ClientOptions::sampling_with_tools`]: [`CreateMessageRequest::tools`]
-//!   and `tool_choice`, [`SamplingTurn::tool_uses`] and [`SamplingTurn::tool_results`],
+//!   and `tool_choice`, [`SamplingMessage::tool_uses`] and [`SamplingMessage::tool_results`],
 //!   answered with [`CreateMessageResult::tool_use`]);
 //!   [`ClientOptions::on_log`] with [`Client::set_level`]; [`Client::set_roots`];
 //!   [`ClientOptions::on_list_changed`] and [`Client::subscribe`] (a legacy server's GET
@@ -207,7 +207,8 @@ pub use error::{ClientError, RootCertificateError, SharedError};
 pub use handlers::{
     CreateMessageRequest, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationMode,
     ElicitationRequest, Elicited, HandlerError, HandlerFuture, ListChanged, ListChangedFn, LogFn, LogMessage,
-    MessageFn, RequestHandler, SamplingTool, SamplingToolResult, SamplingToolUse, SamplingTurn, ToolChoice,
+    MessageFn, RequestHandler, SamplingMessage, SamplingTool, SamplingToolResult, SamplingToolUse,
+    ToolChoice,
 };
 pub use in_process::InProcess;
 pub use lines::Lines;

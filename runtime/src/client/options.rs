@@ -562,8 +562,8 @@ impl ClientOptions {
 
     /// Declare sampling with tools (`sampling.tools`): the sampling handler may be sent
     /// [`CreateMessageRequest::tools`](super::CreateMessageRequest::tools) and `toolChoice`, read
-    /// earlier calls with [`SamplingTurn::tool_uses`](super::SamplingTurn::tool_uses) and
-    /// [`tool_results`](super::SamplingTurn::tool_results), and answer a call with
+    /// earlier calls with [`SamplingMessage::tool_uses`](super::SamplingMessage::tool_uses) and
+    /// [`tool_results`](super::SamplingMessage::tool_results), and answer a call with
     /// [`CreateMessageResult::tool_use`](super::CreateMessageResult::tool_use). Without it a
     /// server must not send tools. Has no effect without a sampling handler.
     pub fn sampling_with_tools(mut self) -> Self {

@@ -65,7 +65,6 @@ mod talk;
 pub use error::AskError;
 pub use roots::{Root, Roots};
 #[cfg(feature = "client")]
-pub(crate) use sample::blocks_of;
 pub use sample::{
     Sampled, SamplingMessage, SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice,
 };

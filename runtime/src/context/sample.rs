@@ -15,15 +15,48 @@ use super::Context;
 use super::error::AskError;
 use crate::protocol::methods;
 
-/// One message of a sampling conversation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One message of a sampling conversation: what a tool sends in a [`SamplingRequest`], and
+/// what a client's sampling handler reads (`CreateMessageRequest::messages` with the `client`
+/// feature). One type for the one wire message, on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SamplingMessage {
     /// `"user"` or `"assistant"`.
-    pub role: &'static str,
-    /// The content: one block (`{"type":"text","text":…}` for text) or an array of blocks
-    /// (a turn of `tool_use` or `tool_result` blocks).
+    pub role: String,
+    /// The content: one block (`{"type":"text","text":…}` for text, an image, audio) or an
+    /// array of blocks (2025-11-25: a turn of `tool_use` or `tool_result` blocks), as sent.
     pub content: Value,
+}
+
+impl SamplingMessage {
+    fn new(role: &str, content: Value) -> SamplingMessage {
+        SamplingMessage { role: role.to_owned(), content }
+    }
+
+    /// The `tool_use` blocks of an assistant turn: the tools the model called earlier in
+    /// the conversation (sampling with tools).
+    pub fn tool_uses(&self) -> Vec<SamplingToolUse> {
+        blocks_of(&self.content, "tool_use")
+    }
+
+    /// The `tool_result` blocks of a user turn: what those calls returned.
+    pub fn tool_results(&self) -> Vec<SamplingToolResult> {
+        blocks_of(&self.content, "tool_result")
+    }
+
+    /// The text of this turn: its text block, or its text blocks joined with newlines.
+    pub fn text(&self) -> Option<String> {
+        fn text_of(b: &Value) -> Option<&str> {
+            (b.get("type")? == "text").then(|| b.get("text")?.as_str()).flatten()
+        }
+        match &self.content {
+            Value::Array(blocks) => {
+                let parts: Vec<&str> = blocks.iter().filter_map(text_of).collect();
+                (!parts.is_empty()).then(|| parts.join("\n"))
+            }
+            block => text_of(block).map(str::to_owned),
+        }
+    }
 }
 
 /// What to ask the client's model: the conversation, a token budget and optional hints.
@@ -83,13 +116,13 @@ impl SamplingRequest {
 
     /// Append a user turn of text.
     pub fn user(mut self, text: impl Into<String>) -> SamplingRequest {
-        self.messages.push(SamplingMessage { role: "user", content: text_block(text.into()) });
+        self.messages.push(SamplingMessage::new("user", text_block(text.into())));
         self
     }
 
     /// Append an assistant turn of text.
     pub fn assistant(mut self, text: impl Into<String>) -> SamplingRequest {
-        self.messages.push(SamplingMessage { role: "assistant", content: text_block(text.into()) });
+        self.messages.push(SamplingMessage::new("assistant", text_block(text.into())));
         self
     }
 
@@ -150,7 +183,7 @@ impl SamplingRequest {
     /// (its `tool_use` blocks included), before the [`tool_results`](Self::tool_results)
     /// that answer it.
     pub fn assistant_turn(mut self, answer: &Sampled) -> SamplingRequest {
-        self.messages.push(SamplingMessage { role: "assistant", content: answer.content.clone() });
+        self.messages.push(SamplingMessage::new("assistant", answer.content.clone()));
         self
     }
 
@@ -172,7 +205,7 @@ impl SamplingRequest {
     /// ```
     pub fn tool_results(mut self, results: impl IntoIterator<Item = SamplingToolResult>) -> SamplingRequest {
         let blocks: Vec<Value> = results.into_iter().map(|r| to_block(&r)).collect();
-        self.messages.push(SamplingMessage { role: "user", content: Value::Array(blocks) });
+        self.messages.push(SamplingMessage::new("user", Value::Array(blocks)));
         self
     }
 
@@ -234,7 +267,7 @@ fn to_block<T: Serialize>(block: &T) -> Value {
 }
 
 /// The blocks of a sampling message's content: one block, or an array of them (2025-11-25).
-pub(crate) fn content_blocks(content: &Value) -> Vec<&Value> {
+fn content_blocks(content: &Value) -> Vec<&Value> {
     match content {
         Value::Array(blocks) => blocks.iter().collect(),
         block => vec![block],
@@ -243,7 +276,7 @@ pub(crate) fn content_blocks(content: &Value) -> Vec<&Value> {
 
 /// The blocks of `content` whose `type` is `kind`, read as `T` (a block that does not read
 /// is skipped).
-pub(crate) fn blocks_of<T: for<'de> Deserialize<'de>>(content: &Value, kind: &str) -> Vec<T> {
+fn blocks_of<T: for<'de> Deserialize<'de>>(content: &Value, kind: &str) -> Vec<T> {
     content_blocks(content)
         .into_iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some(kind))
