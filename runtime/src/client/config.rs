@@ -13,9 +13,12 @@
 //! `streamable-http`) may say the same, and must agree. A bad entry is skipped and reported
 //! in [`ConfigLoad::problems`]; the others load.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::connection::Client;
@@ -105,18 +108,32 @@ pub struct ConfigLoad {
 }
 
 /// Parse a configuration document; `source_name` names it in messages.
+///
+/// A name may be declared only once: a name declared twice in one document is ambiguous
+/// (which one was meant cannot be known), so neither declaration is used and the name is
+/// reported in [`ConfigLoad::problems`], `declared twice in <source>`. JSON readers that keep
+/// the last member would have connected to one of them silently.
 pub fn parse_servers(text: &str, source_name: &str) -> Result<ConfigLoad, ConfigError> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| ConfigError::NotJson { source_name: source_name.to_owned(), source: Arc::new(e) })?;
-    let not_object = || ConfigError::NotAnObject { source_name: source_name.to_owned() };
-    let map = doc.as_object().ok_or_else(not_object)?;
-    let map = match map.get("mcpServers") {
-        Some(inner) => inner.as_object().ok_or_else(not_object)?,
-        None => map,
-    };
+    let members = server_members(text).map_err(|e| match e {
+        Some(e) => ConfigError::NotJson { source_name: source_name.to_owned(), source: Arc::new(e) },
+        None => ConfigError::NotAnObject { source_name: source_name.to_owned() },
+    })?;
     let mut load = ConfigLoad { source: Some(source_name.to_owned()), ..ConfigLoad::default() };
-    for (name, entry) in map {
-        match entry.as_object().ok_or_else(|| "the entry is not an object".to_owned()).and_then(parse_entry) {
+    let twice = |name: &str| members.iter().filter(|(n, _)| n == name).count() > 1;
+    for (name, entry) in &members {
+        if twice(name) {
+            if !load.problems.iter().any(|(n, _)| n == name) {
+                let reason = format!("declared twice in {source_name}; neither declaration is used");
+                tracing::warn!(server = %name, "skipping MCP server config entry: {reason}");
+                load.problems.push((name.clone(), reason));
+            }
+            continue;
+        }
+        let entry: Result<Value, _> = serde_json::from_str(entry.get());
+        let parsed = entry.map_err(|e| e.to_string()).and_then(|e| {
+            e.as_object().map(parse_entry).unwrap_or_else(|| Err("the entry is not an object".into()))
+        });
+        match parsed {
             Ok(transport) => load.servers.push(ServerConfig { name: name.clone(), transport }),
             Err(reason) => {
                 tracing::warn!(server = %name, "skipping MCP server config entry: {reason}");
@@ -126,6 +143,40 @@ pub fn parse_servers(text: &str, source_name: &str) -> Result<ConfigLoad, Config
     }
     load.servers.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(load)
+}
+
+/// A JSON object's members in document order, duplicates kept (a `Value` keeps the last).
+pub(crate) struct Members(pub(crate) Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                    out.push((k, v));
+                }
+                Ok(Members(out))
+            }
+        }
+        deserializer.deserialize_map(V)
+    }
+}
+
+/// The servers of a configuration document, an object of them, or one under `mcpServers`,
+/// in document order with duplicates kept. `Err(Some)`: not JSON; `Err(None)`: JSON, but
+/// not an object of servers.
+pub(crate) fn server_members(text: &str) -> Result<Vec<(String, Box<RawValue>)>, Option<serde_json::Error>> {
+    let top: Members = serde_json::from_str(text).map_err(|e| (!e.is_data()).then_some(e))?;
+    match top.0.iter().find(|(k, _)| k == "mcpServers") {
+        Some((_, inner)) => Ok(serde_json::from_str::<Members>(inner.get()).map_err(|_| None)?.0),
+        None => Ok(top.0),
+    }
 }
 
 fn strings(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
@@ -384,6 +435,30 @@ mod tests {
                 .starts_with(&format!("server 'a': cannot read MCP server config {}: ", missing.display()))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_name_declared_twice_is_used_by_neither_declaration_and_reported() {
+        let load = parse_servers(
+            r#"{"mcpServers": {"t": {"command": "x"}, "u": {"command": "x"}, "t": {"command": "y"}, "t": {"url": "http://h/mcp"}}}"#,
+            "mcp.json",
+        )
+        .unwrap();
+        assert_eq!(load.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["u"]);
+        assert_eq!(
+            load.problems,
+            [("t".to_owned(), "declared twice in mcp.json; neither declaration is used".to_owned())]
+        );
+        // The bare form too, and the errors are still told apart.
+        let bare = parse_servers(r#"{"a": {"command": "x"}, "a": {"command": "x"}}"#, "MCP_SERVERS").unwrap();
+        assert!(bare.servers.is_empty());
+        assert_eq!(bare.problems.len(), 1);
+        assert!(matches!(parse_servers("{", "f"), Err(ConfigError::NotJson { .. })));
+        assert_eq!(parse_servers("[1]", "f"), Err(ConfigError::NotAnObject { source_name: "f".into() }));
+        assert_eq!(
+            parse_servers(r#"{"mcpServers": 3}"#, "f"),
+            Err(ConfigError::NotAnObject { source_name: "f".into() })
+        );
     }
 
     #[test]

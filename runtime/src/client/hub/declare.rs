@@ -16,11 +16,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::client::config::parse_entry;
+use crate::client::config::{parse_entry, server_members};
 use crate::client::{CONFIG_FILES, MCP_SERVERS_ENV, ServerTransport};
 
 /// The environment variable that sets the default [`ConnectMode`].
@@ -316,29 +314,6 @@ pub(crate) fn undeclared<'a>(names: impl Iterator<Item = &'a String>, name: &str
     DeclareError::Undeclared { name: name.to_owned(), declared }
 }
 
-/// A JSON object's members in document order, duplicates kept.
-struct Members(Vec<(String, Box<RawValue>)>);
-
-impl<'de> Deserialize<'de> for Members {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Members;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
-                    out.push((k, v));
-                }
-                Ok(Members(out))
-            }
-        }
-        deserializer.deserialize_map(V)
-    }
-}
-
 fn parse_document(
     text: &str,
     origin: &dyn Fn(usize) -> Origin,
@@ -360,12 +335,10 @@ fn parse_document(
         false => {
             let not_object =
                 || invalid("must be an object of servers (optionally under \"mcpServers\")".into());
-            let top: Members = serde_json::from_str(text)
-                .map_err(|e| if e.is_data() { not_object() } else { invalid(format!("is not JSON: {e}")) })?;
-            let members = match top.0.iter().find(|(k, _)| k == "mcpServers") {
-                Some((_, inner)) => serde_json::from_str::<Members>(inner.get()).map_err(|_| not_object())?.0,
-                None => top.0,
-            };
+            let members = server_members(text).map_err(|e| match e {
+                Some(e) => invalid(format!("is not JSON: {e}")),
+                None => not_object(),
+            })?;
             members
                 .into_iter()
                 .map(|(k, v)| Ok((k, serde_json::from_str(v.get()).map_err(|e| invalid(e.to_string()))?)))
