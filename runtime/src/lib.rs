@@ -129,6 +129,7 @@ pub mod resource;
 pub mod schema;
 mod schema_gen;
 pub mod server;
+pub mod skills;
 pub mod state;
 pub mod tool;
 mod transport;
