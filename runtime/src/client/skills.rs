@@ -233,7 +233,7 @@ fn check_entry(value: &Value) -> Result<Skill, String> {
     let frontmatter =
         object.get("frontmatter").and_then(Value::as_object).ok_or("it has no `frontmatter` object")?;
     for field in ["name", "description"] {
-        if !frontmatter.get(field).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+        if frontmatter.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(format!("its frontmatter has no `{field}` (a non-empty string is required)"));
         }
     }

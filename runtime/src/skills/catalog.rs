@@ -529,7 +529,9 @@ mod tests {
 
     #[test]
     fn malformed_skills_are_refused_naming_the_folder_and_the_fault() {
-        let cases: Vec<(&str, Vec<(&str, Vec<u8>)>, &str)> = vec![
+        // The skill's name, its files, and the start of its refusal.
+        type Case<'a> = (&'a str, Vec<(&'a str, Vec<u8>)>, &'a str);
+        let cases: Vec<Case<'_>> = vec![
             (
                 "Bad_Name",
                 vec![("SKILL.md", skill_md("Bad_Name"))],

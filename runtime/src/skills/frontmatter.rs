@@ -66,7 +66,7 @@ pub fn read(text: &str) -> Result<(Map<String, Value>, &str), FrontmatterError> 
     let (yaml, body) = split(text)?;
     let map = parse(yaml)?;
     for field in ["name", "description"] {
-        if !map.get(field).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+        if map.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(FrontmatterError::Field(field));
         }
     }
@@ -218,8 +218,7 @@ impl Parser {
             _ => {
                 let mut text = rest.to_owned();
                 // A plain scalar continues on lines indented past its key.
-                loop {
-                    let Some(next) = self.peek() else { break };
+                while let Some(next) = self.peek() {
                     if next.indent <= indent && !next.text.is_empty() {
                         break;
                     }
@@ -439,10 +438,11 @@ fn plain(text: &str, no: usize) -> Result<Value, FrontmatterError> {
         _ => {}
     }
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
-    if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = text.parse::<i64>() {
-            return Ok(Value::Number(n.into()));
-        }
+    if !unsigned.is_empty()
+        && unsigned.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(n) = text.parse::<i64>()
+    {
+        return Ok(Value::Number(n.into()));
     }
     for (prefix, radix) in [("0o", 8), ("0x", 16)] {
         if let Some(digits) = text.strip_prefix(prefix)
