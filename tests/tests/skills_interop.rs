@@ -24,7 +24,7 @@ use std::process::{Command, Stdio};
 use client_support::{fixture, peer};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use toolwire::client::{Client, ClientError, ClientOptions, EraMode, StdioServer};
+use toolwire::client::{Client, ClientError, ClientOptions, EraMode, HttpServer, StdioServer};
 use toolwire_tests::example_server::HttpChild;
 
 fn skills_dir() -> PathBuf {
@@ -286,4 +286,49 @@ fn a_malformed_skill_folder_stops_the_server_before_it_serves() {
         std::fs::remove_dir_all(&folder).unwrap();
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// toolwire's client on toolwire's `skills` example over loopback HTTP, in both eras: the
+/// entries and files as the TypeScript SDK reads them above, and the refusals a client reads
+/// (`skills/get` of a skill not served, `resources/directory/read` of a file), word for word.
+#[tokio::test]
+async fn toolwire_reads_its_own_skills_and_the_refusals_read_as_documented() {
+    let server = HttpChild::example("skills", &[&skills_dir().display().to_string(), "--port", "0"]);
+    for era in [EraMode::Legacy, EraMode::Auto] {
+        let client = Client::connect(HttpServer::new(&server.url), ClientOptions::new("skills").era(era))
+            .await
+            .unwrap();
+        let skills = client.list_skills().await.unwrap();
+        assert_eq!(serde_json::to_value(&skills).unwrap(), expected_entries(), "{era:?}");
+        let binary = client.read_skill_file(&skills[0], "scripts/marker.bin").await.unwrap();
+        assert_eq!(
+            binary.bytes,
+            std::fs::read(skills_dir().join("pdf-processing/scripts/marker.bin")).unwrap()
+        );
+        assert_eq!(binary.text, None, "{era:?}: not UTF-8, so a blob");
+        let scripts = client.read_skill_directory("skill://pdf-processing/scripts").await.unwrap();
+        let names: Vec<&str> = scripts.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["fill_form.py", "marker.bin"], "{era:?}");
+
+        for (method, uri, message) in [
+            (
+                "skills/get",
+                "skill://no-such-skill/SKILL.md",
+                "unknown skill \"skill://no-such-skill/SKILL.md\": no skill this server serves has its SKILL.md there; skills/list names them",
+            ),
+            (
+                "resources/directory/read",
+                "skill://pdf-processing/SKILL.md",
+                "\"skill://pdf-processing/SKILL.md\" is not a directory this server serves: resources/directory/read lists a skill's folder (skill://<name>) or a folder inside one",
+            ),
+        ] {
+            match client.request(method, Some(json!({ "uri": uri }))).await {
+                Err(ClientError::Rpc { code, server_message, .. }) => {
+                    assert_eq!((code, server_message.as_str()), (-32602, message), "{era:?} {method}");
+                }
+                other => panic!("{era:?} {method}: {other:?}"),
+            }
+        }
+        client.close().await;
+    }
 }
