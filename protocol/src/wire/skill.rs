@@ -58,6 +58,7 @@ pub enum SkillResources {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "client", derive(serde::Deserialize))]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Dynamic {
     /// `"dynamic"`.
     Dynamic,
