@@ -32,7 +32,7 @@ PROTOCOL_HELPERS = ("sync", "base64", "swar", "by_name", "json")
 # Bottom first. A module at index i may import modules at indexes < i only.
 LAYERS = [
     "sync", "base64", "swar", "by_name", "json", "protocol", "race", "random", "log_hold", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
-    "paths", "complete", "resource", "prompt", "registry", "server", "transport", "redis", "spec", "cli", "client",
+    "paths", "complete", "resource", "prompt", "registry", "skills", "server", "transport", "redis", "spec", "cli", "client",
     "testing", "approvals", "__private",
 ]
 

@@ -60,6 +60,11 @@ pub struct ServerCapabilities {
     /// `logging`: `logging/setLevel` and `notifications/message` (always: any tool may log).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub logging: Option<EmptyCapability>,
+    /// `extensions`: each extension the server serves, by its identifier
+    /// (`io.modelcontextprotocol/skills`), with its settings object inline (SEP-2133: no
+    /// envelope); absent when it serves none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub extensions: std::collections::BTreeMap<&'static str, serde_json::Value>,
 }
 
 /// The `resources` capability.

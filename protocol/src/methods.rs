@@ -68,6 +68,17 @@ methods! {
     /// `prompts/get`: one prompt's messages, with arguments.
     PROMPTS_GET = "prompts/get";
 
+    // The Skills extension (SEP-2640, `io.modelcontextprotocol/skills`).
+
+    /// `skills/list`: the skills a server serves, a page at a time, each entry with its
+    /// files' digests and sizes.
+    SKILLS_LIST = "skills/list";
+    /// `skills/get`: one skill's entry, by the URI of its `SKILL.md`.
+    SKILLS_GET = "skills/get";
+    /// `resources/directory/read`: the direct children of a directory resource (a skill's
+    /// folder), a page at a time.
+    RESOURCES_DIRECTORY_READ = "resources/directory/read";
+
     // What a server asks of the client (a request in the legacy era, an input request of an
     // `input_required` round in 2026-07-28).
 
@@ -131,6 +142,6 @@ mod tests {
             assert!(source.contains(&line), "`{method}` is not defined as `{name}`");
             assert!(seen.insert(*method), "`{method}` is listed twice");
         }
-        assert_eq!(ALL.len(), 29);
+        assert_eq!(ALL.len(), 32);
     }
 }

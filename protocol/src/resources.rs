@@ -10,6 +10,21 @@ use serde::Deserialize;
 
 use super::meta::RequestMeta;
 
+/// `resources/directory/read` params (the Skills extension): a directory's URI, and the
+/// cursor of the page after the first.
+#[derive(Debug, Deserialize)]
+pub struct DirectoryReadParams<'a> {
+    /// The directory's URI.
+    #[serde(borrow)]
+    pub uri: Cow<'a, str>,
+    /// The opaque cursor from a previous page.
+    #[serde(default, borrow)]
+    pub cursor: Option<Cow<'a, str>>,
+    /// The request's `_meta`.
+    #[serde(rename = "_meta", default, borrow)]
+    pub meta: Option<RequestMeta<'a>>,
+}
+
 /// `resources/read`, `resources/subscribe` and `resources/unsubscribe` params: one URI.
 #[derive(Debug, Deserialize)]
 pub struct UriParams<'a> {

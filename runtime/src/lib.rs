@@ -95,6 +95,7 @@
 //! | `spec` (feature `http`) | [`serve_registry()`](fn@serve_registry), `McpServerSpec` and `SpecOptions`: the agent-CLI side |
 //! | [`resource`](mod@resource) | the `Resource` and `ResourceTemplate` traits, `ResourceInfo`, `ResourceRegistry`, `UriTemplate`: what `#[resource]` generates and a server serves |
 //! | [`prompt`](mod@prompt) | the `Prompt` trait, `PromptInfo`, `PromptRegistry`: what `#[prompt]` generates and a server serves |
+//! | [`skills`] | the Skills extension (SEP-2640): `SkillCatalog`, skills from a folder or code, each checked when added, served with `ServerBuilder::skills`; the `SKILL.md` frontmatter reader; read on the client side by `Client::list_skills`, `load_skill`, `read_skill_file` |
 //! | [`complete`] | completers for prompt arguments (and resource template variables): `Complete`, `Completion`, `Fixed` |
 //! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools; any transport, in process included |
@@ -129,6 +130,7 @@ pub mod resource;
 pub mod schema;
 mod schema_gen;
 pub mod server;
+pub mod skills;
 pub mod state;
 pub mod tool;
 mod transport;

@@ -151,7 +151,7 @@ fn resolve_existing(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// The checks that need no file system: steps 1–3 of the module docs.
-fn check_text(text: &str) -> Result<(), PathRefusal> {
+pub(crate) fn check_text(text: &str) -> Result<(), PathRefusal> {
     let got = || text.to_owned();
     if text.is_empty() {
         return Err(PathRefusal::Empty);

@@ -234,3 +234,47 @@ fn conformance_client_2026_07_28_requirements() {
         assert!(text.contains(line), "{line} missing:\n{text}");
     }
 }
+
+/// The Skills extension's client scenarios (SEP-2640), one by one, at 2026-07-28 and at
+/// 2025-11-25 (`--force`: extension scenarios are not on the spec timeline): skills listed
+/// without a file fetched (`no-prefetch`), and a `SKILL.md` whose digest, size or
+/// frontmatter differs from its entry refused before any other file of the skill is read.
+/// Each must pass with its one check run; the refusals show the error a host reads.
+#[test]
+fn conformance_client_sep_2640_skills_one_by_one() {
+    for version in ["2026-07-28", "2025-11-25"] {
+        for (scenario, says) in [
+            ("sep-2640-client-no-prefetch", None),
+            (
+                "sep-2640-client-verify-digest",
+                Some(
+                    "server 'conformance': skill skill://pdf-processing/SKILL.md: skill://pdf-processing/SKILL.md: digest differs: the entry says sha256:",
+                ),
+            ),
+            (
+                "sep-2640-client-verify-size",
+                Some(
+                    "server 'conformance': skill skill://pdf-processing/SKILL.md: skill://pdf-processing/SKILL.md: size differs: the entry says 97 bytes, the server sent 139",
+                ),
+            ),
+            (
+                "sep-2640-client-verify-frontmatter",
+                Some(
+                    "server 'conformance': skill skill://pdf-processing/SKILL.md: skill://pdf-processing/SKILL.md: frontmatter differs from the entry's: description: the file says \"Exfiltrate credentials\", the entry says \"Extract, fill, and assemble PDF documents\"",
+                ),
+            ),
+        ] {
+            let text =
+                run_with("TOOLWIRE_CONFORMANCE_020", scenario, &["--force", "--spec-version", version]);
+            let tally = tally(&text).unwrap_or_else(|| panic!("{version} {scenario}: no tally\n{text}"));
+            assert_eq!(tally, (1, 1, 0, 0), "{version} {scenario}:\n{text}");
+            assert!(text.contains("OVERALL: PASSED"), "{version} {scenario}:\n{text}");
+            if let Some(said) = says {
+                assert!(
+                    text.lines().any(|l| l.starts_with(said)),
+                    "{version} {scenario} should say {said:?}:\n{text}"
+                );
+            }
+        }
+    }
+}

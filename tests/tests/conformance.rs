@@ -312,3 +312,57 @@ fn conformance_0_2_0_alpha_12_requirements_2026_07_28() {
         ],
     );
 }
+
+// ---- The Skills extension (SEP-2640): issue 49, helper "skills" ----------------------------
+//
+// 0.2.0-alpha.12's `sep-2640-skills-*` server scenarios are extension scenarios "not on the
+// spec timeline": `--requirements 2026-07-28` does not run them, so they run here one by one
+// (`--scenario S --force`), at 2026-07-28 and at 2025-11-25, against the same example server
+// (which serves one skill, `test-skill`, with a file in a subfolder). Each must pass with at
+// least one check run and none failed or warned: a scenario whose checks all skipped (a
+// server that does not declare the extension) proves nothing.
+
+/// The Skills extension's server scenarios, and the checks each must pass at 2026-07-28
+/// (at 2025-11-25 the two caching checks are skipped, so two fewer).
+const SKILLS_SCENARIOS: [(&str, usize); 3] =
+    [("sep-2640-skills-enumeration", 32), ("sep-2640-skills-directory", 7), ("sep-2640-skills-manifest", 6)];
+
+#[test]
+fn conformance_0_2_0_alpha_12_skills_extension_scenarios() {
+    let server = HttpChild::example("conformance", &["--port", "0"]);
+    let mut problems = Vec::new();
+    for version in ["2026-07-28", "2025-11-25"] {
+        for (scenario, checks) in SKILLS_SCENARIOS {
+            let out = TempDir::new("conformance-skills");
+            let results = out.0.join("results");
+            let run = peer_command("TOOLWIRE_CONFORMANCE_020")
+                .arg("server")
+                .args(["--url", &server.url, "--scenario", scenario, "--force", "--spec-version", version])
+                .arg("-o")
+                .arg(&results)
+                .current_dir(&out.0)
+                .stdin(Stdio::null())
+                .output()
+                .expect("run the conformance suite");
+            let text = String::from_utf8_lossy(&run.stdout).into_owned();
+            let outcome = outcomes(&results);
+            let Some(o) = outcome.get(scenario) else {
+                problems.push(format!("{version} {scenario} did not run:\n{text}"));
+                continue;
+            };
+            let want = if version == "2026-07-28" || scenario != "sep-2640-skills-enumeration" {
+                checks
+            } else {
+                checks - 2
+            };
+            println!("{version} {scenario}: {} checks passed, failing {:?}", o.passed, o.failing);
+            if !run.status.success() || !o.failing.is_empty() || o.passed != want {
+                problems.push(format!(
+                    "{version} {scenario}: {} passed (want {want}), failing {:?}\n{text}",
+                    o.passed, o.failing
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "problems: {problems:#?}");
+}

@@ -72,6 +72,8 @@ fn assert_ts_report(r: &Value, version: &str, what: &str) {
     assert_eq!(
         r["resources"],
         json!([
+            // The Skills extension's `SKILL.md`, listed beside the fixtures (issue 49).
+            {"uri": "skill://test-skill/SKILL.md", "name": "test-skill", "description": "A skill the conformance suite reads", "mimeType": "text/markdown", "size": 107},
             {"uri": "test://static-binary", "name": "static-binary", "description": "A static binary resource (a 1x1 red PNG) for testing.", "mimeType": "image/png"},
             {"uri": "test://static-text", "name": "static-text", "description": "A static text resource for testing.", "mimeType": "text/plain"},
             {"uri": "test://watched-resource", "name": "watched-resource", "description": "A resource that can be subscribed to.", "mimeType": "text/plain"}
@@ -80,7 +82,10 @@ fn assert_ts_report(r: &Value, version: &str, what: &str) {
     );
     assert_eq!(
         r["templates"],
-        json!([{"uriTemplate": "test://template/{id}/data", "name": "template", "description": "A resource template with parameter substitution.", "mimeType": "application/json"}]),
+        json!([
+            {"uriTemplate": "test://template/{id}/data", "name": "template", "description": "A resource template with parameter substitution.", "mimeType": "application/json"},
+            {"uriTemplate": "skill://{+path}", "name": "skill-files", "description": "A file of one of the skills this server serves (skills/list names them)"}
+        ]),
         "{what}"
     );
     assert_eq!(
@@ -234,6 +239,7 @@ mod rmcp_client {
         assert_eq!(
             listed,
             [
+                row("skill://test-skill/SKILL.md", "test-skill", "text/markdown"),
                 row("test://static-binary", "static-binary", "image/png"),
                 row("test://static-text", "static-text", "text/plain"),
                 row("test://watched-resource", "watched-resource", "text/plain"),
@@ -333,7 +339,12 @@ fn inspector_cli_over_http_lists_reads_and_gets_in_both_eras() {
             listed["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
         assert_eq!(
             uris,
-            ["test://static-binary", "test://static-text", "test://watched-resource"],
+            [
+                "skill://test-skill/SKILL.md",
+                "test://static-binary",
+                "test://static-text",
+                "test://watched-resource"
+            ],
             "{era}: {listed}"
         );
         let read = inspector_http(

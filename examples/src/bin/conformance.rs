@@ -29,6 +29,7 @@ use toolwire::context::{AskError, SamplingRequest};
 use toolwire::http::{Auth, HttpConfig, mcp_router};
 use toolwire::prompt::{ContentBlock, PromptMessage, ResourceContents};
 use toolwire::protocol::LoggingLevel;
+use toolwire::skills::SkillCatalog;
 use toolwire::tool::{EmbeddedResource, ToolFuture};
 use toolwire::{
     Content, Context, Declarations, Schema, Server, Tool, ToolInfo, ToolOutput, prompt, prompts, resource,
@@ -594,6 +595,7 @@ fn main() {
         .tools(registry)
         .resources(resources)
         .prompts(prompts)
+        .skills(conformance_skills())
         .build();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let served = if stdio {
@@ -607,6 +609,25 @@ fn main() {
         eprintln!("conformance: {e}");
         std::process::exit(1);
     }
+}
+
+/// The skills the `sep-2640-skills-*` scenarios read: one skill with a file in a subfolder
+/// (`resources/directory/read` must list a folder, `inode/directory`).
+fn conformance_skills() -> SkillCatalog {
+    let mut catalog = SkillCatalog::new();
+    catalog
+        .add(
+            "test-skill",
+            [
+                (
+                    "SKILL.md",
+                    "---\nname: test-skill\ndescription: A skill the conformance suite reads\n---\n\nRead references/GUIDE.md first.\n",
+                ),
+                ("references/GUIDE.md", "The guide.\n"),
+            ],
+        )
+        .expect("the fixture skill is well formed");
+    catalog
 }
 
 /// Serve `server` on `127.0.0.1:port` without auth until stdin closes (the parent's way of

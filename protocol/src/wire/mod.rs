@@ -30,6 +30,7 @@ mod icon;
 mod mrtr;
 mod prompt;
 mod resource;
+mod skill;
 mod tool;
 
 pub use completion::{
@@ -44,6 +45,9 @@ pub use mrtr::{
 };
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+pub use skill::{
+    DIRECTORY_MIME_TYPE, DirectoryResource, Dynamic, SKILLS_EXTENSION, Skill, SkillFile, SkillResources,
+};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};
 
 use serde_json::Value;

@@ -126,6 +126,20 @@ pub enum ClientError {
         /// What the server asked and why it went unanswered, in our words.
         problem: String,
     },
+    /// A skill (the Skills extension) the client refused: an entry it cannot verify
+    /// against, or a file whose bytes or frontmatter differ from its entry. Nothing of it
+    /// was handed over.
+    #[error("server '{server}': skill {skill}: {file}: {problem}")]
+    SkillRefused {
+        /// The server's configured name.
+        server: String,
+        /// The skill's `SKILL.md` URI (or its place in the listing).
+        skill: String,
+        /// The file refused (`entry` when the entry itself is).
+        file: String,
+        /// What differed, or what is wrong.
+        problem: String,
+    },
     /// The server offered only protocol versions this client does not speak.
     #[error("server '{server}' offered protocol version {offered}, which this client does not speak")]
     UnsupportedVersion {
@@ -223,6 +237,10 @@ impl PartialEq for ClientError {
                 server == server2 && method == method2
             }
             (E::Closed { server }, E::Closed { server: server2 }) => server == server2,
+            (
+                E::SkillRefused { server, skill, file, problem },
+                E::SkillRefused { server: server2, skill: skill2, file: file2, problem: problem2 },
+            ) => server == server2 && skill == skill2 && file == file2 && problem == problem2,
             (
                 E::Input { server, method, name, problem },
                 E::Input { server: server2, method: method2, name: name2, problem: problem2 },

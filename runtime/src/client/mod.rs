@@ -30,6 +30,9 @@
 //!   server's own schema, results normalised and sealed, failures classified.
 //! - [`Client::adopt_prompts`], [`Client::resource_source`], [`Client::typed`], and a whole
 //!   server as a Rust trait with [`#[toolwire::remote]`](crate::remote) ([`BindError`]).
+//! - Skills (SEP-2640): [`Client::list_skills`], [`Client::load_skill`],
+//!   [`Client::read_skill_file`]: fetched one file at a time, when asked, and verified against
+//!   the skill's entry (size, digest, frontmatter) before handed over ([`SkillFileRead`]).
 //! - [`load_servers`] / [`connect_all`]: servers from `MCP_SERVERS` or `.mcp.json`.
 //! - [`hub::Hub`]: many declared servers behind one API: lazy or start-up connections,
 //!   health states and events, bounded reconnection and respawn, routing by tool name and
@@ -157,6 +160,7 @@ mod remote_tool;
 mod resources;
 mod rounds;
 mod schema;
+mod skills;
 mod stdio;
 mod talk;
 mod transport;
@@ -225,6 +229,7 @@ pub use remote::BindError;
 pub use remote_tool::RemoteTool;
 pub use resources::{ResourceItem, ResourceSource, ResourceWriteRefused};
 pub use schema::{MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, RefusedConstruct, SchemaRefusal};
+pub use skills::SkillFileRead;
 pub use stdio::MAX_LINE;
 pub use transport::{CloseFuture, Incoming, Link, Message, Outgoing, StartFuture, Transport};
 pub use typed::{TypedError, TypedTool};

@@ -17,6 +17,7 @@ use crate::protocol::lifecycle::{EmptyCapability, ServerCapabilities, discover_r
 use crate::protocol::meta::{EmptyResult, ModernResult, ResultMeta};
 use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
+use crate::skills::SkillCatalog;
 
 use super::access::exposure::Exposure;
 use super::access::policy::Access;
@@ -24,6 +25,7 @@ use super::access::rate::{self, RateLimit};
 use super::capability::completion::CompletionTable;
 use super::capability::prompts::Prompts;
 use super::capability::resources::Resources;
+use super::capability::skills::Skills;
 use super::capability::tools::Tools;
 use super::dispatch::session::Session;
 #[cfg(feature = "http")]
@@ -105,6 +107,7 @@ pub struct ServerBuilder {
     tools: Option<ToolRegistry>,
     resources: Option<ResourceRegistry>,
     prompts: Option<PromptRegistry>,
+    skills: Option<SkillCatalog>,
     live: bool,
     host_principal: Option<Arc<Principal>>,
     access: Option<Arc<Access>>,
@@ -151,6 +154,34 @@ impl ServerBuilder {
     /// `resources` with `subscribe: true`.
     pub fn resources(mut self, registry: ResourceRegistry) -> ServerBuilder {
         self.resources = Some(registry);
+        self
+    }
+
+    /// Serve `catalog`'s skills (the Skills extension, SEP-2640): `skills/list`, `skills/get`
+    /// and `resources/directory/read`, and each skill's files as resources (each `SKILL.md`
+    /// listed, every file read through the template `skill://{+path}`), beside any given to
+    /// [`resources`](Self::resources). Declares
+    /// `extensions["io.modelcontextprotocol/skills"]` with `directoryRead: true`, and
+    /// `resources`.
+    ///
+    /// # Panics
+    ///
+    /// [`build`](Self::build) panics if the server's own resources already hold a skill's
+    /// `SKILL.md` URI or the template `skill://{+path}`.
+    ///
+    /// ```
+    /// use toolwire::skills::SkillCatalog;
+    /// use toolwire::{Server, ServerOptions};
+    ///
+    /// let mut catalog = SkillCatalog::new();
+    /// catalog
+    ///     .add("greet", [("SKILL.md", "---\nname: greet\ndescription: Greet people\n---\nSay hello.\n")])
+    ///     .unwrap();
+    /// let server = Server::builder(ServerOptions::new("demo", "0.1.0")).skills(catalog).build();
+    /// # drop(server);
+    /// ```
+    pub fn skills(mut self, catalog: SkillCatalog) -> ServerBuilder {
+        self.skills = Some(catalog);
         self
     }
 
@@ -221,6 +252,7 @@ impl ServerBuilder {
             tools,
             resources,
             prompts,
+            skills,
             live,
             host_principal,
             access,
@@ -238,6 +270,16 @@ impl ServerBuilder {
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
+
+        // A skill catalog's files are resources: added to the server's own, or served alone.
+        let mut resources = resources;
+        if let Some(catalog) = &skills {
+            let registry = resources.get_or_insert_with(ResourceRegistry::new);
+            if let Err(e) = crate::skills::add_resources(catalog, registry) {
+                panic!("the skill catalog's resources clash with the server's own: {e}");
+            }
+        }
+        let skills = skills.map(|catalog| Skills::new(&catalog, page_size, &modern_meta, ttl));
 
         let mut completion = CompletionTable::default();
         if let Some(registry) = &prompts {
@@ -271,6 +313,9 @@ impl ServerBuilder {
         if let Some(completion) = &completion {
             completion.advertise(&mut capabilities);
         }
+        if let Some(skills) = &skills {
+            skills.advertise(&mut capabilities);
+        }
         let capabilities = raw(&capabilities);
 
         let discover = discover_result(&capabilities, options.instructions.as_deref(), options.list_ttl);
@@ -299,7 +344,9 @@ impl ServerBuilder {
         if let Some(fanout) = &fanout {
             fanout.attach(Delivery::new(&shared));
         }
-        Server { serving: Arc::new(Serving { shared, tools, resources, prompts, completion, fanout }) }
+        Server {
+            serving: Arc::new(Serving { shared, tools, resources, prompts, completion, skills, fanout }),
+        }
     }
 }
 
@@ -323,6 +370,7 @@ impl Server {
             tools: None,
             resources: None,
             prompts: None,
+            skills: None,
             live: false,
             host_principal: None,
             access: None,

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::capability::completion::CompletionTable;
 use super::capability::prompts::Prompts;
 use super::capability::resources::Resources;
+use super::capability::skills::Skills;
 use super::capability::tools::Tools;
 use super::notify::fanout::{Fanout, Notice, deliver_here};
 use super::shared::Shared;
@@ -24,6 +25,8 @@ pub(crate) struct Serving {
     pub(crate) prompts: Option<Prompts>,
     /// The completions capability, when something completes.
     pub(crate) completion: Option<CompletionTable>,
+    /// The Skills extension, when a skill catalog was given.
+    pub(crate) skills: Option<Skills>,
     /// Where notices go besides this process's subscribers
     /// ([`ServerBuilder::fanout`](super::ServerBuilder::fanout)).
     pub(crate) fanout: Option<Arc<dyn Fanout>>,

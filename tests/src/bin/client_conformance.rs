@@ -29,6 +29,10 @@
 //! when the value is null or not provided" then checks. The tools the client refused at
 //! adoption (`http-invalid-tool-headers`) are printed on stderr with their reasons.
 //!
+//! The Skills extension's scenarios (`sep-2640-client-*`) list the server's skills and load
+//! each (its `SKILL.md`, verified, then its other files), except `sep-2640-client-no-prefetch`,
+//! which only lists: nothing is fetched ahead of need.
+//!
 //! A failure prints the client's error on stderr and exits 1.
 
 use std::sync::Arc;
@@ -39,6 +43,7 @@ use toolwire::client::oauth::{AuthorizationRequest, OAuth};
 use toolwire::client::{
     AdoptOptions, Client, ClientOptions, CreateMessageResult, Elicited, EraMode, HttpServer, Root,
 };
+use toolwire::skills::SkillResources;
 use toolwire::{Context, Tool};
 
 /// The Client ID Metadata Document URL the suite's `auth/basic-cimd` expects.
@@ -132,6 +137,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .roots(vec![Root::new("file:///tmp/conformance", Some("conformance".into()))]);
     let server = HttpServer::new(url).authorizer(Arc::new(oauth(&scenario)));
     let client = Client::connect(server, options).await?;
+    if scenario.starts_with("sep-2640-") {
+        return skills(&client, &scenario).await;
+    }
     let listed = client.list_tools(false).await?;
     let discovery = client.adopt(AdoptOptions::default().prefix("")).await?;
     for rejected in discovery.rejected() {
@@ -176,6 +184,41 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     client.close().await;
     Ok(())
+}
+
+/// The Skills extension's client scenarios (SEP-2640): list the skills, fetching nothing;
+/// then, but for `sep-2640-client-no-prefetch` (where no skill is loaded), load each one: its
+/// `SKILL.md` verified against the entry first, and only if it passes, its other files. A
+/// refused skill is left unread past the refusal, and the first refusal is the binary's
+/// error (on stderr, exit 1: the scenarios allow a client to fail, and show what it said).
+async fn skills(client: &Client, scenario: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let skills = client.list_skills().await?;
+    for skill in &skills {
+        println!("skill {}: {}", skill.uri, skill.frontmatter["description"]);
+    }
+    let mut refused = None;
+    if scenario != "sep-2640-client-no-prefetch" {
+        for skill in &skills {
+            match client.load_skill(skill).await {
+                Ok(read) => println!("loaded {}: {} bytes", read.uri, read.bytes.len()),
+                Err(e) => {
+                    refused.get_or_insert(e);
+                    continue;
+                }
+            }
+            let SkillResources::Files(files) = &skill.resources else { continue };
+            for file in files.iter().filter(|f| f.uri != skill.uri) {
+                match client.read_skill_file(skill, &file.uri).await {
+                    Ok(read) => println!("read {}: {} bytes", read.uri, read.bytes.len()),
+                    Err(e) => {
+                        refused.get_or_insert(e);
+                    }
+                }
+            }
+        }
+    }
+    client.close().await;
+    refused.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// Arguments a schema accepts: each required property given a value of its type.

@@ -14,6 +14,7 @@
 //! | `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe` | the resources capability, when resources were registered (module `resources`) |
 //! | `subscriptions/listen` | 2026-07-28: resource updates and list changes, when resources were registered or the server is live (module `listen`) |
 //! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
+//! | `skills/list`, `skills/get`, `resources/directory/read` | the Skills extension (SEP-2640), when a skill catalog was given (module `skills`) |
 //! | `completion/complete` | the completions capability, when something completes (module `completion`) |
 //! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
 //! | anything else | -32601 |
@@ -40,6 +41,7 @@ use super::sink::Reply;
 use super::state::{LegacyState, SessionInner};
 use crate::server::access::caller::Caller;
 use crate::server::capability::resources;
+use crate::server::capability::skills;
 use crate::server::capability::{completion, logging, prompts, tools};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
@@ -82,6 +84,12 @@ pub(crate) fn request(
             Some(served) => return prompts::request(session, served, reply, method, params, caller),
             None => Err(method_not_found(method)),
         },
+        methods::SKILLS_LIST | methods::SKILLS_GET | methods::RESOURCES_DIRECTORY_READ => {
+            match &serving.skills {
+                Some(served) => return skills::request(session, served, reply, method, params, caller),
+                None => Err(method_not_found(method)),
+            }
+        }
         methods::COMPLETION_COMPLETE => match &serving.completion {
             Some(table) => return completion::request(session, table, reply, params, caller),
             None => Err(method_not_found(method)),
