@@ -64,7 +64,6 @@ mod talk;
 
 pub use error::AskError;
 pub use roots::{Root, Roots};
-#[cfg(feature = "client")]
 pub use sample::{
     Sampled, SamplingMessage, SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice,
 };
