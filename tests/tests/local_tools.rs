@@ -75,6 +75,11 @@ fn assert_cases(cases: &BTreeMap<String, Value>, marks: &Path) {
     assert!(whereabouts["text"].as_str().unwrap().starts_with("toolwire-local-"), "{whereabouts}");
 
     assert_eq!(cases["cancelled"]["given_up"], json!(true));
+    assert_eq!(
+        cases["cancelled"]["dropped_within_1s"],
+        json!(true),
+        "not dropped on `notifications/cancelled`"
+    );
     assert!(dropped(marks, "cancelled").starts_with("toolwire-local-"));
 
     let deadline = &cases["deadline"];
@@ -151,7 +156,7 @@ fn over_http(mode: &str) {
     let marks = TempDir::new("local-marks");
     let server = HttpServer::start(&marks.0);
     let mut command = py_driver(mode);
-    command.env("LOCAL_TOOLS_TOKEN", &server.token);
+    command.env("LOCAL_TOOLS_TOKEN", &server.token).env("LOCAL_TOOLS_MARKS", &marks.0);
     command.args(["--url", &format!("http://{}/mcp", server.addr), "--token-env", "LOCAL_TOOLS_TOKEN"]);
     assert_cases(&cases(command), &marks.0);
 }

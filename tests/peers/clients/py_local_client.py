@@ -10,7 +10,8 @@ Each scenario prints one JSON line `{"case": ..., ...}`; the Rust test
 - `tally`: a body holding a `RefCell` borrow across awaits, with the progress it reported;
 - `boom`: a body that panics after an await (a tool error, the server serves on);
 - `whereabouts`: a sync `local` body naming its thread;
-- `cancelled`: `forever`, given up after 0.5 s (the SDK sends `notifications/cancelled`);
+- `cancelled`: `forever`, given up after 0.5 s (the SDK sends `notifications/cancelled`),
+  and whether its body was dropped within 1 s (its mark in `LOCAL_TOOLS_MARKS`);
 - `deadline`: `forever`, waited for until the server's deadline answers it;
 - `after`: `tally` again, once all that is over.
 """
@@ -54,7 +55,14 @@ async def drive(client: Client) -> None:
 
     with anyio.move_on_after(0.5) as scope:
         await client.call_tool("forever", {"label": "cancelled"})
-    emit("cancelled", given_up=scope.cancelled_caught)
+    # The body must be dropped by the cancellation, well before the server's deadline (2 s
+    # after the call) would drop it: look for its mark for at most 1 s.
+    mark = os.path.join(os.environ["LOCAL_TOOLS_MARKS"], "cancelled.dropped")
+    waited = 0.0
+    while not os.path.exists(mark) and waited < 1.0:
+        await anyio.sleep(0.01)
+        waited += 0.01
+    emit("cancelled", given_up=scope.cancelled_caught, dropped_within_1s=os.path.exists(mark))
 
     result = await client.call_tool("forever", {"label": "deadline"})
     emit("deadline", text=text_of(result), is_error=bool(result.is_error))
