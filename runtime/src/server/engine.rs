@@ -28,6 +28,7 @@ use super::capability::tools::Tools;
 use super::dispatch::session::Session;
 #[cfg(feature = "http")]
 use super::dispatch::state::Settled;
+use super::intercept::{Interceptor, Interceptors};
 use super::notify::fanout::{Delivery, Fanout, Notice};
 use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
@@ -111,6 +112,7 @@ pub struct ServerBuilder {
     rate_limit: Option<RateLimit>,
     exposure: Option<Exposure>,
     fanout: Option<FanoutHandle>,
+    interceptors: Interceptors,
 }
 
 /// The [`Fanout`] a builder was given (its `Debug` names no contents).
@@ -203,6 +205,15 @@ impl ServerBuilder {
         self
     }
 
+    /// See every request before it is served, with `interceptor`: it may answer it, refuse
+    /// it, or pass it on and watch how it ends (module [`intercept`](crate::server::Interceptor)).
+    /// Called again, the interceptors run in the order they were installed. A server with
+    /// none pays one branch per request.
+    pub fn intercept(mut self, interceptor: impl Interceptor) -> ServerBuilder {
+        self.interceptors.push(Arc::new(interceptor));
+        self
+    }
+
     /// Publish the notifications sent outside any call (`notifications/resources/updated`
     /// from [`Server::notify_resource_updated`], and a live server's
     /// `notifications/*/list_changed`) on `fanout` too, and deliver what other replicas
@@ -227,6 +238,7 @@ impl ServerBuilder {
             rate_limit,
             exposure,
             fanout,
+            interceptors,
         } = self;
         // Scopes a tool declares are enforced by an `Access`: a server given none gets an
         // empty one, so a declaration is never silently ignored. A live server may be given
@@ -295,6 +307,7 @@ impl ServerBuilder {
             #[cfg(feature = "http")]
             exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
+            interceptors,
         });
         if let Some(fanout) = &fanout {
             fanout.attach(Delivery::new(&shared));
@@ -329,6 +342,7 @@ impl Server {
             rate_limit: None,
             exposure: None,
             fanout: None,
+            interceptors: Interceptors::default(),
         }
     }
 

@@ -108,6 +108,7 @@ mod access;
 mod capability;
 mod dispatch;
 mod engine;
+mod intercept;
 mod notify;
 mod options;
 mod run;
@@ -130,6 +131,7 @@ pub use dispatch::sink::Sink;
 #[cfg(feature = "http")]
 pub(crate) use dispatch::state::Settled;
 pub use engine::{Server, ServerBuilder};
+pub use intercept::{Entered, Intercepted, Interceptor, Outcome, REFUSED, Ruling, Watch};
 pub use notify::fanout::{ChangedList, Delivery, Fanout, Notice};
 pub use notify::live::LiveError;
 #[cfg(feature = "http")]

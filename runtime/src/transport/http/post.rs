@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 
+use super::config::Auth;
 use super::endpoint::{Endpoint, admit, find_session};
 use super::read::heads::Heads;
 use super::read::inbound::{
@@ -54,13 +55,24 @@ where
     B: HttpBody<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     async move {
         let pending = {
-            let heads = Heads::of(&parts.headers);
+            // An `Authenticate` reads the request's parts whole: it reads them before the
+            // headers move into the `Arc` that interceptors and each call's context share
+            // (one allocation a POST, no copy of the map).
+            let authenticated = match &endpoint.config.auth {
+                Auth::Authenticator(_) => Some(admit(&endpoint, &parts, &Heads::of(&parts.headers)).await),
+                Auth::Bearer(_) | Auth::None => None,
+            };
+            let headers = Arc::new(std::mem::take(&mut parts.headers));
+            let heads = Heads::of(&headers);
             // Refused from the headers alone, with the body unread (module `read::inbound`).
             let limit = endpoint.config.max_body;
-            let admitted = admit(&endpoint, &parts, &heads).await;
+            let admitted = match authenticated {
+                Some(admitted) => admitted,
+                None => admit(&endpoint, &parts, &heads).await,
+            };
             let refusal = match admitted {
                 Err(_) => None,
                 Ok(_) => check_media(&heads)
@@ -70,14 +82,14 @@ where
             let principal = match (admitted, refusal) {
                 (Ok(principal), None) => principal,
                 (Err(refused), _) | (Ok(_), Some(refused)) => {
-                    return Box::pin(unread(refused, body, limit, &parts.headers)).await;
+                    return Box::pin(unread(refused, body, limit, &headers)).await;
                 }
             };
             let body = match read_body(body, limit, &heads).await {
                 Ok(b) => b,
                 Err(refusal) => return refusal,
             };
-            let handing = hand_over(&endpoint, &heads, &principal, &body);
+            let handing = hand_over(&endpoint, &heads, &headers, &principal, &body);
             let handed = match &endpoint.roaming {
                 // Only a session store's calls wait in `hand_over`: without one it completes
                 // on its first poll, here, and this future never holds it.
@@ -116,6 +128,7 @@ struct Pending {
 async fn hand_over(
     endpoint: &Endpoint,
     heads: &Heads<'_>,
+    headers: &Arc<axum::http::HeaderMap>,
     principal: &Arc<crate::principal::Principal>,
     body: &Bytes,
 ) -> Result<Pending, Response> {
@@ -208,7 +221,15 @@ async fn hand_over(
     };
     // A call that completes on its first poll is answered in this poll (module
     // `server::run::request`): its answer is in `rx` before `respond` awaits it.
-    session.handle_admitted(principal, &endpoint.exposure, text, call, &sink, crate::server::Inline::Handler);
+    session.handle_admitted(
+        principal,
+        &endpoint.exposure,
+        headers,
+        text,
+        call,
+        &sink,
+        crate::server::Inline::Handler,
+    );
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.
     if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
