@@ -17,6 +17,9 @@
 //!                 └── shout body     INTERNAL (the Python tool's body)
 //! ```
 //!
+//! and the same for `boom` (a tool's error result, four hops) and `nope` (an unknown tool,
+//! toolwire's JSON-RPC error, never sent downstream): fourteen spans in one trace.
+//!
 //! and toolwire's metrics (both sides) must have reached the receiver too.
 
 mod peer_support;
@@ -81,7 +84,12 @@ impl Receiver {
             if done(&items) {
                 return items;
             }
-            assert!(Instant::now() < until, "{what} never reached the receiver; it got:\n{items:#?}");
+            assert!(
+                Instant::now() < until,
+                "{what} never reached the receiver; it got these spans:\n{}and these other items:\n{:#?}",
+                summary(&items.iter().filter(|i| i.get("spanId").is_some()).cloned().collect::<Vec<_>>()),
+                items.iter().filter(|i| i.get("spanId").is_none()).collect::<Vec<_>>()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -132,7 +140,7 @@ fn over_stdio(mode: &str) {
     let mut client = Command::new(&python);
     client
         .arg(fixtures.join("clients/py_otel_client.py"))
-        .args(["--mode", mode, &receiver.endpoint(), "shout", "--", HOP, &python])
+        .args(["--mode", mode, &receiver.endpoint(), "shout", "boom", "nope", "--", HOP, &python])
         .arg(fixtures.join("fixtures/py_otel_server.py"))
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
         .env("PYTHONUNBUFFERED", "1");
@@ -147,17 +155,19 @@ fn over_stdio(mode: &str) {
         serde_json::from_str(stdout.lines().last().unwrap_or_default()).expect("the client's line");
     // The adopted tool's text, sealed as toolwire seals what a remote server says.
     let sealed = "<untrusted-data source=\"mcp\" server=\"py\" tool=\"shout\">\nHELLO!\n</untrusted-data>";
-    assert_eq!((&said["text"], &said["is_error"]), (&json!(sealed), &json!(false)), "{said}");
+    assert_eq!(said["calls"]["shout"], json!({"text": sealed, "is_error": false}), "{said}");
+    assert_eq!(said["calls"]["boom"]["is_error"], json!(true), "{said}");
+    let unknown = said["calls"]["nope"]["code"].as_i64().expect("a JSON-RPC error for an unknown tool");
     let trace_id = said["trace_id"].as_str().unwrap().to_owned();
     let root = said["root_span_id"].as_str().unwrap().to_owned();
 
-    // Eight spans in the client's trace: all of them came, from three processes.
-    let items = receiver.wait_for("the eight spans of the trace", |items| {
-        items.iter().filter(|i| i["traceId"] == trace_id.as_str()).count() >= 8
+    // Fourteen spans in the client's trace: all of them came, from three processes.
+    let items = receiver.wait_for("the spans of the trace", |items| {
+        items.iter().filter(|i| i["traceId"] == trace_id.as_str()).count() >= 14
     });
     let spans: Vec<Value> = items.iter().filter(|i| i.get("spanId").is_some()).cloned().collect();
     let in_trace: Vec<Value> = spans.iter().filter(|s| s["traceId"] == trace_id.as_str()).cloned().collect();
-    assert_eq!(in_trace.len(), 8, "one trace end to end:\n{}", summary(&in_trace));
+    assert_eq!(in_trace.len(), 14, "one trace end to end:\n{}", summary(&in_trace));
 
     let py_list = child(&in_trace, &root, "MCP send tools/list", CLIENT);
     let listed = child(&in_trace, py_list["spanId"].as_str().unwrap(), "tools/list", SERVER);
@@ -183,6 +193,24 @@ fn over_stdio(mode: &str) {
         assert!(string_attribute(served, "mcp.protocol.version").is_some(), "{served}");
     }
 
+    // A tool's error result: toolwire's spans on both sides say `tool_error`, status Error.
+    let py_send = child(&in_trace, &root, "MCP send tools/call boom", CLIENT);
+    let served = child(&in_trace, py_send["spanId"].as_str().unwrap(), "tools/call boom", SERVER);
+    let sent = child(&in_trace, served["spanId"].as_str().unwrap(), "tools/call boom", CLIENT);
+    child(&in_trace, sent["spanId"].as_str().unwrap(), "tools/call boom", SERVER);
+    for span in [served, sent] {
+        assert_eq!(string_attribute(span, "error.type"), Some("tool_error"), "{span}");
+        assert_eq!(span["status"]["code"], 2, "status Error: {span}");
+    }
+
+    // An unknown tool: a JSON-RPC error, its code the error type; never sent downstream.
+    let py_send = child(&in_trace, &root, "MCP send tools/call nope", CLIENT);
+    let served = child(&in_trace, py_send["spanId"].as_str().unwrap(), "tools/call nope", SERVER);
+    assert_eq!(string_attribute(served, "error.type"), Some(unknown.to_string().as_str()), "{served}");
+    assert_eq!(string_attribute(served, "rpc.response.status_code"), Some(unknown.to_string().as_str()));
+    assert_eq!(served["status"]["code"], 2, "status Error: {served}");
+    assert!(in_trace.iter().all(|s| s["parentSpanId"] != served["spanId"]), "nothing under {served}");
+
     // toolwire's exporter sent its metrics too (flushed when the hop exited).
     let metrics = receiver.wait_for("toolwire's metrics", |items| {
         let names: Vec<&str> = items.iter().filter_map(|i| i["name"].as_str()).collect();
@@ -192,6 +220,24 @@ fn over_stdio(mode: &str) {
     });
     let duration = metrics.iter().find(|m| m["name"] == "mcp.server.operation.duration").unwrap();
     assert_eq!(duration["unit"], "s", "{duration}");
+    // Counted by method, tool and error type: `boom` once as a tool error on each side.
+    for name in ["toolwire.server.requests", "toolwire.client.requests"] {
+        let requests = metrics.iter().find(|m| m["name"] == name).unwrap();
+        let points = requests["sum"]["dataPoints"].as_array().expect("a sum's data points");
+        let boom = points
+            .iter()
+            .find(|p| p["attributes"].as_array().unwrap().iter().any(|a| a["value"]["stringValue"] == "boom"))
+            .unwrap_or_else(|| panic!("no data point for boom: {requests}"));
+        let has = |k: &str, v: &str| {
+            boom["attributes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["key"] == k && a["value"]["stringValue"] == v)
+        };
+        assert!(has("error.type", "tool_error") && has("mcp.method.name", "tools/call"), "{boom}");
+        assert_eq!(boom["asInt"], 1, "{boom}");
+    }
 }
 
 #[test]

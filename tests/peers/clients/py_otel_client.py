@@ -1,12 +1,13 @@
 """The first hop of Python client -> toolwire -> Python server, for tests/tests/otel.rs: the
 mcp 2.3.0 client traced with opentelemetry-sdk, exporting over OTLP/HTTP.
 
-    py_otel_client.py [--mode legacy|2026-07-28] OTLP_BASE_URL TOOL -- SERVER...
+    py_otel_client.py [--mode legacy|2026-07-28] OTLP_BASE_URL TOOL... -- SERVER...
 
-Opens a root span `py client root`, calls TOOL with {"text": "hello"} on the stdio SERVER
-inside it (the SDK's client makes a CLIENT span and puts its context into the request's
-`_meta`, SEP-414), and prints one JSON line: the root span's trace and span ids (hex) and
-the tool's text. The SERVER child gets this process's environment.
+Opens a root span `py client root` and, inside it, calls each TOOL with {"text": "hello"} on
+the stdio SERVER (the SDK's client makes a CLIENT span for each request and puts its context
+into the request's `_meta`, SEP-414). Prints one JSON line: the root span's trace and span
+ids (hex) and, by tool, its text and isError, or the JSON-RPC error it got. The SERVER child
+gets this process's environment.
 """
 
 import argparse
@@ -22,6 +23,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 
 async def run(opts) -> None:
@@ -29,26 +31,32 @@ async def run(opts) -> None:
     params = StdioServerParameters(command=opts.server[0], args=opts.server[1:], env=dict(os.environ))
     async with Client(params, mode=opts.mode, read_timeout_seconds=30) as client:
         with tracer.start_as_current_span("py client root") as root:
-            result = await client.call_tool(opts.tool, {"text": "hello"})
+            calls = {}
+            for tool in opts.tools:
+                try:
+                    result = await client.call_tool(tool, {"text": "hello"})
+                except MCPError as e:
+                    calls[tool] = {"code": e.error.code, "message": e.error.message}
+                    continue
+                text = " ".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+                calls[tool] = {"text": text, "is_error": bool(result.is_error)}
             ctx = root.get_span_context()
-            text = " ".join(c.text for c in result.content if getattr(c, "type", "") == "text")
             print(json.dumps({
                 "trace_id": format(ctx.trace_id, "032x"),
                 "root_span_id": format(ctx.span_id, "016x"),
-                "text": text,
-                "is_error": bool(result.is_error),
+                "calls": calls,
             }), flush=True)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("endpoint")
-    p.add_argument("tool")
+    p.add_argument("tools", nargs="+")
     p.add_argument("--mode", default="legacy", choices=["legacy", "2026-07-28"])
-    p.add_argument("server", nargs="*")
-    opts = p.parse_args()
-    if opts.server and opts.server[0] == "--":
-        opts.server = opts.server[1:]
+    argv = sys.argv[1:]
+    cut = argv.index("--")
+    opts = p.parse_args(argv[:cut])
+    opts.server = argv[cut + 1:]
     provider = TracerProvider(resource=Resource.create({"service.name": "py-otel-client"}))
     provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{opts.endpoint}/v1/traces")))
     trace.set_tracer_provider(provider)
