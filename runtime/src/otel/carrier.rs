@@ -1,7 +1,9 @@
 //! W3C trace context in a request's `_meta`, both ways, and the names every span and
 //! instrument of `otel` shares.
 
-use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
+#[cfg(feature = "client")]
+use opentelemetry::propagation::Injector;
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::TraceContextExt;
 use opentelemetry::{Context, KeyValue};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -21,6 +23,7 @@ pub(crate) const OPERATION: &str = "gen_ai.operation.name";
 pub(crate) const TOOL: &str = "gen_ai.tool.name";
 pub(crate) const PROMPT: &str = "gen_ai.prompt.name";
 pub(crate) const RESOURCE: &str = "mcp.resource.uri";
+#[cfg(feature = "http")]
 pub(crate) const TRANSPORT: &str = "network.transport";
 pub(crate) const ERROR_TYPE: &str = "error.type";
 pub(crate) const STATUS_CODE: &str = "rpc.response.status_code";
@@ -100,8 +103,6 @@ pub(crate) fn request_id(id: &RequestId) -> KeyValue {
     match id {
         RequestId::Number(n) => KeyValue::new(REQUEST_ID, n.to_string()),
         RequestId::String(s) => KeyValue::new(REQUEST_ID, s.clone()),
-        #[allow(unreachable_patterns)]
-        other => KeyValue::new(REQUEST_ID, other.to_string()),
     }
 }
 
@@ -163,7 +164,7 @@ pub(crate) fn inject(cx: &Context, meta: &mut serde_json::Map<String, serde_json
 
 #[cfg(test)]
 mod tests {
-    use opentelemetry::trace::{SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState};
+    use opentelemetry::trace::{SpanId, TraceContextExt, TraceId};
     use serde_json::value::RawValue;
 
     use super::{extract, span_name};
@@ -198,6 +199,7 @@ mod tests {
     #[cfg(feature = "client")]
     #[test]
     fn inject_writes_what_extract_reads() {
+        use opentelemetry::trace::{SpanContext, TraceFlags, TraceState};
         let sc = SpanContext::new(
             TraceId::from_hex("4bf92f3577b34da6a3ce929d0e0e4736").unwrap(),
             SpanId::from_hex("00f067aa0ba902b7").unwrap(),
