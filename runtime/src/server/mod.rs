@@ -122,7 +122,7 @@ pub use access::exposure::{
     Approval, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_UNTRUSTED_RESULT_BYTES, Exposure, GatedCall,
     Untrusted,
 };
-pub use access::policy::{Access, Require};
+pub use access::policy::{Access, INSUFFICIENT_SCOPE, MissingScopes, Require};
 #[cfg(feature = "http")]
 pub(crate) use access::rate::refusal_message as rate_refusal_message;
 pub use access::rate::{RATE_LIMITED, RateLimit};
