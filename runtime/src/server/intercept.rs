@@ -156,6 +156,11 @@ pub trait Watch: Send + Sync + 'static {
     /// after, on the same thread. A span or a context made current here is current in the
     /// code, and in what the code does on its own thread (a client request it sends). `None`
     /// by default; never called for a request that runs no user code.
+    ///
+    /// An async body is polled there, and so is a sync body run in place (on the stdio
+    /// reader, or a runtime worker); a sync body handed to another thread (the blocking
+    /// pool, when it runs long or no worker is free) runs outside the poll, and sees no
+    /// thread-local context made here: carry what it needs through the request instead.
     fn enter(&self) -> Option<Entered> {
         None
     }
