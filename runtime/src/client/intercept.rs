@@ -1,26 +1,6 @@
-//! The client's interceptor seam: [`SendInterceptor`]s a [`ClientOptions`](super::ClientOptions)
-//! installs ([`ClientOptions::intercept`](super::ClientOptions::intercept)) see every request
-//! the client sends (the handshake, `tools/call` and every other method, the adopted tools'
-//! calls included) just before it is written, and may change its `_meta` and its HTTP
-//! headers, answer it themselves, refuse it, or pass it on and watch how it ends.
-//!
-//! What one sees is a [`Sending`]: the server's configured name, the method, the request id,
-//! the params (the name, the arguments, `_meta` with what toolwire put there: a modern
-//! request's protocol version and client, a `progressToken`), the era, and the headers the
-//! request carries of its own. It runs on the task that sends the request, inside the
-//! caller's poll: a tracing span or telemetry context current there (a tool's body that
-//! calls an adopted tool) is current here, which is how trace context gets into `_meta`.
-//!
-//! | verdict | what happens |
-//! | --- | --- |
-//! | [`SendVerdict::Pass`] | the request is sent as it now is |
-//! | [`SendVerdict::SendWatch`] | sent, and the [`SendWatch`] told its [`SendOutcome`] |
-//! | [`SendVerdict::Answer`] | not sent: the caller gets this result |
-//! | [`SendVerdict::Refuse`] | not sent: the caller gets [`ClientError::Refused`](super::ClientError::Refused) (a tool call, the tool error `tool 'x' failed: refused before it was sent to server 's': <reason>`) |
-//!
-//! A transport's own messages (HTTP's `initialize` replayed for a lost session, its `GET`
-//! and `DELETE`) and notifications are not requests of the client's, and are not seen. The
-//! HTTP session's id is the transport's, below this seam: it is not seen either.
+//! The client's interceptor seam: [`SendInterceptor`] (its docs say what one sees and may
+//! say), [`Sending`], [`SendVerdict`], [`SendWatch`] and [`SendOutcome`], and the chain a
+//! connection runs over each request it sends (`Interceptors`, run by `conn`).
 
 use std::sync::Arc;
 
@@ -28,7 +8,29 @@ use serde_json::{Map, Value};
 
 use crate::protocol::Era;
 
-/// Something that sees every request a client sends: see the [module](self).
+/// The client's interceptor seam: [`SendInterceptor`]s a [`ClientOptions`](super::ClientOptions)
+/// installs ([`ClientOptions::intercept`](super::ClientOptions::intercept)) see every request
+/// the client sends (the handshake, `tools/call` and every other method, the adopted tools'
+/// calls included) just before it is written, and may change its `_meta` and its HTTP
+/// headers, answer it themselves, refuse it, or pass it on and watch how it ends.
+///
+/// What one sees is a [`Sending`]: the server's configured name, the method, the request id,
+/// the params (the name, the arguments, `_meta` with what toolwire put there: a modern
+/// request's protocol version and client, a `progressToken`), the era, and the headers the
+/// request carries of its own. It runs on the task that sends the request, inside the
+/// caller's poll: a tracing span or telemetry context current there (a tool's body that
+/// calls an adopted tool) is current here, which is how trace context gets into `_meta`.
+///
+/// | verdict | what happens |
+/// | --- | --- |
+/// | [`SendVerdict::Pass`] | the request is sent as it now is |
+/// | [`SendVerdict::SendWatch`] | sent, and the [`SendWatch`] told its [`SendOutcome`] |
+/// | [`SendVerdict::Answer`] | not sent: the caller gets this result |
+/// | [`SendVerdict::Refuse`] | not sent: the caller gets [`ClientError::Refused`](super::ClientError::Refused) (a tool call, the tool error `tool 'x' failed: refused before it was sent to server 's': <reason>`) |
+///
+/// A transport's own messages (HTTP's `initialize` replayed for a lost session, its `GET`
+/// and `DELETE`) and notifications are not requests of the client's, and are not seen. The
+/// HTTP session's id is the transport's, below this seam: it is not seen either.
 ///
 /// Any `Fn(&mut Sending<'_>) -> SendVerdict + Send + Sync + 'static` closure is one.
 ///

@@ -6,6 +6,8 @@
 //!
 //! - `talk`: [`Talkback`], what a server installs so a call can reach its client;
 //!   `error`: [`AskError`], why an ask failed;
+//! - `request`: [`CallRequest`], the request the call came in ([`Context::request`]): its id,
+//!   session id, `_meta`, the client's name and, over HTTP, its headers;
 //! - `log`: [`Context::log`]; `elicit`: [`Context::elicit`], [`Context::elicit_url`];
 //!   `sample`: [`Context::sample`]; `roots`: [`Context::roots`] and [`Roots`].
 //!

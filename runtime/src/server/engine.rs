@@ -19,7 +19,7 @@ use crate::registry::ToolRegistry;
 use crate::resource::ResourceRegistry;
 
 use super::access::exposure::Exposure;
-use super::access::policy::Access;
+use super::access::policy::{Access, MissingScopes};
 use super::access::rate::{self, RateLimit};
 use super::capability::completion::CompletionTable;
 use super::capability::prompts::Prompts;
@@ -113,6 +113,7 @@ pub struct ServerBuilder {
     exposure: Option<Exposure>,
     fanout: Option<FanoutHandle>,
     interceptors: Interceptors,
+    missing_scopes: MissingScopes,
 }
 
 /// The [`Fanout`] a builder was given (its `Debug` names no contents).
@@ -205,6 +206,16 @@ impl ServerBuilder {
         self
     }
 
+    /// What a caller reads of a tool it lacks a scope for: [`MissingScopes::Hide`] (the
+    /// default: the tool does not exist for it, right for untrusted callers) or
+    /// [`MissingScopes::StepUp`] (listed, and a call is refused with the scopes it needs:
+    /// over HTTP a 403 `insufficient_scope` challenge an OAuth client steps up on). See
+    /// module `policy`.
+    pub fn missing_scopes(mut self, choice: MissingScopes) -> ServerBuilder {
+        self.missing_scopes = choice;
+        self
+    }
+
     /// See every request before it is served, with `interceptor`: it may answer it, refuse
     /// it, or pass it on and watch how it ends (module [`intercept`](crate::server::Interceptor)).
     /// Called again, the interceptors run in the order they were installed. A server with
@@ -239,6 +250,7 @@ impl ServerBuilder {
             exposure,
             fanout,
             interceptors,
+            missing_scopes,
         } = self;
         // Scopes a tool declares are enforced by an `Access`: a server given none gets an
         // empty one, so a declaration is never silently ignored. A live server may be given
@@ -246,7 +258,10 @@ impl ServerBuilder {
         let declares_scopes = tools
             .as_ref()
             .is_some_and(|t| t.iter().any(|tool| !tool.info().declarations().scopes.is_empty()));
-        let access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
+        let mut access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
+        if let (Some(access), MissingScopes::StepUp) = (&mut access, missing_scopes) {
+            Arc::make_mut(access).set_step_up(true);
+        }
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
@@ -343,6 +358,7 @@ impl Server {
             exposure: None,
             fanout: None,
             interceptors: Interceptors::default(),
+            missing_scopes: MissingScopes::Hide,
         }
     }
 

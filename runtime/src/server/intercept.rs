@@ -1,43 +1,6 @@
-//! The interceptor seam: [`Interceptor`]s a [`ServerBuilder`](crate::server::ServerBuilder)
-//! installs ([`ServerBuilder::intercept`](crate::server::ServerBuilder::intercept)) see every
-//! request the engine serves, whatever its method (`initialize`, `tools/call`,
-//! `resources/read`, `prompts/get`, `completion/complete`, the lists, `ping`, …), before it
-//! is served, and may answer it, refuse it, or pass it on and watch how it ends.
-//!
-//! What one sees is an [`Intercepted`]: the method, the request id, the params (and from them
-//! the name, the arguments and `_meta`, read only when asked), the era, the caller's
-//! [`Principal`], the session's id, the client's name, and the HTTP request's headers when
-//! the request came over HTTP. What it says is a [`Ruling`]:
-//!
-//! | verdict | what happens |
-//! | --- | --- |
-//! | [`Ruling::Pass`] | the request is served as if nobody looked |
-//! | [`Ruling::Watch`] | served, and the [`Watch`] is told its [`Outcome`] when it is answered (and, for a request that runs user code, entered around every poll of that code) |
-//! | [`Ruling::Answer`] | answered with that result; nothing is served |
-//! | [`Ruling::Refuse`] | answered with that JSON-RPC error; nothing is served |
-//!
-//! Interceptors run in the order they were installed; the first that answers or refuses
-//! ends the chain, and the watches of those before it see that answer.
-//!
-//! # Where it sits, and what it costs
-//!
-//! The chain runs after the rate limit took the request's cell and before the method table
-//! routes it (module `table`), on the thread that handed the message to the session: keep it
-//! short, and never block in it (a decision that must wait for I/O belongs in the tool, or
-//! in a [`Watch`] that records and lets something else decide). A server with no
-//! interceptor pays one branch per request: the `tools/call` read in one pass
-//! (`envelope::decode_call`) keeps its fast path, and is read the general way only when an
-//! interceptor will look at it.
-//!
-//! # Not on this seam
-//!
-//! toolwire's own rules stay where they are, each for a reason the seam cannot give:
-//! the rate limit is taken by the HTTP transport before the body is read (a 429 with
-//! `Retry-After` costs the server nothing), access rules ([`Access`](crate::server::Access))
-//! shape what `tools/list` shows as much as what a call may do, and exposure
-//! ([`Exposure`](crate::server::Exposure)) decides how results and errors read. An
-//! interceptor adds rules of the program's own on top of them; it sees only requests those
-//! rules let through.
+//! The interceptor seam: [`Interceptor`] (its docs say what one sees, what it may say, where
+//! it runs and what it costs), [`Intercepted`], [`Ruling`], [`Watch`] and [`Outcome`], and the
+//! chain a server runs over each request (`Interceptors`, run by the method table).
 
 use std::any::Any;
 use std::borrow::Cow;
@@ -55,8 +18,46 @@ use crate::protocol::{Era, PROTOCOL_VERSION_KEY, RequestId, RpcError};
 /// implementation-defined server range, beside [`RATE_LIMITED`](crate::server::RATE_LIMITED)).
 pub const REFUSED: i64 = -32030;
 
-/// Something that sees every request a server serves before it is served: see the
-/// [module](self) for what it sees and what it may say.
+/// The interceptor seam: [`Interceptor`]s a [`ServerBuilder`](crate::server::ServerBuilder)
+/// installs ([`ServerBuilder::intercept`](crate::server::ServerBuilder::intercept)) see every
+/// request the engine serves, whatever its method (`initialize`, `tools/call`,
+/// `resources/read`, `prompts/get`, `completion/complete`, the lists, `ping`, …), before it
+/// is served, and may answer it, refuse it, or pass it on and watch how it ends.
+///
+/// What one sees is an [`Intercepted`]: the method, the request id, the params (and from them
+/// the name, the arguments and `_meta`, read only when asked), the era, the caller's
+/// [`Principal`], the session's id, the client's name, and the HTTP request's headers when
+/// the request came over HTTP. What it says is a [`Ruling`]:
+///
+/// | verdict | what happens |
+/// | --- | --- |
+/// | [`Ruling::Pass`] | the request is served as if nobody looked |
+/// | [`Ruling::Watch`] | served, and the [`Watch`] is told its [`Outcome`] when it is answered (and, for a request that runs user code, entered around every poll of that code) |
+/// | [`Ruling::Answer`] | answered with that result; nothing is served |
+/// | [`Ruling::Refuse`] | answered with that JSON-RPC error; nothing is served |
+///
+/// Interceptors run in the order they were installed; the first that answers or refuses
+/// ends the chain, and the watches of those before it see that answer.
+///
+/// # Where it sits, and what it costs
+///
+/// The chain runs after the rate limit took the request's cell and before the method table
+/// routes it (module `table`), on the thread that handed the message to the session: keep it
+/// short, and never block in it (a decision that must wait for I/O belongs in the tool, or
+/// in a [`Watch`] that records and lets something else decide). A server with no
+/// interceptor pays one branch per request: the `tools/call` read in one pass
+/// (`envelope::decode_call`) keeps its fast path, and is read the general way only when an
+/// interceptor will look at it.
+///
+/// # Not on this seam
+///
+/// toolwire's own rules stay where they are, each for a reason the seam cannot give:
+/// the rate limit is taken by the HTTP transport before the body is read (a 429 with
+/// `Retry-After` costs the server nothing), access rules ([`Access`](crate::server::Access))
+/// shape what `tools/list` shows as much as what a call may do, and exposure
+/// ([`Exposure`](crate::server::Exposure)) decides how results and errors read. An
+/// interceptor adds rules of the program's own on top of them; it sees only requests those
+/// rules let through.
 ///
 /// Any `Fn(&Intercepted<'_>) -> Ruling + Send + Sync + 'static` closure is one.
 ///
@@ -155,6 +156,11 @@ pub trait Watch: Send + Sync + 'static {
     /// after, on the same thread. A span or a context made current here is current in the
     /// code, and in what the code does on its own thread (a client request it sends). `None`
     /// by default; never called for a request that runs no user code.
+    ///
+    /// An async body is polled there, and so is a sync body run in place (on the stdio
+    /// reader, or a runtime worker); a sync body handed to another thread (the blocking
+    /// pool, when it runs long or no worker is free) runs outside the poll, and sees no
+    /// thread-local context made here: carry what it needs through the request instead.
     fn enter(&self) -> Option<Entered> {
         None
     }

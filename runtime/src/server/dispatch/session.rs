@@ -166,6 +166,8 @@ impl Session {
     /// when the transport has decoded it in one pass already (`envelope::decode_call`, to
     /// route it): it is served as `handle` would serve it, without decoding the message again.
     #[cfg(feature = "http")]
+    // Each part is the transport's to say, and each is a borrow it holds for the message.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_admitted(
         &self,
         principal: &Arc<Principal>,

@@ -11,6 +11,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::config::Auth;
@@ -105,6 +106,31 @@ where
         };
         respond(pending, &endpoint).await
     }
+}
+
+/// The `WWW-Authenticate` of a call refused for a scope the token lacks
+/// ([`INSUFFICIENT_SCOPE`](crate::server::INSUFFICIENT_SCOPE), whose `data.requiredScopes`
+/// names them): `Bearer error="insufficient_scope", scope="…"`, and the resource metadata when
+/// the endpoint is a resource server, as its own 403 says it. The scopes named are all the
+/// request needs: the resource server's own (every request's) first, then the tool's, so a
+/// client that asks for exactly these loses none it needs.
+#[cold]
+fn scope_challenge(message: &str, endpoint: &Endpoint) -> Option<HeaderValue> {
+    let message: Value = serde_json::from_str(message).ok()?;
+    let tool = message["error"]["data"]["requiredScopes"].as_array()?.iter().filter_map(Value::as_str);
+    let server = match &endpoint.config.auth {
+        Auth::Authenticator(auth) => auth.resource_server(),
+        Auth::Bearer(_) | Auth::None => None,
+    };
+    let mut scopes: Vec<&str> =
+        server.map(|s| s.required_scopes.iter().map(String::as_str).collect()).unwrap_or_default();
+    for scope in tool {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    let challenge = super::auth::authn::Refusal::InsufficientScope(scopes.join(" ")).challenge(server);
+    HeaderValue::from_str(&challenge).ok()
 }
 
 /// What a POST's answer waits on once its message is with the session.
@@ -428,11 +454,20 @@ async fn respond(pending: Pending, endpoint: &Endpoint) -> Response {
     let code = first.error_code();
     let status = status_for(code, answering);
     let failed = status != StatusCode::OK || code.is_some();
+    // A tool the token lacks a scope for, on a server that steps up: 403 and the challenge.
+    let challenge = match code {
+        Some(crate::server::INSUFFICIENT_SCOPE) => scope_challenge(first.as_str(), endpoint),
+        _ => None,
+    };
     // Made whole, not through `(status, text).into_response()`, which would name the body
     // `text/plain` only to have the header replaced.
     let mut response = Response::new(axum::body::Body::from(first.into_string()));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Some(challenge) = challenge {
+        *response.status_mut() = StatusCode::FORBIDDEN;
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+    }
     match new_session_id {
         // A failed initialize leaves no session behind, and names none.
         Some(id) if failed => {
