@@ -1,6 +1,6 @@
 //! OpenTelemetry end to end (feature `otel`), against real peers and a real receiver: the
 //! Python SDK 2.3.0 client, traced with opentelemetry-sdk, calls a toolwire server
-//! (`otel-hop`, tests/src/bin) over stdio; the tool it calls is adopted from a Python SDK
+//! (`otel-hop`, tests/src/bin) over stdio, and over HTTP on 127.0.0.1; the tool it calls is adopted from a Python SDK
 //! 2.3.0 server (tests/peers/fixtures/py_otel_server.py), traced too. Every process exports
 //! its spans over OTLP/HTTP to one `oteltap` receiver (PyPI, pinned in
 //! tests/peers/requirements-otel.txt), toolwire through its own exporter (`otel::Otlp`).
@@ -133,18 +133,72 @@ fn child<'a>(spans: &'a [Value], parent: &str, name: &str, kind: i64) -> &'a Val
     found[0]
 }
 
-fn over_stdio(mode: &str) {
+/// The middle hop over HTTP: `otel-hop --http`, serving until its stdin closes.
+struct HttpHop {
+    child: Child,
+    url: String,
+}
+
+impl HttpHop {
+    fn start(receiver: &Receiver, python: &str, script: &std::path::Path) -> HttpHop {
+        let mut child = Command::new(HOP)
+            .arg(python)
+            .arg(script)
+            .arg("--http")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start otel-hop --http");
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut url).unwrap();
+        HttpHop { child, url: url.trim().to_owned() }
+    }
+
+    /// Close its stdin and wait for it to exit (its exporter flushed).
+    fn stop(mut self) {
+        drop(self.child.stdin.take());
+        let until = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < until, "otel-hop --http did not exit when its stdin closed");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for HttpHop {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn over(transport: &str, mode: &str) {
     let receiver = Receiver::start();
     let python = peer("TOOLWIRE_PY_OTEL");
     let fixtures = toolwire_tests::tests_dir().join("peers");
+    let server_script = fixtures.join("fixtures/py_otel_server.py");
     let mut client = Command::new(&python);
     client
         .arg(fixtures.join("clients/py_otel_client.py"))
-        .args(["--mode", mode, &receiver.endpoint(), "shout", "boom", "nope", "--", HOP, &python])
-        .arg(fixtures.join("fixtures/py_otel_server.py"))
+        .args(["--mode", mode, &receiver.endpoint(), "shout", "boom", "nope", "--"])
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
         .env("PYTHONUNBUFFERED", "1");
+    let hop = match transport {
+        "http" => {
+            let hop = HttpHop::start(&receiver, &python, &server_script);
+            client.arg(&hop.url);
+            Some(hop)
+        }
+        _ => {
+            client.args([HOP, &python]).arg(&server_script);
+            None
+        }
+    };
     let out = run_bounded(client, Duration::from_secs(60));
+    if let Some(hop) = hop {
+        hop.stop();
+    }
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -185,6 +239,22 @@ fn over_stdio(mode: &str) {
         assert_eq!(string_attribute(span, "gen_ai.operation.name"), Some("execute_tool"), "{span}");
         assert!(string_attribute(span, "jsonrpc.request.id").is_some(), "{span}");
         assert_eq!(attribute(span, "error.type"), None, "{span}");
+    }
+    // Over HTTP the served span says so, and a legacy one names its session.
+    let served = child(
+        &in_trace,
+        child(&in_trace, &root, "MCP send tools/call shout", CLIENT)["spanId"].as_str().unwrap(),
+        "tools/call shout",
+        SERVER,
+    );
+    let tcp = string_attribute(served, "network.transport");
+    let session = string_attribute(served, "mcp.session.id");
+    match (transport, mode) {
+        ("http", "legacy") => {
+            assert!(tcp == Some("tcp") && session.is_some_and(|s| !s.is_empty()), "{served}")
+        }
+        ("http", _) => assert!(tcp == Some("tcp") && session.is_none(), "{served}"),
+        _ => assert!(tcp.is_none() && session.is_none(), "{served}"),
     }
     let version = if mode == "legacy" { None } else { Some("2026-07-28") };
     if let Some(version) = version {
@@ -241,11 +311,21 @@ fn over_stdio(mode: &str) {
 }
 
 #[test]
-fn one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_the_legacy_era() {
-    over_stdio("legacy");
+fn over_stdio_one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_the_legacy_era() {
+    over("stdio", "legacy");
 }
 
 #[test]
-fn one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_2026_07_28() {
-    over_stdio("2026-07-28");
+fn over_stdio_one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_2026_07_28() {
+    over("stdio", "2026-07-28");
+}
+
+#[test]
+fn over_http_one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_the_legacy_era() {
+    over("http", "legacy");
+}
+
+#[test]
+fn over_http_one_trace_from_a_traced_python_client_through_toolwire_to_a_python_server_in_2026_07_28() {
+    over("http", "2026-07-28");
 }

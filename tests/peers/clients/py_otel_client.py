@@ -2,6 +2,7 @@
 mcp 2.3.0 client traced with opentelemetry-sdk, exporting over OTLP/HTTP.
 
     py_otel_client.py [--mode legacy|2026-07-28] OTLP_BASE_URL TOOL... -- SERVER...
+    py_otel_client.py [--mode legacy|2026-07-28] OTLP_BASE_URL TOOL... -- http://HOST:PORT/mcp
 
 Opens a root span `py client root` and, inside it, calls each TOOL with {"text": "hello"} on
 the stdio SERVER (the SDK's client makes a CLIENT span for each request and puts its context
@@ -28,8 +29,11 @@ from mcp.shared.exceptions import MCPError
 
 async def run(opts) -> None:
     tracer = trace.get_tracer("py-otel-client")
-    params = StdioServerParameters(command=opts.server[0], args=opts.server[1:], env=dict(os.environ))
-    async with Client(params, mode=opts.mode, read_timeout_seconds=30) as client:
+    if opts.server[0].startswith("http://"):
+        target = opts.server[0]
+    else:
+        target = StdioServerParameters(command=opts.server[0], args=opts.server[1:], env=dict(os.environ))
+    async with Client(target, mode=opts.mode, read_timeout_seconds=30) as client:
         with tracer.start_as_current_span("py client root") as root:
             calls = {}
             for tool in opts.tools:

@@ -5,7 +5,9 @@
 //! toolwire's exporter (`Otlp`) sending both sides' spans and metrics to the OTLP/HTTP
 //! receiver at `OTEL_EXPORTER_OTLP_ENDPOINT`.
 //!
-//!     otel-hop PYTHON PY_OTEL_SERVER_SCRIPT
+//!     otel-hop PYTHON PY_OTEL_SERVER_SCRIPT          # serve over stdio
+//!     otel-hop PYTHON PY_OTEL_SERVER_SCRIPT --http   # over HTTP on 127.0.0.1 (no auth): prints
+//!                                                    # its URL, serves until stdin closes
 
 use std::time::Duration;
 
@@ -30,7 +32,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tools(discovery.registry()?)
         .intercept(ServerTelemetry::new())
         .build();
-    toolwire::stdio::serve(server, StdioConfig::default()).await?;
+    if args.next().as_deref() == Some("--http") {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("http://{}/mcp", listener.local_addr()?);
+        let config = toolwire::http::HttpConfig::new(toolwire::http::Auth::None);
+        let serving = tokio::spawn(toolwire::http::serve(listener, server, config));
+        tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin(), &mut std::io::sink())).await??;
+        serving.abort();
+    } else {
+        toolwire::stdio::serve(server, StdioConfig::default()).await?;
+    }
     client.close().await;
     // Dropped here: every span and the metrics flushed to the receiver before exit.
     drop(otlp);
