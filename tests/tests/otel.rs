@@ -18,7 +18,8 @@
 //! ```
 //!
 //! and the same for `boom` (a tool's error result, four hops) and `nope` (an unknown tool,
-//! toolwire's JSON-RPC error, never sent downstream): fourteen spans in one trace.
+//! toolwire's JSON-RPC error, never sent downstream): fourteen spans in one trace; and
+//! `sleepy`, which the client gives up on after 1 s: toolwire's two spans end `cancelled`.
 //!
 //! and toolwire's metrics (both sides) must have reached the receiver too.
 
@@ -181,7 +182,7 @@ fn over(transport: &str, mode: &str) {
     let mut client = Command::new(&python);
     client
         .arg(fixtures.join("clients/py_otel_client.py"))
-        .args(["--mode", mode, &receiver.endpoint(), "shout", "boom", "nope", "--"])
+        .args(["--mode", mode, &receiver.endpoint(), "shout", "boom", "nope", "sleepy", "--"])
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
         .env("PYTHONUNBUFFERED", "1");
     let hop = match transport {
@@ -212,15 +213,19 @@ fn over(transport: &str, mode: &str) {
     assert_eq!(said["calls"]["shout"], json!({"text": sealed, "is_error": false}), "{said}");
     assert_eq!(said["calls"]["boom"]["is_error"], json!(true), "{said}");
     let unknown = said["calls"]["nope"]["code"].as_i64().expect("a JSON-RPC error for an unknown tool");
+    assert_eq!(said["calls"]["sleepy"], json!({"given_up": true}), "{said}");
     let trace_id = said["trace_id"].as_str().unwrap().to_owned();
     let root = said["root_span_id"].as_str().unwrap().to_owned();
 
     // Fourteen spans in the client's trace: all of them came, from three processes.
+    // (`sleepy`'s spans are looked at apart, below: the Python server's ends when it likes.)
+    let sleepy = |s: &Value| s["name"].as_str().is_some_and(|n| n.ends_with("sleepy"));
     let items = receiver.wait_for("the spans of the trace", |items| {
-        items.iter().filter(|i| i["traceId"] == trace_id.as_str()).count() >= 14
+        items.iter().filter(|i| i["traceId"] == trace_id.as_str() && !sleepy(i)).count() >= 14
     });
     let spans: Vec<Value> = items.iter().filter(|i| i.get("spanId").is_some()).cloned().collect();
-    let in_trace: Vec<Value> = spans.iter().filter(|s| s["traceId"] == trace_id.as_str()).cloned().collect();
+    let in_trace: Vec<Value> =
+        spans.iter().filter(|s| s["traceId"] == trace_id.as_str() && !sleepy(s)).cloned().collect();
     assert_eq!(in_trace.len(), 14, "one trace end to end:\n{}", summary(&in_trace));
 
     let py_list = child(&in_trace, &root, "MCP send tools/list", CLIENT);
@@ -280,6 +285,21 @@ fn over(transport: &str, mode: &str) {
     assert_eq!(string_attribute(served, "rpc.response.status_code"), Some(unknown.to_string().as_str()));
     assert_eq!(served["status"]["code"], 2, "status Error: {served}");
     assert!(in_trace.iter().all(|s| s["parentSpanId"] != served["spanId"]), "nothing under {served}");
+
+    // A call the client gave up on: toolwire's served span ends `cancelled` (the client's
+    // `notifications/cancelled`), and so does its own call downstream, dropped untold.
+    let items = receiver.wait_for("toolwire's spans of the cancelled call", |items| {
+        items.iter().filter(|i| i["traceId"] == trace_id.as_str() && i["name"] == "tools/call sleepy").count()
+            >= 2
+    });
+    let in_trace: Vec<Value> = items.iter().filter(|i| i["traceId"] == trace_id.as_str()).cloned().collect();
+    let py_send = child(&in_trace, &root, "MCP send tools/call sleepy", CLIENT);
+    let served = child(&in_trace, py_send["spanId"].as_str().unwrap(), "tools/call sleepy", SERVER);
+    let sent = child(&in_trace, served["spanId"].as_str().unwrap(), "tools/call sleepy", CLIENT);
+    for span in [served, sent] {
+        assert_eq!(string_attribute(span, "error.type"), Some("cancelled"), "{span}");
+        assert_eq!(span["status"]["code"], 2, "status Error: {span}");
+    }
 
     // toolwire's exporter sent its metrics too (flushed when the hop exited).
     let metrics = receiver.wait_for("toolwire's metrics", |items| {

@@ -71,6 +71,94 @@ impl Instruments {
     }
 }
 
+/// Why a request failed, as its span and metrics say: `error.type`, the status's message,
+/// and the JSON-RPC code when there is one.
+pub(crate) struct Failure {
+    pub(crate) kind: String,
+    pub(crate) message: String,
+    pub(crate) code: Option<i64>,
+}
+
+impl Failure {
+    pub(crate) fn new(kind: impl Into<String>, message: impl Into<String>, code: Option<i64>) -> Failure {
+        Failure { kind: kind.into(), message: message.into(), code }
+    }
+
+    /// A request not answered: the client cancelled it or went away, or (a client's) its
+    /// caller stopped waiting.
+    pub(crate) fn cancelled() -> Failure {
+        Failure::new("cancelled", "not answered", None)
+    }
+}
+
+/// One request in flight: its span (in `cx`), when it started, and what its metrics carry.
+/// Ended once, by [`Record::end`]; one dropped unended (a watch dropped without being told
+/// the outcome: its caller stopped waiting) ends as [`Failure::cancelled`], so its span is
+/// exported and the in-flight count comes down.
+pub(crate) struct Record {
+    live: Option<Live>,
+}
+
+struct Live {
+    cx: Context,
+    started: std::time::Instant,
+    shared: Vec<KeyValue>,
+    instruments: std::sync::Arc<Instruments>,
+}
+
+impl Record {
+    /// Count the request in flight, under `shared`.
+    pub(crate) fn start(
+        cx: Context,
+        shared: Vec<KeyValue>,
+        instruments: std::sync::Arc<Instruments>,
+    ) -> Record {
+        instruments.active.add(1, &shared);
+        Record { live: Some(Live { cx, started: std::time::Instant::now(), shared, instruments }) }
+    }
+
+    /// The request's context (its span current), to enter around its user code.
+    pub(crate) fn context(&self) -> Option<&Context> {
+        self.live.as_ref().map(|l| &l.cx)
+    }
+
+    /// The request ended, failed or not: end the span, record the metrics.
+    pub(crate) fn end(mut self, failure: Option<Failure>) {
+        if let Some(live) = self.live.take() {
+            live.end(failure);
+        }
+    }
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        if let Some(live) = self.live.take() {
+            live.end(Some(Failure::cancelled()));
+        }
+    }
+}
+
+impl Live {
+    fn end(self, failure: Option<Failure>) {
+        use opentelemetry::trace::Status;
+        let Live { cx, started, mut shared, instruments } = self;
+        // Taken down under the attributes it was put up with, before `error.type` is added.
+        instruments.active.add(-1, &shared);
+        let span = cx.span();
+        if let Some(failure) = failure {
+            span.set_attribute(KeyValue::new(ERROR_TYPE, failure.kind.clone()));
+            if let Some(code) = failure.code {
+                span.set_attribute(KeyValue::new(STATUS_CODE, code.to_string()));
+            }
+            span.set_status(Status::error(failure.message));
+            shared.push(KeyValue::new(ERROR_TYPE, failure.kind));
+        }
+        span.end();
+        instruments.duration.record(started.elapsed().as_secs_f64(), &shared);
+        instruments.requests.add(1, &shared);
+    }
+}
+
 /// The span's name after the conventions: `{method} {target}`, the target being a tool's or
 /// a prompt's name (low cardinality), else the method alone.
 pub(crate) fn span_name(method: &str, name: Option<&str>) -> String {

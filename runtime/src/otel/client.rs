@@ -2,13 +2,12 @@
 //! context in the request's `_meta`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use opentelemetry::global::BoxedTracer;
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 
-use super::carrier::{self, Instruments};
+use super::carrier::{self, Failure, Instruments, Record};
 use crate::client::{SendInterceptor, SendOutcome, SendVerdict, SendWatch, Sending};
 use crate::protocol::RequestId;
 
@@ -70,52 +69,37 @@ impl SendInterceptor for ClientTelemetry {
             .start_with_context(&*self.tracer, &parent);
         let cx = parent.with_span(span);
         carrier::inject(&cx, request.meta_mut());
-        self.instruments.active.add(1, &shared);
         SendVerdict::watch(Sent {
-            cx,
+            record: Record::start(cx, shared, self.instruments.clone()),
             tools_call: method == "tools/call",
-            started: Instant::now(),
-            shared,
-            instruments: self.instruments.clone(),
         })
     }
 }
 
-/// One sent request's span.
+/// One sent request's span. Dropped untold (its caller stopped waiting), it ends as
+/// cancelled.
 struct Sent {
-    cx: Context,
+    record: Record,
     tools_call: bool,
-    started: Instant,
-    shared: Vec<KeyValue>,
-    instruments: Arc<Instruments>,
 }
 
 impl SendWatch for Sent {
     fn finished(self: Box<Self>, outcome: SendOutcome<'_>) {
-        let Sent { cx, tools_call, started, mut shared, instruments } = *self;
-        instruments.active.add(-1, &shared);
-        let error = match outcome {
-            SendOutcome::Result(body) if tools_call && is_tool_error(body) => {
-                Some(("tool_error".to_owned(), None, None))
+        let failure = match outcome {
+            SendOutcome::Result(body) if self.tools_call && is_tool_error(body) => {
+                Some(Failure::new("tool_error", "", None))
             }
-            SendOutcome::Error { code, message } => {
-                Some((code.to_string(), Some(message.to_owned()), Some(code)))
+            SendOutcome::Error { code, message } => Some(Failure::new(code.to_string(), message, Some(code))),
+            // toolwire's own words for a call its caller stopped waiting for (module `conn`'s
+            // `Failure::Cancelled` and `CancelledBeforeSend`); any other failure without an
+            // answer is the conventions' catch-all.
+            SendOutcome::Failed { reason } if reason.starts_with("cancelled") => {
+                Some(Failure::new("cancelled", reason, None))
             }
-            SendOutcome::Failed { reason } => Some(("_OTHER".to_owned(), Some(reason.to_owned()), None)),
+            SendOutcome::Failed { reason } => Some(Failure::new("_OTHER", reason, None)),
             _ => None,
         };
-        let span = cx.span();
-        if let Some((kind, message, code)) = error {
-            span.set_attribute(KeyValue::new(carrier::ERROR_TYPE, kind.clone()));
-            if let Some(code) = code {
-                span.set_attribute(KeyValue::new(carrier::STATUS_CODE, code.to_string()));
-            }
-            span.set_status(Status::error(message.unwrap_or_default()));
-            shared.push(KeyValue::new(carrier::ERROR_TYPE, kind));
-        }
-        span.end();
-        instruments.duration.record(started.elapsed().as_secs_f64(), &shared);
-        instruments.requests.add(1, &shared);
+        self.record.end(failure);
     }
 }
 

@@ -31,7 +31,7 @@
 //! | `gen_ai.prompt.name` | `prompts/get` |
 //! | `mcp.resource.uri` | `resources/read`, `resources/subscribe`, `resources/unsubscribe` |
 //! | `network.transport` = `tcp` | a served request that came over HTTP |
-//! | `error.type` | a JSON-RPC error (its code, e.g. `-32602`), a tool's error result (`tool_error`), a served request never answered (`cancelled`), a sent one that failed without an answer (`_OTHER`) |
+//! | `error.type` | a JSON-RPC error (its code, e.g. `-32602`), a tool's error result (`tool_error`), a request never answered because the client (or, sent, its caller) gave up (`cancelled`), a sent one that failed otherwise without an answer (`_OTHER`) |
 //! | `rpc.response.status_code` | a JSON-RPC error: its code |
 //!
 //! A span with an `error.type` has status `Error` (with the JSON-RPC message, or the

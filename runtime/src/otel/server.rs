@@ -1,13 +1,12 @@
 //! [`ServerTelemetry`]: a span and metrics for every request a server serves.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use opentelemetry::global::BoxedTracer;
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
 
-use super::carrier::{self, Instruments};
+use super::carrier::{self, Failure, Instruments, Record};
 use crate::server::{Entered, Intercepted, Interceptor, Outcome, Ruling, Watch};
 
 /// An [`Interceptor`] that records every request a server serves as an OpenTelemetry `SERVER`
@@ -67,55 +66,33 @@ impl Interceptor for ServerTelemetry {
             .with_kind(SpanKind::Server)
             .with_attributes(shared.iter().cloned().chain(own))
             .start_with_context(&*self.tracer, &parent);
-        self.instruments.active.add(1, &shared);
         Ruling::watch(Served {
-            cx: parent.with_span(span),
+            record: Record::start(parent.with_span(span), shared, self.instruments.clone()),
             tools_call: method == "tools/call",
-            started: Instant::now(),
-            shared,
-            instruments: self.instruments.clone(),
         })
     }
 }
 
 /// One served request's span, current around each poll of its user code.
 struct Served {
-    cx: Context,
+    record: Record,
     tools_call: bool,
-    started: Instant,
-    /// The attributes its metrics carry.
-    shared: Vec<KeyValue>,
-    instruments: Arc<Instruments>,
 }
 
 impl Watch for Served {
     fn enter(&self) -> Option<Entered> {
-        Some(Box::new(self.cx.clone().attach()))
+        Some(Box::new(self.record.context()?.clone().attach()))
     }
 
     fn finished(self: Box<Self>, outcome: Outcome<'_>) {
-        let Served { cx, tools_call, started, mut shared, instruments } = *self;
-        // Taken down under the attributes it was put up with, before `error.type` is added.
-        instruments.active.add(-1, &shared);
-        let error = match outcome {
-            Outcome::Result(_) if tools_call && outcome.is_tool_error() => {
-                Some(("tool_error".to_owned(), None, None))
+        let failure = match outcome {
+            Outcome::Result(_) if self.tools_call && outcome.is_tool_error() => {
+                Some(Failure::new("tool_error", "", None))
             }
-            Outcome::Error(e) => Some((e.code.to_string(), Some(e.message.clone()), Some(e.code))),
-            Outcome::Unanswered => Some(("cancelled".to_owned(), Some("not answered".to_owned()), None)),
+            Outcome::Error(e) => Some(Failure::new(e.code.to_string(), e.message.clone(), Some(e.code))),
+            Outcome::Unanswered => Some(Failure::cancelled()),
             _ => None,
         };
-        let span = cx.span();
-        if let Some((kind, message, code)) = error {
-            span.set_attribute(KeyValue::new(carrier::ERROR_TYPE, kind.clone()));
-            if let Some(code) = code {
-                span.set_attribute(KeyValue::new(carrier::STATUS_CODE, code.to_string()));
-            }
-            span.set_status(Status::error(message.unwrap_or_default()));
-            shared.push(KeyValue::new(carrier::ERROR_TYPE, kind));
-        }
-        span.end();
-        instruments.duration.record(started.elapsed().as_secs_f64(), &shared);
-        instruments.requests.add(1, &shared);
+        self.record.end(failure);
     }
 }

@@ -7,7 +7,8 @@ mcp 2.3.0 client traced with opentelemetry-sdk, exporting over OTLP/HTTP.
 Opens a root span `py client root` and, inside it, calls each TOOL with {"text": "hello"} on
 the stdio SERVER (the SDK's client makes a CLIENT span for each request and puts its context
 into the request's `_meta`, SEP-414). Prints one JSON line: the root span's trace and span
-ids (hex) and, by tool, its text and isError, or the JSON-RPC error it got. The SERVER child
+ids (hex) and, by tool, its text and isError, the JSON-RPC error it got, or that it was
+given up (`sleepy` after 1 s; the SDK then sends `notifications/cancelled`). The SERVER child
 gets this process's environment.
 """
 
@@ -38,9 +39,13 @@ async def run(opts) -> None:
             calls = {}
             for tool in opts.tools:
                 try:
-                    result = await client.call_tool(tool, {"text": "hello"})
+                    with anyio.move_on_after(1.0 if tool == "sleepy" else 30.0) as scope:
+                        result = await client.call_tool(tool, {"text": "hello"})
                 except MCPError as e:
                     calls[tool] = {"code": e.error.code, "message": e.error.message}
+                    continue
+                if scope.cancelled_caught:
+                    calls[tool] = {"given_up": True}
                     continue
                 text = " ".join(c.text for c in result.content if getattr(c, "type", "") == "text")
                 calls[tool] = {"text": text, "is_error": bool(result.is_error)}
