@@ -51,6 +51,13 @@
 //! `_meta` has no valid `traceparent` is parented on the current context instead (a root
 //! span, for a request read from a transport).
 //!
+//! What the Python SDK 2.3.0 does, read in its source: its client injects with the global
+//! propagator into `_meta` inside a `CLIENT` span named `MCP send {method} {target}`, and its
+//! server's middleware extracts from `_meta` with the global propagator, falling back to the
+//! ambient context when there is no valid `traceparent`, as here. Its default propagator is
+//! W3C Trace Context plus Baggage, so a `baggage` member may come too: toolwire neither reads
+//! nor writes it.
+//!
 //! # Where the context reaches, and where it does not
 //!
 //! The served span's context is current while the engine polls the request's user code
