@@ -24,7 +24,7 @@ use toolwire::client::{
     CallOptions, Client, ClientOptions, HttpServer, SendOutcome, SendVerdict, SendWatch, Sending,
 };
 use toolwire::http::{Auth, HttpConfig};
-use toolwire_examples::intercept_demo::{Seen, server};
+use toolwire_examples::intercept_demo::{Seen, plain_server, server};
 
 const REFUSAL: &str = "tools/call of 'deploy' refused: deploys are frozen until Monday";
 
@@ -93,6 +93,26 @@ async fn python_over_http_is_refused_answered_and_watched_and_its_tool_reads_hea
         let finished = seen.finished.load(Ordering::SeqCst);
         assert!(finished >= 3, "whoami, hello and the handshake or listing at least: {finished}");
         assert_eq!(seen.failed.load(Ordering::SeqCst), 0, "nothing watched failed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_interceptor_a_tool_still_reads_its_request_over_http() {
+    // No interceptor: a `tools/call` takes the one-pass read, and `whoami` still gets the
+    // header, the session, the id, `_meta` and the client's name; `deploy` runs.
+    for (mode, modern) in [("legacy", false), ("auto", true)] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(toolwire::http::serve(listener, plain_server(), HttpConfig::new(Auth::None)));
+        let report =
+            tokio::task::spawn_blocking(move || python(&["--mode", mode, "--url", &url])).await.unwrap();
+        assert_eq!(report["deploy"], json!({"texts": ["deployed to prod"], "isError": false}), "{report}");
+        let me = whoami(&report);
+        assert_eq!(me["tenant"], "acme", "{me}");
+        assert_eq!(me["client_name"], "mcp", "{me}");
+        assert_eq!(me["meta"]["com.example/run"], "run-7", "{me}");
+        assert!(me["request_id"].as_str().is_some_and(|id| id.parse::<u64>().is_ok()), "{me}");
+        assert_eq!(me["session_id"].as_str().is_some_and(|s| s.len() >= 32), !modern, "{me}");
     }
 }
 
