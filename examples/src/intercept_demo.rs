@@ -79,6 +79,12 @@ pub fn registry() -> ToolRegistry {
     tools![whoami, deploy, hello].expect("the demo tools have unique names")
 }
 
+/// The same tools with no interceptor: `whoami` reads its request all the same (a `tools/call`
+/// is then read in one pass, the path a server with no interceptor takes).
+pub fn plain_server() -> Server {
+    Server::builder(ServerOptions::new("toolwire-plain", env!("CARGO_PKG_VERSION"))).tools(registry()).build()
+}
+
 /// The server, its interceptor counting into `seen`.
 pub fn server(seen: Arc<Seen>) -> Server {
     Server::builder(ServerOptions::new("toolwire-intercepted", env!("CARGO_PKG_VERSION")))

@@ -7,8 +7,10 @@
 //!   it only watches, and `whoami`, which reports the headers, session id, request id,
 //!   `_meta` and client name of the request it came in;
 //! - toolwire's own client, with a client interceptor, calling the Python SDK 2.3.0 server
-//!   (`tests/peers/servers/py_meta_echo.py`): what the interceptor adds to `_meta` reaches
-//!   the server, a refused call never leaves, an answered one is the interceptor's.
+//!   (`tests/peers/fixtures/py_meta_echo.py`): what the interceptor adds to `_meta` reaches
+//!   the server, a refused call never leaves, an answered one is the interceptor's;
+//! - in process (`testing::pair`), what no peer can show from outside: a server watch's
+//!   `enter` is current in the tool's body and nowhere else, and each outcome it is told.
 
 mod peer_support;
 
@@ -24,7 +26,7 @@ use toolwire::client::{
     CallOptions, Client, ClientOptions, HttpServer, SendOutcome, SendVerdict, SendWatch, Sending,
 };
 use toolwire::http::{Auth, HttpConfig};
-use toolwire_examples::intercept_demo::{Seen, server};
+use toolwire_examples::intercept_demo::{Seen, plain_server, server};
 
 const REFUSAL: &str = "tools/call of 'deploy' refused: deploys are frozen until Monday";
 
@@ -93,6 +95,26 @@ async fn python_over_http_is_refused_answered_and_watched_and_its_tool_reads_hea
         let finished = seen.finished.load(Ordering::SeqCst);
         assert!(finished >= 3, "whoami, hello and the handshake or listing at least: {finished}");
         assert_eq!(seen.failed.load(Ordering::SeqCst), 0, "nothing watched failed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_an_interceptor_a_tool_still_reads_its_request_over_http() {
+    // No interceptor: a `tools/call` takes the one-pass read, and `whoami` still gets the
+    // header, the session, the id, `_meta` and the client's name; `deploy` runs.
+    for (mode, modern) in [("legacy", false), ("auto", true)] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(toolwire::http::serve(listener, plain_server(), HttpConfig::new(Auth::None)));
+        let report =
+            tokio::task::spawn_blocking(move || python(&["--mode", mode, "--url", &url])).await.unwrap();
+        assert_eq!(report["deploy"], json!({"texts": ["deployed to prod"], "isError": false}), "{report}");
+        let me = whoami(&report);
+        assert_eq!(me["tenant"], "acme", "{me}");
+        assert_eq!(me["client_name"], "mcp", "{me}");
+        assert_eq!(me["meta"]["com.example/run"], "run-7", "{me}");
+        assert!(me["request_id"].as_str().is_some_and(|id| id.parse::<u64>().is_ok()), "{me}");
+        assert_eq!(me["session_id"].as_str().is_some_and(|s| s.len() >= 32), !modern, "{me}");
     }
 }
 
@@ -206,4 +228,80 @@ async fn toolwires_client_interceptor_against_the_python_server_over_http() {
     );
     client.close().await;
     client2.close().await;
+}
+
+thread_local! {
+    /// What the watch made current around the poll of the tool's body (a stand-in for a
+    /// tracing span or a telemetry context).
+    static CURRENT: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+}
+
+/// Say what the interceptor's watch made current while this body ran.
+#[toolwire::tool(read_only)]
+async fn current() -> String {
+    CURRENT.with(|c| c.get()).unwrap_or("nothing").to_owned()
+}
+
+/// Fail, as a tool error.
+#[toolwire::tool(read_only)]
+async fn failing() -> Result<String, String> {
+    Err("no luck".into())
+}
+
+/// Makes `watched` current around each poll, and notes each outcome.
+struct Entering(Told, String);
+
+impl toolwire::server::Watch for Entering {
+    fn enter(&self) -> Option<toolwire::server::Entered> {
+        struct Reset;
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(None));
+            }
+        }
+        CURRENT.with(|c| c.set(Some("watched")));
+        Some(Box::new(Reset))
+    }
+
+    fn finished(self: Box<Self>, outcome: toolwire::server::Outcome<'_>) {
+        let said = match outcome {
+            toolwire::server::Outcome::Result(_) if outcome.is_tool_error() => "tool error".to_owned(),
+            toolwire::server::Outcome::Result(_) => "result".to_owned(),
+            toolwire::server::Outcome::Error(e) => format!("error {}", e.code),
+            _ => "unanswered".to_owned(),
+        };
+        self.0.0.lock().unwrap().push(format!("{} {said}", self.1));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_watch_is_entered_around_the_body_and_told_each_outcome() {
+    let told = Told::default();
+    let noted = told.clone();
+    let server = toolwire::Server::builder(toolwire::ServerOptions::new("watched", "1.0.0"))
+        .tools(toolwire::tools![current, failing].unwrap())
+        .intercept(move |r: &toolwire::server::Intercepted<'_>| {
+            toolwire::server::Ruling::watch(Entering(
+                noted.clone(),
+                format!("{} {}", r.method(), r.name().unwrap_or("-")),
+            ))
+        })
+        .build();
+    let client = toolwire::testing::pair(server).await;
+    let out = client.call_tool("current", json!({}), CallOptions::default()).await.unwrap();
+    assert_eq!(out.text(), "watched", "the watch's context is current in the body");
+    assert_eq!(CURRENT.with(|c| c.get()), None, "and only there");
+    let failed = client.call_tool("failing", json!({}), CallOptions::default()).await.unwrap();
+    assert!(failed.is_error);
+    let _ = client.call_tool("missing", json!({}), CallOptions::default()).await.unwrap_err();
+    client.close().await;
+    let told = told.0.lock().unwrap().clone();
+    for line in [
+        "initialize - result",
+        "tools/call current result",
+        "tools/call failing tool error",
+        "tools/call missing error -32602",
+    ] {
+        assert!(told.contains(&line.to_owned()), "no `{line}` in {told:?}");
+    }
 }
