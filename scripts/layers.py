@@ -33,7 +33,7 @@ PROTOCOL_HELPERS = ("sync", "base64", "swar", "by_name", "json")
 LAYERS = [
     "sync", "base64", "swar", "by_name", "json", "protocol", "race", "random", "log_hold", "schema", "schema_gen", "args", "state", "principal", "context", "tool", "inject",
     "paths", "complete", "resource", "prompt", "registry", "skills", "server", "transport", "redis", "spec", "cli", "client",
-    "testing", "approvals", "__private",
+    "testing", "approvals", "otel", "__private",
 ]
 
 

@@ -17,35 +17,85 @@ pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key: the server's name and version on a modern result.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
-/// The reserved members of a request's `_meta`, each raw; present-but-null counts as present.
-#[derive(Debug, Default, Deserialize)]
+/// The reserved members of a request's `_meta`, each raw; present-but-null counts as present,
+/// and the whole `_meta` object as it arrived ([`raw`](Self::raw)).
+#[derive(Debug, Default)]
 pub struct RequestMeta<'a> {
+    /// The whole `_meta`, exactly as received: what an interceptor and a tool read
+    /// (`traceparent`, a client's own keys). `None` only for one made by hand.
+    pub raw: Option<&'a RawValue>,
     /// Opts the request into `notifications/progress`.
-    #[serde(rename = "progressToken", default, borrow, deserialize_with = "present")]
     pub progress_token: Option<&'a RawValue>,
     /// The modern era's per-request protocol version.
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        default,
-        borrow,
-        deserialize_with = "present"
-    )]
     pub protocol_version: Option<&'a RawValue>,
     /// The modern era's per-request client capabilities.
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        default,
-        borrow,
-        deserialize_with = "present"
-    )]
     pub client_capabilities: Option<&'a RawValue>,
     /// The modern era's per-request client identity.
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow, deserialize_with = "present")]
     pub client_info: Option<&'a RawValue>,
     /// The modern era's per-request log level: absent, the request gets no
     /// `notifications/message`.
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow, deserialize_with = "present")]
     pub log_level: Option<&'a RawValue>,
+}
+
+/// The reserved members, read by serde; named `RequestMeta` so that a refusal reads as it did
+/// before [`RequestMeta::raw`] was kept ("expected struct RequestMeta").
+mod fields {
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    use super::present;
+
+    #[derive(Deserialize)]
+    pub(super) struct RequestMeta<'a> {
+        #[serde(rename = "progressToken", default, borrow, deserialize_with = "present")]
+        pub(super) progress_token: Option<&'a RawValue>,
+        #[serde(
+            rename = "io.modelcontextprotocol/protocolVersion",
+            default,
+            borrow,
+            deserialize_with = "present"
+        )]
+        pub(super) protocol_version: Option<&'a RawValue>,
+        #[serde(
+            rename = "io.modelcontextprotocol/clientCapabilities",
+            default,
+            borrow,
+            deserialize_with = "present"
+        )]
+        pub(super) client_capabilities: Option<&'a RawValue>,
+        #[serde(
+            rename = "io.modelcontextprotocol/clientInfo",
+            default,
+            borrow,
+            deserialize_with = "present"
+        )]
+        pub(super) client_info: Option<&'a RawValue>,
+        #[serde(rename = "io.modelcontextprotocol/logLevel", default, borrow, deserialize_with = "present")]
+        pub(super) log_level: Option<&'a RawValue>,
+    }
+}
+
+/// `_meta` is lent whole (`raw`) and its reserved members read from it: one more pass over a
+/// short object, and only for a request that has one. It must be read from JSON text (as every
+/// message is), since a [`RawValue`] is lent by serde_json alone.
+impl<'de: 'a, 'a> Deserialize<'de> for RequestMeta<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?;
+        let f: fields::RequestMeta<'de> = serde_json::from_str(raw.get()).map_err(|e| {
+            // The position is the outer reader's to add, within the whole message.
+            let message = e.to_string();
+            let message = message.rfind(" at line ").map_or(message.as_str(), |i| &message[..i]);
+            serde::de::Error::custom(message)
+        })?;
+        Ok(RequestMeta {
+            raw: Some(raw),
+            progress_token: f.progress_token,
+            protocol_version: f.protocol_version,
+            client_capabilities: f.client_capabilities,
+            client_info: f.client_info,
+            log_level: f.log_level,
+        })
+    }
 }
 
 /// Keep a member that is present even when its value is `null`, so "present but wrong" and

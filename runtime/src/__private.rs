@@ -201,7 +201,25 @@ pub use prompt::{
 pub use remote::*;
 
 // Running a body lives in `tool::run`; the expansions reach it through here.
-pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking, run_inline};
+pub use crate::tool::{CatchUnwind, panic_message, run_async, run_blocking, run_inline, run_local};
+
+/// A `#[tool]` `async fn`'s future must be `Send` to run as any call does; the call of
+/// [`send_or_write_tool_local`] is spanned at its `async`, so a future that is not is reported
+/// there, and the bound's name says the way out (rustc reports a future's missing `Send` with
+/// its own message, not this trait's, but names the function whose bound failed).
+#[diagnostic::on_unimplemented(
+    message = "the future of this `#[tool]` fn is not `Send`",
+    label = "this body holds something that is not `Send` across an `.await`",
+    note = "write `#[tool(local)]` to run it on a local thread of toolwire's, where its future need not be `Send`"
+)]
+pub trait SendOrWriteToolLocal {}
+
+impl<T: Send> SendOrWriteToolLocal for T {}
+
+/// The future, unchanged, once it is known to be `Send` (see [`SendOrWriteToolLocal`]).
+pub fn send_or_write_tool_local<F: SendOrWriteToolLocal>(f: F) -> F {
+    f
+}
 
 /// What a `tools![]` item that is not a path may be: a registry (a toolbox's
 /// `Db::tools(db)`) merged into the one being built.

@@ -160,6 +160,16 @@ impl<T: FromArgument> FromArgument for Option<T> {
     }
 }
 
+/// The request the call came in: its id, session, `_meta`, client name and HTTP headers.
+impl<'a> FromContext<'a> for crate::context::CallRequest<'a> {
+    type Rejection = Infallible;
+
+    #[inline]
+    fn from_context(ctx: &'a Context) -> Result<Self, Infallible> {
+        Ok(ctx.request())
+    }
+}
+
 impl<'a> FromContext<'a> for &'a Context {
     type Rejection = Infallible;
 

@@ -144,6 +144,8 @@ pub mod approvals;
 mod cli;
 #[cfg(feature = "client")]
 pub mod client;
+#[cfg(feature = "otel")]
+pub mod otel;
 #[cfg(feature = "redis")]
 pub mod redis;
 #[cfg(feature = "http")]

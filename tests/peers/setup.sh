@@ -30,7 +30,7 @@ hash_of() { cat "$@" | sha256sum | cut -c1-16; }
 need npm "needed to install the pinned Node packages"
 need sha256sum "coreutils"
 need "$PYTHON" "needed to create the venvs; set TOOLWIRE_PYTHON"
-for f in package.json package-lock.json .npmrc requirements.txt requirements-mcp1.txt; do
+for f in package.json package-lock.json .npmrc requirements.txt requirements-mcp1.txt requirements-otel.txt; do
   [[ -f "$HERE/$f" ]] || die "missing pin file tests/peers/$f"
 done
 "$PYTHON" -c 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
@@ -129,6 +129,8 @@ make_venv() {
 }
 make_venv py-mcp2 "$HERE/requirements.txt"; VENV_A="$VENV_DIR"
 make_venv py-mcp1 "$HERE/requirements-mcp1.txt"; VENV_B="$VENV_DIR"
+make_venv py-otel "$HERE/requirements-otel.txt"; VENV_C="$VENV_DIR"
+PY_OTEL="$VENV_C/bin/python"
 PY_MCP2="$VENV_A/bin/python"
 PY_MCP1="$VENV_B/bin/python"
 MCP_SERVER_TIME="$VENV_A/bin/mcp-server-time"
@@ -138,6 +140,9 @@ pyver() { "$1" -c 'import importlib.metadata as m, sys; print(m.version(sys.argv
   || die "$2 is not importable with $1 (rerun with TOOLWIRE_PEERS_FORCE=1)"; }
 MCP2_V="$(pyver "$PY_MCP2" mcp)"; [[ "$MCP2_V" == 2.3.0 ]] || die "venv A has mcp $MCP2_V, expected 2.3.0"
 MCP1_V="$(pyver "$PY_MCP1" mcp)"; [[ "$MCP1_V" == 1.22.0 ]] || die "venv B has mcp $MCP1_V, expected 1.22.0"
+OTEL_MCP_V="$(pyver "$PY_OTEL" mcp)"; [[ "$OTEL_MCP_V" == 2.3.0 ]] || die "venv C has mcp $OTEL_MCP_V, expected 2.3.0"
+"$PY_OTEL" -c 'import oteltap, opentelemetry.sdk, opentelemetry.exporter.otlp.proto.http' 2>/dev/null \
+  || die "venv C cannot import oteltap and the OpenTelemetry SDK with its OTLP/HTTP exporter"
 TIME_V="$(pyver "$PY_MCP2" mcp-server-time)"
 "$PY_MCP2" -c 'import mcp; from mcp.server.mcpserver import MCPServer' 2>/dev/null \
   || die "venv A cannot import mcp.server.mcpserver"
@@ -155,6 +160,7 @@ tmp_env="$ENV_FILE.tmp.$$"
   printf 'export TOOLWIRE_NODE_MODULES=%q\n' "$NODE_MODULES"
   printf 'export TOOLWIRE_PY_MCP2=%q\n' "$PY_MCP2"
   printf 'export TOOLWIRE_PY_MCP1=%q\n' "$PY_MCP1"
+  printf 'export TOOLWIRE_PY_OTEL=%q\n' "$PY_OTEL"
   printf 'export TOOLWIRE_MCP_SERVER_TIME=%q\n' "$MCP_SERVER_TIME"
   printf 'export TOOLWIRE_INSPECTOR=%q\n' "$NODE22 $INSPECTOR_JS"
   printf 'export TOOLWIRE_CONFORMANCE_016=%q\n' "$NODE22 $CONF016_JS"

@@ -50,7 +50,7 @@ use serde_json::{Value, json};
 use toolwire::client::oauth::{AuthorizationRequest, FileTokenStore, OAuth, wait_for_redirect};
 use toolwire::client::{AdoptOptions, CallOptions, Client, ClientError, ClientOptions, EraMode, HttpServer};
 use toolwire::http::{Auth, HttpConfig, JwksVerifier, ResourceServer, mcp_router};
-use toolwire::server::Exposure;
+use toolwire::server::{Exposure, MissingScopes};
 use toolwire::tool::RemoteError;
 use toolwire::{Context, Server, ServerOptions, Tool, ToolError, tool, tools};
 
@@ -754,5 +754,106 @@ async fn each_way_the_flow_can_fail_reads_as_its_own_error() {
         assert_eq!(err, expected, "{name}");
         // The server's own words never reach the message.
         assert!(!err.to_string().contains("ignore previous"), "{name}: {err}");
+    }
+}
+
+/// Write something, which needs scope `mcp:write` on top of the server's `mcp`.
+#[tool(side_effecting, scopes = ["mcp:write"])]
+fn write(ctx: &Context) -> String {
+    format!("written by {}", ctx.principal().subject())
+}
+
+/// toolwire's server in resource-server mode (every request needing `mcp`), serving
+/// `whoami` and `write` (which needs `mcp:write`), with `choice` for the scope a token lacks.
+async fn stepping_server(port: u16, issuer: &str, choice: MissingScopes) {
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let verifier = JwksVerifier::new(&format!("{issuer}/jwks"), resource.clone()).unwrap().issuer(issuer);
+    let rs =
+        ResourceServer::new(resource, verifier).authorization_server(issuer).required_scopes(vec!["mcp"]);
+    let server = Server::builder(ServerOptions::new("files", "1.0.0"))
+        .tools(tools![whoami, write].unwrap())
+        .exposure(Exposure::untrusted_callers())
+        .missing_scopes(choice)
+        .build();
+    let app = mcp_router(server, HttpConfig::new(Auth::resource_server(rs)));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+}
+
+/// An authorizer that records each refusal's status and challenge, and hands it on.
+struct Recording {
+    inner: Arc<OAuth>,
+    refusals: std::sync::Mutex<Vec<String>>,
+}
+
+impl toolwire::client::Authorizer for Recording {
+    fn authorization<'a>(
+        &'a self,
+        request: toolwire::client::Exchange<'a>,
+    ) -> toolwire::client::AuthFuture<'a, Vec<(String, String)>> {
+        self.inner.authorization(request)
+    }
+
+    fn refused<'a>(
+        &'a self,
+        refusal: toolwire::client::RefusedExchange<'a>,
+    ) -> toolwire::client::AuthFuture<'a, bool> {
+        self.refusals.lock().unwrap().push(format!(
+            "{} {}",
+            refusal.status,
+            refusal.www_authenticate.unwrap_or("-")
+        ));
+        self.inner.refused(refusal)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_needing_a_scope_the_token_lacks_is_hidden_by_default_and_stepped_up_when_the_server_says() {
+    for choice in [MissingScopes::Hide, MissingScopes::StepUp] {
+        let port = free_port();
+        let endpoint = format!("http://127.0.0.1:{port}/mcp");
+        let provider = start_provider_offering(&endpoint, Some("mcp:write"));
+        let issuer = provider.issuer.clone();
+        stepping_server(port, &issuer, choice).await;
+        let asked = Arc::new(AtomicUsize::new(0));
+        let oauth = Arc::new(person(issuer.clone(), Arc::new(AtomicBool::new(true)), Arc::clone(&asked)));
+        let recording = Arc::new(Recording { inner: oauth, refusals: std::sync::Mutex::default() });
+        let server = HttpServer::new(&endpoint).authorizer(Arc::clone(&recording) as _);
+        let client = Client::connect(server, ClientOptions::new("files")).await.expect("signs in");
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "{choice:?}");
+        assert_eq!(whoami_call(&client).await.unwrap(), "alice [\"mcp\"]", "{choice:?}");
+        let listed: Vec<String> =
+            client.list_tools(true).await.unwrap().iter().map(|t| t.name.clone()).collect();
+        let called = client.call_tool("write", json!({}), CallOptions::default()).await;
+        match choice {
+            MissingScopes::Hide => {
+                // The token lacks `mcp:write`: to it, `write` does not exist.
+                assert_eq!(listed, ["whoami"]);
+                let err = called.unwrap_err();
+                assert!(
+                    matches!(&err, ToolError::Remote(RemoteError::Refused { code: -32602, .. })),
+                    "{err:?}"
+                );
+                assert_eq!(asked.load(Ordering::SeqCst), 1, "nobody asked to authorize again");
+            }
+            _ => {
+                // Listed; the call is refused with 403 `insufficient_scope` naming `mcp:write`,
+                // the person is asked once more, and the call goes through with the wider token.
+                assert_eq!(listed, ["whoami", "write"]);
+                let out = called.unwrap();
+                assert_eq!(out.content, [toolwire::Content::Text { text: "written by alice".into() }]);
+                assert_eq!(asked.load(Ordering::SeqCst), 2);
+                assert_eq!(whoami_call(&client).await.unwrap(), "alice [\"mcp\", \"mcp:write\"]");
+                let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+                assert_eq!(
+                    recording.refusals.lock().unwrap().last().cloned(),
+                    Some(format!(
+                        "403 Bearer error=\"insufficient_scope\", scope=\"mcp mcp:write\", resource_metadata=\"{metadata}\""
+                    ))
+                );
+            }
+        }
+        client.close().await;
+        drop(provider);
     }
 }

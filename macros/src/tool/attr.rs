@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`, `local`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -34,6 +34,7 @@ pub(crate) struct RawAttr {
     pub(crate) icons: Vec<super::about::IconSpec>,
     pub(crate) meta: Option<Key<Vec<(LitStr, Expr)>>>,
     pub(crate) inline: Option<Key<bool>>,
+    pub(crate) local: Option<Key<bool>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -52,6 +53,8 @@ fn slip(key: &str) -> Option<&'static str> {
         "desc" | "doc" | "about" => "description",
         "icons" | "image" | "logo" => "icon",
         "_meta" | "metadata" => "meta",
+        "not_send" | "non_send" | "nonsend" | "unsend" | "local_set" | "localset" | "spawn_local"
+        | "thread_local" | "current_thread" | "pinned" => "local",
         _ => return None,
     })
 }
@@ -90,6 +93,7 @@ impl RawAttr {
                 "icon" => raw.icons.extend(super::about::icon_value(cx, &meta)),
                 "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
                 "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
+                "local" => set(cx, &mut raw.local, span, &key, flag_value(cx, &meta, &key)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -230,6 +234,9 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Expr)>,
     /// `inline`: a sync body runs on the thread that polls the call (its span, when set).
     pub(crate) inline: Option<Span>,
+    /// `local`: the body (its future need not be `Send`) runs on one of toolwire's local
+    /// threads (its span, when set).
+    pub(crate) local: Option<Span>,
 }
 
 impl RawAttr {
@@ -254,6 +261,16 @@ impl RawAttr {
         if let Some(name) = &self.name {
             check_name(cx, &name.value);
         }
+        let inline = self.inline.filter(|k| k.value).map(|k| k.span);
+        let local = self.local.filter(|k| k.value).map(|k| k.span);
+        // `inline` polls the body where the call is polled, `local` on a thread of its own:
+        // one body cannot do both.
+        if let (Some(_), Some(span)) = (inline, local) {
+            cx.error_at(
+                span,
+                "`local` and `inline` contradict each other: `inline` runs the body on the thread that polls the call, `local` on a local thread of toolwire's; keep one",
+            );
+        }
         ToolAttr {
             name: self.name.map(|k| k.value),
             title: self.title.map(|k| k.value),
@@ -266,7 +283,8 @@ impl RawAttr {
             open_world: self.open_world.is_some_and(|k| k.value),
             icons: self.icons,
             meta: self.meta.map(|k| k.value).unwrap_or_default(),
-            inline: self.inline.filter(|k| k.value).map(|k| k.span),
+            inline,
+            local,
         }
     }
 }

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::answer::Answerer;
 use super::handlers::{Direction, HandlerError, ListChanged, LogMessage};
+use super::intercept::{Decision, SendOutcome, SendWatch, Sending, tell};
 use super::options::ClientOptions;
 use crate::context::Progress;
 use crate::json::push_json_string;
@@ -108,10 +109,46 @@ pub(crate) enum Failure {
     /// The HTTP link's [`Authorizer`](super::Authorizer) could not authorize the request; it
     /// was not run.
     Auth(super::authorizer::AuthFailure),
+    /// One of the client's interceptors refused the request, with this reason; it was not
+    /// sent.
+    Refused(String),
+}
+
+impl Failure {
+    /// What happened, in our words, for a [`SendWatch`](super::SendWatch).
+    fn describe(&self) -> String {
+        match self {
+            Failure::Timeout(t) => format!("timed out after {t:?}"),
+            Failure::CancelledBeforeSend => "cancelled before it was sent".to_owned(),
+            Failure::Cancelled => "cancelled".to_owned(),
+            Failure::Gone(reason) | Failure::Lost(reason) => format!("the connection failed: {reason}"),
+            Failure::Http(status) => format!("HTTP {status}"),
+            Failure::Rpc { code, message, .. } => format!("JSON-RPC error {code}: {message}"),
+            Failure::Auth(f) => format!("not authorized: {}", f.reason),
+            Failure::Refused(reason) => format!("refused by an interceptor: {reason}"),
+        }
+    }
+}
+
+/// A request an interceptor answered or refused before it was sent.
+struct Early {
+    answer: Result<Value, String>,
+    watches: Vec<Box<dyn SendWatch>>,
 }
 
 /// A request's answer: its `result`, still as text (each caller reads it as its own type).
 type Reply = Result<Box<RawValue>, Failure>;
+
+/// Tell `watches` how a request ended, and hand the outcome on.
+#[cold]
+fn watched(watches: Vec<Box<dyn SendWatch>>, outcome: Reply) -> Reply {
+    match &outcome {
+        Ok(body) => tell(watches, SendOutcome::Result(body.get())),
+        Err(Failure::Rpc { code, message, .. }) => tell(watches, SendOutcome::Error { code: *code, message }),
+        Err(failure) => tell(watches, SendOutcome::Failed { reason: &failure.describe() }),
+    }
+    outcome
+}
 
 /// Per-request knobs.
 #[derive(Default, Clone)]
@@ -249,16 +286,15 @@ impl Conn {
     }
 
     /// Build a request message and register it as pending.
+    #[allow(clippy::type_complexity)] // Read once, by `request_with`.
     fn prepare(
         &self,
         method: &str,
         params: Cow<'_, Map<String, Value>>,
         progress: Option<ProgressFn>,
-        headers: Vec<(String, String)>,
-    ) -> (i64, Out, oneshot::Receiver<Reply>) {
+        mut headers: Vec<(String, String)>,
+    ) -> Result<(i64, Out, oneshot::Receiver<Reply>, Vec<Box<dyn SendWatch>>), Early> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let name =
-            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
         let modern = lock(&self.modern).clone();
         let mut params = params;
         if progress.is_some() || modern.is_some() {
@@ -277,6 +313,25 @@ impl Conn {
                 }
             }
         }
+        // The interceptors see the request as it will be sent, toolwire's `_meta` in it.
+        let mut watches = Vec::new();
+        let interceptors = &self.options.interceptors;
+        if !interceptors.is_empty() {
+            let mut sending = Sending {
+                server: &self.server,
+                method,
+                id,
+                params: params.to_mut(),
+                headers: &mut headers,
+                modern: modern.is_some(),
+            };
+            match interceptors.decide(&mut sending) {
+                Decision::Send(seen) => watches = seen,
+                Decision::Answered(answer, watches) => return Err(Early { answer, watches }),
+            }
+        }
+        let name =
+            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
         // The envelope by hand, the params by serde straight into it (`Value`'s `Display`
         // goes through `fmt` a token at a time).
         let mut json = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"#);
@@ -292,7 +347,7 @@ impl Conn {
             lock(&self.progress).insert(id, p);
         }
         let out = Out { json, id: Some(id), method: Some(method.to_owned()), name, headers };
-        (id, out, rx)
+        Ok((id, out, rx, watches))
     }
 
     /// Send a request and wait for its result.
@@ -326,7 +381,18 @@ impl Conn {
         if let Some(reason) = self.closed_reason() {
             return Err(Failure::Gone(reason));
         }
-        let (id, out, rx) = self.prepare(method, params, opts.progress.clone(), opts.headers.clone());
+        let (id, out, rx, watches) =
+            match self.prepare(method, params, opts.progress.clone(), opts.headers.clone()) {
+                Ok(prepared) => prepared,
+                Err(Early { answer, watches }) => {
+                    let outcome = match answer {
+                        Ok(body) => Ok(serde_json::value::to_raw_value(&body)
+                            .unwrap_or_else(|_| RawValue::NULL.to_owned())),
+                        Err(reason) => Err(Failure::Refused(reason)),
+                    };
+                    return watched(watches, outcome);
+                }
+            };
         if let Some(id_out) = &opts.id_out {
             id_out.store(id, Ordering::SeqCst);
         }
@@ -357,7 +423,7 @@ impl Conn {
             }
         };
         self.forget(id);
-        outcome
+        if watches.is_empty() { outcome } else { watched(watches, outcome) }
     }
 
     /// The id the next request will get (every later request's is at least this).

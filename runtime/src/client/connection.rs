@@ -608,6 +608,11 @@ impl Client {
                     reason: f.reason,
                 }
                 .into(),
+                // The program's own interceptor said why: its words are trusted.
+                Failure::Refused(reason) => ToolError::failed(
+                    name,
+                    format_args!("refused before it was sent to server '{server}': {reason}"),
+                ),
             },
         })?;
         parse_call_result(&result).ok_or_else(|| {
@@ -640,6 +645,7 @@ pub(crate) fn failure_to_client_error(
         }
         Failure::Auth(f) if f.needs_person => ClientError::AuthorizationRequired { server, reason: f.reason },
         Failure::Auth(f) => ClientError::AuthorizationFailed { server, reason: f.reason },
+        Failure::Refused(reason) => ClientError::Refused { server, method: method.to_owned(), reason },
     }
 }
 

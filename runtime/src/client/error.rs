@@ -102,6 +102,17 @@ pub enum ClientError {
         /// The server's own message: untrusted, for logs only.
         server_message: String,
     },
+    /// One of the client's own interceptors refused the request
+    /// ([`ClientOptions::intercept`](super::ClientOptions::intercept)); it was not sent.
+    #[error("'{method}' to server '{server}' was refused before it was sent: {reason}")]
+    Refused {
+        /// The server's configured name.
+        server: String,
+        /// The request's method.
+        method: String,
+        /// The interceptor's reason (the program's own words).
+        reason: String,
+    },
     /// The server's answer did not have the shape the protocol requires.
     #[error("server '{server}' sent a malformed answer to '{method}': {detail}")]
     Protocol {
@@ -225,6 +236,10 @@ impl PartialEq for ClientError {
                 E::Rpc { server, method, code, server_message },
                 E::Rpc { server: server2, method: method2, code: code2, server_message: message2 },
             ) => server == server2 && method == method2 && code == code2 && server_message == message2,
+            (
+                E::Refused { server, method, reason },
+                E::Refused { server: server2, method: method2, reason: reason2 },
+            ) => server == server2 && method == method2 && reason == reason2,
             (
                 E::Protocol { server, method, detail },
                 E::Protocol { server: server2, method: method2, detail: detail2 },

@@ -148,6 +148,7 @@ mod handlers;
 mod http;
 pub mod hub;
 mod in_process;
+mod intercept;
 mod lines;
 mod listen;
 mod normalise;
@@ -196,6 +197,7 @@ pub use config::{
     load_servers, parse_servers,
 };
 pub use conn::{ProgressFn, UpdateFn};
+pub use intercept::{SendInterceptor, SendOutcome, SendVerdict, SendWatch, Sending};
 // What a client-only program's callbacks and requests name, from the layers that own them, so
 // that it imports from `client` alone.
 pub use crate::context::Progress;

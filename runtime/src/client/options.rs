@@ -18,6 +18,7 @@ use super::handlers::{
     self, CreateMessageRequest, CreateMessageResult, Direction, ElicitationCompleteFn, ElicitationRequest,
     Elicited, HandlerError, ListChanged, ListChangedFn, LogFn, LogMessage, MessageFn, RequestHandler,
 };
+use super::intercept::Interceptors;
 pub use crate::context::Root;
 use crate::protocol::methods;
 use crate::server::DEFAULT_MAX_INPUT_ROUNDS;
@@ -459,6 +460,8 @@ pub struct ClientOptions {
     pub(crate) on_list_changed: Option<ListChangedFn>,
     pub(crate) on_elicitation_complete: Option<ElicitationCompleteFn>,
     pub(crate) on_message: Option<MessageFn>,
+    /// What sees every request before it is sent ([`intercept`](Self::intercept)).
+    pub(crate) interceptors: Interceptors,
 }
 
 impl fmt::Debug for ClientOptions {
@@ -477,6 +480,7 @@ impl fmt::Debug for ClientOptions {
             .field("on_log", &self.on_log.is_some())
             .field("on_list_changed", &self.on_list_changed.is_some())
             .field("on_message", &self.on_message.is_some())
+            .field("interceptors", &self.interceptors.len())
             .finish_non_exhaustive()
     }
 }
@@ -507,6 +511,7 @@ impl ClientOptions {
             on_list_changed: None,
             on_elicitation_complete: None,
             on_message: None,
+            interceptors: Interceptors::default(),
         }
     }
 
@@ -648,6 +653,15 @@ impl ClientOptions {
     /// `initialize` replayed for a lost session, its `GET` and `DELETE`).
     pub fn on_message(mut self, observer: impl Fn(Direction, &str) + Send + Sync + 'static) -> Self {
         self.on_message = Some(Arc::new(observer));
+        self
+    }
+
+    /// See every request the client sends just before it is written, with `interceptor`: it
+    /// may add to its `_meta` and its headers, answer it, refuse it, or pass it on and watch
+    /// how it ends (module [`intercept`](super::SendInterceptor)). Called again, the interceptors
+    /// run in the order they were installed. A client with none pays one branch a request.
+    pub fn intercept(mut self, interceptor: impl super::SendInterceptor) -> Self {
+        self.interceptors.push(Arc::new(interceptor));
         self
     }
 

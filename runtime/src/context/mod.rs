@@ -6,6 +6,8 @@
 //!
 //! - `talk`: [`Talkback`], what a server installs so a call can reach its client;
 //!   `error`: [`AskError`], why an ask failed;
+//! - `request`: [`CallRequest`], the request the call came in ([`Context::request`]): its id,
+//!   session id, `_meta`, the client's name and, over HTTP, its headers;
 //! - `log`: [`Context::log`]; `elicit`: [`Context::elicit`], [`Context::elicit_url`];
 //!   `sample`: [`Context::sample`]; `roots`: [`Context::roots`] and [`Roots`].
 //!
@@ -58,11 +60,14 @@
 mod elicit;
 mod error;
 mod log;
+mod request;
 mod roots;
 mod sample;
 mod talk;
 
 pub use error::AskError;
+pub use request::CallRequest;
+pub(crate) use request::RequestParts;
 pub use roots::{Root, Roots};
 pub use sample::{
     Sampled, SamplingMessage, SamplingRequest, SamplingTool, SamplingToolResult, SamplingToolUse, ToolChoice,
@@ -137,6 +142,8 @@ struct Inner {
     talk: Option<Arc<dyn Talkback>>,
     /// Why this call can never ask the client anything, when the server knows it up front.
     cannot_ask: Option<Cow<'static, str>>,
+    /// The request the call came in (module `request`).
+    request: RequestParts,
 }
 
 impl fmt::Debug for Context {
@@ -221,6 +228,33 @@ impl Context {
             Some(p) => p,
             None => HOST.get_or_init(Principal::host),
         }
+    }
+
+    /// The request this call came in: its id, its session's id, its `_meta`, the client's
+    /// name and, over HTTP, its headers (module `request`). A context made with
+    /// [`Context::new`] has none of them.
+    pub fn request(&self) -> CallRequest<'_> {
+        let request = &self.inner.request;
+        CallRequest {
+            id: request.id.as_ref(),
+            session_id: request.session_id.as_deref(),
+            meta: request.meta.as_deref(),
+            client_name: self.peer().name.as_deref(),
+            #[cfg(feature = "http")]
+            headers: request.headers.as_deref(),
+        }
+    }
+
+    /// The HTTP request's headers, when this call came over HTTP
+    /// ([`request`](Self::request)`().headers`).
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&axum::http::HeaderMap> {
+        self.inner.request.headers.as_deref()
+    }
+
+    /// The request's `_meta`, raw, when it had one ([`request`](Self::request)`().meta`).
+    pub fn meta(&self) -> Option<&serde_json::value::RawValue> {
+        self.inner.request.meta.as_deref()
     }
 
     /// The registry's state value of type `T`, if it holds one (see [`State`]).
@@ -321,6 +355,8 @@ pub(crate) struct CallParts {
     pub(crate) states: Option<Arc<StateMap>>,
     /// Why the call can never ask the client anything, known up front.
     pub(crate) cannot_ask: Option<&'static str>,
+    /// The request the call came in.
+    pub(crate) request: RequestParts,
 }
 
 impl Context {
@@ -329,7 +365,7 @@ impl Context {
     /// so a call that never looks allocates none), the peer, the principal, progress,
     /// talk-back, the state values, and why the call cannot ask, when the server knows.
     pub(crate) fn for_call(call: CallParts) -> Context {
-        let CallParts { parent, peer, principal, progress, talk, states, cannot_ask } = call;
+        let CallParts { parent, peer, principal, progress, talk, states, cannot_ask, request } = call;
         Context {
             inner: Arc::new(Inner {
                 parent,
@@ -339,6 +375,7 @@ impl Context {
                 talk,
                 states,
                 cannot_ask: cannot_ask.map(Cow::Borrowed),
+                request,
                 ..Inner::default()
             }),
         }
@@ -423,6 +460,7 @@ mod tests {
             talk: None,
             states: None,
             cannot_ask: None,
+            request: RequestParts::default(),
         })
     }
 

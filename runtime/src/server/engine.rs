@@ -20,7 +20,7 @@ use crate::resource::ResourceRegistry;
 use crate::skills::SkillCatalog;
 
 use super::access::exposure::Exposure;
-use super::access::policy::Access;
+use super::access::policy::{Access, MissingScopes};
 use super::access::rate::{self, RateLimit};
 use super::capability::completion::CompletionTable;
 use super::capability::prompts::Prompts;
@@ -30,6 +30,7 @@ use super::capability::tools::Tools;
 use super::dispatch::session::Session;
 #[cfg(feature = "http")]
 use super::dispatch::state::Settled;
+use super::intercept::{Interceptor, Interceptors};
 use super::notify::fanout::{Delivery, Fanout, Notice};
 use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
@@ -114,6 +115,8 @@ pub struct ServerBuilder {
     rate_limit: Option<RateLimit>,
     exposure: Option<Exposure>,
     fanout: Option<FanoutHandle>,
+    interceptors: Interceptors,
+    missing_scopes: MissingScopes,
 }
 
 /// The [`Fanout`] a builder was given (its `Debug` names no contents).
@@ -234,6 +237,25 @@ impl ServerBuilder {
         self
     }
 
+    /// What a caller reads of a tool it lacks a scope for: [`MissingScopes::Hide`] (the
+    /// default: the tool does not exist for it, right for untrusted callers) or
+    /// [`MissingScopes::StepUp`] (listed, and a call is refused with the scopes it needs:
+    /// over HTTP a 403 `insufficient_scope` challenge an OAuth client steps up on). See
+    /// module `policy`.
+    pub fn missing_scopes(mut self, choice: MissingScopes) -> ServerBuilder {
+        self.missing_scopes = choice;
+        self
+    }
+
+    /// See every request before it is served, with `interceptor`: it may answer it, refuse
+    /// it, or pass it on and watch how it ends (module [`intercept`](crate::server::Interceptor)).
+    /// Called again, the interceptors run in the order they were installed. A server with
+    /// none pays one branch per request.
+    pub fn intercept(mut self, interceptor: impl Interceptor) -> ServerBuilder {
+        self.interceptors.push(Arc::new(interceptor));
+        self
+    }
+
     /// Publish the notifications sent outside any call (`notifications/resources/updated`
     /// from [`Server::notify_resource_updated`], and a live server's
     /// `notifications/*/list_changed`) on `fanout` too, and deliver what other replicas
@@ -259,6 +281,8 @@ impl ServerBuilder {
             rate_limit,
             exposure,
             fanout,
+            interceptors,
+            missing_scopes,
         } = self;
         // Scopes a tool declares are enforced by an `Access`: a server given none gets an
         // empty one, so a declaration is never silently ignored. A live server may be given
@@ -266,7 +290,10 @@ impl ServerBuilder {
         let declares_scopes = tools
             .as_ref()
             .is_some_and(|t| t.iter().any(|tool| !tool.info().declarations().scopes.is_empty()));
-        let access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
+        let mut access = access.or_else(|| (declares_scopes || live).then(|| Arc::new(Access::new())));
+        if let (Some(access), MissingScopes::StepUp) = (&mut access, missing_scopes) {
+            Arc::make_mut(access).set_step_up(true);
+        }
         let modern_meta = raw(&ResultMeta { server_info: options.info.wire() });
         let (page_size, ttl) = (options.page_size, options.list_ttl);
         let tools = tools.map(|registry| Tools::new(registry, page_size, &modern_meta, ttl, live));
@@ -340,6 +367,7 @@ impl ServerBuilder {
             #[cfg(feature = "http")]
             exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
+            interceptors,
         });
         if let Some(fanout) = &fanout {
             fanout.attach(Delivery::new(&shared));
@@ -377,6 +405,8 @@ impl Server {
             rate_limit: None,
             exposure: None,
             fanout: None,
+            interceptors: Interceptors::default(),
+            missing_scopes: MissingScopes::Hide,
         }
     }
 

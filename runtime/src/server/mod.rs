@@ -34,11 +34,15 @@
 //!   only by the method table, `listen`, `live` and the [`Server`]. `shared`: what every
 //!   session shares and every request may read (options, lifecycle answers, the host
 //!   principal, access rules, limits, subscribers); it names no capability.
+//! - `intercept`: the interceptor seam, [`Interceptor`]s installed with
+//!   [`ServerBuilder::intercept`]: what they see of a request ([`Intercepted`]), what they say
+//!   ([`Ruling`]), and the [`Watch`] told how a request ended; run by `table` before routing,
+//!   a watch carried by the request's `Reply` and entered around each poll of its user code.
 //! - `access/`: who calls and what they may do. `caller`: the `Caller` each message is
 //!   served for (principal, exposure, whether the transport admitted it, how its requests
 //!   are polled), made by the transport or from the host and passed down as a parameter;
 //!   `policy`: [`Access`] and [`Require`], enforced by the capabilities at list and call
-//!   time; `rate`: [`RateLimit`], a token bucket per principal, checked before each request;
+//!   time, and [`MissingScopes`] (a tool lacking only scopes hidden, or stepped up); `rate`: [`RateLimit`], a token bucket per principal, checked before each request;
 //!   `exposure`: [`Exposure`], the two profiles and the approval callback that fails closed.
 //! - `dispatch/`: a session and the messages it is fed. `session`: [`Session`], the
 //!   per-connection entry point, which frames and dispatches; `state`: its state (the
@@ -65,8 +69,8 @@
 //!
 //! Imports run one way, top to bottom: `live → engine → session → table → listen and the
 //! capabilities → request → era → state → shared → caller`, with `serving` between `engine`
-//! and the capabilities, and `rounds`, `fanout`, `subscriptions`, `talk`, `sink`, `running`,
-//! `policy`, `rate`, `exposure` and `options` below what uses them (`python3
+//! and the capabilities, and `rounds`, `fanout`, `subscriptions`, `talk`, `sink`, `intercept`,
+//! `running`, `policy`, `rate`, `exposure` and `options` below what uses them (`python3
 //! scripts/layers.py` checks that nothing loops). Two rules keep it so:
 //!
 //! - **This module defines nothing**: it declares its children and re-exports what the
@@ -108,6 +112,7 @@ mod access;
 mod capability;
 mod dispatch;
 mod engine;
+mod intercept;
 mod notify;
 mod options;
 mod run;
@@ -121,7 +126,7 @@ pub use access::exposure::{
     Approval, Approve, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_UNTRUSTED_RESULT_BYTES, Exposure, GatedCall,
     Untrusted,
 };
-pub use access::policy::{Access, Require};
+pub use access::policy::{Access, INSUFFICIENT_SCOPE, MissingScopes, Require};
 #[cfg(feature = "http")]
 pub(crate) use access::rate::refusal_message as rate_refusal_message;
 pub use access::rate::{RATE_LIMITED, RateLimit};
@@ -130,6 +135,7 @@ pub use dispatch::sink::Sink;
 #[cfg(feature = "http")]
 pub(crate) use dispatch::state::Settled;
 pub use engine::{Server, ServerBuilder};
+pub use intercept::{Entered, Intercepted, Interceptor, Outcome, REFUSED, Ruling, Watch};
 pub use notify::fanout::{ChangedList, Delivery, Fanout, Notice};
 pub use notify::live::LiveError;
 #[cfg(feature = "http")]

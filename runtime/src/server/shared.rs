@@ -15,6 +15,7 @@ use super::access::caller::Caller;
 use super::access::exposure::Exposure;
 use super::access::policy::Access;
 use super::access::rate::Limiter;
+use super::intercept::Interceptors;
 use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
 
@@ -49,6 +50,9 @@ pub(crate) struct Shared {
     /// Who the callers are when the transport does not say
     /// ([`ServerBuilder::exposure`](super::ServerBuilder::exposure)).
     pub(crate) exposure: Arc<Exposure>,
+    /// What sees every request before it is served
+    /// ([`ServerBuilder::intercept`](super::ServerBuilder::intercept)); empty, nothing does.
+    pub(crate) interceptors: Interceptors,
     /// Whether the builder said it (unsaid, a listener on a network address serves untrusted
     /// callers: `Server::exposure_on`).
     #[cfg(feature = "http")]

@@ -1,5 +1,6 @@
 //! Running a tool body: a sync body in place on a reader that can be relieved (`relief`), else
-//! on a sync worker or the blocking pool (`workers`); an async one awaited in place; either
+//! on a sync worker or the blocking pool (`workers`); an async one awaited in place, or, when
+//! its future is not `Send` (`#[tool(local)]`), on a local thread (`local`); either
 //! way a panic turned into [`ToolError::Panicked`] rather than a dead task.
 
 use std::any::Any;
@@ -10,6 +11,7 @@ use std::task::{Context as TaskContext, Poll};
 
 use super::ToolError;
 
+mod local;
 pub(crate) mod relief;
 mod workers;
 
@@ -47,6 +49,40 @@ where
 /// panic becomes [`ToolError::Panicked`].
 pub fn run_inline<R>(tool: &str, body: impl FnOnce() -> R) -> Result<R, ToolError> {
     std::panic::catch_unwind(AssertUnwindSafe(body)).map_err(|payload| panicked(tool, payload))
+}
+
+/// Run a body whose future is not `Send` (`#[tool(local)]`) on one of toolwire's local
+/// threads (see `local`): `make` is called there and the future it makes polled there to the
+/// end; dropping the returned future (cancellation, the deadline) drops the body there. A panic
+/// in either becomes [`ToolError::Panicked`].
+///
+/// ```
+/// # async fn demo() -> Result<(), toolwire::tool::ToolError> {
+/// use std::rc::Rc;
+/// let n = toolwire::tool::run_local("count", || async {
+///     let shared = Rc::new(41); // not `Send`, and held across the `.await`
+///     tokio::task::yield_now().await;
+///     Ok(*shared + 1)
+/// })
+/// .await?;
+/// assert_eq!(n, 42);
+/// # Ok(())
+/// # }
+/// ```
+pub async fn run_local<R, M, F>(tool: &str, make: M) -> Result<R, ToolError>
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = Result<R, ToolError>> + 'static,
+    R: Send + 'static,
+{
+    match local::run(make).await {
+        Ok(done) => done,
+        Err(local::Lost::Panicked(payload)) => Err(panicked(tool, payload)),
+        Err(local::Lost::NoThread(i)) => Err(ToolError::Panicked {
+            tool: tool.to_owned(),
+            message: format!("toolwire's local thread {i} is not running, so the body could not run"),
+        }),
+    }
 }
 
 /// Await an async body; a panic becomes [`ToolError::Panicked`].

@@ -31,12 +31,23 @@ pub(crate) struct Caller<'a> {
     pub(crate) admitted: bool,
     /// Where the requests this message starts are polled first.
     pub(crate) inline: Inline,
+    /// The HTTP request's headers, when the message came over HTTP: what interceptors and
+    /// each call's [`Context::headers`](crate::Context::headers) read.
+    #[cfg(feature = "http")]
+    pub(crate) headers: Option<&'a Arc<axum::http::HeaderMap>>,
 }
 
 impl<'a> Caller<'a> {
     /// A caller the transport has not admitted, every request of it spawned.
     pub(crate) fn new(principal: &'a Arc<Principal>, exposure: &'a Arc<Exposure>) -> Caller<'a> {
-        Caller { principal, exposure, admitted: false, inline: Inline::No }
+        Caller {
+            principal,
+            exposure,
+            admitted: false,
+            inline: Inline::No,
+            #[cfg(feature = "http")]
+            headers: None,
+        }
     }
 
     /// This caller, with the requests it starts polled as `inline` says.

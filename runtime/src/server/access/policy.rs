@@ -16,6 +16,21 @@
 //! (`#[tool(scopes = ["files:write"])]`, [`Declarations::scopes`](crate::tool::Declarations))
 //! needs them too, on top of its rule; a server whose tools declare scopes enforces them even
 //! without [`ServerBuilder::authorize`](crate::server::ServerBuilder::authorize).
+//!
+//! # A scope the token lacks: hidden, or a step-up challenge
+//!
+//! By default ([`MissingScopes::Hide`]) a tool the caller lacks a scope for does not exist for
+//! it, as above: the right answer for untrusted callers, to whom the surface they may not use
+//! is not disclosed. A server whose callers are OAuth clients that can ask their
+//! authorization server for more ([`ServerBuilder::missing_scopes`](crate::server::ServerBuilder::missing_scopes)
+//! with [`MissingScopes::StepUp`]) gives the other answer, as the TypeScript SDK's
+//! `requireScopes` does: such a tool is listed, and a call of it is refused with
+//! [`INSUFFICIENT_SCOPE`] naming every scope the tool needs; over HTTP that is a 403 with
+//! `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (and the resource
+//! metadata, under a resource server), which an OAuth client answers by authorizing again
+//! with those scopes (toolwire's own does: `client::oauth`). Only scopes are stepped up: a
+//! tool whose rule needs a role the caller lacks, or the host, stays hidden, since no token
+//! can change that. Prompts and resources stay hidden either way.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -67,10 +82,50 @@ impl Require {
     /// Whether `principal` meets the rule (the host always does).
     pub fn allows(&self, principal: &Principal) -> bool {
         principal.is_host()
-            || (self.scopes.iter().all(|s| principal.has_scope(s))
-                && (self.roles.is_empty()
-                    || self.roles.iter().any(|r| !r.is_empty() && principal.has_role(r))))
+            || (self.scopes.iter().all(|s| principal.has_scope(s)) && self.roles_allow(principal))
     }
+
+    /// Whether `principal` meets the rule's roles (its scopes aside).
+    fn roles_allow(&self, principal: &Principal) -> bool {
+        self.roles.is_empty() || self.roles.iter().any(|r| !r.is_empty() && principal.has_role(r))
+    }
+}
+
+/// What a caller reads of a tool it lacks a scope for: the choice of
+/// [`ServerBuilder::missing_scopes`](crate::server::ServerBuilder::missing_scopes) (see the
+/// module's docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MissingScopes {
+    /// The tool does not exist for that caller: unlisted, and a call of it is the unknown-tool
+    /// error. The default, and the answer for untrusted callers.
+    #[default]
+    Hide,
+    /// The tool is listed, and a call of it is refused with [`INSUFFICIENT_SCOPE`] naming the
+    /// scopes it needs (over HTTP: 403 `insufficient_scope` with those scopes in
+    /// `WWW-Authenticate`), so an OAuth client can step up.
+    StepUp,
+}
+
+/// The JSON-RPC code of a call refused because the caller's token lacks a scope the tool needs
+/// ([`MissingScopes::StepUp`]); its `data` is `{"requiredScopes": [...]}`, and over HTTP it is
+/// answered with 403 and an `insufficient_scope` challenge.
+pub const INSUFFICIENT_SCOPE: i64 = -32031;
+
+/// The refusal of a call of `tool` by a caller lacking some of `scopes` (every scope the tool
+/// needs).
+pub(crate) fn insufficient_scope(tool: &str, scopes: &[String]) -> crate::protocol::RpcError {
+    let quoted: Vec<String> = scopes.iter().map(|s| format!("'{s}'")).collect();
+    let data = serde_json::json!({ "requiredScopes": scopes }).to_string();
+    crate::protocol::RpcError::new(
+        INSUFFICIENT_SCOPE,
+        format!(
+            "tool '{tool}' needs scope {}, which the caller's token does not carry: authorize again with {}",
+            quoted.join(" and "),
+            if scopes.len() == 1 { "it" } else { "them" }
+        ),
+    )
+    .with_data(data)
 }
 
 /// The rules of a server: a [`Require`] per tool, prompt and resource (by URI, or a
@@ -93,6 +148,8 @@ pub struct Access {
     prompts: BTreeMap<String, Require>,
     resources: BTreeMap<String, Require>,
     deny_unlisted: bool,
+    /// [`MissingScopes::StepUp`]: a tool lacking only scopes is shown and challenged.
+    step_up: bool,
 }
 
 impl Access {
@@ -140,6 +197,41 @@ impl Access {
             && (principal.is_host() || declared.iter().all(|s| principal.has_scope(s)))
     }
 
+    /// Under [`MissingScopes::StepUp`], the scopes the tool needs when scopes are all
+    /// `principal` lacks for it (its rule's and the tool's own declared ones, in that order);
+    /// `None` when it may call the tool, when something no token gives is missing (a role,
+    /// the host), or under [`MissingScopes::Hide`].
+    pub(crate) fn tool_step_up(
+        &self,
+        info: &crate::tool::ToolInfo,
+        principal: &Principal,
+    ) -> Option<Vec<String>> {
+        if !self.step_up || principal.is_host() {
+            return None;
+        }
+        let rule = self.tools.get(info.name());
+        let roles = match rule {
+            Some(rule) => rule.roles_allow(principal),
+            None => !self.deny_unlisted,
+        };
+        if !roles {
+            return None;
+        }
+        let mut needed: Vec<String> = rule.map(|r| r.scopes.clone()).unwrap_or_default();
+        for s in &info.declarations().scopes {
+            if !needed.contains(s) {
+                needed.push(s.clone());
+            }
+        }
+        needed.iter().any(|s| !principal.has_scope(s)).then_some(needed)
+    }
+
+    /// Show each tool a caller lacks only scopes for, and challenge its calls
+    /// ([`MissingScopes::StepUp`]).
+    pub(crate) fn set_step_up(&mut self, step_up: bool) {
+        self.step_up = step_up;
+    }
+
     pub(crate) fn prompt_allowed(&self, name: &str, principal: &Principal) -> bool {
         self.judge(&self.prompts, name, principal)
     }
@@ -169,9 +261,19 @@ impl Gate {
         sees_everything(self.access.is_some(), &self.principal, self.hide_approval)
     }
 
+    /// Whether the tool is shown to this caller: it may call it, or (stepping up) it lacks
+    /// only scopes for it.
     pub(crate) fn tool(&self, info: &crate::tool::ToolInfo) -> bool {
         !(self.hide_approval && info.declarations().requires_approval)
-            && self.access.as_ref().is_none_or(|a| a.tool_allowed(info, &self.principal))
+            && self.access.as_ref().is_none_or(|a| {
+                a.tool_allowed(info, &self.principal) || a.tool_step_up(info, &self.principal).is_some()
+            })
+    }
+
+    /// The scopes to challenge a call of a shown tool with, when this caller lacks them
+    /// ([`MissingScopes::StepUp`]).
+    pub(crate) fn tool_scopes_needed(&self, info: &crate::tool::ToolInfo) -> Option<Vec<String>> {
+        self.access.as_ref().and_then(|a| a.tool_step_up(info, &self.principal))
     }
 
     pub(crate) fn prompt(&self, name: &str) -> bool {
@@ -272,6 +374,19 @@ mod tests {
         let closed = a.deny_unlisted();
         assert!(!closed.tool_allowed(&other, &alice) && closed.tool_allowed(&other, &Principal::host()));
         assert_eq!(mask(0..3, |i| i != 1), Some(vec![0b101]));
+        // Stepping up: only a caller that lacks nothing but scopes is challenged, with every
+        // scope the tool needs (its rule's, then its own).
+        let mut stepping = Access::new().tool("w", Require::scopes(["w"])).tool("r", Require::roles(["ops"]));
+        assert_eq!(stepping.tool_step_up(&declared, &bob), None, "hiding by default");
+        stepping.set_step_up(true);
+        assert_eq!(stepping.tool_step_up(&declared, &bob), Some(vec!["w".to_owned(), "x".to_owned()]));
+        assert_eq!(stepping.tool_step_up(&declared, &Principal::new("d").with_scopes(["w", "x"])), None);
+        assert_eq!(stepping.tool_step_up(&info("r", &["x"]), &alice), None, "a role no token gives");
+        assert_eq!(stepping.tool_step_up(&declared, &Principal::host()), None);
+        assert_eq!(
+            insufficient_scope("w", &["w".to_owned(), "x".to_owned()]).message,
+            "tool 'w' needs scope 'w' and 'x', which the caller's token does not carry: authorize again with them"
+        );
         assert_eq!(mask(0..70, |_| true), None);
         assert_eq!(mask(0..70, |i| i != 69), Some(vec![u64::MAX, 0b1_1111]));
     }

@@ -60,7 +60,7 @@ use super::output_check::OutputCheck;
 use super::swap::Swap;
 use crate::server::access::caller::Caller;
 use crate::server::access::exposure::{Approval, Exposure, GatedCall, approved};
-use crate::server::access::policy::{Views, mask};
+use crate::server::access::policy::{Views, insufficient_scope, mask};
 use crate::server::dispatch::era::{decode_params, method_not_found};
 use crate::server::dispatch::sink::Reply;
 use crate::server::dispatch::state::SessionInner;
@@ -262,6 +262,11 @@ pub(crate) fn call_decoded(
             PyList(&visible)
         )));
     };
+    // Shown to a caller that lacks only scopes for it, and challenged (module `policy`).
+    if let Some(scopes) = gate.as_ref().and_then(|g| g.tool_scopes_needed(tool.info())) {
+        drop(set);
+        return reply.error(insufficient_scope(&p.name, &scopes));
+    }
     if !tool.info().required_client().is_empty() {
         let declared = match modern {
             true => ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),

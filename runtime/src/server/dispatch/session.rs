@@ -162,23 +162,30 @@ impl Session {
 
     /// [`handle_as`](Self::handle_as) for a message whose rate-limit cell the transport has
     /// taken already ([`Server::admit`](crate::server::Server::admit)), from callers `exposure` says,
-    /// with its requests polled as `inline` says. `decoded` is the message as a `tools/call`
+    /// with its requests polled as `inline` says, and `headers` the HTTP request's. `decoded` is the message as a `tools/call`
     /// when the transport has decoded it in one pass already (`envelope::decode_call`, to
     /// route it): it is served as `handle` would serve it, without decoding the message again.
     #[cfg(feature = "http")]
+    // Each part is the transport's to say, and each is a borrow it holds for the message.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_admitted(
         &self,
         principal: &Arc<Principal>,
         exposure: &Arc<crate::server::access::exposure::Exposure>,
+        headers: &Arc<axum::http::HeaderMap>,
         message: &str,
         decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,
         inline: Inline,
     ) {
-        let caller = Caller { principal, exposure, admitted: true, inline };
+        let caller = Caller { principal, exposure, admitted: true, inline, headers: Some(headers) };
         match decoded {
-            // An oversized message goes to `handle`, which refuses it.
-            Some(call) if message.len() <= self.inner.shared.options.max_message_size => {
+            // An oversized message goes to `handle`, which refuses it; an intercepted one is
+            // read the general way (module `intercept`).
+            Some(call)
+                if message.len() <= self.inner.shared.options.max_message_size
+                    && self.inner.shared.interceptors.is_empty() =>
+            {
                 let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
                 table::call(&self.inner, &self.serving, reply, call.params, caller)
             }
@@ -250,6 +257,13 @@ impl Session {
     /// How many tool calls are in flight (running or waiting for a slot).
     pub fn in_flight(&self) -> usize {
         self.inner.running.len()
+    }
+
+    /// Name this session by its transport's id for it (HTTP's `Mcp-Session-Id`), which
+    /// interceptors and each call's context read. Set once; later calls are ignored.
+    #[cfg(feature = "http")]
+    pub(crate) fn set_id(&self, id: &str) {
+        let _ = self.inner.id.set(Arc::from(id));
     }
 
     /// The protocol version the `initialize` handshake settled, if there was one.
@@ -358,8 +372,11 @@ impl Session {
     }
 
     fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
-        // The hot message, in one pass; anything unusual takes the general path below.
-        if let Some(call) = decode_call(text) {
+        // The hot message, in one pass; anything unusual takes the general path below, and
+        // so does every message an interceptor will see (module `intercept`).
+        if self.inner.shared.interceptors.is_empty()
+            && let Some(call) = decode_call(text)
+        {
             return table::call(
                 &self.inner,
                 &self.serving,

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
 use crate::sync::lock;
 
+use crate::server::intercept::{Outcome, Watch};
 use crate::server::run::running::Running;
 
 /// Where a session's outbound messages go: the transport's writer.
@@ -87,6 +88,12 @@ pub(crate) struct Reply {
     answered: bool,
     /// A [`twin`](Self::twin): dropped unanswered, it sends nothing.
     quiet: bool,
+    /// What an interceptor watches this request with: told the outcome when the reply is
+    /// sent, or dropped unsent (module `intercept`).
+    watch: Option<Box<dyn Watch>>,
+    /// Whether this reply claimed its call already ([`claim`](Self::claim) may only be
+    /// asked once): set when a watch was told before the message was made.
+    claimed: Option<bool>,
 }
 
 impl Reply {
@@ -95,7 +102,7 @@ impl Reply {
         if let Route::Batch(batch) = &route {
             batch.expect_one();
         }
-        Reply { id, route, running: None, answered: false, quiet: false }
+        Reply { id, route, running: None, answered: false, quiet: false, watch: None, claimed: None }
     }
 
     /// A second reply to the same request, for whoever may answer it while this one's
@@ -116,6 +123,28 @@ impl Reply {
         self
     }
 
+    /// Tell `watch` how this request ends (module `intercept`).
+    pub(crate) fn watched(mut self, watch: Option<Box<dyn Watch>>) -> Reply {
+        self.watch = watch;
+        self
+    }
+
+    /// What this request is watched with, if anything.
+    pub(crate) fn watch(&self) -> Option<&dyn Watch> {
+        self.watch.as_deref()
+    }
+
+    /// Tell the watch, if any, how the request ends: `outcome` when this reply is the one
+    /// sent (it claims its call now), else that it went unanswered.
+    #[cold]
+    fn tell(&mut self, outcome: Outcome<'_>) {
+        if let Some(watch) = self.watch.take() {
+            let claimed = self.claim();
+            self.claimed = Some(claimed);
+            watch.finished(if claimed { outcome } else { Outcome::Unanswered });
+        }
+    }
+
     /// The id this reply answers.
     pub(crate) fn id(&self) -> Option<&RequestId> {
         self.id.as_ref()
@@ -127,13 +156,19 @@ impl Reply {
     }
 
     /// Answer with a result body (a JSON object).
-    pub(crate) fn result(self, body: &str) {
+    pub(crate) fn result(mut self, body: &str) {
+        if self.watch.is_some() {
+            self.tell(Outcome::Result(body));
+        }
         self.result_with(|id| Outbound::result(id, body));
     }
 
     /// Answer with a result body made for it (module `tools`: with
     /// [`RESULT_ROOM`](crate::protocol::outbound::RESULT_ROOM) to spare), wrapped in place.
-    pub(crate) fn result_in(self, body: String) {
+    pub(crate) fn result_in(mut self, body: String) {
+        if self.watch.is_some() {
+            self.tell(Outcome::Result(&body));
+        }
         self.result_with(|id| Outbound::result_around(id, body));
     }
 
@@ -150,7 +185,10 @@ impl Reply {
     }
 
     /// Answer with an error.
-    pub(crate) fn error(self, error: RpcError) {
+    pub(crate) fn error(mut self, error: RpcError) {
+        if self.watch.is_some() {
+            self.tell(Outcome::Error(&error));
+        }
         let message = Outbound::error(self.id.as_ref(), &error);
         self.send(message);
     }
@@ -167,6 +205,9 @@ impl Reply {
     /// Whether this reply may be sent: untracked replies always may; a tracked one only if
     /// it removes its call from the running table (a cancellation removed it otherwise).
     fn claim(&self) -> bool {
+        if let Some(claimed) = self.claimed {
+            return claimed;
+        }
         match (&self.running, &self.id) {
             (Some(running), Some(id)) => running.finish(id),
             _ => true,
@@ -180,14 +221,22 @@ impl Drop for Reply {
             return;
         }
         if self.quiet {
+            if let Some(watch) = self.watch.take() {
+                watch.finished(Outcome::Unanswered);
+            }
             return self.route.deliver(None);
         }
-        if self.claim() {
-            let error = RpcError::new(
+        let error = || {
+            RpcError::new(
                 code::INTERNAL_ERROR,
                 "internal error: the server failed while handling this request",
-            );
-            self.route.deliver(Some(Outbound::error(self.id.as_ref(), &error)));
+            )
+        };
+        if self.watch.is_some() {
+            self.tell(Outcome::Error(&error()));
+        }
+        if self.claim() {
+            self.route.deliver(Some(Outbound::error(self.id.as_ref(), &error())));
         } else {
             self.route.deliver(None);
         }

@@ -30,6 +30,9 @@ pub(crate) struct SessionInner {
     /// (stdio's one output, which lives as long as the session): made once, not per call.
     /// Each call of an HTTP POST gets its own: a kept one would hold the POST's answer open.
     call_talk: OnceLock<Arc<CallTalk>>,
+    /// The session's id on its transport (HTTP's `Mcp-Session-Id`), once it has one: what an
+    /// interceptor and a call's context read.
+    pub(crate) id: OnceLock<Arc<str>>,
 }
 
 /// What the `initialize` handshake settled.
@@ -69,6 +72,7 @@ impl SessionInner {
             asking: Arc::new(Asking::default()),
             subscriber: OnceLock::new(),
             call_talk: OnceLock::new(),
+            id: OnceLock::new(),
         }
     }
 

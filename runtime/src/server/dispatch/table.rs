@@ -31,9 +31,9 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
-use crate::protocol::meta::MetaParams;
+use crate::protocol::meta::{MetaParams, ModernResult};
 use crate::protocol::tools::CallToolParams;
-use crate::protocol::{ClientCapabilities, RpcError};
+use crate::protocol::{ClientCapabilities, Era, RpcError};
 use crate::sync::lock;
 
 use super::era::{Served, decode_params, method_not_found, missing_envelope, peer};
@@ -43,6 +43,7 @@ use crate::server::access::caller::Caller;
 use crate::server::capability::resources;
 use crate::server::capability::skills;
 use crate::server::capability::{completion, logging, prompts, tools};
+use crate::server::intercept::{Decision, Intercepted, Interceptors};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
 
@@ -59,6 +60,15 @@ pub(crate) fn request(
     if let Err(refused) = caller.admit(session.shared.limiter.as_ref()) {
         return reply.error(refused);
     }
+    let interceptors = &session.shared.interceptors;
+    let reply = if interceptors.is_empty() {
+        reply
+    } else {
+        match intercept(session, interceptors, reply, method, params, caller) {
+            Some(reply) => reply,
+            None => return,
+        }
+    };
     let outcome = match method {
         methods::INITIALIZE => initialize(session, params).map(Cow::Owned),
         methods::PING => ping(session, params),
@@ -99,6 +109,54 @@ pub(crate) fn request(
     match outcome {
         Ok(body) => reply.result(&body),
         Err(error) => reply.error(error),
+    }
+}
+
+/// Run the interceptors over a request: `Some` reply (watched, when one watches) to serve
+/// it with, or `None` when an interceptor answered it.
+#[cold]
+fn intercept(
+    session: &SessionInner,
+    interceptors: &Interceptors,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) -> Option<Reply> {
+    let Some(id) = reply.id().cloned() else { return Some(reply) };
+    let mut request = Intercepted::new(method, &id, params, caller.principal);
+    request.session_id = session.id.get().map(|id| &**id);
+    request.client = lock(&session.legacy).as_ref().map(|s| Arc::clone(&s.client));
+    #[cfg(feature = "http")]
+    {
+        request.headers = caller.headers.map(|h| &**h);
+    }
+    match interceptors.decide(&request) {
+        Decision::Serve(watch) => Some(reply.watched(watch)),
+        Decision::Answered(answer, watch) => {
+            let reply = reply.watched(watch);
+            match answer {
+                Ok(body) if request.era() == Era::Modern => {
+                    reply.result(&completed(&session.shared.modern_meta, &body));
+                }
+                Ok(body) => reply.result(body.get()),
+                Err(error) => reply.error(error),
+            }
+            None
+        }
+    }
+}
+
+/// An interceptor's answer to a modern request, completed as every modern result is
+/// (`_meta` with the server's identity, `resultType: "complete"`), unless it says its own
+/// `resultType`. A body that is not an object is sent as it is.
+fn completed(meta: &RawValue, body: &RawValue) -> String {
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(body.get()) {
+        Ok(members) if !members.contains_key("resultType") => {
+            serde_json::to_string(&ModernResult::complete(meta, &members))
+                .unwrap_or_else(|_| body.get().to_owned())
+        }
+        _ => body.get().to_owned(),
     }
 }
 

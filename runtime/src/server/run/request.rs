@@ -28,7 +28,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{CallParts, Context, PeerInfo, Progress, Talkback};
+use crate::context::{CallParts, Context, PeerInfo, Progress, RequestParts, Talkback};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::methods;
 use crate::protocol::notifications::{is_progress_token, progress_params};
@@ -43,6 +43,7 @@ use crate::server::access::caller::{Caller, Inline};
 use crate::server::dispatch::era::not_initialized;
 use crate::server::dispatch::sink::{Reply, Sink};
 use crate::server::dispatch::state::SessionInner;
+use crate::server::intercept::Watch;
 use crate::server::shared::Shared;
 
 /// User code, started: a boxed future borrowing the handler and the [`Context`].
@@ -221,6 +222,13 @@ impl SessionInner {
             // answered: the client's answer would arrive on a fresh session.
             cannot_ask: (!modern && self.asking.is_one_shot())
                 .then_some(crate::server::dispatch::talk::ONE_SHOT),
+            request: RequestParts {
+                id: reply.id().cloned(),
+                session_id: self.id.get().cloned(),
+                meta: meta.and_then(|m| m.raw).map(RawValue::to_owned),
+                #[cfg(feature = "http")]
+                headers: caller.headers.cloned(),
+            },
         });
         (ctx, progress, forward_to)
     }
@@ -305,6 +313,8 @@ impl<H: Handler> Job<H> {
                 progress: progress.as_ref(),
                 modern,
             };
+            // An interceptor's watch is entered around each poll of the work (module `intercept`).
+            let watch = reply.watch();
             let host = options.cancellation.as_ref();
             let outcome = match forward_to {
                 Some(talk) => {
@@ -314,13 +324,21 @@ impl<H: Handler> Job<H> {
                             tracing::Dispatch::clone,
                         ))
                     });
-                    let run =
-                        Offering { rescue: &rescue, inner: execute(&handler, ctx, host, deadline, permits) };
+                    let run = Offering {
+                        rescue: &rescue,
+                        watch,
+                        inner: execute(&handler, ctx, host, deadline, permits),
+                    };
                     Box::pin(super::forward::CALL_CLIENT.scope(talk, run.with_subscriber(dispatch.clone())))
                         .await
                 }
                 None => {
-                    Offering { rescue: &rescue, inner: execute(&handler, ctx, host, deadline, permits) }.await
+                    Offering {
+                        rescue: &rescue,
+                        watch,
+                        inner: execute(&handler, ctx, host, deadline, permits),
+                    }
+                    .await
                 }
             };
             // Progress stops with the request: nothing after the response.
@@ -337,9 +355,11 @@ impl<H: Handler> Job<H> {
 
 pin_project_lite::pin_project! {
     /// A request's work, with its rescue offered to a sync body run in place during each
-    /// poll, and withdrawn when the poll returns (see [`relief::offer`]).
+    /// poll, and withdrawn when the poll returns (see [`relief::offer`]); and with the
+    /// interceptor's watch, if one watches, entered for the poll (module `intercept`).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
+        watch: Option<&'r dyn Watch>,
         #[pin]
         inner: F,
     }
@@ -350,6 +370,10 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
+        let _entered = match this.watch {
+            Some(watch) => watch.enter(),
+            None => None,
+        };
         let _offered = relief::offer(*this.rescue);
         this.inner.poll(cx)
     }

@@ -11,8 +11,10 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::FutureExt as _;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::config::Auth;
 use super::endpoint::{Endpoint, admit, find_session};
 use super::read::heads::Heads;
 use super::read::inbound::{
@@ -54,13 +56,24 @@ where
     B: HttpBody<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     async move {
         let pending = {
-            let heads = Heads::of(&parts.headers);
+            // An `Authenticate` reads the request's parts whole: it reads them before the
+            // headers move into the `Arc` that interceptors and each call's context share
+            // (one allocation a POST, no copy of the map).
+            let authenticated = match &endpoint.config.auth {
+                Auth::Authenticator(_) => Some(admit(&endpoint, &parts, &Heads::of(&parts.headers)).await),
+                Auth::Bearer(_) | Auth::None => None,
+            };
+            let headers = Arc::new(std::mem::take(&mut parts.headers));
+            let heads = Heads::of(&headers);
             // Refused from the headers alone, with the body unread (module `read::inbound`).
             let limit = endpoint.config.max_body;
-            let admitted = admit(&endpoint, &parts, &heads).await;
+            let admitted = match authenticated {
+                Some(admitted) => admitted,
+                None => admit(&endpoint, &parts, &heads).await,
+            };
             let refusal = match admitted {
                 Err(_) => None,
                 Ok(_) => check_media(&heads)
@@ -70,14 +83,14 @@ where
             let principal = match (admitted, refusal) {
                 (Ok(principal), None) => principal,
                 (Err(refused), _) | (Ok(_), Some(refused)) => {
-                    return Box::pin(unread(refused, body, limit, &parts.headers)).await;
+                    return Box::pin(unread(refused, body, limit, &headers)).await;
                 }
             };
             let body = match read_body(body, limit, &heads).await {
                 Ok(b) => b,
                 Err(refusal) => return refusal,
             };
-            let handing = hand_over(&endpoint, &heads, &principal, &body);
+            let handing = hand_over(&endpoint, &heads, &headers, &principal, &body);
             let handed = match &endpoint.roaming {
                 // Only a session store's calls wait in `hand_over`: without one it completes
                 // on its first poll, here, and this future never holds it.
@@ -93,6 +106,31 @@ where
         };
         respond(pending, &endpoint).await
     }
+}
+
+/// The `WWW-Authenticate` of a call refused for a scope the token lacks
+/// ([`INSUFFICIENT_SCOPE`](crate::server::INSUFFICIENT_SCOPE), whose `data.requiredScopes`
+/// names them): `Bearer error="insufficient_scope", scope="…"`, and the resource metadata when
+/// the endpoint is a resource server, as its own 403 says it. The scopes named are all the
+/// request needs: the resource server's own (every request's) first, then the tool's, so a
+/// client that asks for exactly these loses none it needs.
+#[cold]
+fn scope_challenge(message: &str, endpoint: &Endpoint) -> Option<HeaderValue> {
+    let message: Value = serde_json::from_str(message).ok()?;
+    let tool = message["error"]["data"]["requiredScopes"].as_array()?.iter().filter_map(Value::as_str);
+    let server = match &endpoint.config.auth {
+        Auth::Authenticator(auth) => auth.resource_server(),
+        Auth::Bearer(_) | Auth::None => None,
+    };
+    let mut scopes: Vec<&str> =
+        server.map(|s| s.required_scopes.iter().map(String::as_str).collect()).unwrap_or_default();
+    for scope in tool {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    let challenge = super::auth::authn::Refusal::InsufficientScope(scopes.join(" ")).challenge(server);
+    HeaderValue::from_str(&challenge).ok()
 }
 
 /// What a POST's answer waits on once its message is with the session.
@@ -116,6 +154,7 @@ struct Pending {
 async fn hand_over(
     endpoint: &Endpoint,
     heads: &Heads<'_>,
+    headers: &Arc<axum::http::HeaderMap>,
     principal: &Arc<crate::principal::Principal>,
     body: &Bytes,
 ) -> Result<Pending, Response> {
@@ -208,7 +247,15 @@ async fn hand_over(
     };
     // A call that completes on its first poll is answered in this poll (module
     // `server::run::request`): its answer is in `rx` before `respond` awaits it.
-    session.handle_admitted(principal, &endpoint.exposure, text, call, &sink, crate::server::Inline::Handler);
+    session.handle_admitted(
+        principal,
+        &endpoint.exposure,
+        headers,
+        text,
+        call,
+        &sink,
+        crate::server::Inline::Handler,
+    );
     drop(sink);
     // Sessions roaming: what this message settled is in the store before it is answered.
     if let (Some(r), Some(sid)) = (&endpoint.roaming, new_session_id.as_deref().or(legacy_sid))
@@ -407,11 +454,20 @@ async fn respond(pending: Pending, endpoint: &Endpoint) -> Response {
     let code = first.error_code();
     let status = status_for(code, answering);
     let failed = status != StatusCode::OK || code.is_some();
+    // A tool the token lacks a scope for, on a server that steps up: 403 and the challenge.
+    let challenge = match code {
+        Some(crate::server::INSUFFICIENT_SCOPE) => scope_challenge(first.as_str(), endpoint),
+        _ => None,
+    };
     // Made whole, not through `(status, text).into_response()`, which would name the body
     // `text/plain` only to have the header replaced.
     let mut response = Response::new(axum::body::Body::from(first.into_string()));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Some(challenge) = challenge {
+        *response.status_mut() = StatusCode::FORBIDDEN;
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+    }
     match new_session_id {
         // A failed initialize leaves no session behind, and names none.
         Some(id) if failed => {

@@ -186,7 +186,8 @@ pub struct ResourceServer {
     resource: String,
     authorization_servers: Vec<String>,
     scopes_supported: Vec<String>,
-    required_scopes: Vec<String>,
+    /// Read by the POST handler too: a step-up challenge names them (module `post`).
+    pub(crate) required_scopes: Vec<String>,
     verifier: Arc<dyn VerifyToken>,
 }
 

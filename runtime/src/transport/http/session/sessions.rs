@@ -125,6 +125,7 @@ impl Sessions {
         }
         let resumable = Resumable { store: self.store.clone(), session: id.into() };
         let stream = StreamSlot::new(self.max_backlog, resumable);
+        session.set_id(id);
         session.set_notifier(stream.notifier());
         if let Some(store) = &self.shared {
             // The subscriptions come with the notifier: take the stored ones now.

@@ -1,0 +1,64 @@
+//! The request a call came in: its id, its session's id, its `_meta`, the client's name and,
+//! over HTTP, its headers. A tool reads them from its [`Context`](super::Context)
+//! ([`Context::request`](super::Context::request) and the accessors beside it) or takes a
+//! [`CallRequest`] parameter (`#[tool]` injects it); no thread-local holds them.
+//!
+//! What a server copies out of the request for its calls is what costs least to keep: the
+//! id (an integer, as clients send them, costs nothing), the session's id and the headers
+//! (shared, one reference count each), and `_meta` (one copy, only when the request has
+//! one).
+
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+
+use crate::protocol::RequestId;
+
+/// What a server keeps of a call's request (crate-private: tools read [`CallRequest`]).
+#[derive(Default)]
+pub(crate) struct RequestParts {
+    pub(crate) id: Option<RequestId>,
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) meta: Option<Box<RawValue>>,
+    #[cfg(feature = "http")]
+    pub(crate) headers: Option<Arc<axum::http::HeaderMap>>,
+}
+
+/// The request a call came in, borrowed from its [`Context`](super::Context): see
+/// [`Context::request`](super::Context::request). As a `#[tool]` parameter it is injected,
+/// never advertised:
+///
+/// ```
+/// use toolwire::context::CallRequest;
+///
+/// /// Say who asked, and how.
+/// #[toolwire::tool(read_only)]
+/// fn whoami(request: CallRequest<'_>) -> String {
+///     format!(
+///         "client {} (request {}, session {})",
+///         request.client_name.unwrap_or("unknown"),
+///         request.id.map(ToString::to_string).unwrap_or_default(),
+///         request.session_id.unwrap_or("none"),
+///     )
+/// }
+/// # use toolwire::Tool;
+/// # assert_eq!(whoami {}.info().input_schema().as_str(), r#"{"additionalProperties":false,"type":"object"}"#);
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CallRequest<'a> {
+    /// The request's JSON-RPC id; `None` for a call made without a server.
+    pub id: Option<&'a RequestId>,
+    /// The HTTP session's id (`Mcp-Session-Id`, legacy era); `None` over stdio, in process,
+    /// and for a modern (sessionless) request.
+    pub session_id: Option<&'a str>,
+    /// The request's `_meta`, raw, exactly as the client sent it (`progressToken`, a modern
+    /// request's version and client, `traceparent`, and the client's own keys).
+    pub meta: Option<&'a RawValue>,
+    /// The client's self-reported name (`clientInfo.name`, from `initialize` or a modern
+    /// request's `_meta`): display it, never trust it.
+    pub client_name: Option<&'a str>,
+    /// The HTTP request's headers, when the call came over HTTP.
+    #[cfg(feature = "http")]
+    pub headers: Option<&'a axum::http::HeaderMap>,
+}

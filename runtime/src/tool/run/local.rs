@@ -1,0 +1,237 @@
+//! Local threads: `#[tool(local)]` bodies, whose futures are not `Send` (an `Rc`, a
+//! `RefCell` borrow or a `!Send` guard held across an `.await`), each run to the end on one
+//! thread of toolwire's own.
+//!
+//! A call's future must be `Send` (the engine's tasks move between a runtime's workers), so a
+//! `!Send` body cannot be polled by it. Instead the call hands a `Send` closure that *makes*
+//! the body's future to a local thread: a thread with a current-thread tokio runtime and a
+//! `LocalSet`, where the future is spawned with `spawn_local` and stays until it finishes.
+//! The call waits for the result on a oneshot channel.
+//!
+//! The guarantees are those of any tool, because the waiting side is an ordinary future:
+//!
+//! - **Cancellation and the deadline.** The engine stops a call by dropping its future
+//!   (`notifications/cancelled`, a dropped connection, the server's deadline). Dropping the
+//!   waiting side closes the result channel, and the local task, which races the body against
+//!   that closing, drops the body at its next wake-up: its `Drop`s run on its own thread.
+//!   A body that awaits `Context::cancelled()` sees the cancellation too.
+//! - **Panics** while making or polling the body are caught on the local thread and come back
+//!   as [`ToolError::Panicked`], as from any other body; the thread lives on.
+//! - **`Context`** is a `Send` value cloned into the closure: progress, logging, elicitation
+//!   and sampling work from the local thread as from anywhere else.
+//!
+//! Threads start lazily, one more each time every running one is busy, up to the number of
+//! cores (at most [`MAX_THREADS`]); a call goes to the least busy. Many `local` calls
+//! interleave on one thread at their `.await`s, as tasks of a current-thread runtime do; a
+//! body that blocks its thread delays the others there (it should not: it is async). The
+//! threads live as long as the process.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::race::{Either, first};
+use crate::sync::lock;
+
+/// The most local threads a process runs.
+const MAX_THREADS: usize = 8;
+
+/// A body's maker, boxed: called on the local thread, and the future it makes spawned there.
+type Job = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = ()>>> + Send>;
+
+/// One local thread: where its jobs are sent, and how many of its bodies are running.
+struct LocalThread {
+    jobs: mpsc::UnboundedSender<Job>,
+    running: AtomicUsize,
+}
+
+/// Why a local body gave no output.
+pub(super) enum Lost {
+    /// It panicked (while being made, or polled), with this payload.
+    Panicked(Box<dyn Any + Send>),
+    /// Local thread number `.0` is not running (its runtime failed to start, or the thread
+    /// could not be spawned).
+    NoThread(usize),
+}
+
+/// Run the future `make` makes on one of toolwire's local threads, and wait for its output.
+/// `make` is called there (so a sync body run inside it runs there too). Dropping the returned
+/// future drops the body on its thread, at its next wake-up.
+pub(super) async fn run<T, M, F>(make: M) -> Result<T, Lost>
+where
+    M: FnOnce() -> F + Send + 'static,
+    F: Future<Output = T> + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel::<Result<T, Box<dyn Any + Send>>>();
+    let (thread, index) = pick();
+    let job: Job = Box::new(move || {
+        Box::pin(async move {
+            let mut tx = tx;
+            let body = match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+                Ok(body) => body,
+                Err(payload) => {
+                    let _ = tx.send(Err(payload));
+                    return;
+                }
+            };
+            let mut body = std::pin::pin!(body);
+            let caught = std::future::poll_fn(|cx| {
+                match std::panic::catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+                    Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                    Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
+                    Err(payload) => std::task::Poll::Ready(Err(payload)),
+                }
+            });
+            // The waiting side dropped (cancelled, deadline, connection gone): stop the body.
+            if let Either::Right(done) = first(tx.closed(), caught).await {
+                let _ = tx.send(done);
+            }
+        })
+    });
+    let _running = Running::enter(thread);
+    if thread.jobs.send(job).is_err() {
+        return Err(Lost::NoThread(index));
+    }
+    match rx.await {
+        Ok(Ok(out)) => Ok(out),
+        Ok(Err(payload)) => Err(Lost::Panicked(payload)),
+        // The job was dropped unrun: its thread's runtime is gone.
+        Err(_) => Err(Lost::NoThread(index)),
+    }
+}
+
+/// Counts one running body on a thread for as long as the call waits.
+struct Running(&'static LocalThread);
+
+impl Running {
+    fn enter(thread: &'static LocalThread) -> Running {
+        thread.running.fetch_add(1, Ordering::Relaxed);
+        Running(thread)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The least busy local thread, starting another when every one is busy and there is room.
+fn pick() -> (&'static LocalThread, usize) {
+    static THREADS: OnceLock<std::sync::Mutex<Vec<&'static LocalThread>>> = OnceLock::new();
+    let limit = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, MAX_THREADS);
+    let mut threads = lock(THREADS.get_or_init(Default::default));
+    let least = threads.iter().enumerate().min_by_key(|(_, t)| t.running.load(Ordering::Relaxed));
+    match least {
+        Some((i, t)) if t.running.load(Ordering::Relaxed) == 0 || threads.len() >= limit => (t, i),
+        _ => {
+            let thread: &'static LocalThread = Box::leak(Box::new(start(threads.len())));
+            threads.push(thread);
+            (thread, threads.len() - 1)
+        }
+    }
+}
+
+/// Start local thread number `index`: a current-thread runtime driving a `LocalSet` that
+/// spawns each job it receives.
+fn start(index: usize) -> LocalThread {
+    let (jobs, mut rx) = mpsc::unbounded_channel::<Job>();
+    // If the thread cannot start, the receiver goes with the closure that never ran: every
+    // send fails, and `run_local` reports it.
+    let _ = std::thread::Builder::new().name(format!("toolwire-local-{index}")).spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+            // `rx` drops here: every later send fails, and the caller reports it.
+            return;
+        };
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async move {
+            while let Some(job) = rx.recv().await {
+                tokio::task::spawn_local(job());
+            }
+        });
+    });
+    LocalThread { jobs, running: AtomicUsize::new(0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use super::{Lost, run};
+
+    fn message(lost: Lost) -> String {
+        match lost {
+            Lost::Panicked(p) => crate::tool::panic_message(&*p),
+            Lost::NoThread(i) => format!("no thread {i}"),
+        }
+    }
+
+    #[tokio::test]
+    #[expect(
+        clippy::await_holding_refcell_ref,
+        reason = "the borrow across an await is what this test proves runs"
+    )]
+    async fn a_body_holding_an_rc_across_an_await_runs_on_a_local_thread() {
+        let (n, thread) = run(|| async {
+            let cell = Rc::new(RefCell::new(1));
+            let borrow = cell.borrow_mut();
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let n = *borrow + 1;
+            drop(borrow);
+            (n, std::thread::current().name().map(str::to_owned))
+        })
+        .await
+        .map_err(message)
+        .unwrap();
+        assert_eq!(n, 2);
+        assert!(thread.as_deref().is_some_and(|n| n.starts_with("toolwire-local-")), "{thread:?}");
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_body_or_its_maker_is_reported_and_the_thread_lives_on() {
+        let e = run::<(), _, _>(|| async { panic!("inside the body") }).await.map_err(message).unwrap_err();
+        assert_eq!(e, "inside the body");
+        let e = run::<(), _, _>(|| -> std::future::Ready<()> { panic!("making the body") })
+            .await
+            .map_err(message)
+            .unwrap_err();
+        assert_eq!(e, "making the body");
+        assert_eq!(run(|| async { 7 }).await.map_err(message).unwrap(), 7);
+    }
+
+    #[tokio::test]
+    async fn dropping_the_waiting_side_drops_the_body_on_its_thread() {
+        struct Flag(Arc<AtomicBool>);
+        impl Drop for Flag {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::SeqCst);
+            }
+        }
+        let dropped = Arc::new(AtomicBool::new(false));
+        let d = dropped.clone();
+        let call = run::<(), _, _>(move || async move {
+            let _flag = Flag(d);
+            let _not_send = Rc::new(());
+            std::future::pending::<()>().await;
+        });
+        let timed_out = tokio::time::timeout(Duration::from_millis(50), call).await;
+        assert!(timed_out.is_err());
+        for _ in 0..200 {
+            if dropped.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the body was not dropped after its caller gave up");
+    }
+}

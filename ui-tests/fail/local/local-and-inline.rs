@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(read_only, inline, local)]
+fn t() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(read_only, not_send)]
+async fn t() -> String {
+    String::new()
+}
+
+fn main() {}
