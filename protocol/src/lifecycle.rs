@@ -60,6 +60,11 @@ pub struct ServerCapabilities {
     /// `logging`: `logging/setLevel` and `notifications/message` (always: any tool may log).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub logging: Option<EmptyCapability>,
+    /// `extensions`: the extensions served, by identifier, each with its settings (`{}`
+    /// for one that has none, as the tasks extension, `io.modelcontextprotocol/tasks`).
+    /// Left out when none is served.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub extensions: std::collections::BTreeMap<&'static str, EmptyCapability>,
 }
 
 /// The `resources` capability.

@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`, `task`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -34,6 +34,9 @@ pub(crate) struct RawAttr {
     pub(crate) icons: Vec<super::about::IconSpec>,
     pub(crate) meta: Option<Key<Vec<(LitStr, Expr)>>>,
     pub(crate) inline: Option<Key<bool>>,
+    /// `task = "optional" | "required" | "forbidden"`: `Some(true)` required, `Some(false)`
+    /// optional, `None` forbidden (the default).
+    pub(crate) task: Option<Key<Option<bool>>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -52,6 +55,7 @@ fn slip(key: &str) -> Option<&'static str> {
         "desc" | "doc" | "about" => "description",
         "icons" | "image" | "logo" => "icon",
         "_meta" | "metadata" => "meta",
+        "tasks" | "task_support" | "taskSupport" | "long_running" | "background" => "task",
         _ => return None,
     })
 }
@@ -90,6 +94,7 @@ impl RawAttr {
                 "icon" => raw.icons.extend(super::about::icon_value(cx, &meta)),
                 "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
                 "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
+                "task" => set(cx, &mut raw.task, span, &key, task_value(cx, &meta)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -150,6 +155,23 @@ fn flag_value(cx: &Ctxt, meta: &Meta, key: &str) -> Option<bool> {
         },
         Meta::List(list) => {
             cx.error_spanned_by(list, format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}
+
+/// `task = "optional" | "required" | "forbidden"`: whether calls may run as tasks of the
+/// tasks extension. `Some(Some(true))` required, `Some(Some(false))` optional,
+/// `Some(None)` forbidden.
+fn task_value(cx: &Ctxt, meta: &Meta) -> Option<Option<bool>> {
+    const FORM: &str = "`task` takes \"optional\", \"required\" or \"forbidden\": `task = \"optional\"`";
+    let s = string_value(cx, meta, "task")?;
+    match s.value().as_str() {
+        "optional" => Some(Some(false)),
+        "required" => Some(Some(true)),
+        "forbidden" => Some(None),
+        other => {
+            cx.error_spanned_by(&s, format_args!("unknown task support \"{other}\"; {FORM}"));
             None
         }
     }
@@ -230,6 +252,8 @@ pub(crate) struct ToolAttr {
     pub(crate) meta: Vec<(LitStr, Expr)>,
     /// `inline`: a sync body runs on the thread that polls the call (its span, when set).
     pub(crate) inline: Option<Span>,
+    /// `task`: `Some(true)` required, `Some(false)` optional, `None` forbidden.
+    pub(crate) task: Option<bool>,
 }
 
 impl RawAttr {
@@ -267,6 +291,7 @@ impl RawAttr {
             icons: self.icons,
             meta: self.meta.map(|k| k.value).unwrap_or_default(),
             inline: self.inline.filter(|k| k.value).map(|k| k.span),
+            task: self.task.and_then(|k| k.value),
         }
     }
 }

@@ -77,6 +77,7 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
     let open_world = attr.open_world;
     let caps = &attr.caps;
     // Emitted only when given, so a tool without scopes expands as before.
+    let task = attr.task.map(|required| quote!(.task(#required)));
     let scopes = (!attr.scopes.is_empty()).then(|| {
         let scopes = &attr.scopes;
         quote!(.scopes(&[#(#scopes),*]))
@@ -195,7 +196,8 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
                             #(#icons)*
                             #(#metas)*
                             .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])
-                            #scopes;
+                            #scopes
+                            #task;
                         #(#describes)*
                         __toolwire_b
                             .output((&&&&#tw::probes::Probe::<#ret>::new()).__toolwire_output_schema())

@@ -30,6 +30,7 @@ mod icon;
 mod mrtr;
 mod prompt;
 mod resource;
+mod tasks;
 mod tool;
 
 pub use completion::{
@@ -44,6 +45,7 @@ pub use mrtr::{
 };
 pub use prompt::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+pub use tasks::{TASK, TASKS_EXTENSION, Task, TaskIdParams, TaskStatus, UpdateTaskParams};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};
 
 use serde_json::Value;

@@ -17,6 +17,7 @@ use super::access::policy::Access;
 use super::access::rate::Limiter;
 use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
+use super::task::tasks::Tasks;
 
 /// What every session of a server shares.
 pub(crate) struct Shared {
@@ -49,6 +50,9 @@ pub(crate) struct Shared {
     /// Who the callers are when the transport does not say
     /// ([`ServerBuilder::exposure`](super::ServerBuilder::exposure)).
     pub(crate) exposure: Arc<Exposure>,
+    /// The tasks (the tasks extension), when a tool allows them or the builder was given a
+    /// task store ([`ServerBuilder::task_store`](super::ServerBuilder::task_store)).
+    pub(crate) tasks: Option<Arc<Tasks>>,
     /// Whether the builder said it (unsaid, a listener on a network address serves untrusted
     /// callers: `Server::exposure_on`).
     #[cfg(feature = "http")]

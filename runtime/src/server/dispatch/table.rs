@@ -15,6 +15,7 @@
 //! | `subscriptions/listen` | 2026-07-28: resource updates and list changes, when resources were registered or the server is live (module `listen`) |
 //! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
 //! | `completion/complete` | the completions capability, when something completes (module `completion`) |
+//! | `tasks/get`, `tasks/update`, `tasks/cancel` | the tasks extension, when the server serves it (module `task::methods`) |
 //! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
 //! | anything else | -32601 |
 //!
@@ -43,6 +44,7 @@ use crate::server::capability::resources;
 use crate::server::capability::{completion, logging, prompts, tools};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
+use crate::server::task;
 
 /// Answer one request of `session` for `caller`, from what `serving` serves.
 pub(crate) fn request(
@@ -80,6 +82,13 @@ pub(crate) fn request(
         },
         methods::PROMPTS_LIST | methods::PROMPTS_GET => match &serving.prompts {
             Some(served) => return prompts::request(session, served, reply, method, params, caller),
+            None => Err(method_not_found(method)),
+        },
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => match &session.shared.tasks {
+            Some(tasks) => {
+                let subject = caller.principal.subject();
+                return task::methods::request(session, tasks, reply, method, params, subject);
+            }
             None => Err(method_not_found(method)),
         },
         methods::COMPLETION_COMPLETE => match &serving.completion {

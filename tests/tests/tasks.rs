@@ -1,0 +1,304 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), the server's half, on the
+//! wire of toolwire's own HTTP listener on a real loopback socket: a call that becomes a task
+//! once its body waits, polled to its result; a task's input requests answered with
+//! `tasks/update`; a cancellation; a panic (failed); progress as the status message; the TTL;
+//! a body that finishes at once (no task); and every error a client reads, with its text.
+//!
+//! The conformance suite's ten `tasks-*` scenarios run against the conformance example in
+//! `conformance.rs`; this file covers what they do not (progress, TTL, the texts).
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolwire::context::AskError;
+use toolwire::http::{Auth, HttpConfig};
+use toolwire::{Context, Server, ServerOptions, tool, tools};
+use toolwire_tests::http::request;
+
+/// Sleep `seconds`, then say so.
+#[tool(read_only, task = "optional")]
+async fn build(seconds: f64) -> String {
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    format!("built in {seconds}s")
+}
+
+/// Answer at once: never waits, so never a task.
+#[tool(read_only, task = "optional")]
+async fn quick() -> String {
+    "done at once".to_owned()
+}
+
+/// A yes or no.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Go {
+    go: bool,
+}
+
+/// Prepare, then ask whether to go on (an input request of the task).
+#[tool(read_only, task = "optional")]
+async fn deploy(ctx: &Context) -> Result<String, AskError> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let answer: Go = ctx.elicit_as("go", "Deploy now?").await?;
+    Ok(format!("deploy: go = {}", answer.go))
+}
+
+/// Runs only as a task.
+#[tool(read_only, task = "required")]
+async fn migrate() -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    "migrated".to_owned()
+}
+
+/// Work a little, then panic.
+#[tool(read_only, task = "optional")]
+async fn boom() -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    panic!("the disk caught fire")
+}
+
+/// Report half the work done, then wait to be cancelled or to run past the TTL.
+#[tool(read_only, task = "optional")]
+async fn report(ctx: &Context) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    ctx.report_progress(1.0, Some(2.0), Some("halfway"));
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    "never".to_owned()
+}
+
+/// A server with the tools above on `127.0.0.1:P`, served on a runtime of its own; its address.
+fn serve(options: ServerOptions) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            let server = Server::builder(options)
+                .tools(tools![build, quick, deploy, migrate, boom, report].unwrap())
+                .build();
+            toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
+        });
+    });
+    rx.recv().unwrap()
+}
+
+fn options() -> ServerOptions {
+    ServerOptions::new("tasks-test", "1.0.0")
+}
+
+/// The capabilities a request declares: with the tasks extension, or without.
+fn capabilities(tasks: bool) -> Value {
+    if tasks {
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+    } else {
+        json!({"elicitation": {}})
+    }
+}
+
+/// POST one 2026-07-28 request with the headers it routes by (`Mcp-Name` as `name`, when
+/// given); the status and the JSON-RPC response.
+fn post(addr: SocketAddr, method: &str, mut params: Value, tasks: bool, name: Option<&str>) -> (u16, Value) {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(tasks),
+        "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "1"},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut headers = toolwire_tests::http::mcp_headers(addr);
+    headers.push(("MCP-Protocol-Version".into(), "2026-07-28".into()));
+    headers.push(("Mcp-Method".into(), method.into()));
+    if let Some(name) = name {
+        headers.push(("Mcp-Name".into(), name.into()));
+    }
+    let response = request(addr, "POST", "/mcp", &headers, &body);
+    let value = if response.header("content-type").is_some_and(|c| c.starts_with("text/event-stream")) {
+        response.sse_events().pop().expect("an answer on the stream")
+    } else {
+        response.json()
+    };
+    (response.status, value)
+}
+
+fn call(addr: SocketAddr, tool: &str, arguments: Value, tasks: bool) -> Value {
+    post(addr, "tools/call", json!({"name": tool, "arguments": arguments}), tasks, Some(tool)).1
+}
+
+fn task_request(addr: SocketAddr, method: &str, id: &str, extra: Value) -> Value {
+    let mut params = json!({"taskId": id});
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    post(addr, method, params, true, Some(id)).1
+}
+
+/// Poll `tasks/get` until the task's status is `status` (or terminal).
+fn until(addr: SocketAddr, id: &str, status: &str) -> Value {
+    let start = Instant::now();
+    loop {
+        let got = task_request(addr, "tasks/get", id, json!({}));
+        let now = got["result"]["status"].as_str().unwrap_or("").to_owned();
+        if now == status || ["completed", "failed", "cancelled"].contains(&now.as_str()) {
+            return got["result"].clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "task {id} never reached {status}: {got}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_call_that_waits_becomes_a_task_polled_to_its_result() {
+    let addr = serve(options());
+    let created = call(addr, "build", json!({"seconds": 0.3}), true)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    assert_eq!(created["status"], "working");
+    assert_eq!(created["ttlMs"], 3_600_000);
+    assert_eq!(created["pollIntervalMs"], 500);
+    for absent in ["result", "error", "inputRequests", "requestState", "task"] {
+        assert!(created.get(absent).is_none(), "{absent} in {created}");
+    }
+    let created_at = created["createdAt"].as_str().unwrap();
+    assert!(
+        created_at.len() == 27 && created_at.ends_with('Z') && &created_at[10..11] == "T",
+        "{created_at}"
+    );
+    let id = created["taskId"].as_str().unwrap();
+    assert!(id.len() >= 22, "an unguessable id: {id}");
+
+    // Found at once (created before the handle went out), and still working.
+    let got = task_request(addr, "tasks/get", id, json!({}))["result"].clone();
+    assert_eq!((got["resultType"].as_str(), got["status"].as_str()), (Some("complete"), Some("working")));
+
+    let done = until(addr, id, "completed");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "built in 0.3s");
+    assert_eq!(done["result"]["isError"], false);
+    // Cancelling a finished task acknowledges and changes nothing.
+    let ack = task_request(addr, "tasks/cancel", id, json!({}))["result"].clone();
+    assert_eq!(ack, json!({"_meta": ack["_meta"], "resultType": "complete"}));
+    assert_eq!(until(addr, id, "completed")["status"], "completed");
+}
+
+#[test]
+fn a_body_that_does_not_wait_and_a_client_without_the_extension_get_results() {
+    let addr = serve(options());
+    let quick = call(addr, "quick", json!({}), true)["result"].clone();
+    assert_eq!(
+        (quick["resultType"].as_str(), quick["content"][0]["text"].as_str()),
+        (Some("complete"), Some("done at once"))
+    );
+    let plain = call(addr, "build", json!({"seconds": 0.05}), false)["result"].clone();
+    assert_eq!(plain["resultType"], "complete", "{plain}");
+    assert_eq!(plain["content"][0]["text"], "built in 0.05s");
+}
+
+#[test]
+fn a_tasks_input_requests_are_answered_with_tasks_update() {
+    let addr = serve(options());
+    let id = call(addr, "deploy", json!({}), true)["result"]["taskId"].as_str().unwrap().to_owned();
+    let asking = until(addr, &id, "input_required");
+    assert_eq!(asking["status"], "input_required", "{asking}");
+    assert_eq!(asking["inputRequests"]["go"]["method"], "elicitation/create");
+    assert_eq!(asking["inputRequests"]["go"]["params"]["message"], "Deploy now?");
+
+    // An answer to a key nobody asked is acknowledged and ignored.
+    let stray = json!({"inputResponses": {"nope": {"action": "accept", "content": {"go": false}}}});
+    assert_eq!(task_request(addr, "tasks/update", &id, stray)["result"]["resultType"], "complete");
+    assert_eq!(task_request(addr, "tasks/get", &id, json!({}))["result"]["status"], "input_required");
+
+    let answer = json!({"inputResponses": {"go": {"action": "accept", "content": {"go": true}}}});
+    let ack = task_request(addr, "tasks/update", &id, answer)["result"].clone();
+    assert_eq!(ack["resultType"], "complete");
+    assert!(ack.get("taskId").is_none() && ack.get("status").is_none(), "{ack}");
+    let done = until(addr, &id, "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "deploy: go = true", "{done}");
+    assert!(done.get("inputRequests").is_none());
+}
+
+#[test]
+fn a_cancelled_task_ends_cancelled_and_a_panic_fails_it() {
+    let addr = serve(options());
+    let id = call(addr, "report", json!({}), true)["result"]["taskId"].as_str().unwrap().to_owned();
+    // Progress reads as the status message.
+    let start = Instant::now();
+    let message = loop {
+        let got = task_request(addr, "tasks/get", &id, json!({}))["result"].clone();
+        if let Some(m) = got["statusMessage"].as_str() {
+            break m.to_owned();
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "no progress: {got}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(message, "1/2: halfway");
+    assert_eq!(task_request(addr, "tasks/cancel", &id, json!({}))["result"]["resultType"], "complete");
+    let cancelled = until(addr, &id, "cancelled");
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["statusMessage"], "cancelled by the client (tasks/cancel)");
+
+    let id = call(addr, "boom", json!({}), true)["result"]["taskId"].as_str().unwrap().to_owned();
+    let failed = until(addr, &id, "failed");
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert_eq!(failed["error"]["message"], "internal error: tool 'boom' panicked: the disk caught fire");
+    assert!(failed.get("result").is_none());
+}
+
+#[test]
+fn a_task_past_its_ttl_fails_saying_so() {
+    let addr =
+        serve(options().task_ttl(Duration::from_secs(1)).task_poll_interval(Duration::from_millis(50)));
+    let created = call(addr, "report", json!({}), true)["result"].clone();
+    assert_eq!((created["ttlMs"].as_u64(), created["pollIntervalMs"].as_u64()), (Some(1000), Some(50)));
+    let id = created["taskId"].as_str().unwrap();
+    let failed = until(addr, id, "failed");
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["statusMessage"],
+        "internal error: the task did not finish within its TTL of 1s and was stopped"
+    );
+}
+
+#[test]
+fn every_refusal_says_what_was_wrong() {
+    let addr = serve(options());
+    let refused = call(addr, "migrate", json!({}), false)["error"].clone();
+    assert_eq!(refused["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["message"],
+        "tool 'migrate' runs only as a task, so it needs the tasks extension (io.modelcontextprotocol/tasks), which this request did not declare (a 2026-07-28 request declares it under `extensions` in its `_meta` client capabilities)"
+    );
+    assert_eq!(
+        refused["data"],
+        json!({"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}})
+    );
+
+    let undeclared = post(addr, "tasks/get", json!({"taskId": "t"}), false, Some("t")).1["error"].clone();
+    assert_eq!(undeclared["code"], -32021);
+    assert_eq!(
+        undeclared["message"],
+        "`tasks/get` needs the tasks extension (io.modelcontextprotocol/tasks), which this request did not declare (a 2026-07-28 request declares it under `extensions` in its `_meta` client capabilities)"
+    );
+
+    let unknown = task_request(addr, "tasks/get", "nope", json!({}))["error"].clone();
+    assert_eq!(unknown["code"], -32602);
+    assert_eq!(unknown["message"], "task not found: 'nope' (it never existed, or expired)");
+    assert_eq!(task_request(addr, "tasks/cancel", "nope", json!({}))["error"]["code"], -32602);
+
+    let bad = task_request(addr, "tasks/update", "nope", json!({"inputResponses": [1]}))["error"].clone();
+    assert_eq!(bad["code"], -32602);
+    assert_eq!(
+        bad["message"],
+        "invalid params: inputResponses must be an object of the client's results by key, got an array"
+    );
+
+    let (status, mismatch) = post(addr, "tasks/get", json!({"taskId": "a"}), true, Some("b"));
+    assert_eq!(status, 400);
+    assert_eq!(mismatch["error"]["code"], -32020);
+    assert_eq!(mismatch["error"]["message"], "header mismatch: Mcp-Name is 'b' but the body names 'a'");
+
+    for removed in ["tasks/result", "tasks/list"] {
+        let (_, answer) = post(addr, removed, json!({"taskId": "x"}), true, None);
+        assert_eq!(answer["error"]["code"], -32601, "{removed}: {answer}");
+    }
+}
