@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use toolwire::context::AskError;
 use toolwire::http::{Auth, HttpConfig};
-use toolwire::{Context, Server, ServerOptions, tool, tools};
+use toolwire::{Context, Server, ServerOptions, Tool, tool, tools};
 use toolwire_tests::http::request;
 
 /// Sleep `seconds`, then say so.
@@ -301,4 +301,149 @@ fn every_refusal_says_what_was_wrong() {
         let (_, answer) = post(addr, removed, json!({"taskId": "x"}), true, None);
         assert_eq!(answer["error"]["code"], -32601, "{removed}: {answer}");
     }
+}
+
+// ─── The client's half: toolwire's client driving tasks to their end ───
+
+/// Report two steps as progress, working between them, then finish.
+#[tool(read_only, task = "optional")]
+async fn steps(ctx: &Context) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    ctx.report_progress(1.0, Some(2.0), Some("copying"));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    ctx.report_progress(2.0, Some(2.0), Some("checking"));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    "two steps done".to_owned()
+}
+
+/// A server with the client tests' tools on its own runtime; its MCP URL.
+fn serve_for_client() -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            let options = options().task_poll_interval(Duration::from_millis(30));
+            let server =
+                Server::builder(options).tools(tools![build, deploy, steps, report, boom].unwrap()).build();
+            toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
+        });
+    });
+    format!("http://{}/mcp", rx.recv().unwrap())
+}
+
+/// A modern client that takes tasks, answers `go` with yes, and notes every task id it is
+/// handed.
+async fn task_client(
+    url: &str,
+    ids: &std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) -> toolwire::client::Client {
+    use toolwire::client::{ClientOptions, Direction, Elicited, EraMode, HttpServer};
+    let seen = std::sync::Arc::clone(ids);
+    let options = ClientOptions::new("tasks")
+        .era(EraMode::Modern)
+        .tasks(true)
+        .on_elicit(|_| async {
+            let mut content = serde_json::Map::new();
+            content.insert("go".into(), true.into());
+            Ok(Elicited::accept(content))
+        })
+        .on_message(move |direction, text| {
+            if direction == Direction::Received
+                && text.contains(r#""resultType":"task""#)
+                && let Ok(v) = serde_json::from_str::<Value>(text)
+                && let Some(id) = v["result"]["taskId"].as_str()
+            {
+                seen.lock().unwrap().push(id.to_owned());
+            }
+        });
+    toolwire::client::Client::connect(HttpServer::new(url), options).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_client_drives_a_task_to_its_result_answering_its_input_and_reporting_progress() {
+    use toolwire::client::{AdoptOptions, CallOptions};
+    let url = serve_for_client();
+    let ids = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let client = task_client(&url, &ids).await;
+
+    let built = client.call_tool("build", json!({"seconds": 0.2}), CallOptions::new()).await.unwrap();
+    assert_eq!(built.content, vec![toolwire::Content::text("built in 0.2s")]);
+    assert_eq!(ids.lock().unwrap().len(), 1, "it ran as a task");
+
+    // Its input request answered through the elicitation handler, with tasks/update.
+    let deployed = client.call_tool("deploy", json!({}), CallOptions::new()).await.unwrap();
+    assert_eq!(deployed.content, vec![toolwire::Content::text("deploy: go = true")]);
+
+    // An adopted tool runs as a task too, its status messages as progress.
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&reports);
+    let progress = std::sync::Arc::new(move |p: toolwire::context::Progress| {
+        sink.lock().unwrap().push((p.progress, p.message.unwrap_or_default()));
+    });
+    let adopted = client.adopt(AdoptOptions::default()).await.unwrap();
+    let steps = adopted.get("steps").expect("adopted");
+    let ctx = Context::builder().progress(progress).build();
+    let out = steps.call_json(json!({}), &ctx).await.unwrap();
+    // Adopted: the server's words come sealed in the untrusted-data envelope.
+    assert_eq!(
+        out.content,
+        vec![toolwire::Content::text(
+            "<untrusted-data source=\"mcp\" server=\"tasks\" tool=\"tasks__steps\">\ntwo steps done\n</untrusted-data>"
+        )]
+    );
+    let reports = reports.lock().unwrap().clone();
+    assert!(reports.contains(&(1.0, "1/2: copying".to_owned())), "{reports:?}");
+    assert!(reports.iter().any(|(_, m)| m == "2/2: checking"), "{reports:?}");
+    assert_eq!(ids.lock().unwrap().len(), 3);
+
+    // A panic fails the task: the call fails with the JSON-RPC error it carries.
+    let failed = client.call_tool("boom", json!({}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(failed.to_string(), "tool 'boom' was declined by server 'tasks' (code -32603)");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_or_timed_out_call_cancels_its_task_on_the_server() {
+    use toolwire::client::CallOptions;
+    let url = serve_for_client();
+    let ids = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let client = task_client(&url, &ids).await;
+
+    let token = toolwire::context::CancellationToken::new();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    });
+    let err = client.call_tool("report", json!({}), CallOptions::new().cancel(token)).await.unwrap_err();
+    assert_eq!(err, toolwire::ToolError::CancelledWhileRunning { tool: "report".into() });
+    let id = ids.lock().unwrap()[0].clone();
+    let task = client.get_task(&id).await.unwrap();
+    assert_eq!(task.status, toolwire::protocol::wire::TaskStatus::Cancelled, "{task:?}");
+
+    let err = client
+        .call_tool("report", json!({}), CallOptions::new().timeout(Duration::from_millis(300)))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'report' on server 'tasks' did not answer within 0.3s; it may have run"
+    );
+    let id = ids.lock().unwrap()[1].clone();
+    let start = Instant::now();
+    loop {
+        let task = client.get_task(&id).await.unwrap();
+        if task.status == toolwire::protocol::wire::TaskStatus::Cancelled {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "{task:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A task asked for by id that does not exist: the server's words.
+    let unknown = client.get_task("nope").await.unwrap_err();
+    assert_eq!(unknown.to_string(), "server 'tasks' answered 'tasks/get' with error code -32602");
+    client.close().await;
 }

@@ -65,7 +65,7 @@ pub(crate) struct Out {
     pub(crate) id: Option<i64>,
     /// The method, when the message is a request or a notification (HTTP's `Mcp-Method`).
     pub(crate) method: Option<String>,
-    /// `params.name` or `params.uri` (HTTP's `Mcp-Name`).
+    /// `params.name`, `params.uri` or `params.taskId` (HTTP's `Mcp-Name`).
     pub(crate) name: Option<String>,
     /// Headers this request asks to carry, name and value ready to send: a tool call's
     /// `Mcp-Param-*` (its `x-mcp-header` parameters). A transport without headers ignores them.
@@ -257,8 +257,13 @@ impl Conn {
         headers: Vec<(String, String)>,
     ) -> (i64, Out, oneshot::Receiver<Reply>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let name =
-            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        // A task's methods route by its id (SEP-2663).
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .or_else(|| params.get("taskId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let modern = lock(&self.modern).clone();
         let mut params = params;
         if progress.is_some() || modern.is_some() {

@@ -159,6 +159,8 @@ mod rounds;
 mod schema;
 mod stdio;
 mod talk;
+mod task_calls;
+mod tasks;
 mod transport;
 mod typed;
 mod wire;
