@@ -4,8 +4,18 @@
 //! `tasks/update`; a cancellation; a panic (failed); progress as the status message; the TTL;
 //! a body that finishes at once (no task); and every error a client reads, with its text.
 //!
+//! The client's half: toolwire's client driving tasks to their end (a result, an input
+//! request, progress, a failure, a cancellation and a timeout that cancel the task).
+//!
+//! A real peer: the MCP Inspector 2.12.0's CLI, whose tool calls go through
+//! `@modelcontextprotocol/ext-tasks` 0.2.2 (its requester sessions with 2026-07-28 framing),
+//! runs toolwire's tasks: one that runs only as a task (so the Inspector declared the
+//! extension and drove the task), and one that fails.
+//!
 //! The conformance suite's ten `tasks-*` scenarios run against the conformance example in
-//! `conformance.rs`; this file covers what they do not (progress, TTL, the texts).
+//! `conformance.rs`; this file covers what they do not (progress, TTL, the texts, a client).
+
+mod peer_support;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -446,4 +456,44 @@ async fn a_cancelled_or_timed_out_call_cancels_its_task_on_the_server() {
     let unknown = client.get_task("nope").await.unwrap_err();
     assert_eq!(unknown.to_string(), "server 'tasks' answered 'tasks/get' with error code -32602");
     client.close().await;
+}
+
+// ─── A real peer: the Inspector's ext-tasks requester ───
+
+/// The Inspector CLI (2.12.0, `@modelcontextprotocol/ext-tasks` 0.2.2 inside) calling `tool`
+/// on `addr` in the 2026-07-28 era; (exit code, stdout, stderr).
+fn inspector_call(addr: SocketAddr, tool: &str) -> (i32, String, String) {
+    let home = peer_support::TempDir::new("inspector-tasks");
+    let mut command = peer_support::peer_command("TOOLWIRE_INSPECTOR");
+    command
+        .args(["--cli", &format!("http://{addr}/mcp"), "--transport", "http", "--protocol-era", "modern"])
+        .args(["--format", "json", "-q", "--connect-timeout", "20000"])
+        .args(["--method", "tools/call", "--tool-name", tool])
+        .env("HOME", &home.0)
+        .env("MCP_CATALOG_PATH", home.0.join("mcp.json"));
+    let out = peer_support::run_bounded(command, Duration::from_secs(90));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_inspectors_ext_tasks_requester_runs_toolwire_tasks() {
+    let addr = serve(options().task_poll_interval(Duration::from_millis(50)));
+    // `migrate` runs only as a task: a result means the Inspector declared the extension,
+    // took the task and polled it to its end.
+    let (code, out, err) = inspector_call(addr, "migrate");
+    assert_eq!(code, 0, "{out}\n{err}");
+    let out: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(out["result"]["content"], json!([{"type": "text", "text": "migrated"}]), "{out}");
+    // A task that fails reaches it as the task's JSON-RPC error.
+    let (code, out, err) = inspector_call(addr, "boom");
+    assert_eq!(code, 1, "{out}\n{err}");
+    let err: Value = serde_json::from_str(err.trim()).unwrap_or_else(|e| panic!("{e}: {err}"));
+    assert_eq!(
+        err["error"]["message"], "internal error: tool 'boom' panicked: the disk caught fire",
+        "{err}"
+    );
 }
