@@ -323,7 +323,8 @@ fn conformance_0_2_0_alpha_12_requirements_2026_07_28() {
 // each of these to passing with at least one check run (a scenario whose checks were all
 // skipped proves nothing). The tenth, `tasks-status-notifications`, is left out: the pinned
 // suite (0.2.0-alpha.12) answers it with one SKIPPED check whatever the server does ("pending
-// subscriptions/listen rewrite"), so no server can pass it with a check run.
+// subscriptions/listen rewrite"), so no server can pass it with a check run; toolwire's
+// `notifications/tasks` are checked by `tasks.rs` instead.
 
 /// The `tasks-*` scenarios run C must run and pass, each with a check run.
 const TASKS_MUST_PASS: [&str; 9] = [

@@ -497,3 +497,72 @@ fn the_inspectors_ext_tasks_requester_runs_toolwire_tasks() {
         "{err}"
     );
 }
+
+// ─── Status notifications on `subscriptions/listen` ───
+
+#[test]
+fn a_listen_stream_carries_a_tasks_status_notifications() {
+    use std::io::Read;
+    let addr = serve(options().task_poll_interval(Duration::from_millis(50)));
+    let id = call(addr, "deploy", json!({}), true)["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let listen = || {
+        let mut params = json!({"notifications": {"taskIds": [id]}});
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities(true),
+        });
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": params});
+        let mut headers = toolwire_tests::http::mcp_headers(addr);
+        headers.push(("MCP-Protocol-Version".into(), "2026-07-28".into()));
+        headers.push(("Mcp-Method".into(), "subscriptions/listen".into()));
+        toolwire_tests::http::open(addr, "POST", "/mcp", &headers, &body.to_string())
+    };
+    // Read the stream's events until `enough` (10 s at most).
+    let read = |stream: &mut std::net::TcpStream, enough: &dyn Fn(&[Value]) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let (mut raw, mut buf) = (Vec::new(), [0u8; 4096]);
+        loop {
+            let events: Vec<Value> = toolwire_tests::http::sse_events_in(&raw)
+                .into_iter()
+                .map(|(_, data)| serde_json::from_str(&data).unwrap())
+                .collect();
+            let left = deadline.saturating_duration_since(Instant::now());
+            if enough(&events) || left.is_zero() {
+                return events;
+            }
+            stream.set_read_timeout(Some(left)).unwrap();
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => return events,
+                Ok(n) => raw.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+
+    let mut stream = listen();
+    let asking = read(&mut stream, &|e| e.iter().any(|m| m["params"]["status"] == "input_required"));
+    assert_eq!(asking[0]["method"], "notifications/subscriptions/acknowledged", "{asking:?}");
+    assert_eq!(asking[0]["params"]["notifications"]["taskIds"], json!([id]));
+    let note = asking.iter().find(|m| m["method"] == "notifications/tasks").expect("a task notification");
+    assert_eq!(
+        (note["params"]["taskId"].as_str(), note["params"]["status"].as_str()),
+        (Some(id.as_str()), Some("input_required"))
+    );
+    assert_eq!(note["params"]["inputRequests"]["go"]["method"], "elicitation/create", "{note}");
+
+    let answer = json!({"inputResponses": {"go": {"action": "accept", "content": {"go": false}}}});
+    task_request(addr, "tasks/update", &id, answer);
+    let done = read(&mut stream, &|e| e.iter().any(|m| m["params"]["status"] == "completed"));
+    let last = done.iter().rfind(|m| m["method"] == "notifications/tasks").unwrap();
+    assert_eq!(last["params"]["status"], "completed", "{done:?}");
+    assert_eq!(last["params"]["result"]["content"][0]["text"], "deploy: go = false");
+
+    // Without the extension declared: refused, saying what is missing.
+    let params = json!({"notifications": {"taskIds": [id]}});
+    let error = post(addr, "subscriptions/listen", params, false, None).1["error"].clone();
+    assert_eq!(error["code"], -32021, "{error}");
+    assert_eq!(
+        error["message"],
+        "`subscriptions/listen` for task notifications needs the tasks extension (io.modelcontextprotocol/tasks), which this request did not declare (a 2026-07-28 request declares it under `extensions` in its `_meta` client capabilities)"
+    );
+}

@@ -142,6 +142,7 @@ async fn answer(
                     if local.answer(answers) {
                         let record = local.snapshot();
                         tasks.store.save(&record, tasks.ttl).await.map_err(unavailable)?;
+                        tasks.announce(&record);
                     }
                 }
                 None => {

@@ -221,6 +221,7 @@ async fn drive(tasks: Arc<Tasks>, id: String, local: Arc<Local>, ctx: Context, b
     if let Err(e) = tasks.store.save(&record, left).await {
         tracing::warn!(task = %id, error = %e, "the task's end could not be saved");
     }
+    tasks.announce(&record);
     tasks.leave(&id);
     tracing::debug!(task = %id, status = record.task.status.as_str(), "task ended");
 }
@@ -235,6 +236,7 @@ async fn save(tasks: &Tasks, local: &Local) {
     if let Err(e) = tasks.store.save(&record, tasks.ttl).await {
         tracing::warn!(task = %record.task.task_id, error = %e, "the task's state could not be saved");
     }
+    tasks.announce(&record);
 }
 
 /// Take the inbox: a cancellation cancels the body, answers go to it.

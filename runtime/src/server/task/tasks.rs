@@ -3,7 +3,7 @@
 //! store), and the settings every task is made with.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::value::RawValue;
@@ -16,6 +16,7 @@ use crate::protocol::wire::{Task, TaskStatus};
 use crate::sync::lock;
 
 use super::store::{TaskRecord, TaskStore, TaskStoreError};
+use crate::server::notify::subscriptions::Subscriber;
 use crate::server::options::ServerOptions;
 
 /// The message of a task whose replica stopped renewing its lease: what `tasks/get` says of a
@@ -28,10 +29,16 @@ pub(crate) struct Tasks {
     /// This replica, as the records it owns name it.
     pub(crate) replica: String,
     running: Mutex<HashMap<String, Arc<Local>>>,
+    /// The `subscriptions/listen` streams open here that asked for a task's
+    /// `notifications/tasks`, by task id, with the subject of the principal that asked.
+    watchers: Mutex<HashMap<String, Vec<Watcher>>>,
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
 }
+
+/// A `subscriptions/listen` stream watching a task, and the subject of its principal.
+type Watcher = (Weak<Subscriber>, String);
 
 /// A task this replica runs: how to cancel it, how to tell its driver what happened, and its
 /// record as it is now (written to the store by the driver, and by a `tasks/update` served
@@ -103,6 +110,7 @@ impl Tasks {
             store,
             replica: random_id(),
             running: Mutex::new(HashMap::new()),
+            watchers: Mutex::new(HashMap::new()),
             ttl: options.task_ttl,
             poll_interval: options.task_poll_interval,
             lease: options.task_lease,
@@ -121,6 +129,43 @@ impl Tasks {
         });
         lock(&self.running).insert(id, local.clone());
         local
+    }
+
+    /// Send `subscriber` the `notifications/tasks` of task `id` from now on, while it lives,
+    /// if the task is `subject`'s.
+    pub(crate) fn watch(&self, id: &str, subscriber: &Arc<Subscriber>, subject: &str) {
+        let mut watchers = lock(&self.watchers);
+        let list = watchers.entry(id.to_owned()).or_default();
+        list.retain(|(w, _)| w.strong_count() > 0);
+        list.push((Arc::downgrade(subscriber), subject.to_owned()));
+    }
+
+    /// `record`'s state as a `notifications/tasks` to the streams watching it (each carries
+    /// the whole task, as `tasks/get` would show it); the watchers of a task that ended are
+    /// let go.
+    pub(crate) fn announce(&self, record: &TaskRecord) {
+        let id = &record.task.task_id;
+        let watching: Vec<Arc<Subscriber>> = {
+            let mut watchers = lock(&self.watchers);
+            let Some(list) = watchers.get_mut(id) else { return };
+            list.retain(|(w, _)| w.strong_count() > 0);
+            let found =
+                list.iter().filter(|(_, s)| *s == record.subject).filter_map(|(w, _)| w.upgrade()).collect();
+            if record.task.status.is_terminal() || list.is_empty() {
+                watchers.remove(id);
+            }
+            found
+        };
+        if watching.is_empty() {
+            return;
+        }
+        let task = seen(record.clone(), now_ms());
+        let Ok(text) = serde_json::to_string(&task) else { return };
+        // The task's members, without the braces (`Subscriber::send` adds the subscription id).
+        let members = &text[1..text.len() - 1];
+        for subscriber in watching {
+            subscriber.send(crate::protocol::methods::NOTIFICATIONS_TASKS, members);
+        }
     }
 
     /// The task ended here.
