@@ -254,6 +254,8 @@ pub(crate) struct ToolAttr {
     pub(crate) inline: Option<Span>,
     /// `task`: `Some(true)` required, `Some(false)` optional, `None` forbidden.
     pub(crate) task: Option<bool>,
+    /// Where `task` was given as `optional` or `required`.
+    pub(crate) task_span: Option<Span>,
 }
 
 impl RawAttr {
@@ -291,6 +293,7 @@ impl RawAttr {
             icons: self.icons,
             meta: self.meta.map(|k| k.value).unwrap_or_default(),
             inline: self.inline.filter(|k| k.value).map(|k| k.span),
+            task_span: self.task.as_ref().filter(|k| k.value.is_some()).map(|k| k.span),
             task: self.task.and_then(|k| k.value),
         }
     }
