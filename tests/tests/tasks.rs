@@ -409,6 +409,15 @@ async fn the_client_drives_a_task_to_its_result_answering_its_input_and_reportin
     assert!(reports.iter().any(|(_, m)| m == "2/2: checking"), "{reports:?}");
     assert_eq!(ids.lock().unwrap().len(), 3);
 
+    // A typed handle runs as a task too.
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct BuildArgs {
+        seconds: f64,
+    }
+    let typed = client.typed::<BuildArgs, String>("build").await.unwrap();
+    assert_eq!(typed.call(&BuildArgs { seconds: 0.1 }).await.unwrap(), "built in 0.1s");
+    assert_eq!(ids.lock().unwrap().len(), 4, "the typed call ran as a task");
+
     // A panic fails the task: the call fails with the JSON-RPC error it carries.
     let failed = client.call_tool("boom", json!({}), CallOptions::new()).await.unwrap_err();
     assert_eq!(failed.to_string(), "tool 'boom' was declined by server 'tasks' (code -32603)");
