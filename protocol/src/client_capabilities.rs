@@ -25,6 +25,9 @@ pub struct ClientCapabilities {
     pub roots: bool,
     /// `roots.listChanged`: the client sends `notifications/roots/list_changed`.
     pub roots_list_changed: bool,
+    /// `extensions["io.modelcontextprotocol/tasks"]`: the client takes a task in place of a
+    /// result (the tasks extension, SEP-2663; [`TASKS_EXTENSION`](crate::wire::TASKS_EXTENSION)).
+    pub tasks: bool,
 }
 
 /// One client capability a request may need: what a tool declares with toolwire's
@@ -87,6 +90,8 @@ struct Wire<'a> {
     sampling: Option<&'a RawValue>,
     #[serde(default, borrow)]
     roots: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    extensions: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -141,6 +146,10 @@ impl ClientCapabilities {
                 .and_then(|r| r.list_changed)
                 .is_some_and(|v| v == serde_json::Value::Bool(true));
         }
+        caps.tasks = wire
+            .extensions
+            .and_then(|e| serde_json::from_str::<std::collections::BTreeMap<&str, &RawValue>>(e.get()).ok())
+            .is_some_and(|e| is_object(e.get(crate::wire::TASKS_EXTENSION).copied()));
         caps
     }
 }
@@ -179,5 +188,9 @@ mod tests {
         assert!(text_only.sampling && !text_only.sampling_tools);
         assert!(!read(r#"{"sampling":{"tools":true}}"#).sampling_tools);
         assert_eq!(read("[1]"), ClientCapabilities::default());
+        assert!(read(r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#).tasks);
+        assert!(!read(r#"{"extensions":{"io.modelcontextprotocol/tasks":true}}"#).tasks);
+        assert!(!read(r#"{"extensions":{"x/tasks":{}}}"#).tasks);
+        assert!(!read(r#"{"tasks":{}}"#).tasks);
     }
 }

@@ -111,6 +111,8 @@ pub mod raw_value;
 #[doc(hidden)]
 pub mod resources;
 #[doc(hidden)]
+pub mod rfc3339;
+#[doc(hidden)]
 pub mod tools;
 #[doc(hidden)]
 pub mod version;

@@ -89,6 +89,16 @@ methods! {
     /// `roots/list`: ask for the client's roots.
     ROOTS_LIST = "roots/list";
 
+    // The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a `tools/call` the
+    // server answers with a task, then polled, answered and cancelled by its id.
+
+    /// `tasks/get`: a task's status, and its result or error once it has one.
+    TASKS_GET = "tasks/get";
+    /// `tasks/update`: the client's answers to a task's `inputRequests`.
+    TASKS_UPDATE = "tasks/update";
+    /// `tasks/cancel`: ask for a task to be cancelled (an acknowledgement, not a state).
+    TASKS_CANCEL = "tasks/cancel";
+
     // Notifications.
 
     /// `notifications/initialized`: the client's end of the legacy handshake.
@@ -114,6 +124,9 @@ methods! {
     NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
     /// `notifications/elicitation/complete`: a URL-mode elicitation finished out of band.
     NOTIFICATIONS_ELICITATION_COMPLETE = "notifications/elicitation/complete";
+    /// `notifications/tasks`: a task's whole state, pushed on a `subscriptions/listen`
+    /// stream that asked for it (tasks extension).
+    NOTIFICATIONS_TASKS = "notifications/tasks";
 }
 
 #[cfg(test)]
@@ -142,6 +155,6 @@ mod tests {
             assert!(source.contains(&line), "`{method}` is not defined as `{name}`");
             assert!(seen.insert(*method), "`{method}` is listed twice");
         }
-        assert_eq!(ALL.len(), 32);
+        assert_eq!(ALL.len(), 36);
     }
 }

@@ -71,6 +71,9 @@ pub struct ListenFilter {
     /// `promptsListChanged`: it wants `notifications/prompts/list_changed`.
     #[serde(rename = "promptsListChanged", default)]
     pub prompts_list_changed: bool,
+    /// `taskIds` (the tasks extension): the tasks whose `notifications/tasks` it wants.
+    #[serde(rename = "taskIds", default)]
+    pub task_ids: Vec<String>,
 }
 
 #[cfg(test)]

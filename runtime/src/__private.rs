@@ -48,6 +48,7 @@ pub struct StaticsBuilder {
     state_needs: Vec<crate::state::StateNeed>,
     icons: Vec<crate::protocol::wire::Icon>,
     meta: Vec<(&'static str, Value)>,
+    task: crate::tool::TaskSupport,
 }
 
 impl StaticsBuilder {
@@ -63,7 +64,16 @@ impl StaticsBuilder {
             state_needs: Vec::new(),
             icons: Vec::new(),
             meta: Vec::new(),
+            task: crate::tool::TaskSupport::Forbidden,
         }
+    }
+
+    /// `#[tool(task = "optional" | "required")]` (checked by `#[tool]`): whether calls may
+    /// run as tasks.
+    pub fn task(mut self, required: bool) -> Self {
+        self.task =
+            if required { crate::tool::TaskSupport::Required } else { crate::tool::TaskSupport::Optional };
+        self
     }
 
     pub fn title(mut self, title: &'static str) -> Self {
@@ -154,6 +164,7 @@ impl StaticsBuilder {
         let input = Schema::from_canonical(args.input_schema_text());
         let mut info = ToolInfo::new(self.name, self.description, input)
             .with_declarations(self.declarations)
+            .with_task_support(self.task)
             .with_output_by_construction();
         if let Some(title) = self.title {
             info = info.with_title(title);

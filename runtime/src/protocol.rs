@@ -14,7 +14,7 @@ pub use toolwire_protocol::{
     SERVER_INFO_KEY, code, methods, negotiate_legacy, wire,
 };
 pub(crate) use toolwire_protocol::{
-    envelope, lifecycle, logging, meta, notifications, outbound, prompts, resources, tools,
+    envelope, lifecycle, logging, meta, notifications, outbound, prompts, resources, rfc3339, tools,
 };
 // SEP-2243's `x-mcp-header` rules: the HTTP server checks `Mcp-Param-*` headers, the client
 // mirrors them; a build with neither has no use for them.

@@ -4,7 +4,9 @@
 //! resumed with `Last-Event-ID` after its replica was killed, a subscription made through one
 //! replica receiving the updates raised on each, the Python SDK's legacy client running the
 //! example contract across all three, an `input_required` round finished on another replica,
-//! and the readiness endpoints a load balancer probes.
+//! the readiness endpoints a load balancer probes, and tasks (the tasks extension) in the
+//! shared Redis: one started through nginx answered, finished and another cancelled through
+//! other replicas, and one whose replica was killed read as failed.
 //!
 //! Needs `bash tests/peers/nginx/setup.sh` (nginx) and `bash tests/peers/setup.sh` (the Python
 //! SDK 2.3.0 client).
@@ -709,3 +711,120 @@ fn the_python_sdks_legacy_client_runs_the_example_contract_through_nginx_on_ever
     eprintln!("session requests per replica: {counts:?}");
     assert!(counts.iter().all(|&n| n >= 3), "every replica served the client's sessions: {counts:?}\n{log}");
 }
+
+// ─── The tasks extension across replicas (tasks in the shared Redis) ───
+
+/// A 2026-07-28 request declaring the tasks extension, POSTed to `addr` (nginx or one
+/// replica) with the headers it routes by (`Mcp-Name` is the tool, or the task id); the
+/// JSON-RPC response.
+fn task_post(addr: std::net::SocketAddr, method: &str, mut params: Value, name: &str) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut headers = mcp_headers(addr);
+    headers.push(("MCP-Protocol-Version".into(), "2026-07-28".into()));
+    headers.push(("Mcp-Method".into(), method.into()));
+    headers.push(("Mcp-Name".into(), name.into()));
+    let response = request(addr, "POST", "/mcp", &headers, &body);
+    assert_eq!(response.status, 200, "{method}: {}", response.body);
+    if response.header("content-type").is_some_and(|c| c.starts_with("text/event-stream")) {
+        response.sse_events().pop().expect("an answer on the stream")
+    } else {
+        response.json()
+    }
+}
+
+/// Start `job` through `addr`; its task id.
+fn start_job(addr: std::net::SocketAddr, ms: u64, confirm: bool, label: &str) -> String {
+    let arguments = json!({"ms": ms, "confirm": confirm, "label": label});
+    let created = task_post(addr, "tools/call", json!({"name": "job", "arguments": arguments}), "job");
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"].as_str().expect("a task id").to_owned()
+}
+
+/// `tasks/get` of `id` through `addr`, polled until `done` says so (10 s at most).
+fn task_until(addr: std::net::SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = task_post(addr, "tasks/get", json!({"taskId": id}), id)["result"].clone();
+        if done(&got) {
+            return got;
+        }
+        assert!(Instant::now() < until, "task {id} through {addr}: still {got}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The replica running task `id` (its status message says `0: running on <name>`), asked
+/// through `addr`.
+fn owner_of(addr: std::net::SocketAddr, id: &str) -> String {
+    let got = task_until(addr, id, |t| t["statusMessage"].is_string());
+    let message = got["statusMessage"].as_str().unwrap_or_default();
+    message.strip_prefix("0: running on ").unwrap_or_else(|| panic!("status message {message:?}")).to_owned()
+}
+
+fn tasks_cluster(redis: &RedisServer) -> Cluster {
+    Cluster::start(&ReplicaOptions { redis: Some(redis.url()), ..ReplicaOptions::default() })
+}
+
+#[test]
+fn a_task_started_through_nginx_is_answered_cancelled_and_finished_through_other_replicas() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let redis = RedisServer::start();
+    let cluster = tasks_cluster(&redis);
+    let other =
+        |owner: &str| cluster.replicas.iter().find(|r| r.name != owner).expect("another replica").addr;
+
+    // Answered on another replica: the answer waits in the task's inbox in Redis until its
+    // owner takes it; the result, made on the owner, is read on the other.
+    let id = start_job(cluster.addr, 200, true, "one");
+    let owner = owner_of(cluster.addr, &id);
+    let elsewhere = other(&owner);
+    let asking = task_until(elsewhere, &id, |t| t["status"] == "input_required");
+    assert_eq!(asking["inputRequests"]["go"]["method"], "elicitation/create", "{asking}");
+    let answer =
+        json!({"taskId": id, "inputResponses": {"go": {"action": "accept", "content": {"go": true}}}});
+    let ack = task_post(elsewhere, "tasks/update", answer, &id);
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = task_until(elsewhere, &id, |t| t["status"] != "input_required" && t["status"] != "working");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], format!("job one done on {owner}"));
+
+    // Cancelled on another replica.
+    let id = start_job(cluster.addr, 60_000, false, "two");
+    let owner = owner_of(cluster.addr, &id);
+    let elsewhere = other(&owner);
+    let ack = task_post(elsewhere, "tasks/cancel", json!({"taskId": id}), &id);
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let cancelled = task_until(elsewhere, &id, |t| t["status"] != "working");
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["statusMessage"], "cancelled by the client (tasks/cancel)");
+}
+
+#[test]
+fn a_task_whose_replica_was_killed_reads_as_failed_on_the_others() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let redis = RedisServer::start();
+    let mut cluster = tasks_cluster(&redis);
+    let id = start_job(cluster.addr, 60_000, false, "doomed");
+    let owner = owner_of(cluster.addr, &id);
+    let killed = Instant::now();
+    cluster.replica(&owner).signal("-KILL");
+    let elsewhere = cluster.replicas.iter().find(|r| r.name != owner).expect("another replica").addr;
+    let failed = task_until(elsewhere, &id, |t| t["status"] != "working");
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["statusMessage"],
+        "the server replica running this task stopped renewing its lease (it stopped or was killed); the task's result is lost"
+    );
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    // Within the lease (1.5 s) and a poll or two of it.
+    assert!(killed.elapsed() < Duration::from_secs(5), "took {:?}", killed.elapsed());
+}
+
+// ─── end of the tasks extension's block ───

@@ -533,6 +533,86 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+// ─── The tasks extension (SEP-2663): the fixtures of the suite's `tasks-*` scenarios ───
+//
+// A tool with `task = ..` becomes a task once its body first waits on something other than
+// the client (module `toolwire::server`'s tasks; README "Long-running tools"): so the asks
+// `confirm_delete` and `multi_input` make after their first wait are the task's
+// `inputRequests`, and `test_tool_with_task`'s ask before its first wait is an
+// `input_required` round of the call itself.
+
+/// Say hello to `name` (sync only: never a task).
+#[tool(read_only)]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Sleep `seconds`, then say so; a task when the client takes one (`seconds: 0` answers at
+/// once). A `tasks/cancel` while it sleeps cancels it.
+#[tool(read_only, task = "optional")]
+async fn slow_compute(seconds: f64, label: Option<String>) -> String {
+    tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 3600.0))).await;
+    format!("slow_compute({}) done after {seconds}s", label.unwrap_or_default())
+}
+
+/// Work for a second, then fail with a tool error; runs only as a task.
+#[tool(read_only, task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed (as this fixture always does)".to_owned())
+}
+
+/// Work briefly, then panic: a protocol-level failure of the task.
+#[tool(read_only, task = "optional")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    panic!("protocol_error_job fails with a protocol error, as this fixture always does")
+}
+
+/// A yes or no, as the task fixtures ask for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirmation {
+    confirm: bool,
+}
+
+/// Look `filename` up, then ask the user to confirm its deletion (an input request of the
+/// task), and say what they decided. Optional, not required: `http-header-validation` calls
+/// the first tool listed (this one, by name) without the extension and wants a result.
+#[tool(read_only, task = "optional")]
+async fn confirm_delete(ctx: &Context, filename: String) -> Result<String, AskError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let answer: Confirmation = ctx.elicit_as("confirm", &format!("Delete {filename}?")).await?;
+    Ok(format!("confirm_delete({filename}): confirmed = {}", answer.confirm))
+}
+
+/// Two answers asked at once, as the partial-fulfilment check wants them.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Part {
+    name: String,
+}
+
+/// Get ready, then ask two questions at once: two input requests pending together.
+#[tool(read_only, task = "optional")]
+async fn multi_input(ctx: &Context) -> Result<String, AskError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let (a, b) = tokio::join!(
+        ctx.elicit_as::<Part>("first", "First name?"),
+        ctx.elicit_as::<Part>("second", "Second name?")
+    );
+    Ok(format!("multi_input: a = {}, b = {}", a?.name, b?.name))
+}
+
+/// Ask the user's name (`user_name`) in an `input_required` round, then work on as a task
+/// whose result greets them.
+#[tool(read_only, task = "required")]
+async fn test_tool_with_task(ctx: &Context) -> Result<String, AskError> {
+    let who: Name = ctx.elicit_as("user_name", "What is your name?").await?;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("Hello, {}! (from the task)", who.name))
+}
+
+// ─── end of the tasks extension's fixtures ───
+
 fn main() {
     let mut port = 0u16;
     let mut stdio = false;
@@ -576,6 +656,18 @@ fn main() {
         test_logging_tool,
     ]
     .expect("fixture tool names are unique");
+    // The tasks extension's fixtures (SEP-2663).
+    let task_fixtures = tools![
+        greet,
+        slow_compute,
+        failing_job,
+        protocol_error_job,
+        confirm_delete,
+        multi_input,
+        test_tool_with_task
+    ]
+    .expect("fixture tool names are unique");
+    registry.merge(task_fixtures).expect("fixture tool names are unique");
     registry.register(test_missing_capability()).expect("fixture tool names are unique");
     registry.register(json_schema_2020_12_tool()).expect("fixture tool names are unique");
     registry.register(test_header_param()).expect("fixture tool names are unique");

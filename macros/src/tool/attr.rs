@@ -9,7 +9,7 @@ use syn::{Expr, Lit, LitStr, Meta, Token};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool]` accepts, for messages.
-const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`, `local`";
+const KEYS: &str = "`name`, `title`, `description`, `side_effecting`, `read_only`, `requires_approval`, `caps`, `scopes`, `idempotent`, `open_world`, `icon`, `meta`, `inline`, `local`, `task`";
 
 /// One key as written, with the span of its name.
 pub(crate) struct Key<T> {
@@ -35,6 +35,9 @@ pub(crate) struct RawAttr {
     pub(crate) meta: Option<Key<Vec<(LitStr, Expr)>>>,
     pub(crate) inline: Option<Key<bool>>,
     pub(crate) local: Option<Key<bool>>,
+    /// `task = "optional" | "required" | "forbidden"`: `Some(true)` required, `Some(false)`
+    /// optional, `None` forbidden (the default).
+    pub(crate) task: Option<Key<Option<bool>>>,
 }
 
 /// A likely slip, and what to write instead.
@@ -55,6 +58,7 @@ fn slip(key: &str) -> Option<&'static str> {
         "_meta" | "metadata" => "meta",
         "not_send" | "non_send" | "nonsend" | "unsend" | "local_set" | "localset" | "spawn_local"
         | "thread_local" | "current_thread" | "pinned" => "local",
+        "tasks" | "task_support" | "taskSupport" | "long_running" | "background" => "task",
         _ => return None,
     })
 }
@@ -94,6 +98,7 @@ impl RawAttr {
                 "meta" => set(cx, &mut raw.meta, span, &key, super::about::meta_value(cx, &meta)),
                 "inline" => set(cx, &mut raw.inline, span, &key, flag_value(cx, &meta, &key)),
                 "local" => set(cx, &mut raw.local, span, &key, flag_value(cx, &meta, &key)),
+                "task" => set(cx, &mut raw.task, span, &key, task_value(cx, &meta)),
                 other => match slip(other) {
                     Some(fix) => cx.error_at(
                         span,
@@ -154,6 +159,23 @@ fn flag_value(cx: &Ctxt, meta: &Meta, key: &str) -> Option<bool> {
         },
         Meta::List(list) => {
             cx.error_spanned_by(list, format_args!("`{key}` is a flag: write `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}
+
+/// `task = "optional" | "required" | "forbidden"`: whether calls may run as tasks of the
+/// tasks extension. `Some(Some(true))` required, `Some(Some(false))` optional,
+/// `Some(None)` forbidden.
+fn task_value(cx: &Ctxt, meta: &Meta) -> Option<Option<bool>> {
+    const FORM: &str = "`task` takes \"optional\", \"required\" or \"forbidden\": `task = \"optional\"`";
+    let s = string_value(cx, meta, "task")?;
+    match s.value().as_str() {
+        "optional" => Some(Some(false)),
+        "required" => Some(Some(true)),
+        "forbidden" => Some(None),
+        other => {
+            cx.error_spanned_by(&s, format_args!("unknown task support \"{other}\"; {FORM}"));
             None
         }
     }
@@ -237,6 +259,10 @@ pub(crate) struct ToolAttr {
     /// `local`: the body (its future need not be `Send`) runs on one of toolwire's local
     /// threads (its span, when set).
     pub(crate) local: Option<Span>,
+    /// `task`: `Some(true)` required, `Some(false)` optional, `None` forbidden.
+    pub(crate) task: Option<bool>,
+    /// Where `task` was given as `optional` or `required`.
+    pub(crate) task_span: Option<Span>,
 }
 
 impl RawAttr {
@@ -285,6 +311,8 @@ impl RawAttr {
             meta: self.meta.map(|k| k.value).unwrap_or_default(),
             inline,
             local,
+            task_span: self.task.as_ref().filter(|k| k.value.is_some()).map(|k| k.span),
+            task: self.task.and_then(|k| k.value),
         }
     }
 }

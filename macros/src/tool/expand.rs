@@ -25,6 +25,15 @@ pub(crate) fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     if let (Some(span), Some(_)) = (attr.inline, &f.item.sig.asyncness) {
         cx.error_at(span, "`inline` is for a sync fn; an `async fn` already runs in place: remove `inline`");
     }
+    // A call becomes a task when its body first waits, and the body then runs again from the
+    // start in the task: a sync body has no wait of its own, and one handed to another
+    // thread would run twice.
+    if let (Some(span), None) = (attr.task_span, &f.item.sig.asyncness) {
+        cx.error_at(
+            span,
+            "`task` is for an `async fn`: a call becomes a task when its body first waits (`.await`), and a sync body never does; make the fn `async` and await its long work",
+        );
+    }
     let tool_name = match &attr.name {
         Some(lit) => lit.value(),
         None => {
@@ -77,6 +86,7 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
     let open_world = attr.open_world;
     let caps = &attr.caps;
     // Emitted only when given, so a tool without scopes expands as before.
+    let task = attr.task.map(|required| quote!(.task(#required)));
     let scopes = (!attr.scopes.is_empty()).then(|| {
         let scopes = &attr.scopes;
         quote!(.scopes(&[#(#scopes),*]))
@@ -223,7 +233,8 @@ fn generate(f: &ToolFn, attr: &super::attr::ToolAttr, tool_name: &str) -> TokenS
                             #(#icons)*
                             #(#metas)*
                             .declarations(#side_effecting, #requires_approval, #idempotent, #open_world, &[#(#caps),*])
-                            #scopes;
+                            #scopes
+                            #task;
                         #(#describes)*
                         __toolwire_b
                             .output((&&&&#tw::probes::Probe::<#ret>::new()).__toolwire_output_schema())

@@ -31,6 +31,7 @@ mod mrtr;
 mod prompt;
 mod resource;
 mod skill;
+mod tasks;
 mod tool;
 
 pub use completion::{
@@ -48,6 +49,7 @@ pub use resource::{ReadResourceResult, Resource, ResourceContents, ResourceTempl
 pub use skill::{
     DIRECTORY_MIME_TYPE, DirectoryResource, Dynamic, SKILLS_EXTENSION, Skill, SkillFile, SkillResources,
 };
+pub use tasks::{TASK, TASKS_EXTENSION, Task, TaskIdParams, TaskStatus, UpdateTaskParams};
 pub use tool::{CallToolResult, ImplementationInfo, Tool, ToolAnnotations};
 
 use serde_json::Value;

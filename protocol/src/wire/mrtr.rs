@@ -32,9 +32,9 @@ pub const COMPLETE: &str = "complete";
 pub const INPUT_METHODS: [&str; 3] = [ELICITATION_CREATE, SAMPLING_CREATE_MESSAGE, ROOTS_LIST];
 
 /// One thing the server needs from the client: what would have been a server-to-client
-/// request in the legacy era, without a JSON-RPC id.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "client", derive(serde::Deserialize))]
+/// request in the legacy era, without a JSON-RPC id. (Read by the server too: a task's
+/// outstanding requests are kept in its task store as this shape.)
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct InputRequest {
     /// `elicitation/create`, `sampling/createMessage` or `roots/list`.

@@ -66,7 +66,7 @@ pub(crate) struct Out {
     pub(crate) id: Option<i64>,
     /// The method, when the message is a request or a notification (HTTP's `Mcp-Method`).
     pub(crate) method: Option<String>,
-    /// `params.name` or `params.uri` (HTTP's `Mcp-Name`).
+    /// `params.name`, `params.uri` or `params.taskId` (HTTP's `Mcp-Name`).
     pub(crate) name: Option<String>,
     /// Headers this request asks to carry, name and value ready to send: a tool call's
     /// `Mcp-Param-*` (its `x-mcp-header` parameters). A transport without headers ignores them.
@@ -330,8 +330,13 @@ impl Conn {
                 Decision::Answered(answer, watches) => return Err(Early { answer, watches }),
             }
         }
-        let name =
-            params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        // A task's methods route by its id (SEP-2663).
+        let name = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .or_else(|| params.get("taskId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         // The envelope by hand, the params by serde straight into it (`Value`'s `Display`
         // goes through `fmt` a token at a time).
         let mut json = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"#);

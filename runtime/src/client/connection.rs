@@ -563,7 +563,9 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let max_rounds = self.inner.options.max_input_rounds;
-        let result = rounds::request(&self.inner.conn, methods::TOOLS_CALL, params, opts, max_rounds).await;
+        // A task's answer (the tasks extension) is driven to its end: module `tasks`.
+        let result =
+            super::tasks::request(&self.inner.conn, methods::TOOLS_CALL, params, opts, max_rounds).await;
         let result = result.map_err(|f| match f {
             RoundFailure::Input(problem) => {
                 RemoteError::Input { tool: name.to_owned(), server: server.clone(), problem }.into()

@@ -147,9 +147,14 @@ impl Sending<'_> {
         self.id
     }
 
-    /// `params.name` (a tool, a prompt), else `params.uri` (a resource).
+    /// `params.name` (a tool, a prompt), else `params.uri` (a resource), else `params.taskId`
+    /// (a task's methods).
     pub fn name(&self) -> Option<&str> {
-        self.params.get("name").or_else(|| self.params.get("uri")).and_then(Value::as_str)
+        self.params
+            .get("name")
+            .or_else(|| self.params.get("uri"))
+            .or_else(|| self.params.get("taskId"))
+            .and_then(Value::as_str)
     }
 
     /// `params.arguments`, when there are any.

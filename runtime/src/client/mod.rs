@@ -164,6 +164,8 @@ mod schema;
 mod skills;
 mod stdio;
 mod talk;
+mod task_calls;
+mod tasks;
 mod transport;
 mod typed;
 mod wire;

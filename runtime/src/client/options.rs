@@ -456,6 +456,7 @@ pub struct ClientOptions {
     pub(crate) elicitation_url: bool,
     pub(crate) cache_ttl: Duration,
     pub(crate) max_input_rounds: u32,
+    pub(crate) tasks: bool,
     pub(crate) on_log: Option<LogFn>,
     pub(crate) on_list_changed: Option<ListChangedFn>,
     pub(crate) on_elicitation_complete: Option<ElicitationCompleteFn>,
@@ -476,6 +477,7 @@ impl fmt::Debug for ClientOptions {
             .field("elicitation", &self.elicitation.is_some())
             .field("elicitation_url", &self.elicitation_url)
             .field("cache_ttl", &self.cache_ttl)
+            .field("tasks", &self.tasks)
             .field("max_input_rounds", &self.max_input_rounds)
             .field("on_log", &self.on_log.is_some())
             .field("on_list_changed", &self.on_list_changed.is_some())
@@ -507,6 +509,7 @@ impl ClientOptions {
             elicitation_url: false,
             cache_ttl: Duration::from_secs(30),
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            tasks: false,
             on_log: None,
             on_list_changed: None,
             on_elicitation_complete: None,
@@ -646,6 +649,25 @@ impl ClientOptions {
         self
     }
 
+    /// Take tasks (the tasks extension, `io.modelcontextprotocol/tasks`): declare it on
+    /// every 2026-07-28 request, so that a server may answer a long call with a task instead
+    /// of holding the request open. Off by default.
+    ///
+    /// A call answered with a task is driven to its end before it returns, whatever made it
+    /// ([`Client::call_tool`](super::Client::call_tool), an adopted tool, a typed handle):
+    /// `tasks/get` every `pollIntervalMs` the server suggests (at least 10 ms, at most 5 s);
+    /// its input requests answered through the handlers, each key once, with `tasks/update`;
+    /// its status message, each time it changes, reported as progress (to
+    /// [`CallOptions::progress`](super::CallOptions::progress)); the call's cancellation and
+    /// its timeout (which bounds the whole task) sent as `tasks/cancel`. A task that fails is
+    /// the JSON-RPC error it carries; one cancelled is the call cancelled. To hold a task
+    /// yourself instead, see [`Client::get_task`](super::Client::get_task) and
+    /// [`Client::cancel_task`](super::Client::cancel_task).
+    pub fn tasks(mut self, on: bool) -> Self {
+        self.tasks = on;
+        self
+    }
+
     /// See every message the client sends and receives, whatever the transport, as JSON
     /// text, before it leaves or before it is read: for logging and recording (a message
     /// cannot be changed here; a transport of your own can, see
@@ -707,6 +729,11 @@ impl ClientOptions {
                 serde_json::json!({})
             };
             caps.insert("elicitation".into(), modes);
+        }
+        if self.tasks {
+            let mut extensions = serde_json::Map::new();
+            extensions.insert(crate::protocol::wire::TASKS_EXTENSION.into(), serde_json::json!({}));
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }

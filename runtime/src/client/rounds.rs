@@ -165,7 +165,7 @@ async fn accepted_urls(conn: &Arc<Conn>, data: Option<&Value>) -> bool {
 }
 
 /// Answer every input request at once; the first that cannot be answered ends the round.
-async fn answer_all(
+pub(crate) async fn answer_all(
     conn: &Arc<Conn>,
     requests: InputRequests,
     cancel: Option<&CancellationToken>,

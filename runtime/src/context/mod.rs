@@ -230,6 +230,12 @@ impl Context {
         }
     }
 
+    /// The request's parts, kept by a call that outlives it (a task of the tasks extension
+    /// reads the request that started it).
+    pub(crate) fn request_parts(&self) -> RequestParts {
+        self.inner.request.clone()
+    }
+
     /// The request this call came in: its id, its session's id, its `_meta`, the client's
     /// name and, over HTTP, its headers (module `request`). A context made with
     /// [`Context::new`] has none of them.

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use crate::protocol::RequestId;
 
 /// What a server keeps of a call's request (crate-private: tools read [`CallRequest`]).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct RequestParts {
     pub(crate) id: Option<RequestId>,
     pub(crate) session_id: Option<Arc<str>>,

@@ -1,4 +1,4 @@
-//! [`Redis`]: one connection for a replica's three shared stores, each made from it.
+//! [`Redis`]: one connection for a replica's shared stores, each made from it.
 
 use std::time::Duration;
 
@@ -8,6 +8,7 @@ use super::connection::{Connection, RedisError};
 use super::event_store::RedisEventStore;
 use super::fanout::RedisFanout;
 use super::session_store::RedisSessionStore;
+use super::task_store::RedisTaskStore;
 
 /// One Redis connection under one key prefix, for a replica's three shared stores: open it
 /// once, and make each of them from it. Their commands share its one multiplexed connection
@@ -70,5 +71,12 @@ impl Redis {
     /// runtime that serves (see [`RedisFanout::open`]).
     pub fn fanout(&self) -> RedisFanout {
         RedisFanout::on(self.connection.clone())
+    }
+
+    /// A task store on this connection, for
+    /// [`ServerBuilder::task_store`](crate::server::ServerBuilder::task_store): the tasks of
+    /// the tasks extension, shared by the replicas.
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::on(self.connection.clone())
     }
 }

@@ -6,13 +6,22 @@
 //! | [`SessionStore`](crate::http::SessionStore) ([`HttpConfig::session_store`](crate::http::HttpConfig::session_store)) | [`RedisSessionStore`] | a legacy session's negotiated version, client info and capabilities, log level, `initialized`, its `resources/subscribe` URIs, and the principal that made it, with the idle TTL |
 //! | [`EventStore`](crate::http::EventStore) ([`HttpConfig::event_store`](crate::http::HttpConfig::event_store)) | [`RedisEventStore`] | SSE events, for `Last-Event-ID` replay on any replica |
 //! | [`Fanout`](crate::server::Fanout) ([`ServerBuilder::fanout`](crate::server::ServerBuilder::fanout)) | [`RedisFanout`] | `notifications/resources/updated` and `notifications/*/list_changed`, to every replica's subscribers (pub/sub) |
+//! | [`TaskStore`](crate::server::TaskStore) ([`ServerBuilder::task_store`](crate::server::ServerBuilder::task_store)) | [`RedisTaskStore`] | the tasks of the tasks extension: each task's record (status, input requests, result or error, its owner's lease) and its inbox (the `tasks/update` answers and `tasks/cancel` left for the replica running it) |
 //!
-//! All three are made from one [`Redis`] (a URL and a key prefix: [`Redis::open`]), sharing
+//! All four are made from one [`Redis`] (a URL and a key prefix: [`Redis::open`]), sharing
 //! its connection; so several deployments can share one Redis, and a replica opens one
 //! connection for its commands (plus the fan-out's subscription), not one per store. Each
 //! type's own `open` ([`RedisSessionStore::open`]) opens a connection of its own. The 2026-07-28 revision needs none of them: its
 //! requests are stateless, and an `input_required` round finishes on any replica that has
 //! the same [`ServerOptions::request_state_key`](crate::ServerOptions::request_state_key).
+//!
+//! **Tasks.** A task runs on the replica that made it (its body is a future there), which
+//! keeps its record in the store, renews a lease in it every third of
+//! [`ServerOptions::task_lease`](crate::ServerOptions::task_lease), and takes its inbox every
+//! poll interval. Any replica answers `tasks/get` from the record, and leaves a `tasks/update`
+//! or `tasks/cancel` in the inbox: it takes effect within one poll interval (on the owner
+//! itself, at once). A task whose replica died stops renewing its lease, and every replica
+//! then reads it as failed, saying why.
 //!
 //! # What is shared, and what stays on one replica
 //!
@@ -80,6 +89,7 @@ mod event_store;
 mod fanout;
 mod handle;
 mod session_store;
+mod task_store;
 
 pub use connection::{DEFAULT_COMMAND_TIMEOUT, RedisError};
 pub use event_store::{
@@ -88,3 +98,4 @@ pub use event_store::{
 pub use fanout::{PUBLISH_QUEUE, RedisFanout};
 pub use handle::Redis;
 pub use session_store::RedisSessionStore;
+pub use task_store::RedisTaskStore;

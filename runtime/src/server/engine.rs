@@ -36,6 +36,10 @@ use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
 use super::serving::Serving;
 use super::shared::Shared;
+use super::task::store::TaskStore;
+use super::task::tasks::Tasks;
+use crate::protocol::wire::TASKS_EXTENSION;
+use crate::tool::TaskSupport;
 
 /// Serves tools over MCP, in both protocol eras. Build one with [`Server::builder`] (or
 /// [`Server::new`], for tools only).
@@ -117,6 +121,17 @@ pub struct ServerBuilder {
     fanout: Option<FanoutHandle>,
     interceptors: Interceptors,
     missing_scopes: MissingScopes,
+    task_store: Option<TaskStoreHandle>,
+}
+
+/// The [`TaskStore`] a builder was given (its `Debug` names no contents).
+#[derive(Clone)]
+struct TaskStoreHandle(Arc<dyn TaskStore>);
+
+impl std::fmt::Debug for TaskStoreHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TaskStore")
+    }
 }
 
 /// The [`Fanout`] a builder was given (its `Debug` names no contents).
@@ -266,6 +281,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Keep the tasks of the tasks extension (`io.modelcontextprotocol/tasks`) in `store`
+    /// instead of this process's memory: with a store the replicas share
+    /// (`toolwire::redis::Redis::task_store`), a task started on one replica is read,
+    /// answered and cancelled on any, and one whose replica died reads as failed.
+    ///
+    /// A server serves the extension (advertises it, answers `tasks/get`, `tasks/update`
+    /// and `tasks/cancel`, and runs calls as tasks) when a tool it was built with allows
+    /// tasks ([`TaskSupport`](crate::tool::TaskSupport)), or when it is given a store here;
+    /// by default in a [`MemoryTaskStore`](super::MemoryTaskStore).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
+        self.task_store = Some(TaskStoreHandle(store));
+        self
+    }
+
     /// The server. Serialises the capabilities, the listings and the lifecycle answers now,
     /// once.
     pub fn build(self) -> Server {
@@ -283,7 +312,16 @@ impl ServerBuilder {
             fanout,
             interceptors,
             missing_scopes,
+            task_store,
         } = self;
+        // Tasks are served when a tool allows them, or when the builder was given a store.
+        let allows_tasks = tools
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|tool| tool.info().task_support() != TaskSupport::Forbidden));
+        let task_store = task_store.map(|s| s.0).or_else(|| {
+            allows_tasks.then(|| Arc::new(super::task::store::MemoryTaskStore::new()) as Arc<dyn TaskStore>)
+        });
+        let tasks = task_store.map(|store| Arc::new(Tasks::new(store, &options)));
         // Scopes a tool declares are enforced by an `Access`: a server given none gets an
         // empty one, so a declaration is never silently ignored. A live server may be given
         // a tool that declares scopes later, so it always gets one.
@@ -343,6 +381,9 @@ impl ServerBuilder {
         if let Some(skills) = &skills {
             skills.advertise(&mut capabilities);
         }
+        if tasks.is_some() {
+            capabilities.extensions.insert(TASKS_EXTENSION, serde_json::json!({}));
+        }
         let capabilities = raw(&capabilities);
 
         let discover = discover_result(&capabilities, options.instructions.as_deref(), options.list_ttl);
@@ -368,6 +409,7 @@ impl ServerBuilder {
             exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
             interceptors,
+            tasks,
         });
         if let Some(fanout) = &fanout {
             fanout.attach(Delivery::new(&shared));
@@ -407,6 +449,7 @@ impl Server {
             fanout: None,
             interceptors: Interceptors::default(),
             missing_scopes: MissingScopes::Hide,
+            task_store: None,
         }
     }
 

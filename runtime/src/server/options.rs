@@ -31,6 +31,19 @@ pub const DEFAULT_REQUEST_STATE_TTL: Duration = Duration::from_secs(600);
 /// same constant as `client::DEFAULT_MAX_INPUT_ROUNDS`).
 pub const DEFAULT_MAX_INPUT_ROUNDS: u32 = 8;
 
+/// How long a task (the tasks extension) is kept after it was created, unless told
+/// otherwise: one hour. Its `ttlMs`; the body is cancelled when it runs out.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+
+/// How often a client is told to poll a task, unless told otherwise: 500 ms
+/// (`pollIntervalMs`).
+pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// How long a replica's lease on a task it runs lasts, unless told otherwise: 15 seconds. The
+/// replica renews it every third of that; a task whose lease ran out (its replica died) reads
+/// as failed.
+pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
+
 /// How a [`Server`](crate::Server) presents itself and the limits it serves under.
 ///
 /// ```
@@ -61,6 +74,9 @@ pub struct ServerOptions {
     pub(crate) request_state_key: Option<std::sync::Arc<[u8]>>,
     pub(crate) request_state_ttl: Duration,
     pub(crate) max_input_rounds: u32,
+    pub(crate) task_ttl: Duration,
+    pub(crate) task_poll_interval: Duration,
+    pub(crate) task_lease: Duration,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -80,6 +96,9 @@ impl std::fmt::Debug for ServerOptions {
             .field("request_state_key", &self.request_state_key.as_ref().map(|_| "(set)"))
             .field("request_state_ttl", &self.request_state_ttl)
             .field("max_input_rounds", &self.max_input_rounds)
+            .field("task_ttl", &self.task_ttl)
+            .field("task_poll_interval", &self.task_poll_interval)
+            .field("task_lease", &self.task_lease)
             .finish()
     }
 }
@@ -103,6 +122,9 @@ impl ServerOptions {
             request_state_key: None,
             request_state_ttl: DEFAULT_REQUEST_STATE_TTL,
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            task_ttl: DEFAULT_TASK_TTL,
+            task_poll_interval: DEFAULT_TASK_POLL_INTERVAL,
+            task_lease: DEFAULT_TASK_LEASE,
         }
     }
 
@@ -214,6 +236,30 @@ impl ServerOptions {
     /// call fails saying so.
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds.max(1);
+        self
+    }
+
+    /// How long a task is kept after it was created (default [`DEFAULT_TASK_TTL`], at least
+    /// one second): its `ttlMs`. A body still running when it runs out is cancelled, and the
+    /// task fails saying so.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl.max(Duration::from_secs(1));
+        self
+    }
+
+    /// How often clients are told to poll a task (default [`DEFAULT_TASK_POLL_INTERVAL`], at
+    /// least 1 ms): its `pollIntervalMs`. A replica also looks in the task store for the
+    /// answers and cancellations another replica took this often.
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.task_poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How long a replica's lease on a task it runs lasts (default [`DEFAULT_TASK_LEASE`], at
+    /// least 300 ms): renewed every third of it while the body runs; a task whose lease ran
+    /// out reads as failed (its replica died), on every replica sharing the task store.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = lease.max(Duration::from_millis(300));
         self
     }
 

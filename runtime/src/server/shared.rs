@@ -18,6 +18,7 @@ use super::access::rate::Limiter;
 use super::intercept::Interceptors;
 use super::notify::subscriptions::Subscriptions;
 use super::options::ServerOptions;
+use super::task::tasks::Tasks;
 
 /// What every session of a server shares.
 pub(crate) struct Shared {
@@ -53,6 +54,9 @@ pub(crate) struct Shared {
     /// What sees every request before it is served
     /// ([`ServerBuilder::intercept`](super::ServerBuilder::intercept)); empty, nothing does.
     pub(crate) interceptors: Interceptors,
+    /// The tasks (the tasks extension), when a tool allows them or the builder was given a
+    /// task store ([`ServerBuilder::task_store`](super::ServerBuilder::task_store)).
+    pub(crate) tasks: Option<Arc<Tasks>>,
     /// Whether the builder said it (unsaid, a listener on a network address serves untrusted
     /// callers: `Server::exposure_on`).
     #[cfg(feature = "http")]

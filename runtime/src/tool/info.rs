@@ -33,6 +33,42 @@ pub struct ToolInfo {
     output_by_construction: bool,
     /// The client capabilities a call needs (see [`ToolInfo::requires_client`]).
     required_client: Vec<crate::protocol::ClientCapability>,
+    /// Whether a call may run as a task (see [`ToolInfo::with_task_support`]).
+    task_support: TaskSupport,
+}
+
+/// Whether a call of a tool may run as a task of the tasks extension
+/// (`io.modelcontextprotocol/tasks`): answered at once with a task handle the client polls
+/// (`tasks/get`), answers (`tasks/update`) and cancels (`tasks/cancel`), while the body runs
+/// on. `#[tool(task = "optional")]` and `#[tool(task = "required")]` say it.
+///
+/// Whether a call *does* run as one is the server's decision, made per call: only for a
+/// 2026-07-28 request whose `_meta` declares the extension, and only once the body waits on
+/// something other than the client (see the README's "Long-running tools"): a body that
+/// finishes at once is answered with its result, and the asks it makes before its first
+/// wait are `input_required` rounds of the call itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Never a task: the call is answered when the body returns (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client declared the extension; otherwise an ordinary call.
+    Optional,
+    /// Only as a task: a client that did not declare the extension is refused with
+    /// -32021 (`data.requiredCapabilities` names the extension), and the body is not run.
+    Required,
+}
+
+impl TaskSupport {
+    /// The value as `#[tool(task = ..)]` spells it: `forbidden`, `optional`, `required`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// A registered tool offered to the client's model while sampling: its name, description and
@@ -106,7 +142,29 @@ impl ToolInfo {
             meta: Vec::new(),
             output_by_construction: false,
             required_client: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
+    }
+
+    /// Let calls of this tool run as tasks (the tasks extension): [`TaskSupport::Optional`]
+    /// or [`TaskSupport::Required`]. What `#[tool(task = "optional")]` says.
+    ///
+    /// ```
+    /// use toolwire::tool::TaskSupport;
+    /// use toolwire::{Schema, ToolInfo};
+    ///
+    /// let info = ToolInfo::new("build", "Build the project.", Schema::empty_object())
+    ///     .with_task_support(TaskSupport::Optional);
+    /// assert_eq!(info.task_support(), TaskSupport::Optional);
+    /// ```
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Whether calls may run as tasks ([`with_task_support`](Self::with_task_support)).
+    pub fn task_support(&self) -> TaskSupport {
+        self.task_support
     }
 
     /// Declare that every call of this tool needs the client's `capability` (say, a tool

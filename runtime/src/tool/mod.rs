@@ -30,7 +30,7 @@ use crate::context::Context;
 
 pub(crate) use error::fmt_secs;
 pub use error::{RemoteError, ToolError};
-pub use info::{Annotations, Declarations, InvalidMetaKey, META_KEY, ToolInfo, check_meta_key};
+pub use info::{Annotations, Declarations, InvalidMetaKey, META_KEY, TaskSupport, ToolInfo, check_meta_key};
 pub use output::{Content, EmbeddedResource, ToolOutput};
 pub use returns::{Json, ToolReturn};
 pub(crate) use returns::{structured_output, structured_output_schema};

@@ -1,6 +1,6 @@
 //! One replica of a toolwire service, for the cluster tests (`tests/tests/cluster.rs`) and
 //! the cluster bench (`bench/run.sh`): `toolwire::http::serve` (toolwire's own listener) on
-//! a loopback port, drained on SIGTERM with [`Drain`]; with `--redis`, its three shared
+//! a loopback port, drained on SIGTERM with [`Drain`]; with `--redis`, its four shared
 //! stores on one `toolwire::redis::Redis` connection, and `/readyz` checking the session
 //! store by itself.
 //!
@@ -41,6 +41,12 @@
 //!   the fan-out); returns `<replica> added extra` or `<replica> removed extra`. Without
 //!   `--live` it returns the refusal's text.
 //!
+//! - `job(ms, confirm, label)`: a task when the client declares the tasks extension (its
+//!   status message says `0: running on <replica>`), asks `go` first when `confirm`, then
+//!   works `ms` milliseconds and returns `job <label> done on <replica>`. Tasks are kept in the
+//!   shared Redis with `--redis` (else in this replica's memory), leased for 1.5 s, their
+//!   inboxes read every 100 ms.
+//!
 //! Its resources, for subscriptions: `cluster://watched` and `cluster://other` (text).
 //!
 //! With `--example-tools` it serves the example server's tools instead
@@ -62,6 +68,8 @@ use toolwire::{Context, Server, ServerOptions, resource, resources, tool, tools}
 
 /// The Redis key prefix every replica shares.
 const PREFIX: &str = "toolwire-cluster";
+/// How long a replica's lease on a task it runs lasts: 1.5 s.
+const TASK_LEASE: Duration = Duration::from_millis(1500);
 
 static NAME: OnceLock<String> = OnceLock::new();
 static SERVED: AtomicU64 = AtomicU64::new(0);
@@ -134,6 +142,37 @@ async fn ask(
 
 /// Tell the subscribers of `uri` (on every replica) that it changed, raising it here.
 /// (Async: the Redis fan-out's publish needs the runtime, which a sync tool's thread lacks.)
+/// A yes or no, as `job` asks for it.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Go {
+    go: bool,
+}
+
+/// A long-running job, a task when the client takes one: says where it runs (as progress,
+/// the task's status message `0: running on <replica>`), asks `go` when `confirm`, then
+/// works `ms` milliseconds and returns `job <label> done on <replica>`.
+#[tool(read_only, task = "optional")]
+async fn job(
+    ctx: &Context,
+    /// How long to work, in milliseconds.
+    ms: u64,
+    /// Ask the client whether to go on first.
+    confirm: bool,
+    /// What to call it.
+    label: String,
+) -> Result<String, AskError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    ctx.report_progress(0.0, None, Some(&format!("running on {}", name())));
+    if confirm {
+        let answer: Go = ctx.elicit_as("go", &format!("Run job {label}?")).await?;
+        if !answer.go {
+            return Ok(format!("job {label} declined on {}", name()));
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    Ok(format!("job {label} done on {}", name()))
+}
+
 #[tool(read_only)]
 async fn touch(
     /// The resource URI.
@@ -260,12 +299,15 @@ async fn main() {
     if let Some(key) = &flags.request_state_key {
         options = options.request_state_key(key);
     }
+    // Tasks: a short lease and poll interval, so that a killed replica's task reads as failed,
+    // and an answer left on another replica is taken, within a test's patience.
+    options = options.task_lease(TASK_LEASE).task_poll_interval(Duration::from_millis(100));
     let mut server = if flags.example_tools {
         let registry = toolwire_examples::example_tools::registry().expect("distinct example tools");
         Server::builder(options).tools(registry)
     } else {
         Server::builder(options)
-            .tools(tools![echo, slow, level, whoami, ask, touch, steps, change].expect("distinct tools"))
+            .tools(tools![echo, slow, level, whoami, ask, touch, steps, change, job].expect("distinct tools"))
             .resources(resources![watched, other].expect("distinct URIs"))
     };
     if flags.live {
@@ -288,7 +330,7 @@ async fn main() {
         let redis = Redis::open(url, PREFIX).unwrap_or_else(|e| fail(e));
         config =
             config.session_store(Arc::new(redis.session_store())).event_store(Arc::new(redis.event_store()));
-        server = server.fanout(Arc::new(redis.fanout()));
+        server = server.fanout(Arc::new(redis.fanout())).task_store(Arc::new(redis.task_store()));
     }
     let server = server.build();
     let _ = SERVER.set(server.clone());

@@ -55,10 +55,9 @@ use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_core::span::Current;
 
-mod rfc3339;
 mod sink;
 
-use rfc3339::timestamp;
+use crate::protocol::rfc3339::timestamp;
 use sink::{Descriptor, Lines};
 
 use crate::log_hold;

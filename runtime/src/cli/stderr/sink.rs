@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use super::rfc3339::timestamp;
+use crate::protocol::rfc3339::timestamp;
 use crate::sync::lock;
 
 /// Where a log's lines go.

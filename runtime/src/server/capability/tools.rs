@@ -16,6 +16,8 @@
 //! | the client sent `notifications/cancelled` | the future is dropped; no response at all |
 //! | a 2026-07-28 call asks the client something it has no answer for | not an error: `resultType: "input_required"` with the asks and a sealed `requestState` (module `rounds`) |
 //! | past `max_input_rounds` rounds of that | `tool 'x' failed: still asked the client for input after 8 rounds of input_required, …` |
+//! | a tool that allows tasks, called by a 2026-07-28 request that declares the tasks extension, whose body waits | not an error: `resultType: "task"`, the task's handle; the body runs on in the task (module `task::run`) |
+//! | a tool that runs only as a task (`task = "required"`), called by a client that did not declare the extension | JSON-RPC -32021, `data.requiredCapabilities.extensions` naming it; the tool is not run |
 //!
 //! Before the tool runs, a bad `requestState` or `inputResponses` is JSON-RPC -32602 (module
 //! `request_state` has the texts), and a client without a capability the tool requires
@@ -34,7 +36,7 @@
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -50,10 +52,14 @@ use crate::protocol::meta::ModernResult;
 use crate::protocol::methods;
 use crate::protocol::outbound::RESULT_ROOM;
 use crate::protocol::tools::CallToolParams;
+use crate::protocol::wire::TASK;
 use crate::protocol::{ClientCapabilities, ClientCapability, RpcError};
 use crate::registry::ToolRegistry;
 use crate::state::StateMap;
-use crate::tool::{Content, Declarations, META_KEY, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput};
+use crate::sync::lock;
+use crate::tool::{
+    Content, Declarations, META_KEY, TaskSupport, Tool, ToolError, ToolFuture, ToolInfo, ToolOutput,
+};
 
 use super::listing::{Listed, Listing};
 use super::output_check::OutputCheck;
@@ -66,6 +72,9 @@ use crate::server::dispatch::sink::Reply;
 use crate::server::dispatch::state::SessionInner;
 use crate::server::run::request::{Handler, Stop};
 use crate::server::run::rounds::{Retry, Round, RoundCall};
+use crate::server::task::methods::missing_extension;
+use crate::server::task::run::{self as task_run, TaskBody, TaskCaller, TaskEnd, until_first_wait};
+use crate::server::task::tasks::Tasks;
 
 /// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
 /// a live server's tools change), and what a rebuilt listing needs.
@@ -277,6 +286,29 @@ pub(crate) fn call_decoded(
             return reply.error(e);
         }
     }
+    // The tasks extension: a tool that runs only as a task refuses a client that cannot take
+    // one; one that may run as a task does, once its body waits (module `task::run`).
+    let support = tool.info().task_support();
+    let tasks = session.shared.tasks.as_ref().filter(|_| support != TaskSupport::Forbidden);
+    let declares_tasks =
+        || modern && ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)).tasks;
+    if support == TaskSupport::Required && tasks.is_some() && !declares_tasks() {
+        let what = format!("tool {} runs only as a task, so it", PyStr(tool.info().name()));
+        drop(set);
+        return reply.error(missing_extension(&what));
+    }
+    // A call an approval gates never becomes a task: it is approved once, in the call.
+    let gated = caller.untrusted() && tool.info().declarations().requires_approval;
+    let escalate = match tasks {
+        Some(tasks) if !gated && declares_tasks() => Some(Escalate {
+            tasks: Arc::clone(tasks),
+            capabilities: ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
+            parent: session.shared.options.cancellation.clone(),
+            meta: session.shared.modern_meta.clone(),
+            created: Mutex::new(None),
+        }),
+        _ => None,
+    };
     let args = match p.arguments {
         Some(a) => a.to_owned(),
         None => RawValue::from_string("{}".to_owned()).unwrap_or_else(|_| Box::<RawValue>::default()),
@@ -296,7 +328,8 @@ pub(crate) fn call_decoded(
         },
         false => None,
     };
-    let call = ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false), round };
+    let call =
+        ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false), round, escalate };
     session.run(reply, p.meta.as_ref(), peer, modern, call, caller);
 }
 
@@ -356,6 +389,86 @@ struct ToolCall {
     refused: AtomicBool,
     /// A modern call's round.
     round: Option<RoundCall>,
+    /// Set when the call becomes a task once its body waits (module `task::run`).
+    escalate: Option<Escalate>,
+}
+
+/// What a call that may become a task needs to make one, and the task's handle once made.
+struct Escalate {
+    tasks: Arc<Tasks>,
+    capabilities: ClientCapabilities,
+    parent: Option<tokio_util::sync::CancellationToken>,
+    /// The modern `_meta` of the `CreateTaskResult`.
+    meta: Box<RawValue>,
+    /// The call's answer once it became a task: the `CreateTaskResult`, or why no task could
+    /// be made.
+    created: Mutex<Option<Result<String, RpcError>>>,
+}
+
+impl ToolCall {
+    /// The body, and for a call that may become a task, the body until its first wait, when
+    /// the task is made (the call's answer is then its handle, see [`Handler::finish`]).
+    fn body<'a>(&'a self, ctx: &'a Context, call: ToolFuture<'a>) -> ToolFuture<'a> {
+        let Some(escalate) = &self.escalate else { return call };
+        Box::pin(async move {
+            let stopped = || self.round.as_ref().is_some_and(RoundCall::stopped);
+            if let Some(done) = until_first_wait(stopped, call).await {
+                return done;
+            }
+            let answers = self.round.as_ref().map(RoundCall::answers).unwrap_or_default();
+            let caller = TaskCaller {
+                peer: Arc::new(ctx.peer().clone()),
+                principal: Arc::new(ctx.principal().clone()),
+                capabilities: escalate.capabilities,
+                states: self.states.clone(),
+                answers,
+                parent: escalate.parent.clone(),
+                request: ctx.request_parts(),
+            };
+            let again = Arc::new(ToolCall {
+                tool: Arc::clone(&self.tool),
+                args: self.args.clone(),
+                states: self.states.clone(),
+                check: self.check.clone(),
+                untrusted: self.untrusted.clone(),
+                refused: AtomicBool::new(false),
+                round: None,
+                escalate: None,
+            });
+            let body: TaskBody = Box::new(move |ctx| Box::pin(again.run_task(ctx)));
+            let created = match task_run::start(&escalate.tasks, caller, body).await {
+                Ok(task) => {
+                    let result = ModernResult { meta: &escalate.meta, result_type: TASK, body: &task };
+                    serde_json::to_string(&result)
+                        .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("internal error: {e}")))
+                }
+                Err(e) => Err(e),
+            };
+            *lock(&escalate.created) = Some(created);
+            Ok(ToolOutput::default())
+        })
+    }
+
+    /// The body run again in its task, to its end: a result (a tool error included) completes
+    /// the task; a panic fails it, as the JSON-RPC internal error it is.
+    async fn run_task(self: Arc<Self>, ctx: &Context) -> TaskEnd {
+        let name = self.tool.info().name();
+        // A panic caught by the tool itself (a `#[tool]`) or around it.
+        let outcome = match crate::tool::run_async(name, self.start(ctx)).await {
+            Ok(Err(ToolError::Panicked { message, .. })) | Err(ToolError::Panicked { message, .. }) => {
+                return TaskEnd::Failed(RpcError::new(
+                    code::INTERNAL_ERROR,
+                    format!("internal error: tool '{name}' panicked: {message}"),
+                ));
+            }
+            Ok(outcome) => outcome,
+            Err(other) => Err(other),
+        };
+        match self.finish(Ok(outcome), None) {
+            Ok(body) => TaskEnd::Completed(body),
+            Err(e) => TaskEnd::Failed(e),
+        }
+    }
 }
 
 impl Handler for ToolCall {
@@ -392,7 +505,7 @@ impl Handler for ToolCall {
             }),
             _ => self.tool.call(&self.args, ctx),
         };
-        call
+        self.body(ctx, call)
     }
 
     fn states(&self) -> Option<&Arc<StateMap>> {
@@ -414,6 +527,11 @@ impl Handler for ToolCall {
         outcome: Result<Result<ToolOutput, ToolError>, Stop>,
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
+        if let Some(escalate) = &self.escalate
+            && let Some(created) = lock(&escalate.created).take()
+        {
+            return created;
+        }
         let name = self.tool.info().name();
         let mut outcome = outcome.unwrap_or_else(|stop| Err(tool_error(name, stop)));
         if let (Some(check), Ok(output)) = (&self.check, &outcome)

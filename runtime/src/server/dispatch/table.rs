@@ -16,6 +16,7 @@
 //! | `prompts/list`, `prompts/get` | the prompts capability, when prompts were registered (module `prompts`) |
 //! | `skills/list`, `skills/get`, `resources/directory/read` | the Skills extension (SEP-2640), when a skill catalog was given (module `skills`) |
 //! | `completion/complete` | the completions capability, when something completes (module `completion`) |
+//! | `tasks/get`, `tasks/update`, `tasks/cancel` | the tasks extension, when the server serves it (module `task::methods`) |
 //! | `logging/setLevel` | legacy: the session's log level for [`Context::log`](crate::Context::log) (module `logging`); modern: -32601 (2026-07-28 has no session to hold a level) |
 //! | anything else | -32601 |
 //!
@@ -46,6 +47,7 @@ use crate::server::capability::{completion, logging, prompts, tools};
 use crate::server::intercept::{Decision, Intercepted, Interceptors};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
+use crate::server::task;
 
 /// Answer one request of `session` for `caller`, from what `serving` serves.
 pub(crate) fn request(
@@ -100,6 +102,13 @@ pub(crate) fn request(
                 None => Err(method_not_found(method)),
             }
         }
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => match &session.shared.tasks {
+            Some(tasks) => {
+                let subject = caller.principal.subject();
+                return task::methods::request(session, tasks, reply, method, params, subject);
+            }
+            None => Err(method_not_found(method)),
+        },
         methods::COMPLETION_COMPLETE => match &serving.completion {
             Some(table) => return completion::request(session, table, reply, params, caller),
             None => Err(method_not_found(method)),

@@ -5,6 +5,7 @@
 //! | `subscriptions/listen` | the answer |
 //! | --- | --- |
 //! | a modern request | `notifications/subscriptions/acknowledged` first, naming what is granted (the list-changed flags of the lists that can change, the `resourceSubscriptions` this server serves), then each notification for them, all with its `subscriptionId`; the request stays open until the client cancels it |
+//! | `notifications.taskIds` (the tasks extension) | granted when the request declares the extension (else -32021): each listed task's `notifications/tasks`, its whole state as `tasks/get` shows it, each time it changes, from the replica running it, for the principal that started it |
 //! | a legacy request | -32602, as for any modern-only method without its envelope |
 
 use std::sync::Arc;
@@ -12,8 +13,8 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::context::Context;
-use crate::protocol::RpcError;
 use crate::protocol::resources::ListenParams;
+use crate::protocol::{ClientCapabilities, RpcError};
 
 use super::subscriptions::{ListFlags, ListKind, Subscriber};
 use crate::server::access::caller::Caller;
@@ -24,11 +25,12 @@ use crate::server::dispatch::state::SessionInner;
 use crate::server::run::request::{Handler, Started, Stop};
 use crate::server::serving::Serving;
 use crate::server::shared::Shared;
+use crate::server::task::methods::missing_extension;
 
 /// Whether `subscriptions/listen` is served: when resources are (their updates), or when a
 /// list can change.
 pub(crate) fn listens(serving: &Serving) -> bool {
-    serving.resources.is_some() || serving.shared.live
+    serving.resources.is_some() || serving.shared.live || serving.shared.tasks.is_some()
 }
 
 /// Answer `subscriptions/listen`.
@@ -87,9 +89,27 @@ pub(crate) fn listen(
     if serving.resources.is_some() {
         ack.push(format!("\"resourceSubscriptions\":{}", serde_json::to_string(&uris).unwrap_or_default()));
     }
+    // Tasks (the tasks extension): granted to a request that declares the extension; each
+    // task's `notifications/tasks` come from the replica running it, for its principal only.
+    let task_ids = match &shared.tasks {
+        Some(_) if !filter.task_ids.is_empty() => {
+            let declared = ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities));
+            if !declared.tasks {
+                return reply.error(missing_extension("`subscriptions/listen` for task notifications"));
+            }
+            ack.push(format!("\"taskIds\":{}", serde_json::to_string(&filter.task_ids).unwrap_or_default()));
+            filter.task_ids
+        }
+        _ => Vec::new(),
+    };
     let subscriber = Subscriber::new(reply.route().sink().clone(), Some(id.clone()), lists, true);
     for uri in &uris {
         subscriber.subscribe(uri);
+    }
+    if let Some(tasks) = &shared.tasks {
+        for task in &task_ids {
+            tasks.watch(task, &subscriber, caller.principal.subject());
+        }
     }
     let ack = format!("\"notifications\":{{{}}}", ack.join(","));
     let call = ListenCall { subscriber, ack, id, shared: shared.clone() };

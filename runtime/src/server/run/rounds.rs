@@ -240,6 +240,12 @@ impl RoundCall {
         self.round.clone()
     }
 
+    /// The answers this attempt was given, by key (a call that becomes a task hands them to
+    /// the task's body, which asks again from the start).
+    pub(crate) fn answers(&self) -> BTreeMap<String, Box<RawValue>> {
+        self.round.lock().given.clone()
+    }
+
     /// Whether the body stopped for input (its outcome is then not the call's answer).
     pub(crate) fn stopped(&self) -> bool {
         Round::stopped(&self.round.lock())

@@ -253,8 +253,16 @@ pub(crate) fn check_modern_headers(heads: &Heads<'_>, shape: &Shape<'_>) -> Resu
         };
         return Err(what);
     }
-    let names_something =
-        matches!(method.as_ref(), methods::TOOLS_CALL | methods::PROMPTS_GET | methods::RESOURCES_READ);
+    // The tasks extension routes its methods by the task (`Mcp-Name: <taskId>`, SEP-2663).
+    let names_something = matches!(
+        method.as_ref(),
+        methods::TOOLS_CALL
+            | methods::PROMPTS_GET
+            | methods::RESOURCES_READ
+            | methods::TASKS_GET
+            | methods::TASKS_UPDATE
+            | methods::TASKS_CANCEL
+    );
     if names_something {
         // The name may travel Base64-encoded (`=?base64?…?=`); it is compared decoded.
         let decoded = heads.name.first.map(|v| params::decode(v.as_bytes()));

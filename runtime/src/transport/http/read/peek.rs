@@ -50,6 +50,9 @@ struct Params<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow)]
     uri: Option<Cow<'a, str>>,
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`: the task (SEP-2663 routes on it).
+    #[serde(rename = "taskId", borrow)]
+    task_id: Option<Cow<'a, str>>,
     #[serde(rename = "_meta", borrow)]
     meta: Option<Meta<'a>>,
 }
@@ -74,7 +77,7 @@ pub(crate) fn peek(body: &str) -> Shape<'_> {
     match (env.method, env.id) {
         (Some(method), Some(id)) => {
             let (name, meta) = match env.params {
-                Some(p) => (p.name.or(p.uri), p.meta),
+                Some(p) => (p.name.or(p.uri).or(p.task_id), p.meta),
                 None => (None, None),
             };
             let meta_capabilities = meta.as_ref().is_some_and(|m| m.capabilities.is_some());

@@ -1,12 +1,12 @@
-//! A log line's timestamp: RFC 3339 in UTC with microseconds, written by hand (a log line is
+//! RFC 3339 timestamps in UTC with microseconds, written by hand: a log line's (a log line is
 //! written before a stdio server's first answer, and `fmt`'s padding costs more than the rest of
-//! the line).
+//! the line) and a task's `createdAt` and `lastUpdatedAt` (the tasks extension).
 
 use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `t` as RFC 3339 in UTC with microseconds: `2026-12-02T18:48:57.123456Z`.
-pub(crate) fn timestamp(out: &mut String, t: SystemTime) {
+pub fn timestamp(out: &mut String, t: SystemTime) {
     let (secs, nanos) = match t.duration_since(UNIX_EPOCH) {
         Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
         Err(e) => {

@@ -1,0 +1,7 @@
+/// Doc.
+#[toolwire::tool(task = "optional")]
+fn build(target: String) -> String {
+    target
+}
+
+fn main() {}
