@@ -165,7 +165,7 @@ impl Reply {
     /// Answer with a result body (a JSON object).
     pub(crate) fn result(mut self, body: &str) {
         if self.watch.is_some() {
-            self.tell(Outcome::Result(body));
+            self.tell(Outcome::Completed(body));
         }
         self.result_with(|id| Outbound::result(id, body));
     }
@@ -174,7 +174,7 @@ impl Reply {
     /// [`RESULT_ROOM`](crate::protocol::outbound::RESULT_ROOM) to spare), wrapped in place.
     pub(crate) fn result_in(mut self, body: String) {
         if self.watch.is_some() {
-            self.tell(Outcome::Result(&body));
+            self.tell(Outcome::Completed(&body));
         }
         self.result_with(|id| Outbound::result_around(id, body));
     }
