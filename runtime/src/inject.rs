@@ -20,7 +20,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::args::{Args, ArgumentProblem, ToolArgumentError, ToolParam};
-use crate::context::Context;
+use crate::context::{CallRequest, Context};
 use crate::state::{State, StateNeed};
 use crate::tool::ToolError;
 
@@ -161,7 +161,7 @@ impl<T: FromArgument> FromArgument for Option<T> {
 }
 
 /// The request the call came in: its id, session, `_meta`, client name and HTTP headers.
-impl<'a> FromContext<'a> for crate::context::CallRequest<'a> {
+impl<'a> FromContext<'a> for CallRequest<'a> {
     type Rejection = Infallible;
 
     #[inline]

@@ -129,8 +129,8 @@ struct Noting(Told, String);
 impl SendWatch for Noting {
     fn finished(self: Box<Self>, outcome: SendOutcome<'_>) {
         let said = match outcome {
-            SendOutcome::Result(body) if body.contains("\"isError\":true") => "tool error".to_owned(),
-            SendOutcome::Result(_) => "result".to_owned(),
+            SendOutcome::Completed(body) if body.contains("\"isError\":true") => "tool error".to_owned(),
+            SendOutcome::Completed(_) => "result".to_owned(),
             SendOutcome::Error { code, .. } => format!("error {code}"),
             SendOutcome::Failed { reason } => format!("failed: {reason}"),
             _ => "?".to_owned(),
@@ -265,8 +265,8 @@ impl toolwire::server::Watch for Entering {
 
     fn finished(self: Box<Self>, outcome: toolwire::server::Outcome<'_>) {
         let said = match outcome {
-            toolwire::server::Outcome::Result(_) if outcome.is_tool_error() => "tool error".to_owned(),
-            toolwire::server::Outcome::Result(_) => "result".to_owned(),
+            toolwire::server::Outcome::Completed(_) if outcome.is_tool_error() => "tool error".to_owned(),
+            toolwire::server::Outcome::Completed(_) => "result".to_owned(),
             toolwire::server::Outcome::Error(e) => format!("error {}", e.code),
             _ => "unanswered".to_owned(),
         };

@@ -143,7 +143,7 @@ type Reply = Result<Box<RawValue>, Failure>;
 #[cold]
 fn watched(watches: Vec<Box<dyn SendWatch>>, outcome: Reply) -> Reply {
     match &outcome {
-        Ok(body) => tell(watches, SendOutcome::Result(body.get())),
+        Ok(body) => tell(watches, SendOutcome::Completed(body.get())),
         Err(Failure::Rpc { code, message, .. }) => tell(watches, SendOutcome::Error { code: *code, message }),
         Err(failure) => tell(watches, SendOutcome::Failed { reason: &failure.describe() }),
     }

@@ -104,7 +104,7 @@ pub trait SendWatch: Send + 'static {
 pub enum SendOutcome<'a> {
     /// The server answered with this result (a JSON object; a failed tool call is a result
     /// with `"isError": true`).
-    Result(&'a str),
+    Completed(&'a str),
     /// The server answered with this JSON-RPC error.
     Error {
         /// The error's code.

@@ -175,7 +175,7 @@ pub trait Watch: Send + Sync + 'static {
 pub enum Outcome<'a> {
     /// Answered with this result (a JSON object). A `tools/call` whose tool failed is a
     /// result too: see [`Outcome::is_tool_error`].
-    Result(&'a str),
+    Completed(&'a str),
     /// Answered with this JSON-RPC error.
     Error(&'a RpcError),
     /// Not answered: the client cancelled it (`notifications/cancelled`, or a modern HTTP
@@ -193,7 +193,7 @@ impl Outcome<'_> {
             is_error: bool,
         }
         match self {
-            Outcome::Result(body) => serde_json::from_str::<Flag>(body).is_ok_and(|f| f.is_error),
+            Outcome::Completed(body) => serde_json::from_str::<Flag>(body).is_ok_and(|f| f.is_error),
             _ => false,
         }
     }

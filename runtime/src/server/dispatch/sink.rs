@@ -88,11 +88,17 @@ pub(crate) struct Reply {
     answered: bool,
     /// A [`twin`](Self::twin): dropped unanswered, it sends nothing.
     quiet: bool,
-    /// What an interceptor watches this request with: told the outcome when the reply is
-    /// sent, or dropped unsent (module `intercept`).
+    /// What an interceptor watches this request with (module `intercept`): one pointer, so a
+    /// reply nobody watches (every reply of a server with no interceptor) is no larger.
+    watch: Option<Box<Watching>>,
+}
+
+/// A watched reply's watch, and whether the reply claimed its call when it told the watch.
+struct Watching {
+    /// Told the outcome when the reply is sent, or dropped unsent; taken when told.
     watch: Option<Box<dyn Watch>>,
-    /// Whether this reply claimed its call already ([`claim`](Self::claim) may only be
-    /// asked once): set when a watch was told before the message was made.
+    /// Whether this reply claimed its call already ([`Reply::claim`] may only be asked
+    /// once): set when the watch was told, before the message was made.
     claimed: Option<bool>,
 }
 
@@ -102,7 +108,7 @@ impl Reply {
         if let Route::Batch(batch) = &route {
             batch.expect_one();
         }
-        Reply { id, route, running: None, answered: false, quiet: false, watch: None, claimed: None }
+        Reply { id, route, running: None, answered: false, quiet: false, watch: None }
     }
 
     /// A second reply to the same request, for whoever may answer it while this one's
@@ -125,24 +131,25 @@ impl Reply {
 
     /// Tell `watch` how this request ends (module `intercept`).
     pub(crate) fn watched(mut self, watch: Option<Box<dyn Watch>>) -> Reply {
-        self.watch = watch;
+        self.watch = watch.map(|watch| Box::new(Watching { watch: Some(watch), claimed: None }));
         self
     }
 
     /// What this request is watched with, if anything.
     pub(crate) fn watch(&self) -> Option<&dyn Watch> {
-        self.watch.as_deref()
+        self.watch.as_ref().and_then(|w| w.watch.as_deref())
     }
 
     /// Tell the watch, if any, how the request ends: `outcome` when this reply is the one
     /// sent (it claims its call now), else that it went unanswered.
     #[cold]
     fn tell(&mut self, outcome: Outcome<'_>) {
-        if let Some(watch) = self.watch.take() {
-            let claimed = self.claim();
-            self.claimed = Some(claimed);
-            watch.finished(if claimed { outcome } else { Outcome::Unanswered });
+        let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) else { return };
+        let claimed = self.claim();
+        if let Some(w) = &mut self.watch {
+            w.claimed = Some(claimed);
         }
+        watch.finished(if claimed { outcome } else { Outcome::Unanswered });
     }
 
     /// The id this reply answers.
@@ -158,7 +165,7 @@ impl Reply {
     /// Answer with a result body (a JSON object).
     pub(crate) fn result(mut self, body: &str) {
         if self.watch.is_some() {
-            self.tell(Outcome::Result(body));
+            self.tell(Outcome::Completed(body));
         }
         self.result_with(|id| Outbound::result(id, body));
     }
@@ -167,7 +174,7 @@ impl Reply {
     /// [`RESULT_ROOM`](crate::protocol::outbound::RESULT_ROOM) to spare), wrapped in place.
     pub(crate) fn result_in(mut self, body: String) {
         if self.watch.is_some() {
-            self.tell(Outcome::Result(&body));
+            self.tell(Outcome::Completed(&body));
         }
         self.result_with(|id| Outbound::result_around(id, body));
     }
@@ -205,7 +212,7 @@ impl Reply {
     /// Whether this reply may be sent: untracked replies always may; a tracked one only if
     /// it removes its call from the running table (a cancellation removed it otherwise).
     fn claim(&self) -> bool {
-        if let Some(claimed) = self.claimed {
+        if let Some(claimed) = self.watch.as_ref().and_then(|w| w.claimed) {
             return claimed;
         }
         match (&self.running, &self.id) {
@@ -221,7 +228,7 @@ impl Drop for Reply {
             return;
         }
         if self.quiet {
-            if let Some(watch) = self.watch.take() {
+            if let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) {
                 watch.finished(Outcome::Unanswered);
             }
             return self.route.deliver(None);

@@ -171,6 +171,7 @@ fn completed(meta: &RawValue, body: &RawValue) -> String {
 
 /// A `tools/call` the session decoded in one pass (`envelope::decode_call`): served as
 /// [`request`] serves one, without decoding its params again.
+#[inline]
 pub(crate) fn call(
     session: &SessionInner,
     serving: &Serving,

@@ -43,7 +43,6 @@ use crate::server::access::caller::{Caller, Inline};
 use crate::server::dispatch::era::not_initialized;
 use crate::server::dispatch::sink::{Reply, Sink};
 use crate::server::dispatch::state::SessionInner;
-use crate::server::intercept::Watch;
 use crate::server::shared::Shared;
 
 /// User code, started: a boxed future borrowing the handler and the [`Context`].
@@ -313,8 +312,6 @@ impl<H: Handler> Job<H> {
                 progress: progress.as_ref(),
                 modern,
             };
-            // An interceptor's watch is entered around each poll of the work (module `intercept`).
-            let watch = reply.watch();
             let host = options.cancellation.as_ref();
             let outcome = match forward_to {
                 Some(talk) => {
@@ -326,7 +323,7 @@ impl<H: Handler> Job<H> {
                     });
                     let run = Offering {
                         rescue: &rescue,
-                        watch,
+                        reply: &reply,
                         inner: execute(&handler, ctx, host, deadline, permits),
                     };
                     Box::pin(super::forward::CALL_CLIENT.scope(talk, run.with_subscriber(dispatch.clone())))
@@ -335,7 +332,7 @@ impl<H: Handler> Job<H> {
                 None => {
                     Offering {
                         rescue: &rescue,
-                        watch,
+                        reply: &reply,
                         inner: execute(&handler, ctx, host, deadline, permits),
                     }
                     .await
@@ -359,7 +356,8 @@ pin_project_lite::pin_project! {
     /// interceptor's watch, if one watches, entered for the poll (module `intercept`).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
-        watch: Option<&'r dyn Watch>,
+        // The request's reply, for its interceptor's watch, if one watches.
+        reply: &'r Reply,
         #[pin]
         inner: F,
     }
@@ -370,7 +368,7 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _entered = match this.watch {
+        let _entered = match this.reply.watch() {
             Some(watch) => watch.enter(),
             None => None,
         };
