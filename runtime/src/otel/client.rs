@@ -86,7 +86,7 @@ struct Sent {
 impl SendWatch for Sent {
     fn finished(self: Box<Self>, outcome: SendOutcome<'_>) {
         let failure = match outcome {
-            SendOutcome::Result(body) if self.tools_call && is_tool_error(body) => {
+            SendOutcome::Completed(body) if self.tools_call && is_tool_error(body) => {
                 Some(Failure::new("tool_error", "", None))
             }
             SendOutcome::Error { code, message } => Some(Failure::new(code.to_string(), message, Some(code))),

@@ -86,7 +86,7 @@ impl Watch for Served {
 
     fn finished(self: Box<Self>, outcome: Outcome<'_>) {
         let failure = match outcome {
-            Outcome::Result(_) if self.tools_call && outcome.is_tool_error() => {
+            Outcome::Completed(_) if self.tools_call && outcome.is_tool_error() => {
                 Some(Failure::new("tool_error", "", None))
             }
             Outcome::Error(e) => Some(Failure::new(e.code.to_string(), e.message.clone(), Some(e.code))),
