@@ -50,7 +50,8 @@
 //! | `client` | off | [`client`]: connect to MCP servers over stdio or HTTP(S) (or any transport, a `Server` in process included) and adopt their tools; `testing`. Independent of `http`: it brings its own HTTP client. Also `Deserialize` for the [`protocol::wire`] shapes a server only writes (tools, prompts, resources, content blocks, icons, completion results, `input_required` rounds) |
 //! | `client-oauth` | off | `client::oauth`: the MCP authorization spec's client role (discovery, registration, PKCE, refresh, step-up, client credentials, DPoP, workload identity, enterprise-managed authorization) as a `client::Authorizer` for HTTP servers; adds `url`, `jsonwebtoken` and `p256`, which a stdio-only client does not carry. Turns on `client` |
 //! | `oauth` | off | the server's OAuth resource-server role: `http::JwksVerifier` (its algorithms named by `http::Algorithm`), JWT access tokens checked against an authorization server's JWKS (signature, `typ`, issuer, audience, expiry, scopes), fetched over HTTP(S), for an `http::ResourceServer`. Turns on `http` |
-//! | `redis` | off | `redis`: `Redis` (one connection) and the `RedisSessionStore`, `RedisEventStore` and `RedisFanout` made from it, so replicas behind a load balancer share legacy sessions, SSE replay and notifications. Turns on `http` |
+//! | `redis` | off | `redis`: `Redis` (one connection) and the `RedisSessionStore`, `RedisEventStore`, `RedisTaskStore` and `RedisFanout` made from it, so replicas behind a load balancer share legacy sessions, SSE replay, tasks and notifications. Turns on `http` |
+//! | `otel` | off | `otel`: OpenTelemetry on the interceptor seams, `ServerTelemetry` and `ClientTelemetry` (a span per request after the MCP semantic conventions, the request metrics, W3C trace context carried in `_meta` both ways) and `Otlp`, an OTLP/HTTP exporter; adds `opentelemetry`, `opentelemetry_sdk` and `opentelemetry-otlp` |
 //!
 //! Without `http`, everything a tools-only stdio server uses is still here: `#[tool]`,
 //! `tools!`, the registry, the engine, [`serve_stdio`], and `serve_registry!` (the
@@ -100,7 +101,8 @@
 //! | `approvals` (feature `approvals`) | `ApprovalServer`, `Asker`, and `RunPolicy` (the lethal trifecta) |
 //! | `client` (feature `client`) | connect to MCP servers and adopt their tools; any transport, in process included |
 //! | `testing` (feature `client`) | test tools through the protocol: the in-process pair, a scripted fake server, golden tool lists |
-//! | `redis` (feature `redis`) | the shared stores on Redis: sessions, SSE events, fan-out |
+//! | `redis` (feature `redis`) | the shared stores on Redis: sessions, SSE events, tasks, fan-out |
+//! | `otel` (feature `otel`) | OpenTelemetry: `ServerTelemetry`, `ClientTelemetry` (spans, metrics, trace context in `_meta`) and the `Otlp` exporter |
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Some docs link to items behind `client` and `oauth`, which are off by default: a local
