@@ -418,9 +418,12 @@ async fn the_client_drives_a_task_to_its_result_answering_its_input_and_reportin
     assert_eq!(typed.call(&BuildArgs { seconds: 0.1 }).await.unwrap(), "built in 0.1s");
     assert_eq!(ids.lock().unwrap().len(), 4, "the typed call ran as a task");
 
-    // A panic fails the task: the call fails with the JSON-RPC error it carries.
+    // A panic fails the task: the tool ran and failed (not "declined", which says nothing ran).
     let failed = client.call_tool("boom", json!({}), CallOptions::new()).await.unwrap_err();
-    assert_eq!(failed.to_string(), "tool 'boom' was declined by server 'tasks' (code -32603)");
+    assert_eq!(
+        failed.to_string(),
+        "tool 'boom' failed on server 'tasks'; its report is in the untrusted-data envelope"
+    );
     client.close().await;
 }
 

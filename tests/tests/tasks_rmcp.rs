@@ -156,10 +156,15 @@ async fn a_failed_or_erring_task_reads_as_the_error_a_model_sees() {
     let ids = Arc::new(Mutex::new(Vec::new()));
     let client = client(&server.url, true, &ids).await;
 
-    // `failed` with a JSON-RPC error: the call fails with it.
+    // `failed` with a JSON-RPC error: the tool ran and failed (never "declined": a model told
+    // that would think nothing ran). The server's words stay out of the message (they are
+    // untrusted): sealed in the envelope, unsealed for code in `reported()`, and in `get_task`.
     let err = client.call_tool("failing", json!({}), CallOptions::new()).await.unwrap_err();
-    assert_eq!(err.to_string(), "tool 'failing' was declined by server 'rmcp' (code -32603)");
-    // The server's words stay out of the message (they are untrusted); `get_task` has them.
+    assert_eq!(
+        err.to_string(),
+        "tool 'failing' failed on server 'rmcp'; its report is in the untrusted-data envelope"
+    );
+    assert_eq!(err.reported(), Some("the disk is full"));
     let task = client.get_task(&nth_id(&ids, 0).await).await.unwrap();
     assert_eq!(task.status, TaskStatus::Failed, "{task:?}");
     let error: Value = serde_json::from_str(task.error.as_ref().expect("an error").get()).unwrap();
@@ -169,7 +174,11 @@ async fn a_failed_or_erring_task_reads_as_the_error_a_model_sees() {
     let adopted = client.adopt(AdoptOptions::default()).await.unwrap();
     let failing = adopted.get("failing").expect("adopted");
     let err = failing.call_json(json!({}), &Context::builder().build()).await.unwrap_err();
-    assert_eq!(err.to_string(), "tool 'rmcp__failing' was declined by server 'rmcp' (code -32603)");
+    assert_eq!(
+        err.to_string(),
+        "tool 'rmcp__failing' failed on server 'rmcp'; its report is in the untrusted-data envelope"
+    );
+    assert_eq!(err.reported(), Some("the disk is full"));
 
     // `completed` with a tool execution error: a result the model reads, flagged an error.
     let out = client.call_tool("broken", json!({}), CallOptions::new()).await.unwrap();

@@ -106,6 +106,9 @@ pub(crate) enum Failure {
     Http(u16),
     /// The server answered with a JSON-RPC error.
     Rpc { code: i64, message: String, data: Option<Value> },
+    /// The request ran as a task (the tasks extension) and the task ended `failed` with this
+    /// JSON-RPC error: unlike [`Failure::Rpc`], the server accepted the request and ran it.
+    TaskFailed { code: i64, message: String },
     /// The HTTP link's [`Authorizer`](super::Authorizer) could not authorize the request; it
     /// was not run.
     Auth(super::authorizer::AuthFailure),
@@ -124,6 +127,9 @@ impl Failure {
             Failure::Gone(reason) | Failure::Lost(reason) => format!("the connection failed: {reason}"),
             Failure::Http(status) => format!("HTTP {status}"),
             Failure::Rpc { code, message, .. } => format!("JSON-RPC error {code}: {message}"),
+            Failure::TaskFailed { code, message } => {
+                format!("its task failed: JSON-RPC error {code}: {message}")
+            }
             Failure::Auth(f) => format!("not authorized: {}", f.reason),
             Failure::Refused(reason) => format!("refused by an interceptor: {reason}"),
         }

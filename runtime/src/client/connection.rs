@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::conn::{Conn, Failure, ProgressFn, RequestOpts};
 use super::error::ClientError;
 use super::listen::{Listener, Lists};
-use super::normalise::call_result;
+use super::normalise::{DEFAULT_ADOPTED_RESULT_BYTES, call_result, seal, truncate};
 use super::options::DeliveryGuarantee;
 use super::options::{ClientOptions, EraMode};
 use super::rounds::{self, RoundFailure};
@@ -598,6 +598,17 @@ impl Client {
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
+                // It ran, as a task, and failed: the server's words are its report.
+                Failure::TaskFailed { message, .. } => {
+                    let report = truncate(&message, DEFAULT_ADOPTED_RESULT_BYTES);
+                    RemoteError::Failed {
+                        tool: name.to_owned(),
+                        server: server.clone(),
+                        envelope: seal(&server, name, &report),
+                        report,
+                    }
+                    .into()
+                }
                 Failure::Auth(f) if f.needs_person => RemoteError::AuthorizationRequired {
                     tool: name.to_owned(),
                     server: server.clone(),
@@ -642,7 +653,7 @@ pub(crate) fn failure_to_client_error(
         Failure::Gone(reason) | Failure::Lost(reason) => ClientError::Unavailable { server, reason },
         Failure::Http(status @ (401 | 403)) => ClientError::Unauthorized { server, status },
         Failure::Http(status) => ClientError::HttpStatus { server, status },
-        Failure::Rpc { code, message, .. } => {
+        Failure::Rpc { code, message, .. } | Failure::TaskFailed { code, message } => {
             ClientError::Rpc { server, method: method.to_owned(), code, server_message: message }
         }
         Failure::Auth(f) if f.needs_person => ClientError::AuthorizationRequired { server, reason: f.reason },

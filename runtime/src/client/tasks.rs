@@ -10,6 +10,13 @@
 //! progress, and sends `tasks/cancel` when the call is cancelled or its timeout runs out. The
 //! task's end is the request's: `completed` its `result`, `failed` its JSON-RPC `error`,
 //! `cancelled` the call cancelled.
+//!
+//! A `failed` task ran: the server accepted the request before it failed. A `tools/call`
+//! (`Client::call_tool`, an adopted tool, a typed handle) reports it as the tool having failed
+//! (`RemoteError::Failed`: the server's message sealed as untrusted data, unsealed for code by
+//! `ToolError::reported`), never as declined, the word for a JSON-RPC error answered at once:
+//! a model told "declined" would think nothing ran and might run it again. Other requests
+//! report it as `ClientError::Rpc`, with the code and the server's message.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -127,14 +134,14 @@ async fn drive(
             TaskStatus::Failed => {
                 let error =
                     task.error.and_then(|e| serde_json::from_str::<Value>(e.get()).ok()).unwrap_or_default();
-                return Err(RoundFailure::Request(Failure::Rpc {
+                // The server ran the request and it failed: not a refusal (module docs).
+                return Err(RoundFailure::Request(Failure::TaskFailed {
                     code: error["code"].as_i64().unwrap_or(crate::protocol::code::INTERNAL_ERROR),
                     message: error["message"]
                         .as_str()
                         .or(task.status_message.as_deref())
                         .unwrap_or("")
                         .to_owned(),
-                    data: error.get("data").cloned(),
                 }));
             }
             TaskStatus::Cancelled => return Err(RoundFailure::Request(Failure::Cancelled)),
