@@ -300,13 +300,13 @@ pub(crate) fn call_decoded(
     // A call an approval gates never becomes a task: it is approved once, in the call.
     let gated = caller.untrusted() && tool.info().declarations().requires_approval;
     let escalate = match tasks {
-        Some(tasks) if !gated && declares_tasks() => Some(Escalate {
+        Some(tasks) if !gated && declares_tasks() => Some(Box::new(Escalate {
             tasks: Arc::clone(tasks),
             capabilities: ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
             parent: session.shared.options.cancellation.clone(),
             meta: session.shared.modern_meta.clone(),
             created: Mutex::new(None),
-        }),
+        })),
         _ => None,
     };
     let args = match p.arguments {
@@ -389,8 +389,9 @@ struct ToolCall {
     refused: AtomicBool,
     /// A modern call's round.
     round: Option<RoundCall>,
-    /// Set when the call becomes a task once its body waits (module `task::run`).
-    escalate: Option<Escalate>,
+    /// Set when the call becomes a task once its body waits (module `task::run`). Boxed:
+    /// every call carries the field, few use it, and the call is moved whole.
+    escalate: Option<Box<Escalate>>,
 }
 
 /// What a call that may become a task needs to make one, and the task's handle once made.
