@@ -132,7 +132,7 @@ impl SendWatch for Noting {
             SendOutcome::Completed(body) if body.contains("\"isError\":true") => "tool error".to_owned(),
             SendOutcome::Completed(_) => "result".to_owned(),
             SendOutcome::Error { code, .. } => format!("error {code}"),
-            SendOutcome::Failed { reason } => format!("failed: {reason}"),
+            SendOutcome::Failed { reason } | SendOutcome::Cancelled { reason } => format!("failed: {reason}"),
             _ => "?".to_owned(),
         };
         self.0.0.lock().unwrap().push(format!("{} {said}", self.1));

@@ -151,6 +151,9 @@ fn watched(watches: Vec<Box<dyn SendWatch>>, outcome: Reply) -> Reply {
     match &outcome {
         Ok(body) => tell(watches, SendOutcome::Completed(body.get())),
         Err(Failure::Rpc { code, message, .. }) => tell(watches, SendOutcome::Error { code: *code, message }),
+        Err(failure @ (Failure::Cancelled | Failure::CancelledBeforeSend)) => {
+            tell(watches, SendOutcome::Cancelled { reason: &failure.describe() })
+        }
         Err(failure) => tell(watches, SendOutcome::Failed { reason: &failure.describe() }),
     }
     outcome

@@ -112,8 +112,14 @@ pub enum SendOutcome<'a> {
         /// The server's message: untrusted.
         message: &'a str,
     },
-    /// No answer: timed out, cancelled, the connection failed, an HTTP status, or the
-    /// credentials were refused; `reason` says which.
+    /// No answer, because the caller stopped waiting (cancelled it, before or after it was
+    /// sent); `reason` says which, in toolwire's words.
+    Cancelled {
+        /// What happened, in toolwire's words.
+        reason: &'a str,
+    },
+    /// No answer: timed out, the connection failed, an HTTP status, or the credentials were
+    /// refused; `reason` says which.
     Failed {
         /// What happened, in toolwire's words.
         reason: &'a str,

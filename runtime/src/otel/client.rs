@@ -90,12 +90,9 @@ impl SendWatch for Sent {
                 Some(Failure::new("tool_error", "", None))
             }
             SendOutcome::Error { code, message } => Some(Failure::new(code.to_string(), message, Some(code))),
-            // toolwire's own words for a call its caller stopped waiting for (module `conn`'s
-            // `Failure::Cancelled` and `CancelledBeforeSend`); any other failure without an
-            // answer is the conventions' catch-all.
-            SendOutcome::Failed { reason } if reason.starts_with("cancelled") => {
-                Some(Failure::new("cancelled", reason, None))
-            }
+            // A call its caller stopped waiting for; any other failure without an answer is
+            // the conventions' catch-all.
+            SendOutcome::Cancelled { reason } => Some(Failure::new("cancelled", reason, None)),
             SendOutcome::Failed { reason } => Some(Failure::new("_OTHER", reason, None)),
             _ => None,
         };

@@ -290,9 +290,12 @@ pub(crate) fn call_decoded(
     // one; one that may run as a task does, once its body waits (module `task::run`).
     let support = tool.info().task_support();
     let tasks = session.shared.tasks.as_ref().filter(|_| support != TaskSupport::Forbidden);
-    let declares_tasks =
-        || modern && ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)).tasks;
-    if support == TaskSupport::Required && tasks.is_some() && !declares_tasks() {
+    // Read once, and only where a task is possible at all.
+    let capabilities = tasks
+        .filter(|_| modern)
+        .map(|_| ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)));
+    let declares_tasks = capabilities.is_some_and(|c| c.tasks);
+    if support == TaskSupport::Required && tasks.is_some() && !declares_tasks {
         let what = format!("tool {} runs only as a task, so it", PyStr(tool.info().name()));
         drop(set);
         return reply.error(missing_extension(&what));
@@ -300,9 +303,9 @@ pub(crate) fn call_decoded(
     // A call an approval gates never becomes a task: it is approved once, in the call.
     let gated = caller.untrusted() && tool.info().declarations().requires_approval;
     let escalate = match tasks {
-        Some(tasks) if !gated && declares_tasks() => Some(Box::new(Escalate {
+        Some(tasks) if !gated && declares_tasks => Some(Box::new(Escalate {
             tasks: Arc::clone(tasks),
-            capabilities: ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
+            capabilities: capabilities.unwrap_or_default(),
             parent: session.shared.options.cancellation.clone(),
             meta: session.shared.modern_meta.clone(),
             created: Mutex::new(None),
