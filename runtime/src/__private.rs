@@ -49,6 +49,8 @@ pub struct StaticsBuilder {
     icons: Vec<crate::protocol::wire::Icon>,
     meta: Vec<(&'static str, Value)>,
     task: crate::tool::TaskSupport,
+    /// Whether a parameter is taken from the call's context (which can read its request).
+    injects: bool,
 }
 
 impl StaticsBuilder {
@@ -64,6 +66,7 @@ impl StaticsBuilder {
             state_needs: Vec::new(),
             icons: Vec::new(),
             meta: Vec::new(),
+            injects: false,
             task: crate::tool::TaskSupport::Forbidden,
         }
     }
@@ -150,6 +153,10 @@ impl crate::inject::Describe for StaticsBuilder {
     fn state(&mut self, need: crate::state::StateNeed) {
         self.state_needs.push(need);
     }
+
+    fn injected(&mut self) {
+        self.injects = true;
+    }
 }
 
 impl StaticsBuilder {
@@ -166,6 +173,9 @@ impl StaticsBuilder {
             .with_declarations(self.declarations)
             .with_task_support(self.task)
             .with_output_by_construction();
+        if !self.injects {
+            info = info.never_reads_request();
+        }
         if let Some(title) = self.title {
             info = info.with_title(title);
         }

@@ -220,6 +220,10 @@ pub trait Describe {
     fn state(&mut self, need: StateNeed) {
         let _ = need;
     }
+
+    /// An injected parameter (taken from the call's context, which holds the request the
+    /// call came in): said once for each, before [`state`](Self::state).
+    fn injected(&mut self) {}
 }
 
 /// How a parameter of kind `K` is described once and taken on each call, implemented by the
@@ -317,6 +321,7 @@ impl<'a, T: FromContext<'a>> ToolInput<'a, ViaContext> for T {
         _: bool,
         _: Option<Value>,
     ) {
+        describer.injected();
         if let Some(need) = T::state_need() {
             describer.state(need);
         }

@@ -305,3 +305,41 @@ async fn a_watch_is_entered_around_the_body_and_told_each_outcome() {
         assert!(told.contains(&line.to_owned()), "no `{line}` in {told:?}");
     }
 }
+
+/// Say what was asked; takes nothing from its context.
+#[toolwire::tool(read_only)]
+fn says(
+    /// The words.
+    text: String,
+) -> String {
+    text
+}
+
+/// Say what was asked, and to whom: takes its context.
+#[toolwire::tool(read_only)]
+fn says_to(
+    /// The words.
+    text: String,
+    ctx: &toolwire::Context,
+) -> String {
+    format!("{text}, {}", ctx.peer().name.as_deref().unwrap_or("?"))
+}
+
+/// Say which request asked: takes the request.
+#[toolwire::tool(read_only)]
+fn says_which(request: toolwire::context::CallRequest<'_>) -> String {
+    request.id.map(ToString::to_string).unwrap_or_default()
+}
+
+/// A server keeps a call's request (and copies its HTTP headers) only for a tool that can
+/// read it: `#[tool]` says so for a fn that takes something from its context, and a tool
+/// built by hand reads it unless it says otherwise (`whoami` above reads the headers over a
+/// real socket through this).
+#[test]
+fn only_a_tool_that_takes_from_its_context_keeps_its_request() {
+    assert!(!says {}.info().reads_request());
+    assert!(says_to {}.info().reads_request());
+    assert!(says_which {}.info().reads_request());
+    let by_hand = toolwire::ToolInfo::new("by_hand", "Built by hand.", toolwire::Schema::empty_object());
+    assert!(by_hand.reads_request());
+}

@@ -240,27 +240,19 @@ impl Context {
     /// name and, over HTTP, its headers (module `request`). A context made with
     /// [`Context::new`] has none of them.
     pub fn request(&self) -> CallRequest<'_> {
-        let request = &self.inner.request;
-        CallRequest {
-            id: request.id.as_ref(),
-            session_id: request.session_id.as_deref(),
-            meta: request.meta.as_deref(),
-            client_name: self.peer().name.as_deref(),
-            #[cfg(feature = "http")]
-            headers: request.headers.as_deref(),
-        }
+        self.inner.request.view(self.peer().name.as_deref())
     }
 
     /// The HTTP request's headers, when this call came over HTTP
     /// ([`request`](Self::request)`().headers`).
     #[cfg(feature = "http")]
     pub fn headers(&self) -> Option<&axum::http::HeaderMap> {
-        self.inner.request.headers.as_deref()
+        self.request().headers
     }
 
     /// The request's `_meta`, raw, when it had one ([`request`](Self::request)`().meta`).
     pub fn meta(&self) -> Option<&serde_json::value::RawValue> {
-        self.inner.request.meta.as_deref()
+        self.request().meta
     }
 
     /// The registry's state value of type `T`, if it holds one (see [`State`]).

@@ -35,6 +35,7 @@ pub struct ToolInfo {
     required_client: Vec<crate::protocol::ClientCapability>,
     /// Whether a call may run as a task (see [`ToolInfo::with_task_support`]).
     task_support: TaskSupport,
+    reads_request: bool,
 }
 
 /// Whether a call of a tool may run as a task of the tasks extension
@@ -143,6 +144,7 @@ impl ToolInfo {
             output_by_construction: false,
             required_client: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            reads_request: true,
         }
     }
 
@@ -165,6 +167,31 @@ impl ToolInfo {
     /// Whether calls may run as tasks ([`with_task_support`](Self::with_task_support)).
     pub fn task_support(&self) -> TaskSupport {
         self.task_support
+    }
+
+    /// Say that this tool never reads the request a call came in
+    /// ([`Context::request`](crate::Context::request), its headers and `_meta`): a server
+    /// then keeps none of it for the tool's calls, and a call over HTTP copies no headers.
+    /// `#[tool]` says it for a fn that takes nothing from its context (no `&Context`,
+    /// `CallRequest` or other injected parameter); a tool built by hand reads it unless it
+    /// says so. A tool that says so and reads it anyway finds it empty.
+    ///
+    /// ```
+    /// use toolwire::{Schema, ToolInfo};
+    ///
+    /// let info = ToolInfo::new("add", "Add two numbers.", Schema::empty_object());
+    /// assert!(info.reads_request());
+    /// assert!(!info.never_reads_request().reads_request());
+    /// ```
+    pub fn never_reads_request(mut self) -> Self {
+        self.reads_request = false;
+        self
+    }
+
+    /// Whether the tool may read its calls' requests
+    /// ([`never_reads_request`](Self::never_reads_request)).
+    pub fn reads_request(&self) -> bool {
+        self.reads_request
     }
 
     /// Declare that every call of this tool needs the client's `capability` (say, a tool

@@ -34,7 +34,7 @@ pub(crate) struct Caller<'a> {
     /// The HTTP request's headers, when the message came over HTTP: what interceptors and
     /// each call's [`Context::headers`](crate::Context::headers) read.
     #[cfg(feature = "http")]
-    pub(crate) headers: Option<&'a Arc<axum::http::HeaderMap>>,
+    pub(crate) headers: Option<&'a axum::http::HeaderMap>,
 }
 
 impl<'a> Caller<'a> {

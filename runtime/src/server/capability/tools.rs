@@ -35,6 +35,7 @@
 //! [`Handler`], and one `request` fn that answers its methods.
 
 use std::borrow::Cow;
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -286,31 +287,16 @@ pub(crate) fn call_decoded(
             return reply.error(e);
         }
     }
-    // The tasks extension: a tool that runs only as a task refuses a client that cannot take
-    // one; one that may run as a task does, once its body waits (module `task::run`).
-    let support = tool.info().task_support();
-    let tasks = session.shared.tasks.as_ref().filter(|_| support != TaskSupport::Forbidden);
-    // Read once, and only where a task is possible at all.
-    let capabilities = tasks
-        .filter(|_| modern)
-        .map(|_| ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)));
-    let declares_tasks = capabilities.is_some_and(|c| c.tasks);
-    if support == TaskSupport::Required && tasks.is_some() && !declares_tasks {
-        let what = format!("tool {} runs only as a task, so it", PyStr(tool.info().name()));
-        drop(set);
-        return reply.error(missing_extension(&what));
-    }
-    // A call an approval gates never becomes a task: it is approved once, in the call.
-    let gated = caller.untrusted() && tool.info().declarations().requires_approval;
-    let escalate = match tasks {
-        Some(tasks) if !gated && declares_tasks => Some(Box::new(Escalate {
-            tasks: Arc::clone(tasks),
-            capabilities: capabilities.unwrap_or_default(),
-            parent: session.shared.options.cancellation.clone(),
-            meta: session.shared.modern_meta.clone(),
-            created: Mutex::new(None),
-        })),
-        _ => None,
+    // The tasks extension, on a server that serves tasks (module `task::run`).
+    let escalate = match &session.shared.tasks {
+        Some(tasks) => match escalation(session, tasks, tool.info(), &p, modern, &caller) {
+            Ok(escalate) => escalate,
+            Err(e) => {
+                drop(set);
+                return reply.error(e);
+            }
+        },
+        None => None,
     };
     let args = match p.arguments {
         Some(a) => a.to_owned(),
@@ -331,8 +317,16 @@ pub(crate) fn call_decoded(
         },
         false => None,
     };
-    let call =
-        ToolCall { tool, args, states, check, untrusted, refused: AtomicBool::new(false), round, escalate };
+    let call = ToolCall {
+        tool,
+        args,
+        states,
+        check,
+        untrusted,
+        refused: AtomicBool::new(false),
+        round,
+        escalate: ManuallyDrop::new(escalate),
+    };
     session.run(reply, p.meta.as_ref(), peer, modern, call, caller);
 }
 
@@ -393,8 +387,59 @@ struct ToolCall {
     /// A modern call's round.
     round: Option<RoundCall>,
     /// Set when the call becomes a task once its body waits (module `task::run`). Boxed:
-    /// every call carries the field, few use it, and the call is moved whole.
-    escalate: Option<Box<Escalate>>,
+    /// every call carries the field, few use it, and the call is moved whole; and dropped by
+    /// hand ([`Drop`] below), so a call without it pays one test, not a call.
+    escalate: ManuallyDrop<Option<Box<Escalate>>>,
+}
+
+impl Drop for ToolCall {
+    fn drop(&mut self) {
+        if self.escalate.is_some() {
+            drop(std::mem::take(&mut *self.escalate));
+        }
+    }
+}
+
+/// What the tasks extension makes of a call on a server that serves tasks: a tool that runs
+/// only as a task refuses a client that cannot take one (-32021); one that may run as a task
+/// becomes one once its body waits, when the client declared the extension. Out of line: a
+/// server without tasks never comes here.
+#[inline(never)]
+fn escalation(
+    session: &SessionInner,
+    tasks: &Arc<Tasks>,
+    info: &ToolInfo,
+    p: &CallToolParams<'_>,
+    modern: bool,
+    caller: &Caller<'_>,
+) -> Result<Option<Box<Escalate>>, RpcError> {
+    let support = info.task_support();
+    if support == TaskSupport::Forbidden {
+        return Ok(None);
+    }
+    let capabilities = match modern {
+        true => ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
+        false => ClientCapabilities::default(),
+    };
+    if !capabilities.tasks {
+        return match support {
+            TaskSupport::Required => {
+                Err(missing_extension(&format!("tool {} runs only as a task, so it", PyStr(info.name()))))
+            }
+            _ => Ok(None),
+        };
+    }
+    // A call an approval gates never becomes a task: it is approved once, in the call.
+    if caller.untrusted() && info.declarations().requires_approval {
+        return Ok(None);
+    }
+    Ok(Some(Box::new(Escalate {
+        tasks: Arc::clone(tasks),
+        capabilities,
+        parent: session.shared.options.cancellation.clone(),
+        meta: session.shared.modern_meta.clone(),
+        created: Mutex::new(None),
+    })))
 }
 
 /// What a call that may become a task needs to make one, and the task's handle once made.
@@ -413,7 +458,7 @@ impl ToolCall {
     /// The body, and for a call that may become a task, the body until its first wait, when
     /// the task is made (the call's answer is then its handle, see [`Handler::finish`]).
     fn body<'a>(&'a self, ctx: &'a Context, call: ToolFuture<'a>) -> ToolFuture<'a> {
-        let Some(escalate) = &self.escalate else { return call };
+        let Some(escalate) = &*self.escalate else { return call };
         Box::pin(async move {
             let stopped = || self.round.as_ref().is_some_and(RoundCall::stopped);
             if let Some(done) = until_first_wait(stopped, call).await {
@@ -437,7 +482,7 @@ impl ToolCall {
                 untrusted: self.untrusted.clone(),
                 refused: AtomicBool::new(false),
                 round: None,
-                escalate: None,
+                escalate: ManuallyDrop::new(None),
             });
             let body: TaskBody = Box::new(move |ctx| Box::pin(again.run_task(ctx)));
             let created = match task_run::start(&escalate.tasks, caller, body).await {
@@ -477,6 +522,10 @@ impl ToolCall {
 
 impl Handler for ToolCall {
     type Output = Result<ToolOutput, ToolError>;
+
+    fn reads_request(&self) -> bool {
+        self.tool.info().reads_request()
+    }
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {
         let untrusted = self.untrusted.as_deref().and_then(Exposure::untrusted);
@@ -531,7 +580,7 @@ impl Handler for ToolCall {
         outcome: Result<Result<ToolOutput, ToolError>, Stop>,
         modern: Option<&RawValue>,
     ) -> Result<String, RpcError> {
-        if let Some(escalate) = &self.escalate
+        if let Some(escalate) = &*self.escalate
             && let Some(created) = lock(&escalate.created).take()
         {
             return created;

@@ -172,7 +172,7 @@ impl Session {
         &self,
         principal: &Arc<Principal>,
         exposure: &Arc<crate::server::access::exposure::Exposure>,
-        headers: &Arc<axum::http::HeaderMap>,
+        headers: &axum::http::HeaderMap,
         message: &str,
         decoded: Option<crate::protocol::envelope::DecodedCall<'_>>,
         sink: &Arc<dyn Sink>,

@@ -4,6 +4,7 @@
 //! A batch's replies are collected by a [`BatchCollector`] and sent as one array once every
 //! element has answered; notifications (progress) bypass it and go out at once.
 
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 
 use crate::protocol::{Outbound, RequestId, RpcError, code};
@@ -89,8 +90,9 @@ pub(crate) struct Reply {
     /// A [`twin`](Self::twin): dropped unanswered, it sends nothing.
     quiet: bool,
     /// What an interceptor watches this request with (module `intercept`): one pointer, so a
-    /// reply nobody watches (every reply of a server with no interceptor) is no larger.
-    watch: Option<Box<Watching>>,
+    /// reply nobody watches (every reply of a server with no interceptor) is no larger; and
+    /// dropped by hand ([`Drop`] below), so such a reply's drop is one test, not a call.
+    watch: ManuallyDrop<Option<Box<Watching>>>,
 }
 
 /// A watched reply's watch, and whether the reply claimed its call when it told the watch.
@@ -108,7 +110,7 @@ impl Reply {
         if let Route::Batch(batch) = &route {
             batch.expect_one();
         }
-        Reply { id, route, running: None, answered: false, quiet: false, watch: None }
+        Reply { id, route, running: None, answered: false, quiet: false, watch: ManuallyDrop::new(None) }
     }
 
     /// A second reply to the same request, for whoever may answer it while this one's
@@ -131,7 +133,10 @@ impl Reply {
 
     /// Tell `watch` how this request ends (module `intercept`).
     pub(crate) fn watched(mut self, watch: Option<Box<dyn Watch>>) -> Reply {
-        self.watch = watch.map(|watch| Box::new(Watching { watch: Some(watch), claimed: None }));
+        if let Some(watch) = watch {
+            let watching = Box::new(Watching { watch: Some(watch), claimed: None });
+            drop(self.watch.replace(watching));
+        }
         self
     }
 
@@ -146,7 +151,7 @@ impl Reply {
     fn tell(&mut self, outcome: Outcome<'_>) {
         let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) else { return };
         let claimed = self.claim();
-        if let Some(w) = &mut self.watch {
+        if let Some(w) = &mut *self.watch {
             w.claimed = Some(claimed);
         }
         watch.finished(if claimed { outcome } else { Outcome::Unanswered });
@@ -224,9 +229,19 @@ impl Reply {
 
 impl Drop for Reply {
     fn drop(&mut self) {
-        if self.answered {
-            return;
+        if !self.answered {
+            self.unanswered();
         }
+        if self.watch.is_some() {
+            drop(std::mem::take(&mut *self.watch));
+        }
+    }
+}
+
+impl Reply {
+    /// Dropped unanswered: a twin sends nothing; any other reply answers -32603, unless its
+    /// call was cancelled.
+    fn unanswered(&mut self) {
         if self.quiet {
             if let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) {
                 watch.finished(Outcome::Unanswered);

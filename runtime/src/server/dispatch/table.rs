@@ -138,7 +138,7 @@ fn intercept(
     request.client = lock(&session.legacy).as_ref().map(|s| Arc::clone(&s.client));
     #[cfg(feature = "http")]
     {
-        request.headers = caller.headers.map(|h| &**h);
+        request.headers = caller.headers;
     }
     match interceptors.decide(&request) {
         Decision::Serve(watch) => Some(reply.watched(watch)),

@@ -62,6 +62,13 @@ pub(crate) trait Handler: Send + Sync + 'static {
         None
     }
 
+    /// Whether the user code can read the request it came in (its [`Context::request`]):
+    /// when it cannot, the call's context keeps none of it (no id, `_meta` or headers
+    /// copied). `true` by default; a tool says what its [`ToolInfo`](crate::ToolInfo) says.
+    fn reads_request(&self) -> bool {
+        true
+    }
+
     /// Whether the request is a bounded piece of work: it takes one of the server's
     /// `max_in_flight` slots and runs under its deadline. A stream that lives until the
     /// client ends it (`subscriptions/listen`) says `false`: it neither holds a slot, so
@@ -134,8 +141,16 @@ impl SessionInner {
         };
         let Some(id) = reply.id().cloned() else { return reply.error(not_initialized()) };
         let talkback = if modern { handler.round().map(RoundCall::talkback) } else { None };
-        let (ctx, progress, forward_to) =
-            self.call_context(&reply, meta, peer, modern, talkback, handler.states(), caller);
+        let (ctx, progress, forward_to) = self.call_context(
+            &reply,
+            meta,
+            peer,
+            modern,
+            talkback,
+            handler.states(),
+            handler.reads_request(),
+            caller,
+        );
 
         // Spawn while holding the table's lock, so the request is in the table before it can
         // complete: whoever removes the entry (completion or cancellation) decides whether
@@ -194,6 +209,7 @@ impl SessionInner {
         modern: bool,
         talkback: Option<Arc<dyn Talkback>>,
         states: Option<&Arc<crate::state::StateMap>>,
+        reads_request: bool,
         caller: Caller<'_>,
     ) -> (Context, Option<Arc<ProgressChannel>>, Option<Arc<dyn Talkback>>) {
         let progress = meta
@@ -221,12 +237,20 @@ impl SessionInner {
             // answered: the client's answer would arrive on a fresh session.
             cannot_ask: (!modern && self.asking.is_one_shot())
                 .then_some(crate::server::dispatch::talk::ONE_SHOT),
-            request: RequestParts {
-                id: reply.id().cloned(),
-                session_id: self.id.get().cloned(),
-                meta: meta.and_then(|m| m.raw).map(RawValue::to_owned),
-                #[cfg(feature = "http")]
-                headers: caller.headers.cloned(),
+            // Kept only for code that can read it: a call's headers are copied here, so a
+            // server whose tools never read them pays nothing per POST.
+            request: match reads_request {
+                true => {
+                    let parts = RequestParts::new(
+                        reply.id().cloned(),
+                        self.id.get().cloned(),
+                        meta.and_then(|m| m.raw),
+                    );
+                    #[cfg(feature = "http")]
+                    let parts = parts.with_headers(caller.headers.map(|h| Arc::new(h.clone())));
+                    parts
+                }
+                false => RequestParts::default(),
             },
         });
         (ctx, progress, forward_to)
@@ -323,7 +347,7 @@ impl<H: Handler> Job<H> {
                     });
                     let run = Offering {
                         rescue: &rescue,
-                        reply: &reply,
+                        watch: reply.watch(),
                         inner: execute(&handler, ctx, host, deadline, permits),
                     };
                     Box::pin(super::forward::CALL_CLIENT.scope(talk, run.with_subscriber(dispatch.clone())))
@@ -332,7 +356,7 @@ impl<H: Handler> Job<H> {
                 None => {
                     Offering {
                         rescue: &rescue,
-                        reply: &reply,
+                        watch: reply.watch(),
                         inner: execute(&handler, ctx, host, deadline, permits),
                     }
                     .await
@@ -356,8 +380,8 @@ pin_project_lite::pin_project! {
     /// interceptor's watch, if one watches, entered for the poll (module `intercept`).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
-        // The request's reply, for its interceptor's watch, if one watches.
-        reply: &'r Reply,
+        // The request's interceptor's watch, if one watches (read from its reply once).
+        watch: Option<&'r dyn crate::server::Watch>,
         #[pin]
         inner: F,
     }
@@ -368,7 +392,7 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _entered = match this.reply.watch() {
+        let _entered = match this.watch {
             Some(watch) => watch.enter(),
             None => None,
         };

@@ -61,6 +61,7 @@ impl Default for Calls {
 
 impl Calls {
     /// Whether `id` is in flight.
+    #[inline]
     pub(crate) fn contains_key(&self, id: &RequestId) -> bool {
         match self {
             Calls::Few(first, rest) => first.iter().chain(rest).any(|(k, _)| k == id),

@@ -428,11 +428,19 @@ impl<D: Destination> Output<D> {
     /// not yet written, until the client has taken all but `limit / 2` of them; returns at
     /// once if the output is closing or gone. What this thread sent itself is handed on
     /// first, so it is among what drains.
+    #[inline]
     pub(super) fn wait_for_room(&self, limit: usize) {
-        let mut s = self.lock();
-        if s.unwritten <= limit {
-            return;
+        let s = self.lock();
+        if s.unwritten > limit {
+            self.pause_for_room(s, limit);
         }
+    }
+
+    /// [`wait_for_room`](Self::wait_for_room) once there is none: out of line, so the check
+    /// every line makes stays in the reader's loop.
+    #[cold]
+    #[inline(never)]
+    fn pause_for_room(&self, mut s: MutexGuard<'_, State<D>>, limit: usize) {
         if !s.flush_due {
             self.write_or_hand_off(&mut s);
         }
