@@ -353,7 +353,8 @@ impl<H: Handler> Job<H> {
 pin_project_lite::pin_project! {
     /// A request's work, with its rescue offered to a sync body run in place during each
     /// poll, and withdrawn when the poll returns (see [`relief::offer`]); and with the
-    /// interceptor's watch, if one watches, entered for the poll (module `intercept`).
+    /// interceptor's watch, if one watches, entered for the poll and lent to the threads a
+    /// body is handed to in it (modules `intercept`, `tool::run::carry`).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
         // The request's reply, for its interceptor's watch, if one watches.
@@ -368,10 +369,7 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _entered = match this.reply.watch() {
-            Some(watch) => watch.enter(),
-            None => None,
-        };
+        let _entered = this.reply.enter_watch();
         let _offered = relief::offer(*this.rescue);
         this.inner.poll(cx)
     }

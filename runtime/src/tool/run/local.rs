@@ -19,6 +19,9 @@
 //!   as [`ToolError::Panicked`], as from any other body; the thread lives on.
 //! - **`Context`** is a `Send` value cloned into the closure: progress, logging, elicitation
 //!   and sampling work from the local thread as from anywhere else.
+//! - **An interceptor's watch** (a tracing span, a telemetry context) is entered on the local
+//!   thread around the making of the body and each poll of it (module `carry`), as it is
+//!   around each poll of any other body.
 //!
 //! Threads start lazily, one more each time every running one is busy, up to the number of
 //! cores (at most [`MAX_THREADS`]); a call goes to the least busy. Many `local` calls
@@ -35,6 +38,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::carry;
 use crate::race::{Either, first};
 use crate::sync::lock;
 
@@ -70,10 +74,17 @@ where
 {
     let (tx, rx) = oneshot::channel::<Result<T, Box<dyn Any + Send>>>();
     let (thread, index) = pick();
+    // The request's watch, if one watches, entered on the local thread around the making and
+    // each poll of the body (module `carry`).
+    let watch = carry::take();
     let job: Job = Box::new(move || {
         Box::pin(async move {
             let mut tx = tx;
-            let body = match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+            let made = {
+                let _entered = carry::enter(&watch);
+                std::panic::catch_unwind(AssertUnwindSafe(make))
+            };
+            let body = match made {
                 Ok(body) => body,
                 Err(payload) => {
                     let _ = tx.send(Err(payload));
@@ -82,6 +93,7 @@ where
             };
             let mut body = std::pin::pin!(body);
             let caught = std::future::poll_fn(|cx| {
+                let _entered = carry::enter(&watch);
                 match std::panic::catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
                     Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
                     Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
