@@ -336,8 +336,9 @@ fn serve_for_client() -> String {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
             let options = options().task_poll_interval(Duration::from_millis(30));
-            let server =
-                Server::builder(options).tools(tools![build, deploy, steps, report, boom].unwrap()).build();
+            let server = Server::builder(options)
+                .tools(tools![build, deploy, steps, report, boom, migrate].unwrap())
+                .build();
             toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
         });
     });
@@ -468,6 +469,45 @@ async fn a_cancelled_or_timed_out_call_cancels_its_task_on_the_server() {
     let unknown = client.get_task("nope").await.unwrap_err();
     assert_eq!(unknown.to_string(), "server 'tasks' answered 'tasks/get' with error code -32602");
     client.close().await;
+}
+
+/// A tool that runs only as a task, called by a client that does not take tasks: the error
+/// says what to set (`ClientOptions::tasks(true)`), for a call, an adopted tool and
+/// `get_task`; on a legacy connection that takes tasks, that it needs a 2026-07-28 one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_does_not_take_tasks_is_told_what_to_set() {
+    use toolwire::client::{AdoptOptions, CallOptions, Client, ClientOptions, EraMode, HttpServer};
+    let url = serve_for_client();
+    let options = ClientOptions::new("tasks").era(EraMode::Modern);
+    let client = Client::connect(HttpServer::new(&url), options).await.unwrap();
+    let err = client.call_tool("migrate", json!({}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    assert!(!err.is_retryable());
+    let adopted = client.adopt(AdoptOptions::default()).await.unwrap();
+    let err =
+        adopted.get("migrate").expect("adopted").call_json(json!({}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'tasks__migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    let err = client.get_task("t").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server 'tasks' declined 'tasks/get' (code -32021): it needs the tasks extension, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    client.close().await;
+
+    let options = ClientOptions::new("tasks").era(EraMode::Legacy).tasks(true);
+    let legacy = Client::connect(HttpServer::new(&url), options).await.unwrap();
+    let err = legacy.call_tool("migrate", json!({}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client declares tasks only on a 2026-07-28 connection, which this one is not: connect with `EraMode::Modern`"
+    );
+    legacy.close().await;
 }
 
 // ─── A real peer: the Inspector's ext-tasks requester ───
