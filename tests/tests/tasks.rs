@@ -18,6 +18,7 @@
 mod peer_support;
 
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -76,6 +77,52 @@ async fn report(ctx: &Context) -> String {
     "never".to_owned()
 }
 
+/// The name of the thread this runs on.
+fn thread_name() -> String {
+    std::thread::current().name().unwrap_or("unnamed").to_owned()
+}
+
+/// A `local` body that may run as a task: its future holds an `Rc` across its wait, so it is
+/// not `Send`, and it says where it ran.
+#[tool(read_only, local, task = "optional")]
+async fn local_build(ms: u64) -> String {
+    let held = Rc::new(ms);
+    tokio::time::sleep(Duration::from_millis(*held)).await;
+    format!("built locally in {} ms on {}", *held, thread_name())
+}
+
+/// How many times a `local_quick` body ran.
+static LOCAL_QUICK_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A `local` body that never waits, so never a task; counts its runs.
+#[tool(read_only, local, task = "optional")]
+async fn local_quick() -> String {
+    let held = Rc::new("done locally at once");
+    LOCAL_QUICK_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    (*held).to_owned()
+}
+
+/// The threads `local_wait` bodies were dropped on, in order.
+static LOCAL_DROPS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes in [`LOCAL_DROPS`] the thread it is dropped on.
+struct DropNote;
+
+impl Drop for DropNote {
+    fn drop(&mut self) {
+        LOCAL_DROPS.lock().unwrap().push(thread_name());
+    }
+}
+
+/// A `local` task body holding an `Rc` that waits to be cancelled; its drop is noted.
+#[tool(read_only, local, task = "optional")]
+async fn local_wait() -> String {
+    let _note = DropNote;
+    let _held = Rc::new(());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    "never".to_owned()
+}
+
 /// A server with the tools above on `127.0.0.1:P`, served on a runtime of its own; its address.
 fn serve(options: ServerOptions) -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -86,7 +133,10 @@ fn serve(options: ServerOptions) -> SocketAddr {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
             let server = Server::builder(options)
-                .tools(tools![build, quick, deploy, migrate, boom, report].unwrap())
+                .tools(
+                    tools![build, quick, deploy, migrate, boom, report, local_build, local_wait, local_quick]
+                        .unwrap(),
+                )
                 .build();
             toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
         });
@@ -252,6 +302,56 @@ fn a_cancelled_task_ends_cancelled_and_a_panic_fails_it() {
     assert_eq!(failed["error"]["code"], -32603);
     assert_eq!(failed["error"]["message"], "internal error: tool 'boom' panicked: the disk caught fire");
     assert!(failed.get("result").is_none());
+}
+
+/// `task` and `local` on one tool: the call becomes a task once its body waits on its local
+/// thread, its `!Send` body runs to the end there, and its result is read through
+/// `tasks/get`; a body that never waits is an ordinary call, run once; a cancelled task ends
+/// `cancelled`, its body dropped on its local thread (as the call's first attempt was, when
+/// the call became a task).
+#[test]
+fn a_local_body_runs_as_a_task_and_a_cancelled_one_is_dropped_on_its_thread() {
+    let addr = serve(options());
+    let created = call(addr, "local_build", json!({"ms": 200}), true)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let done = until(addr, created["taskId"].as_str().unwrap(), "completed");
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("built locally in 200 ms on toolwire-local-"), "{done}");
+
+    // A `local` body that never waits is answered with its result, not made a task (its
+    // call waits for its first poll on its thread), and it ran once.
+    let quick = call(addr, "local_quick", json!({}), true)["result"].clone();
+    assert_eq!(
+        (quick["resultType"].as_str(), quick["content"][0]["text"].as_str()),
+        (Some("complete"), Some("done locally at once")),
+        "{quick}"
+    );
+    assert_eq!(LOCAL_QUICK_RUNS.load(std::sync::atomic::Ordering::SeqCst), 1, "it ran once");
+
+    let created = call(addr, "local_wait", json!({}), true)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap();
+    // The call's first attempt, stopped when it became a task, was dropped on its thread.
+    let start = Instant::now();
+    while LOCAL_DROPS.lock().unwrap().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(5), "the first attempt was never dropped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(LOCAL_DROPS.lock().unwrap().len(), 1, "the task's body runs on");
+    assert_eq!(until(addr, id, "working")["status"], "working");
+    assert_eq!(task_request(addr, "tasks/cancel", id, json!({}))["result"]["resultType"], "complete");
+    let cancelled = until(addr, id, "cancelled");
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["statusMessage"], "cancelled by the client (tasks/cancel)");
+    let start = Instant::now();
+    while LOCAL_DROPS.lock().unwrap().len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(5), "the cancelled task's body was never dropped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let drops = LOCAL_DROPS.lock().unwrap().clone();
+    assert!(drops.iter().all(|t| t.starts_with("toolwire-local-")), "dropped on {drops:?}");
 }
 
 #[test]

@@ -15,6 +15,8 @@ use super::ToolError;
 pub(crate) mod carry;
 mod local;
 pub(crate) mod relief;
+
+pub(crate) use local::handing_over;
 mod workers;
 
 /// Run a sync body so that it never blocks the reactor or the transport for long (and never

@@ -19,6 +19,10 @@
 //!   as [`ToolError::Panicked`], as from any other body; the thread lives on.
 //! - **`Context`** is a `Send` value cloned into the closure: progress, logging, elicitation
 //!   and sampling work from the local thread as from anywhere else.
+//! - **A call that may become a task** (`#[tool(local, task = "optional")]`) becomes one when
+//!   the body first waits, on its thread: until the body's first poll there is over, the
+//!   call's own pending is not a wait of the body ([`handing_over`]), so a body that never
+//!   waits answers its call once, as an async body polled in place does.
 //! - **An interceptor's watch** (a tracing span, a telemetry context) is entered on the local
 //!   thread around the making of the body and each poll of it (module `carry`), as it is
 //!   around each poll of any other body.
@@ -30,11 +34,13 @@
 //! threads live as long as the process.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 
 use tokio::sync::{mpsc, oneshot};
 
@@ -73,6 +79,8 @@ where
     T: Send + 'static,
 {
     let (tx, rx) = oneshot::channel::<Result<T, Box<dyn Any + Send>>>();
+    // Told (sent, or dropped) once the body's first poll is over: see [`handing_over`].
+    let (first_poll_tx, first_poll) = oneshot::channel::<()>();
     let (thread, index) = pick();
     // The request's watch, if one watches, entered on the local thread around the making and
     // each poll of the body (module `carry`).
@@ -80,6 +88,7 @@ where
     let job: Job = Box::new(move || {
         Box::pin(async move {
             let mut tx = tx;
+            let mut first_poll_tx = Some(first_poll_tx);
             let made = {
                 let _entered = carry::enter(&watch);
                 std::panic::catch_unwind(AssertUnwindSafe(make))
@@ -95,7 +104,13 @@ where
             let caught = std::future::poll_fn(|cx| {
                 let _entered = carry::enter(&watch);
                 match std::panic::catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
-                    Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                    Ok(std::task::Poll::Pending) => {
+                        // The body waits: its call may treat its waiting as the body's.
+                        if let Some(told) = first_poll_tx.take() {
+                            let _ = told.send(());
+                        }
+                        std::task::Poll::Pending
+                    }
                     Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
                     Err(payload) => std::task::Poll::Ready(Err(payload)),
                 }
@@ -110,12 +125,46 @@ where
     if thread.jobs.send(job).is_err() {
         return Err(Lost::NoThread(index));
     }
-    match rx.await {
+    let mut rx = rx;
+    let mut first_poll = Some(first_poll);
+    let answer = std::future::poll_fn(|cx| {
+        if let Poll::Ready(answer) = Pin::new(&mut rx).poll(cx) {
+            return Poll::Ready(answer);
+        }
+        if let Some(told) = &mut first_poll {
+            match Pin::new(told).poll(cx) {
+                Poll::Ready(_) => first_poll = None,
+                Poll::Pending => HANDING_OVER.with(|h| h.set(true)),
+            }
+        }
+        Poll::Pending
+    })
+    .await;
+    match answer {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(payload)) => Err(Lost::Panicked(payload)),
         // The job was dropped unrun: its thread's runtime is gone.
         Err(_) => Err(Lost::NoThread(index)),
     }
+}
+
+thread_local! {
+    /// Set by a poll of [`run`]'s waiting side that returned pending before its body's first
+    /// poll was over (see [`handing_over`]).
+    static HANDING_OVER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether a poll made on this thread since the last ask returned pending only because a
+/// body it handed to a local thread has not been polled there yet (or is in its first
+/// poll): its call is not waiting on anything the body waits on, not yet. Clears the mark.
+///
+/// For a call that becomes a task when its body first waits (`server::task::run`): a
+/// `local` body's waiting side is pending from its first poll, so without this every such
+/// call would become a task at once, and a body that never waits would run twice (once in
+/// the attempt dropped, once in the task). Asked, the call waits for the body's first poll
+/// to end on its thread, as an async body's first poll ends in place.
+pub(crate) fn handing_over() -> bool {
+    HANDING_OVER.with(|h| h.replace(false))
 }
 
 /// Counts one running body on a thread for as long as the call waits.
