@@ -354,6 +354,46 @@ fn a_local_body_runs_as_a_task_and_a_cancelled_one_is_dropped_on_its_thread() {
     assert!(drops.iter().all(|t| t.starts_with("toolwire-local-")), "dropped on {drops:?}");
 }
 
+/// `max_tasks`: with its one place taken by a running task, a call of a tool that runs only
+/// as a task is refused saying why, and one of a tool that may run as a task runs as an
+/// ordinary call; once the task ends, its place is free again.
+#[test]
+fn past_max_tasks_a_task_only_tool_is_refused_and_another_runs_as_a_call() {
+    let addr = serve(options().max_tasks(1));
+    let running = call(addr, "report", json!({}), true)["result"].clone();
+    assert_eq!(running["resultType"], "task", "{running}");
+    let id = running["taskId"].as_str().unwrap().to_owned();
+
+    let refused = call(addr, "migrate", json!({}), true)["error"].clone();
+    assert_eq!(refused["code"], -32032, "{refused}");
+    assert_eq!(
+        refused["message"],
+        "tool 'migrate' runs only as a task, and this server runs 1 task already, the most it runs at once; try again when one has ended"
+    );
+    let ordinary = call(addr, "build", json!({"seconds": 0.2}), true)["result"].clone();
+    assert_eq!(
+        (ordinary["resultType"].as_str(), ordinary["content"][0]["text"].as_str()),
+        (Some("complete"), Some("built in 0.2s")),
+        "{ordinary}"
+    );
+
+    assert_eq!(task_request(addr, "tasks/cancel", &id, json!({}))["result"]["resultType"], "complete");
+    assert_eq!(until(addr, &id, "cancelled")["status"], "cancelled");
+    // The place is given back when the task's driver ends, just after the record says so.
+    let start = Instant::now();
+    let migrating = loop {
+        let answer = call(addr, "migrate", json!({}), true);
+        if answer["error"]["code"] != -32032 {
+            break answer["result"].clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "the place was never given back: {answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(migrating["resultType"], "task", "{migrating}");
+    let done = until(addr, migrating["taskId"].as_str().unwrap(), "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "migrated", "{done}");
+}
+
 #[test]
 fn a_task_past_its_ttl_fails_saying_so() {
     let addr =

@@ -20,7 +20,8 @@
 //! # The driver
 //!
 //! The body runs in a task of its own (a tokio task, not bounded by `max_in_flight` or the
-//! deadline; bounded by the task's TTL and the store's capacity), beside the driver that
+//! deadline; bounded by the task's TTL, and counted among the `max_tasks` this replica runs
+//! at once until it ends), beside the driver that
 //! saves the record when the body asks or reports progress, renews the lease every third of
 //! it, and looks in the store's inbox every poll interval (and at once when a `tasks/update`
 //! or `tasks/cancel` is served here) for the answers and cancellations clients left on any
@@ -97,6 +98,9 @@ pub(crate) struct TaskCaller {
     pub(crate) parent: Option<tokio_util::sync::CancellationToken>,
     /// The request that started the task: what its body reads as its request.
     pub(crate) request: RequestParts,
+    /// Its place among the tasks this replica runs at once (`ServerOptions::max_tasks`),
+    /// held until its body ends.
+    pub(crate) place: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// Make a task for `body` and start it: the record is stored before this returns (a
@@ -134,7 +138,7 @@ pub(crate) async fn start(tasks: &Arc<Tasks>, caller: TaskCaller, body: TaskBody
         request: caller.request,
     });
     tracing::debug!(task = %id, "task started");
-    tokio::spawn(drive(tasks.clone(), id, local, ctx, body));
+    tokio::spawn(drive(tasks.clone(), id, local, ctx, body, caller.place));
     Ok(handle)
 }
 
@@ -159,7 +163,14 @@ impl Local {
 }
 
 /// Run a task's body to its end, keeping its record in the store up to date.
-async fn drive(tasks: Arc<Tasks>, id: String, local: Arc<Local>, ctx: Context, body: TaskBody) {
+async fn drive(
+    tasks: Arc<Tasks>,
+    id: String,
+    local: Arc<Local>,
+    ctx: Context,
+    body: TaskBody,
+    _place: Option<tokio::sync::OwnedSemaphorePermit>,
+) {
     let started = Instant::now();
     let ends_at = started + tasks.ttl;
     let look_every = tasks.poll_interval.min(tasks.lease / 3);
