@@ -16,7 +16,7 @@ pub(crate) mod carry;
 mod local;
 pub(crate) mod relief;
 
-pub(crate) use local::handing_over;
+pub(crate) use local::poll_judging_waits;
 mod workers;
 
 /// Run a sync body so that it never blocks the reactor or the transport for long (and never

@@ -67,20 +67,17 @@ pub(crate) type TaskBody =
 ///
 /// A `#[tool(local)]` body runs on a local thread, where its call cannot see it wait: until
 /// its first poll there is over, its call's pending is passed on as a wait
-/// ([`handing_over`](crate::tool::handing_over)); then a body that waits makes the call a
+/// ([`poll_judging_waits`](crate::tool::poll_judging_waits)); then a body that waits makes the call a
 /// task, and one that finished in that poll answers it, as an async body polled in place does.
 pub(crate) async fn until_first_wait<T>(
     stopped: impl Fn() -> bool,
     body: impl Future<Output = T>,
 ) -> Option<T> {
     let mut body = pin!(body);
-    std::future::poll_fn(|cx| {
-        crate::tool::handing_over();
-        match body.as_mut().poll(cx) {
-            Poll::Ready(done) => Poll::Ready(Some(done)),
-            Poll::Pending if stopped() || crate::tool::handing_over() => Poll::Pending,
-            Poll::Pending => Poll::Ready(None),
-        }
+    std::future::poll_fn(|cx| match crate::tool::poll_judging_waits(body.as_mut(), cx) {
+        (Poll::Ready(done), _) => Poll::Ready(Some(done)),
+        (Poll::Pending, handing_over) if handing_over || stopped() => Poll::Pending,
+        (Poll::Pending, _) => Poll::Ready(None),
     })
     .await
 }

@@ -21,7 +21,7 @@
 //!   and sampling work from the local thread as from anywhere else.
 //! - **A call that may become a task** (`#[tool(local, task = "optional")]`) becomes one when
 //!   the body first waits, on its thread: until the body's first poll there is over, the
-//!   call's own pending is not a wait of the body ([`handing_over`]), so a body that never
+//!   call's own pending is not a wait of the body ([`poll_judging_waits`]), so a body that never
 //!   waits answers its call once, as an async body polled in place does.
 //! - **An interceptor's watch** (a tracing span, a telemetry context) is entered on the local
 //!   thread around the making of the body and each poll of it (module `carry`), as it is
@@ -79,8 +79,15 @@ where
     T: Send + 'static,
 {
     let (tx, rx) = oneshot::channel::<Result<T, Box<dyn Any + Send>>>();
-    // Told (sent, or dropped) once the body's first poll is over: see [`handing_over`].
-    let (first_poll_tx, first_poll) = oneshot::channel::<()>();
+    // Told (sent, or dropped) once the body's first poll is over, when the poll that starts
+    // this asks (see [`poll_judging_waits`]); no channel is made otherwise.
+    let (first_poll_tx, first_poll) = match JUDGING.with(Cell::get) {
+        true => {
+            let (tx, rx) = oneshot::channel::<()>();
+            (Some(tx), Some(rx))
+        }
+        false => (None, None),
+    };
     let (thread, index) = pick();
     // The request's watch, if one watches, entered on the local thread around the making and
     // each poll of the body (module `carry`).
@@ -88,7 +95,7 @@ where
     let job: Job = Box::new(move || {
         Box::pin(async move {
             let mut tx = tx;
-            let mut first_poll_tx = Some(first_poll_tx);
+            let mut first_poll_tx = first_poll_tx;
             let made = {
                 let _entered = carry::enter(&watch);
                 std::panic::catch_unwind(AssertUnwindSafe(make))
@@ -126,7 +133,7 @@ where
         return Err(Lost::NoThread(index));
     }
     let mut rx = rx;
-    let mut first_poll = Some(first_poll);
+    let mut first_poll = first_poll;
     let answer = std::future::poll_fn(|cx| {
         if let Poll::Ready(answer) = Pin::new(&mut rx).poll(cx) {
             return Poll::Ready(answer);
@@ -149,22 +156,38 @@ where
 }
 
 thread_local! {
-    /// Set by a poll of [`run`]'s waiting side that returned pending before its body's first
-    /// poll was over (see [`handing_over`]).
+    /// Set while [`poll_judging_waits`] polls on this thread.
+    static JUDGING: Cell<bool> = const { Cell::new(false) };
+    /// Set by a poll of [`run`]'s waiting side, made while [`JUDGING`], that returned pending
+    /// before its body's first poll was over.
     static HANDING_OVER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether a poll made on this thread since the last ask returned pending only because a
-/// body it handed to a local thread has not been polled there yet (or is in its first
-/// poll): its call is not waiting on anything the body waits on, not yet. Clears the mark.
+/// Poll `future` once, and say whether it is pending only because a body it handed to a
+/// local thread in this poll or an earlier one of this kind has not had its first poll end
+/// there yet: its call is not waiting on anything the body waits on, not yet.
 ///
 /// For a call that becomes a task when its body first waits (`server::task::run`): a
-/// `local` body's waiting side is pending from its first poll, so without this every such
-/// call would become a task at once, and a body that never waits would run twice (once in
-/// the attempt dropped, once in the task). Asked, the call waits for the body's first poll
-/// to end on its thread, as an async body's first poll ends in place.
-pub(crate) fn handing_over() -> bool {
-    HANDING_OVER.with(|h| h.replace(false))
+/// `local` body's waiting side is pending from its first poll, so judged by its pending alone
+/// every such call would become a task at once, and a body that never waits would run twice
+/// (once in the attempt dropped, once in the task). Judged here, the call waits for the
+/// body's first poll to end on its thread, as an async body's first poll ends in place. A
+/// `local` call polled otherwise makes no channel for it.
+pub(crate) fn poll_judging_waits<F: Future + ?Sized>(
+    future: Pin<&mut F>,
+    cx: &mut std::task::Context<'_>,
+) -> (Poll<F::Output>, bool) {
+    struct Judging(bool);
+    impl Drop for Judging {
+        fn drop(&mut self) {
+            JUDGING.with(|j| j.set(self.0));
+        }
+    }
+    let _judging = Judging(JUDGING.with(|j| j.replace(true)));
+    let before = HANDING_OVER.with(|h| h.replace(false));
+    let polled = future.poll(cx);
+    let handing_over = HANDING_OVER.with(|h| h.replace(before));
+    (polled, handing_over)
 }
 
 /// Counts one running body on a thread for as long as the call waits.
