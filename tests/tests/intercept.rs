@@ -343,3 +343,41 @@ fn only_a_tool_that_takes_from_its_context_keeps_its_request() {
     let by_hand = toolwire::ToolInfo::new("by_hand", "Built by hand.", toolwire::Schema::empty_object());
     assert!(by_hand.reads_request());
 }
+
+/// Wherever a body runs, its request's watch is entered there: the Python SDK 2.3.0 client,
+/// over stdio, calls the `watched-tools` server (tests/src/bin), whose watch makes
+/// `watch of <tool>` current in a thread-local, and whose tools say what is current where
+/// their body runs: an async body on a runtime worker, a sync body handed to a sync worker
+/// and (while two sleeping bodies hold those) to tokio's blocking pool, and `local` bodies,
+/// async and sync, on a local thread. A sync body nobody watches, on the same sync workers,
+/// sees nothing: what a watch entered there was left when its body returned.
+#[test]
+fn python_over_stdio_every_body_runs_under_its_watch_on_the_thread_that_runs_it() {
+    for mode in ["legacy", "2026-07-28"] {
+        let mut command = Command::new(peer("TOOLWIRE_PY_MCP2"));
+        command.arg(toolwire_tests::tests_dir().join("peers/clients/py_watched_client.py")).args([
+            "--mode",
+            mode,
+            "--",
+            env!("CARGO_BIN_EXE_watched-tools"),
+        ]);
+        let out = run_bounded(command, Duration::from_secs(60));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{mode}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{mode}: not a report ({e}): {stdout}"));
+        let text =
+            |case: &str| report[case].as_str().unwrap_or_else(|| panic!("{mode}: no {case}: {report}"));
+        assert_eq!(text("async"), "watch of seen_async on tokio-rt-worker", "{mode}");
+        assert_eq!(text("sync"), "watch of seen_sync on toolwire-sync", "{mode}");
+        assert_eq!(text("sync_pooled"), "watch of seen_sync on tokio-rt-worker", "{mode}: the blocking pool");
+        for (case, tool) in [("local", "seen_local"), ("local_sync", "seen_local_sync")] {
+            let seen = text(case);
+            let prefix = format!("watch of {tool} on toolwire-local-");
+            assert!(seen.starts_with(&prefix), "{mode}: {case}: {seen}");
+        }
+        assert_eq!(text("unwatched"), "nothing on toolwire-sync", "{mode}");
+        assert!(text("unwatched_after").starts_with("nothing on "), "{mode}: {report}");
+        assert_eq!(text("sleepy_0"), "slept 1500 ms", "{mode}");
+    }
+}

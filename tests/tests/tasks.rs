@@ -18,6 +18,7 @@
 mod peer_support;
 
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -76,6 +77,52 @@ async fn report(ctx: &Context) -> String {
     "never".to_owned()
 }
 
+/// The name of the thread this runs on.
+fn thread_name() -> String {
+    std::thread::current().name().unwrap_or("unnamed").to_owned()
+}
+
+/// A `local` body that may run as a task: its future holds an `Rc` across its wait, so it is
+/// not `Send`, and it says where it ran.
+#[tool(read_only, local, task = "optional")]
+async fn local_build(ms: u64) -> String {
+    let held = Rc::new(ms);
+    tokio::time::sleep(Duration::from_millis(*held)).await;
+    format!("built locally in {} ms on {}", *held, thread_name())
+}
+
+/// How many times a `local_quick` body ran.
+static LOCAL_QUICK_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A `local` body that never waits, so never a task; counts its runs.
+#[tool(read_only, local, task = "optional")]
+async fn local_quick() -> String {
+    let held = Rc::new("done locally at once");
+    LOCAL_QUICK_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    (*held).to_owned()
+}
+
+/// The threads `local_wait` bodies were dropped on, in order.
+static LOCAL_DROPS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes in [`LOCAL_DROPS`] the thread it is dropped on.
+struct DropNote;
+
+impl Drop for DropNote {
+    fn drop(&mut self) {
+        LOCAL_DROPS.lock().unwrap().push(thread_name());
+    }
+}
+
+/// A `local` task body holding an `Rc` that waits to be cancelled; its drop is noted.
+#[tool(read_only, local, task = "optional")]
+async fn local_wait() -> String {
+    let _note = DropNote;
+    let _held = Rc::new(());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    "never".to_owned()
+}
+
 /// A server with the tools above on `127.0.0.1:P`, served on a runtime of its own; its address.
 fn serve(options: ServerOptions) -> SocketAddr {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -86,7 +133,10 @@ fn serve(options: ServerOptions) -> SocketAddr {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
             let server = Server::builder(options)
-                .tools(tools![build, quick, deploy, migrate, boom, report].unwrap())
+                .tools(
+                    tools![build, quick, deploy, migrate, boom, report, local_build, local_wait, local_quick]
+                        .unwrap(),
+                )
                 .build();
             toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
         });
@@ -254,6 +304,96 @@ fn a_cancelled_task_ends_cancelled_and_a_panic_fails_it() {
     assert!(failed.get("result").is_none());
 }
 
+/// `task` and `local` on one tool: the call becomes a task once its body waits on its local
+/// thread, its `!Send` body runs to the end there, and its result is read through
+/// `tasks/get`; a body that never waits is an ordinary call, run once; a cancelled task ends
+/// `cancelled`, its body dropped on its local thread (as the call's first attempt was, when
+/// the call became a task).
+#[test]
+fn a_local_body_runs_as_a_task_and_a_cancelled_one_is_dropped_on_its_thread() {
+    let addr = serve(options());
+    let created = call(addr, "local_build", json!({"ms": 200}), true)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let done = until(addr, created["taskId"].as_str().unwrap(), "completed");
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("built locally in 200 ms on toolwire-local-"), "{done}");
+
+    // A `local` body that never waits is answered with its result, not made a task (its
+    // call waits for its first poll on its thread), and it ran once.
+    let quick = call(addr, "local_quick", json!({}), true)["result"].clone();
+    assert_eq!(
+        (quick["resultType"].as_str(), quick["content"][0]["text"].as_str()),
+        (Some("complete"), Some("done locally at once")),
+        "{quick}"
+    );
+    assert_eq!(LOCAL_QUICK_RUNS.load(std::sync::atomic::Ordering::SeqCst), 1, "it ran once");
+
+    let created = call(addr, "local_wait", json!({}), true)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap();
+    // The call's first attempt, stopped when it became a task, was dropped on its thread.
+    let start = Instant::now();
+    while LOCAL_DROPS.lock().unwrap().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(5), "the first attempt was never dropped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(LOCAL_DROPS.lock().unwrap().len(), 1, "the task's body runs on");
+    assert_eq!(until(addr, id, "working")["status"], "working");
+    assert_eq!(task_request(addr, "tasks/cancel", id, json!({}))["result"]["resultType"], "complete");
+    let cancelled = until(addr, id, "cancelled");
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["statusMessage"], "cancelled by the client (tasks/cancel)");
+    let start = Instant::now();
+    while LOCAL_DROPS.lock().unwrap().len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(5), "the cancelled task's body was never dropped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let drops = LOCAL_DROPS.lock().unwrap().clone();
+    assert!(drops.iter().all(|t| t.starts_with("toolwire-local-")), "dropped on {drops:?}");
+}
+
+/// `max_tasks`: with its one place taken by a running task, a call of a tool that runs only
+/// as a task is refused saying why, and one of a tool that may run as a task runs as an
+/// ordinary call; once the task ends, its place is free again.
+#[test]
+fn past_max_tasks_a_task_only_tool_is_refused_and_another_runs_as_a_call() {
+    let addr = serve(options().max_tasks(1));
+    let running = call(addr, "report", json!({}), true)["result"].clone();
+    assert_eq!(running["resultType"], "task", "{running}");
+    let id = running["taskId"].as_str().unwrap().to_owned();
+
+    let refused = call(addr, "migrate", json!({}), true)["error"].clone();
+    assert_eq!(refused["code"], -32032, "{refused}");
+    assert_eq!(
+        refused["message"],
+        "tool 'migrate' runs only as a task, and this server runs 1 task already, the most it runs at once; try again when one has ended"
+    );
+    let ordinary = call(addr, "build", json!({"seconds": 0.2}), true)["result"].clone();
+    assert_eq!(
+        (ordinary["resultType"].as_str(), ordinary["content"][0]["text"].as_str()),
+        (Some("complete"), Some("built in 0.2s")),
+        "{ordinary}"
+    );
+
+    assert_eq!(task_request(addr, "tasks/cancel", &id, json!({}))["result"]["resultType"], "complete");
+    assert_eq!(until(addr, &id, "cancelled")["status"], "cancelled");
+    // The place is given back when the task's driver ends, just after the record says so.
+    let start = Instant::now();
+    let migrating = loop {
+        let answer = call(addr, "migrate", json!({}), true);
+        if answer["error"]["code"] != -32032 {
+            break answer["result"].clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(5), "the place was never given back: {answer}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(migrating["resultType"], "task", "{migrating}");
+    let done = until(addr, migrating["taskId"].as_str().unwrap(), "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "migrated", "{done}");
+}
+
 #[test]
 fn a_task_past_its_ttl_fails_saying_so() {
     let addr =
@@ -336,8 +476,9 @@ fn serve_for_client() -> String {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
             let options = options().task_poll_interval(Duration::from_millis(30));
-            let server =
-                Server::builder(options).tools(tools![build, deploy, steps, report, boom].unwrap()).build();
+            let server = Server::builder(options)
+                .tools(tools![build, deploy, steps, report, boom, migrate].unwrap())
+                .build();
             toolwire::http::serve(listener, server, HttpConfig::new(Auth::None)).await;
         });
     });
@@ -468,6 +609,45 @@ async fn a_cancelled_or_timed_out_call_cancels_its_task_on_the_server() {
     let unknown = client.get_task("nope").await.unwrap_err();
     assert_eq!(unknown.to_string(), "server 'tasks' answered 'tasks/get' with error code -32602");
     client.close().await;
+}
+
+/// A tool that runs only as a task, called by a client that does not take tasks: the error
+/// says what to set (`ClientOptions::tasks(true)`), for a call, an adopted tool and
+/// `get_task`; on a legacy connection that takes tasks, that it needs a 2026-07-28 one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_does_not_take_tasks_is_told_what_to_set() {
+    use toolwire::client::{AdoptOptions, CallOptions, Client, ClientOptions, EraMode, HttpServer};
+    let url = serve_for_client();
+    let options = ClientOptions::new("tasks").era(EraMode::Modern);
+    let client = Client::connect(HttpServer::new(&url), options).await.unwrap();
+    let err = client.call_tool("migrate", json!({}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    assert!(!err.is_retryable());
+    let adopted = client.adopt(AdoptOptions::default()).await.unwrap();
+    let err =
+        adopted.get("migrate").expect("adopted").call_json(json!({}), &Context::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'tasks__migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    let err = client.get_task("t").await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "server 'tasks' declined 'tasks/get' (code -32021): it needs the tasks extension, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
+    client.close().await;
+
+    let options = ClientOptions::new("tasks").era(EraMode::Legacy).tasks(true);
+    let legacy = Client::connect(HttpServer::new(&url), options).await.unwrap();
+    let err = legacy.call_tool("migrate", json!({}), CallOptions::new()).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool 'migrate' was declined by server 'tasks' (code -32021): it runs only as a task, and this client declares tasks only on a 2026-07-28 connection, which this one is not: connect with `EraMode::Modern`"
+    );
+    legacy.close().await;
 }
 
 // ─── A real peer: the Inspector's ext-tasks requester ───

@@ -233,7 +233,10 @@ async fn a_client_without_the_extension_is_told_what_is_missing() {
     let ids = Arc::new(Mutex::new(Vec::new()));
     let client = client(&server.url, false, &ids).await;
     let err = client.call_tool("slow", json!({}), CallOptions::new()).await.unwrap_err();
-    assert_eq!(err.to_string(), "tool 'slow' was declined by server 'rmcp' (code -32021)");
+    assert_eq!(
+        err.to_string(),
+        "tool 'slow' was declined by server 'rmcp' (code -32021): it runs only as a task, and this client does not take tasks: set `ClientOptions::tasks(true)`"
+    );
     assert!(ids.lock().unwrap().is_empty());
     client.close().await;
 }

@@ -522,7 +522,9 @@ impl Client {
     /// [`delivery`](CallOptions::delivery) (the default) and `Unavailable` under
     /// at-least-once; refused credentials (HTTP 401, 403) [`RemoteError::Unauthorized`];
     /// another HTTP status trying again will not change [`RemoteError::HttpStatus`]; a
-    /// JSON-RPC error answer [`RemoteError::Refused`]; input a 2026-07-28 server asked for
+    /// JSON-RPC error answer [`RemoteError::Refused`] (or, from a server that runs the tool
+    /// only as a task to a call that did not declare the tasks extension,
+    /// [`RemoteError::TasksRequired`], saying what to set); input a 2026-07-28 server asked for
     /// and the client could not give [`RemoteError::Input`] (each in [`ToolError::Remote`]);
     /// and the caller's cancellation [`ToolError::CancelledBeforeDispatch`] or
     /// [`ToolError::CancelledWhileRunning`].
@@ -595,6 +597,10 @@ impl Client {
                 Failure::Http(status) => {
                     RemoteError::HttpStatus { tool: name.to_owned(), server: server.clone(), status }.into()
                 }
+                Failure::Rpc { code, data, .. } if super::tasks::requires_tasks(code, data.as_ref()) => {
+                    let fix = super::tasks::tasks_fix(&self.inner.conn).to_owned();
+                    RemoteError::TasksRequired { tool: name.to_owned(), server: server.clone(), fix }.into()
+                }
                 Failure::Rpc { code, .. } => {
                     RemoteError::Refused { tool: name.to_owned(), server: server.clone(), code }.into()
                 }
@@ -653,6 +659,13 @@ pub(crate) fn failure_to_client_error(
         Failure::Gone(reason) | Failure::Lost(reason) => ClientError::Unavailable { server, reason },
         Failure::Http(status @ (401 | 403)) => ClientError::Unauthorized { server, status },
         Failure::Http(status) => ClientError::HttpStatus { server, status },
+        Failure::Rpc { code, data, .. } if super::tasks::requires_tasks(code, data.as_ref()) => {
+            ClientError::TasksRequired {
+                server,
+                method: method.to_owned(),
+                fix: super::tasks::tasks_fix(conn).to_owned(),
+            }
+        }
         Failure::Rpc { code, message, .. } | Failure::TaskFailed { code, message } => {
             ClientError::Rpc { server, method: method.to_owned(), code, server_message: message }
         }

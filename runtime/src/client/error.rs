@@ -102,6 +102,19 @@ pub enum ClientError {
         /// The server's own message: untrusted, for logs only.
         server_message: String,
     },
+    /// The server needs the tasks extension (`io.modelcontextprotocol/tasks`) for this
+    /// request, which did not declare it: JSON-RPC -32021 with `data.requiredCapabilities`
+    /// naming it. `fix` says what to change on this client, in our words
+    /// (`ClientOptions::tasks(true)`, or a 2026-07-28 connection). Not retryable as is.
+    #[error("server '{server}' declined '{method}' (code -32021): it needs the tasks extension, and {fix}")]
+    TasksRequired {
+        /// The server's configured name.
+        server: String,
+        /// The request's method.
+        method: String,
+        /// What to change on this client, in our words.
+        fix: String,
+    },
     /// One of the client's own interceptors refused the request
     /// ([`ClientOptions::intercept`](super::ClientOptions::intercept)); it was not sent.
     #[error("'{method}' to server '{server}' was refused before it was sent: {reason}")]
@@ -239,6 +252,10 @@ impl PartialEq for ClientError {
             (
                 E::Refused { server, method, reason },
                 E::Refused { server: server2, method: method2, reason: reason2 },
+            )
+            | (
+                E::TasksRequired { server, method, fix: reason },
+                E::TasksRequired { server: server2, method: method2, fix: reason2 },
             ) => server == server2 && method == method2 && reason == reason2,
             (
                 E::Protocol { server, method, detail },

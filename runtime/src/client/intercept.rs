@@ -24,7 +24,7 @@ use crate::protocol::Era;
 /// | verdict | what happens |
 /// | --- | --- |
 /// | [`SendVerdict::Pass`] | the request is sent as it now is |
-/// | [`SendVerdict::SendWatch`] | sent, and the [`SendWatch`] told its [`SendOutcome`] |
+/// | [`SendVerdict::Watch`] | sent, and the [`SendWatch`] told its [`SendOutcome`] |
 /// | [`SendVerdict::Answer`] | not sent: the caller gets this result |
 /// | [`SendVerdict::Refuse`] | not sent: the caller gets [`ClientError::Refused`](super::ClientError::Refused) (a tool call, the tool error `tool 'x' failed: refused before it was sent to server 's': <reason>`) |
 ///
@@ -61,7 +61,7 @@ pub enum SendVerdict {
     /// Send it.
     Pass,
     /// Send it, and tell this watch how it ended.
-    SendWatch(Box<dyn SendWatch>),
+    Watch(Box<dyn SendWatch>),
     /// Do not send it: the caller gets this result, as if the server had sent it.
     Answer(Value),
     /// Do not send it: the caller gets [`ClientError::Refused`](super::ClientError::Refused)
@@ -75,9 +75,9 @@ impl SendVerdict {
         SendVerdict::Refuse(reason.into())
     }
 
-    /// SendWatch the request with `watch`.
+    /// Send the request, and tell `watch` how it ended.
     pub fn watch(watch: impl SendWatch) -> SendVerdict {
-        SendVerdict::SendWatch(Box::new(watch))
+        SendVerdict::Watch(Box::new(watch))
     }
 }
 
@@ -85,14 +85,14 @@ impl std::fmt::Debug for SendVerdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SendVerdict::Pass => f.write_str("Pass"),
-            SendVerdict::SendWatch(_) => f.write_str("SendWatch(..)"),
+            SendVerdict::Watch(_) => f.write_str("Watch(..)"),
             SendVerdict::Answer(body) => f.debug_tuple("Answer").field(body).finish(),
             SendVerdict::Refuse(reason) => f.debug_tuple("Refuse").field(reason).finish(),
         }
     }
 }
 
-/// Follows one request a client [`SendInterceptor`] let through ([`SendVerdict::SendWatch`]).
+/// Follows one request a client [`SendInterceptor`] let through ([`SendVerdict::Watch`]).
 pub trait SendWatch: Send + 'static {
     /// The request ended: called once.
     fn finished(self: Box<Self>, outcome: SendOutcome<'_>);
@@ -126,7 +126,7 @@ pub enum SendOutcome<'a> {
     },
 }
 
-/// One request a client is about to send, as an [`SendInterceptor`] sees it. `_meta` and the
+/// One request a client is about to send, as a [`SendInterceptor`] sees it. `_meta` and the
 /// request's own headers may be changed here; the rest is read-only.
 pub struct Sending<'a> {
     pub(crate) server: &'a str,
@@ -254,7 +254,7 @@ impl Interceptors {
         for interceptor in &self.chain {
             match interceptor.intercept(request) {
                 SendVerdict::Pass => {}
-                SendVerdict::SendWatch(watch) => watches.push(watch),
+                SendVerdict::Watch(watch) => watches.push(watch),
                 SendVerdict::Answer(body) => return Decision::Answered(Ok(body), watches),
                 SendVerdict::Refuse(reason) => return Decision::Answered(Err(reason), watches),
             }

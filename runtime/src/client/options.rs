@@ -663,6 +663,11 @@ impl ClientOptions {
     /// the JSON-RPC error it carries; one cancelled is the call cancelled. To hold a task
     /// yourself instead, see [`Client::get_task`](super::Client::get_task) and
     /// [`Client::cancel_task`](super::Client::cancel_task).
+    ///
+    /// Off, a call of a tool the server runs only as a task is declined (JSON-RPC -32021), and
+    /// reads as [`RemoteError::TasksRequired`](crate::tool::RemoteError::TasksRequired)
+    /// (`ClientError::TasksRequired` for `get_task` and other requests), whose message says
+    /// to set this.
     pub fn tasks(mut self, on: bool) -> Self {
         self.tasks = on;
         self

@@ -274,6 +274,9 @@ fn renamed(e: ToolError, name: &str) -> ToolError {
         ToolError::Remote(RemoteError::Refused { server, code, .. }) => {
             RemoteError::Refused { tool, server, code }.into()
         }
+        ToolError::Remote(RemoteError::TasksRequired { server, fix, .. }) => {
+            RemoteError::TasksRequired { tool, server, fix }.into()
+        }
         // A task that ran and failed: its report sealed again under the model's name.
         ToolError::Remote(RemoteError::Failed { server, report, .. }) => RemoteError::Failed {
             envelope: super::normalise::seal(&server, &tool, &report),

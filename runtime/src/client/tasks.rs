@@ -31,11 +31,37 @@ use super::conn::{Conn, Failure, RequestOpts};
 use super::rounds::{RoundFailure, answer_all};
 use crate::context::Progress;
 use crate::protocol::methods;
-use crate::protocol::wire::{TASK, Task, TaskStatus};
+use crate::protocol::wire::{TASK, TASKS_EXTENSION, Task, TaskStatus};
 use crate::race::{Either, first};
 
 /// The shortest and longest wait between two polls, whatever the server suggests.
 const POLL_BOUNDS: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(5));
+
+/// Whether a JSON-RPC error (`code`, `data`) is a server's -32021 naming the tasks extension
+/// among the capabilities it requires (`data.requiredCapabilities.extensions`), as toolwire's
+/// server and rmcp's send for a tool that runs only as a task.
+pub(crate) fn requires_tasks(code: i64, data: Option<&Value>) -> bool {
+    code == crate::protocol::code::MISSING_REQUIRED_CLIENT_CAPABILITY
+        && data
+            .and_then(|d| d.pointer("/requiredCapabilities/extensions"))
+            .and_then(Value::as_object)
+            .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION))
+}
+
+/// What to change on the client behind `conn` so that its requests declare the tasks
+/// extension, for the error of a server that requires it ([`requires_tasks`]).
+pub(crate) fn tasks_fix(conn: &Conn) -> &'static str {
+    match (conn.options().tasks, conn.is_modern()) {
+        (false, true) => "this client does not take tasks: set `ClientOptions::tasks(true)`",
+        (false, false) => {
+            "this client does not take tasks: set `ClientOptions::tasks(true)`, on a 2026-07-28 connection (`EraMode::Modern`)"
+        }
+        (true, false) => {
+            "this client declares tasks only on a 2026-07-28 connection, which this one is not: connect with `EraMode::Modern`"
+        }
+        (true, true) => "this client declared the extension, yet the server did not take the declaration",
+    }
+}
 
 /// Whether a result is a task's handle (its `resultType`).
 pub(crate) fn is_task(result: &RawValue) -> bool {

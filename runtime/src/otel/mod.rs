@@ -60,12 +60,12 @@
 //!
 //! # Where the context reaches, and where it does not
 //!
-//! The served span's context is current while the engine polls the request's user code
-//! ([`Watch::enter`](crate::server::Watch::enter)): in an `async fn` tool's body, in an
-//! adopted tool's call, and so in every request those send through a client with
-//! [`ClientTelemetry`]. A sync tool's body runs on another thread, and a `#[tool(local)]`
-//! body on a local thread, where the context is not current: such a body that sends requests
-//! of its own attaches it (`opentelemetry::Context::attach`) from a value it is handed.
+//! The served span's context is current while the request's user code runs
+//! ([`Watch::enter`](crate::server::Watch::enter)), on whichever thread runs it: in an
+//! `async fn` tool's body, in a sync body (in place, or on the thread it is handed to), in a
+//! `#[tool(local)]` body on its local thread, in an adopted tool's call, and so in every
+//! request those send through a client with [`ClientTelemetry`]. Not in a call that became a
+//! task (the tasks extension): its body runs on after the request's span ended.
 //!
 //! # Example
 //!

@@ -96,3 +96,46 @@ impl Watch for Served {
         self.record.end(failure);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use opentelemetry::trace::TraceContextExt;
+    use serde_json::value::RawValue;
+
+    use super::*;
+    use crate::principal::Principal;
+    use crate::protocol::RequestId;
+
+    /// The served span's watch is entered on whichever thread runs the body (a sync body's
+    /// worker, a `local` body's thread: module `tool::run::carry`): entered on another
+    /// thread, the span, a child of the trace `_meta` names, is current there, and only
+    /// while entered. Nothing in it is tied to the thread that made it.
+    #[test]
+    fn the_served_span_is_current_on_another_thread_while_entered() {
+        const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let params =
+            format!(r#"{{"name":"shout","_meta":{{"traceparent":"00-{TRACE}-00f067aa0ba902b7-01"}}}}"#);
+        let params = serde_json::from_str::<&RawValue>(&params).unwrap();
+        let principal = Arc::new(Principal::host());
+        let id = RequestId::Number(1);
+        let request = Intercepted::new("tools/call", &id, Some(params), &principal);
+        let Ruling::Watch(watch) = ServerTelemetry::new().intercept(&request) else {
+            panic!("the telemetry watches every request")
+        };
+        let watch: Arc<dyn Watch> = Arc::from(watch);
+        let theirs = Arc::clone(&watch);
+        let (during, after) = std::thread::spawn(move || {
+            let trace = || Context::current().span().span_context().trace_id().to_string();
+            let entered = theirs.enter();
+            let during = trace();
+            drop(entered);
+            (during, trace())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(during, TRACE, "current while entered on the body's thread");
+        assert_eq!(after, "00000000000000000000000000000000", "and only then");
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::any::Any;
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -13,6 +13,8 @@ use crate::context::PeerInfo;
 use crate::principal::Principal;
 use crate::protocol::meta::ImplementationIn;
 use crate::protocol::{Era, PROTOCOL_VERSION_KEY, RequestId, RpcError};
+use crate::sync::{read_lock, write_lock};
+use crate::tool::carry;
 
 /// The JSON-RPC code of a request an [`Interceptor`] refused with [`Ruling::refuse`] (in the
 /// implementation-defined server range, beside [`RATE_LIMITED`](crate::server::RATE_LIMITED)).
@@ -146,27 +148,57 @@ impl std::fmt::Debug for Ruling {
 }
 
 /// What a [`Watch`] is handed around each poll of its request's user code, and drops when
-/// the poll returns: a tracing span entered, a telemetry context attached.
+/// the poll returns (on the thread that polled it): a tracing span entered, a telemetry
+/// context attached.
 pub type Entered = Box<dyn Any>;
 
 /// Follows one request an [`Interceptor`] let through ([`Ruling::Watch`]).
 pub trait Watch: Send + Sync + 'static {
     /// Called around every poll of the request's user code (a tool's body, a resource's
-    /// read, a prompt's get): what it returns is held while the code is polled, and dropped
-    /// after, on the same thread. A span or a context made current here is current in the
-    /// code, and in what the code does on its own thread (a client request it sends). `None`
-    /// by default; never called for a request that runs no user code.
+    /// read, a prompt's get), on the thread that runs it: what it returns is held while the
+    /// code runs, and dropped after, on the same thread. A span or a context made current
+    /// here is current in the code, and in what the code does on its own thread (a client
+    /// request it sends). `None` by default; never called for a request that runs no user
+    /// code.
     ///
-    /// An async body is polled there, and so is a sync body run in place (on the stdio
-    /// reader, or a runtime worker); a sync body handed to another thread (the blocking
-    /// pool, when it runs long or no worker is free) runs outside the poll, and sees no
-    /// thread-local context made here: carry what it needs through the request instead.
+    /// Wherever the body runs: an async body, and a sync body run in place (on the stdio
+    /// reader, or a runtime worker), are polled inside the call's own poll, and it is
+    /// entered there; a sync body handed to another thread (a sync worker, or tokio's
+    /// blocking pool, when no place is free where the call is polled) has it entered there,
+    /// around the whole body; a `#[tool(local)]` body, on its local thread, around each of
+    /// its polls. So it may be called on several threads at once for one request. Once the
+    /// request is answered and [`finished`](Self::finished) called, it is not called again
+    /// (a sync body the deadline abandoned keeps what it entered until it returns).
+    ///
+    /// Not for a call that became a task (the tasks extension): its body runs on after the
+    /// request was answered with the task, outside the request's watch.
     fn enter(&self) -> Option<Entered> {
         None
     }
 
     /// The request was answered (or ended without an answer): called once.
     fn finished(self: Box<Self>, outcome: Outcome<'_>);
+}
+
+/// A request's watch, shared between its reply (which tells it the outcome, once) and the
+/// threads that run its body (which enter it until then: module `tool::run::carry`).
+pub(crate) struct SharedWatch(RwLock<Option<Box<dyn Watch>>>);
+
+impl SharedWatch {
+    pub(crate) fn new(watch: Box<dyn Watch>) -> Arc<SharedWatch> {
+        Arc::new(SharedWatch(RwLock::new(Some(watch))))
+    }
+
+    /// The watch, to tell; `None` once taken. It is entered no more.
+    pub(crate) fn take(&self) -> Option<Box<dyn Watch>> {
+        write_lock(&self.0).take()
+    }
+}
+
+impl carry::Enter for SharedWatch {
+    fn enter(&self) -> Option<Entered> {
+        read_lock(&self.0).as_ref()?.enter()
+    }
 }
 
 /// How a request ended, as its [`Watch`] is told.

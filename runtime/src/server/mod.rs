@@ -143,9 +143,10 @@ pub use notify::live::LiveError;
 pub(crate) use notify::subscriptions::{Recheck, Reread};
 pub use options::{
     DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_LIST_TTL, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_INPUT_ROUNDS,
-    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL, DEFAULT_TASK_LEASE,
-    DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, ServerOptions,
+    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_TASKS, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_STATE_TTL,
+    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, ServerOptions,
 };
 pub use task::store::{
     DEFAULT_TASK_CAPACITY, MemoryTaskStore, TaskFuture, TaskInbox, TaskRecord, TaskStore, TaskStoreError,
 };
+pub use task::tasks::TOO_MANY_TASKS;

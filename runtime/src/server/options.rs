@@ -39,6 +39,10 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// (`pollIntervalMs`).
 pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_millis(500);
 
+/// Default bound on tasks (the tasks extension) running at once on one replica: 32, as
+/// [`DEFAULT_MAX_IN_FLIGHT`].
+pub const DEFAULT_MAX_TASKS: usize = 32;
+
 /// How long a replica's lease on a task it runs lasts, unless told otherwise: 15 seconds. The
 /// replica renews it every third of that; a task whose lease ran out (its replica died) reads
 /// as failed.
@@ -77,6 +81,7 @@ pub struct ServerOptions {
     pub(crate) task_ttl: Duration,
     pub(crate) task_poll_interval: Duration,
     pub(crate) task_lease: Duration,
+    pub(crate) max_tasks: usize,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -99,6 +104,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("task_ttl", &self.task_ttl)
             .field("task_poll_interval", &self.task_poll_interval)
             .field("task_lease", &self.task_lease)
+            .field("max_tasks", &self.max_tasks)
             .finish()
     }
 }
@@ -125,6 +131,7 @@ impl ServerOptions {
             task_ttl: DEFAULT_TASK_TTL,
             task_poll_interval: DEFAULT_TASK_POLL_INTERVAL,
             task_lease: DEFAULT_TASK_LEASE,
+            max_tasks: DEFAULT_MAX_TASKS,
         }
     }
 
@@ -162,8 +169,32 @@ impl ServerOptions {
     /// How many tool calls may run at once (at least 1). Later calls wait their turn;
     /// `ping` and listing are never held up by them. An open `subscriptions/listen` stream
     /// takes no slot and is not ended by [`deadline`](Self::deadline).
+    ///
+    /// A call that became a task (the tasks extension) gives its slot back when its request
+    /// is answered with the task: the task's body runs on, bounded by
+    /// [`max_tasks`](Self::max_tasks) and its TTL, not by this (a task may run for an hour,
+    /// and calls must not wait that long behind it). So at most `max_in_flight` calls and
+    /// `max_tasks` tasks run at once.
     pub fn max_in_flight(mut self, n: usize) -> Self {
         self.max_in_flight = n.max(1);
+        self
+    }
+
+    /// How many tasks (the tasks extension) may run at once on this replica (at least 1;
+    /// default [`DEFAULT_MAX_TASKS`]). A call that may become a task takes a task's place
+    /// when it starts, and keeps it for the task if it becomes one (else gives it back when
+    /// it is answered). With every place taken, a call of a tool that *may* run as a task
+    /// (`task = "optional"`) runs as an ordinary call, holding its request open (and its
+    /// [`max_in_flight`](Self::max_in_flight) slot); one of a tool that runs *only* as a task
+    /// (`task = "required"`) is refused, before it runs, with JSON-RPC
+    /// [`TOO_MANY_TASKS`](crate::server::TOO_MANY_TASKS):
+    /// `tool 'x' runs only as a task, and this server runs 32 tasks already, the most it runs
+    /// at once; try again when one has ended`. Tasks stay counted until their body ends
+    /// (completed, failed, cancelled, or stopped at its TTL); the records the store keeps
+    /// after that are bounded by the store
+    /// ([`MemoryTaskStore::with_capacity`](crate::server::MemoryTaskStore::with_capacity)).
+    pub fn max_tasks(mut self, n: usize) -> Self {
+        self.max_tasks = n.max(1);
         self
     }
 

@@ -140,6 +140,22 @@ pub enum RemoteError {
         /// The JSON-RPC error code the server answered with.
         code: i64,
     },
+    /// The server runs the tool only as a task (the tasks extension,
+    /// `io.modelcontextprotocol/tasks`) and declined this call, which did not declare the
+    /// extension: JSON-RPC -32021 with `data.requiredCapabilities` naming it. `fix` says what
+    /// to change on this client, in our words (`ClientOptions::tasks(true)`, or a 2026-07-28
+    /// connection). The tool was not run; not retryable as is.
+    #[error(
+        "tool '{tool}' was declined by server '{server}' (code -32021): it runs only as a task, and {fix}"
+    )]
+    TasksRequired {
+        /// The tool's name.
+        tool: String,
+        /// The server's name, as configured.
+        server: String,
+        /// What to change on this client, in our words.
+        fix: String,
+    },
     /// The server refused the client's credentials (HTTP 401 or 403); the tool was not run.
     /// Not retryable: the same credentials are refused again.
     #[error(
@@ -254,6 +270,7 @@ impl RemoteError {
             | RemoteError::Unavailable { tool, .. }
             | RemoteError::Failed { tool, .. }
             | RemoteError::Refused { tool, .. }
+            | RemoteError::TasksRequired { tool, .. }
             | RemoteError::Unauthorized { tool, .. }
             | RemoteError::AuthorizationRequired { tool, .. }
             | RemoteError::AuthorizationFailed { tool, .. }

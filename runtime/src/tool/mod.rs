@@ -35,9 +35,9 @@ pub use output::{Content, EmbeddedResource, ToolOutput};
 pub use returns::{Json, ToolReturn};
 pub(crate) use returns::{structured_output, structured_output_schema};
 // Running a body, for the engine and the expansions (through `__private`); not API.
-pub(crate) use run::relief;
 #[doc(hidden)]
 pub use run::{CatchUnwind, panic_message, run_async, run_blocking, run_inline, run_local};
+pub(crate) use run::{carry, poll_judging_waits, relief};
 
 /// The future a [`Tool::call`] returns: boxed so the trait stays object-safe.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;

@@ -1,7 +1,8 @@
 //! Running a tool body: a sync body in place on a reader that can be relieved (`relief`), else
 //! on a sync worker or the blocking pool (`workers`); an async one awaited in place, or, when
 //! its future is not `Send` (`#[tool(local)]`), on a local thread (`local`); either
-//! way a panic turned into [`ToolError::Panicked`] rather than a dead task.
+//! way a panic turned into [`ToolError::Panicked`] rather than a dead task, and a body run on
+//! another thread run under its request's interceptor watch there (`carry`).
 
 use std::any::Any;
 use std::future::Future;
@@ -11,8 +12,11 @@ use std::task::{Context as TaskContext, Poll};
 
 use super::ToolError;
 
+pub(crate) mod carry;
 mod local;
 pub(crate) mod relief;
+
+pub(crate) use local::poll_judging_waits;
 mod workers;
 
 /// Run a sync body so that it never blocks the reactor or the transport for long (and never
@@ -20,8 +24,9 @@ mod workers;
 /// place when the call is polled by the stdin reader, which another thread relieves if the body
 /// runs long (past 1 to 9 ms), or by a worker of a multi-threaded runtime while fewer than
 /// workers − 1 bodies run in place there (see `relief`); else on one of toolwire's sync
-/// workers when one is idle (see `workers`), else on tokio's blocking pool. A panic becomes
-/// [`ToolError::Panicked`].
+/// workers when one is idle (see `workers`), else on tokio's blocking pool, with the
+/// request's interceptor watch, if one watches, entered there around it (see `carry`). A
+/// panic becomes [`ToolError::Panicked`].
 pub async fn run_blocking<R, F>(tool: &str, body: F) -> Result<R, ToolError>
 where
     F: FnOnce() -> R + Send + 'static,
@@ -33,6 +38,13 @@ where
     let body = match relief::run_here(body) {
         Ok(done) => return done.map_err(|payload| panicked(tool, payload)),
         Err(body) => body,
+    };
+    // Off this thread: the request's watch, if one watches, goes along and is entered there
+    // around the body (module `carry`).
+    let watch = carry::take();
+    let body = move || {
+        let _entered = carry::enter(&watch);
+        body()
     };
     let body = match workers::spawn(body) {
         Ok(wait) => return wait.await.map_err(|payload| panicked(tool, payload)),
@@ -53,8 +65,9 @@ pub fn run_inline<R>(tool: &str, body: impl FnOnce() -> R) -> Result<R, ToolErro
 
 /// Run a body whose future is not `Send` (`#[tool(local)]`) on one of toolwire's local
 /// threads (see `local`): `make` is called there and the future it makes polled there to the
-/// end; dropping the returned future (cancellation, the deadline) drops the body there. A panic
-/// in either becomes [`ToolError::Panicked`].
+/// end, with the request's interceptor watch, if one watches, entered there around the call
+/// and each poll (see `carry`); dropping the returned future (cancellation, the deadline)
+/// drops the body there. A panic in either becomes [`ToolError::Panicked`].
 ///
 /// ```
 /// # async fn demo() -> Result<(), toolwire::tool::ToolError> {

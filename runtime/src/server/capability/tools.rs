@@ -75,7 +75,7 @@ use crate::server::run::request::{Handler, Stop};
 use crate::server::run::rounds::{Retry, Round, RoundCall};
 use crate::server::task::methods::missing_extension;
 use crate::server::task::run::{self as task_run, TaskBody, TaskCaller, TaskEnd, until_first_wait};
-use crate::server::task::tasks::Tasks;
+use crate::server::task::tasks::{Tasks, too_many_tasks};
 
 /// What a server serving tools holds: the current [`ToolSet`] (fixed, or swapped whole when
 /// a live server's tools change), and what a rebuilt listing needs.
@@ -433,13 +433,21 @@ fn escalation(
     if caller.untrusted() && info.declarations().requires_approval {
         return Ok(None);
     }
-    Ok(Some(Box::new(Escalate {
-        tasks: Arc::clone(tasks),
-        capabilities,
-        parent: session.shared.options.cancellation.clone(),
-        meta: session.shared.modern_meta.clone(),
-        created: Mutex::new(None),
-    })))
+    // It takes a task's place now (`ServerOptions::max_tasks`), kept for the task if it
+    // becomes one; with none free, it runs as an ordinary call, or, if it runs only as a
+    // task, is refused.
+    match Arc::clone(&tasks.places).try_acquire_owned() {
+        Ok(place) => Ok(Some(Box::new(Escalate {
+            tasks: Arc::clone(tasks),
+            capabilities,
+            parent: session.shared.options.cancellation.clone(),
+            meta: session.shared.modern_meta.clone(),
+            created: Mutex::new(None),
+            place: Mutex::new(Some(place)),
+        }))),
+        Err(_) if support == TaskSupport::Required => Err(too_many_tasks(info.name(), tasks.max_tasks)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// What a call that may become a task needs to make one, and the task's handle once made.
@@ -452,6 +460,9 @@ struct Escalate {
     /// The call's answer once it became a task: the `CreateTaskResult`, or why no task could
     /// be made.
     created: Mutex<Option<Result<String, RpcError>>>,
+    /// The task's place among the `max_tasks` this replica runs, taken when the call
+    /// started; handed to the task, or given back with the call.
+    place: Mutex<Option<tokio::sync::OwnedSemaphorePermit>>,
 }
 
 impl ToolCall {
@@ -473,6 +484,7 @@ impl ToolCall {
                 answers,
                 parent: escalate.parent.clone(),
                 request: ctx.request_parts(),
+                place: lock(&escalate.place).take(),
             };
             let again = Arc::new(ToolCall {
                 tool: Arc::clone(&self.tool),

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use crate::protocol::{Outbound, RequestId, RpcError, code};
 use crate::sync::lock;
 
-use crate::server::intercept::{Outcome, Watch};
+use crate::server::intercept::{Entered, Outcome, SharedWatch, Watch};
 use crate::server::run::running::Running;
+use crate::tool::carry;
 
 /// Where a session's outbound messages go: the transport's writer.
 ///
@@ -97,8 +98,9 @@ pub(crate) struct Reply {
 
 /// A watched reply's watch, and whether the reply claimed its call when it told the watch.
 struct Watching {
-    /// Told the outcome when the reply is sent, or dropped unsent; taken when told.
-    watch: Option<Box<dyn Watch>>,
+    /// Told the outcome when the reply is sent, or dropped unsent; taken when told. Shared
+    /// with the threads that run the request's body, which enter it until then.
+    watch: Arc<SharedWatch>,
     /// Whether this reply claimed its call already ([`Reply::claim`] may only be asked
     /// once): set when the watch was told, before the message was made.
     claimed: Option<bool>,
@@ -134,22 +136,27 @@ impl Reply {
     /// Tell `watch` how this request ends (module `intercept`).
     pub(crate) fn watched(mut self, watch: Option<Box<dyn Watch>>) -> Reply {
         if let Some(watch) = watch {
-            let watching = Box::new(Watching { watch: Some(watch), claimed: None });
+            let watching = Box::new(Watching { watch: SharedWatch::new(watch), claimed: None });
             drop(self.watch.replace(watching));
         }
         self
     }
 
-    /// What this request is watched with, if anything.
-    pub(crate) fn watch(&self) -> Option<&dyn Watch> {
-        self.watch.as_ref().and_then(|w| w.watch.as_deref())
+    /// Enter this request's watch, if one watches, for one poll of its user code on this
+    /// thread, and lend it to the threads a body is handed to in that poll (module
+    /// `tool::run::carry`); drop the guard before the poll returns.
+    pub(crate) fn enter_watch(&self) -> Option<Entering> {
+        let watch = &self.watch.as_ref()?.watch;
+        let entered = carry::Enter::enter(&**watch);
+        let lent: Arc<dyn carry::Enter> = watch.clone();
+        Some(Entering { _entered: entered, _lent: carry::lend(lent) })
     }
 
     /// Tell the watch, if any, how the request ends: `outcome` when this reply is the one
     /// sent (it claims its call now), else that it went unanswered.
     #[cold]
     fn tell(&mut self, outcome: Outcome<'_>) {
-        let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) else { return };
+        let Some(watch) = self.watch.as_ref().and_then(|w| w.watch.take()) else { return };
         let claimed = self.claim();
         if let Some(w) = &mut *self.watch {
             w.claimed = Some(claimed);
@@ -243,7 +250,7 @@ impl Reply {
     /// call was cancelled.
     fn unanswered(&mut self) {
         if self.quiet {
-            if let Some(watch) = self.watch.as_mut().and_then(|w| w.watch.take()) {
+            if let Some(watch) = self.watch.as_ref().and_then(|w| w.watch.take()) {
                 watch.finished(Outcome::Unanswered);
             }
             return self.route.deliver(None);
@@ -263,6 +270,13 @@ impl Reply {
             self.route.deliver(None);
         }
     }
+}
+
+/// A request's watch entered for one poll of its user code, and lent for it (see
+/// [`Reply::enter_watch`]): both undone when dropped.
+pub(crate) struct Entering {
+    _entered: Option<Entered>,
+    _lent: carry::Lent,
 }
 
 /// Collects a batch's responses and sends them as one array when the last one is in.

@@ -347,7 +347,7 @@ impl<H: Handler> Job<H> {
                     });
                     let run = Offering {
                         rescue: &rescue,
-                        watch: reply.watch(),
+                        reply: &reply,
                         inner: execute(&handler, ctx, host, deadline, permits),
                     };
                     Box::pin(super::forward::CALL_CLIENT.scope(talk, run.with_subscriber(dispatch.clone())))
@@ -356,7 +356,7 @@ impl<H: Handler> Job<H> {
                 None => {
                     Offering {
                         rescue: &rescue,
-                        watch: reply.watch(),
+                        reply: &reply,
                         inner: execute(&handler, ctx, host, deadline, permits),
                     }
                     .await
@@ -377,11 +377,12 @@ impl<H: Handler> Job<H> {
 pin_project_lite::pin_project! {
     /// A request's work, with its rescue offered to a sync body run in place during each
     /// poll, and withdrawn when the poll returns (see [`relief::offer`]); and with the
-    /// interceptor's watch, if one watches, entered for the poll (module `intercept`).
+    /// interceptor's watch, if one watches, entered for the poll and lent to the threads a
+    /// body is handed to in it (modules `intercept`, `tool::run::carry`).
     struct Offering<'r, F> {
         rescue: &'r (dyn relief::Rescue + 'r),
-        // The request's interceptor's watch, if one watches (read from its reply once).
-        watch: Option<&'r dyn crate::server::Watch>,
+        // The request's reply, for its interceptor's watch, if one watches.
+        reply: &'r Reply,
         #[pin]
         inner: F,
     }
@@ -392,10 +393,7 @@ impl<F: Future> Future for Offering<'_, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let _entered = match this.watch {
-            Some(watch) => watch.enter(),
-            None => None,
-        };
+        let _entered = this.reply.enter_watch();
         let _offered = relief::offer(*this.rescue);
         this.inner.poll(cx)
     }

@@ -20,7 +20,8 @@
 //! # The driver
 //!
 //! The body runs in a task of its own (a tokio task, not bounded by `max_in_flight` or the
-//! deadline; bounded by the task's TTL and the store's capacity), beside the driver that
+//! deadline; bounded by the task's TTL, and counted among the `max_tasks` this replica runs
+//! at once until it ends), beside the driver that
 //! saves the record when the body asks or reports progress, renews the lease every third of
 //! it, and looks in the store's inbox every poll interval (and at once when a `tasks/update`
 //! or `tasks/cancel` is served here) for the answers and cancellations clients left on any
@@ -63,15 +64,20 @@ pub(crate) type TaskBody =
 /// Run `body` until it finishes (`Some`) or first waits on anything but the client with
 /// nothing asked of it in `stopped`'s round (`None`: the call becomes a task). A wait with
 /// something asked is the round's to end (module `rounds`): it is passed on as a wait.
+///
+/// A `#[tool(local)]` body runs on a local thread, where its call cannot see it wait: until
+/// its first poll there is over, its call's pending is passed on as a wait
+/// ([`poll_judging_waits`](crate::tool::poll_judging_waits)); then a body that waits makes the call a
+/// task, and one that finished in that poll answers it, as an async body polled in place does.
 pub(crate) async fn until_first_wait<T>(
     stopped: impl Fn() -> bool,
     body: impl Future<Output = T>,
 ) -> Option<T> {
     let mut body = pin!(body);
-    std::future::poll_fn(|cx| match body.as_mut().poll(cx) {
-        Poll::Ready(done) => Poll::Ready(Some(done)),
-        Poll::Pending if stopped() => Poll::Pending,
-        Poll::Pending => Poll::Ready(None),
+    std::future::poll_fn(|cx| match crate::tool::poll_judging_waits(body.as_mut(), cx) {
+        (Poll::Ready(done), _) => Poll::Ready(Some(done)),
+        (Poll::Pending, handing_over) if handing_over || stopped() => Poll::Pending,
+        (Poll::Pending, _) => Poll::Ready(None),
     })
     .await
 }
@@ -89,6 +95,9 @@ pub(crate) struct TaskCaller {
     pub(crate) parent: Option<tokio_util::sync::CancellationToken>,
     /// The request that started the task: what its body reads as its request.
     pub(crate) request: RequestParts,
+    /// Its place among the tasks this replica runs at once (`ServerOptions::max_tasks`),
+    /// held until its body ends.
+    pub(crate) place: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// Make a task for `body` and start it: the record is stored before this returns (a
@@ -126,7 +135,7 @@ pub(crate) async fn start(tasks: &Arc<Tasks>, caller: TaskCaller, body: TaskBody
         request: caller.request,
     });
     tracing::debug!(task = %id, "task started");
-    tokio::spawn(drive(tasks.clone(), id, local, ctx, body));
+    tokio::spawn(drive(tasks.clone(), id, local, ctx, body, caller.place));
     Ok(handle)
 }
 
@@ -151,7 +160,14 @@ impl Local {
 }
 
 /// Run a task's body to its end, keeping its record in the store up to date.
-async fn drive(tasks: Arc<Tasks>, id: String, local: Arc<Local>, ctx: Context, body: TaskBody) {
+async fn drive(
+    tasks: Arc<Tasks>,
+    id: String,
+    local: Arc<Local>,
+    ctx: Context,
+    body: TaskBody,
+    _place: Option<tokio::sync::OwnedSemaphorePermit>,
+) {
     let started = Instant::now();
     let ends_at = started + tasks.ttl;
     let look_every = tasks.poll_interval.min(tasks.lease / 3);

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::value::RawValue;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::RpcError;
@@ -35,6 +35,26 @@ pub(crate) struct Tasks {
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
+    /// A place for each task that may run here at once (`ServerOptions::max_tasks`).
+    pub(crate) places: Arc<Semaphore>,
+    pub(crate) max_tasks: usize,
+}
+
+/// The JSON-RPC code of a call of a tool that runs only as a task, refused because this
+/// replica runs as many tasks as it may at once
+/// ([`ServerOptions::max_tasks`](crate::ServerOptions::max_tasks)); in the
+/// implementation-defined server range, beside [`REFUSED`](crate::server::REFUSED).
+pub const TOO_MANY_TASKS: i64 = -32032;
+
+/// The refusal of a call of `tool`, which runs only as a task, when `max` tasks run here.
+pub(crate) fn too_many_tasks(tool: &str, max: usize) -> RpcError {
+    let tasks = if max == 1 { "task" } else { "tasks" };
+    RpcError::new(
+        TOO_MANY_TASKS,
+        format!(
+            "tool '{tool}' runs only as a task, and this server runs {max} {tasks} already, the most it runs at once; try again when one has ended"
+        ),
+    )
 }
 
 /// A `subscriptions/listen` stream watching a task, and the subject of its principal.
@@ -114,6 +134,8 @@ impl Tasks {
             ttl: options.task_ttl,
             poll_interval: options.task_poll_interval,
             lease: options.task_lease,
+            places: Arc::new(Semaphore::new(options.max_tasks.min(Semaphore::MAX_PERMITS))),
+            max_tasks: options.max_tasks,
         }
     }
 

@@ -19,6 +19,13 @@
 //!   as [`ToolError::Panicked`], as from any other body; the thread lives on.
 //! - **`Context`** is a `Send` value cloned into the closure: progress, logging, elicitation
 //!   and sampling work from the local thread as from anywhere else.
+//! - **A call that may become a task** (`#[tool(local, task = "optional")]`) becomes one when
+//!   the body first waits, on its thread: until the body's first poll there is over, the
+//!   call's own pending is not a wait of the body ([`poll_judging_waits`]), so a body that never
+//!   waits answers its call once, as an async body polled in place does.
+//! - **An interceptor's watch** (a tracing span, a telemetry context) is entered on the local
+//!   thread around the making of the body and each poll of it (module `carry`), as it is
+//!   around each poll of any other body.
 //!
 //! Threads start lazily, one more each time every running one is busy, up to the number of
 //! cores (at most [`MAX_THREADS`]); a call goes to the least busy. Many `local` calls
@@ -27,14 +34,17 @@
 //! threads live as long as the process.
 
 use std::any::Any;
+use std::cell::Cell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::carry;
 use crate::race::{Either, first};
 use crate::sync::lock;
 
@@ -69,11 +79,28 @@ where
     T: Send + 'static,
 {
     let (tx, rx) = oneshot::channel::<Result<T, Box<dyn Any + Send>>>();
+    // Told (sent, or dropped) once the body's first poll is over, when the poll that starts
+    // this asks (see [`poll_judging_waits`]); no channel is made otherwise.
+    let (first_poll_tx, first_poll) = match JUDGING.with(Cell::get) {
+        true => {
+            let (tx, rx) = oneshot::channel::<()>();
+            (Some(tx), Some(rx))
+        }
+        false => (None, None),
+    };
     let (thread, index) = pick();
+    // The request's watch, if one watches, entered on the local thread around the making and
+    // each poll of the body (module `carry`).
+    let watch = carry::take();
     let job: Job = Box::new(move || {
         Box::pin(async move {
             let mut tx = tx;
-            let body = match std::panic::catch_unwind(AssertUnwindSafe(make)) {
+            let mut first_poll_tx = first_poll_tx;
+            let made = {
+                let _entered = carry::enter(&watch);
+                std::panic::catch_unwind(AssertUnwindSafe(make))
+            };
+            let body = match made {
                 Ok(body) => body,
                 Err(payload) => {
                     let _ = tx.send(Err(payload));
@@ -82,8 +109,15 @@ where
             };
             let mut body = std::pin::pin!(body);
             let caught = std::future::poll_fn(|cx| {
+                let _entered = carry::enter(&watch);
                 match std::panic::catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
-                    Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                    Ok(std::task::Poll::Pending) => {
+                        // The body waits: its call may treat its waiting as the body's.
+                        if let Some(told) = first_poll_tx.take() {
+                            let _ = told.send(());
+                        }
+                        std::task::Poll::Pending
+                    }
                     Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
                     Err(payload) => std::task::Poll::Ready(Err(payload)),
                 }
@@ -98,12 +132,62 @@ where
     if thread.jobs.send(job).is_err() {
         return Err(Lost::NoThread(index));
     }
-    match rx.await {
+    let mut rx = rx;
+    let mut first_poll = first_poll;
+    let answer = std::future::poll_fn(|cx| {
+        if let Poll::Ready(answer) = Pin::new(&mut rx).poll(cx) {
+            return Poll::Ready(answer);
+        }
+        if let Some(told) = &mut first_poll {
+            match Pin::new(told).poll(cx) {
+                Poll::Ready(_) => first_poll = None,
+                Poll::Pending => HANDING_OVER.with(|h| h.set(true)),
+            }
+        }
+        Poll::Pending
+    })
+    .await;
+    match answer {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(payload)) => Err(Lost::Panicked(payload)),
         // The job was dropped unrun: its thread's runtime is gone.
         Err(_) => Err(Lost::NoThread(index)),
     }
+}
+
+thread_local! {
+    /// Set while [`poll_judging_waits`] polls on this thread.
+    static JUDGING: Cell<bool> = const { Cell::new(false) };
+    /// Set by a poll of [`run`]'s waiting side, made while [`JUDGING`], that returned pending
+    /// before its body's first poll was over.
+    static HANDING_OVER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Poll `future` once, and say whether it is pending only because a body it handed to a
+/// local thread in this poll or an earlier one of this kind has not had its first poll end
+/// there yet: its call is not waiting on anything the body waits on, not yet.
+///
+/// For a call that becomes a task when its body first waits (`server::task::run`): a
+/// `local` body's waiting side is pending from its first poll, so judged by its pending alone
+/// every such call would become a task at once, and a body that never waits would run twice
+/// (once in the attempt dropped, once in the task). Judged here, the call waits for the
+/// body's first poll to end on its thread, as an async body's first poll ends in place. A
+/// `local` call polled otherwise makes no channel for it.
+pub(crate) fn poll_judging_waits<F: Future + ?Sized>(
+    future: Pin<&mut F>,
+    cx: &mut std::task::Context<'_>,
+) -> (Poll<F::Output>, bool) {
+    struct Judging(bool);
+    impl Drop for Judging {
+        fn drop(&mut self) {
+            JUDGING.with(|j| j.set(self.0));
+        }
+    }
+    let _judging = Judging(JUDGING.with(|j| j.replace(true)));
+    let before = HANDING_OVER.with(|h| h.replace(false));
+    let polled = future.poll(cx);
+    let handing_over = HANDING_OVER.with(|h| h.replace(before));
+    (polled, handing_over)
 }
 
 /// Counts one running body on a thread for as long as the call waits.
