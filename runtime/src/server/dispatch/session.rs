@@ -180,11 +180,10 @@ impl Session {
     ) {
         let caller = Caller { principal, exposure, admitted: true, inline, headers: Some(headers) };
         match decoded {
-            // An oversized message goes to `handle`, which refuses it; an intercepted one is
-            // read the general way (module `intercept`).
+            // An oversized message goes to `handle`, which refuses it; an intercepted or
+            // layered one is read the general way (modules `intercept`, `layered`).
             Some(call)
-                if message.len() <= self.inner.shared.options.max_message_size
-                    && self.inner.shared.interceptors.is_empty() =>
+                if message.len() <= self.inner.shared.options.max_message_size && !self.inner.shared.seam =>
             {
                 let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
                 table::call(&self.inner, &self.serving, reply, call.params, caller)
@@ -373,8 +372,9 @@ impl Session {
 
     fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below, and
-        // so does every message an interceptor will see (module `intercept`).
-        if self.inner.shared.interceptors.is_empty()
+        // so does every message an interceptor or a tower layer will see (modules
+        // `intercept`, `layered`).
+        if !self.inner.shared.seam
             && let Some(call) = decode_call(text)
         {
             return table::call(
