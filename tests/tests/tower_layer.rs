@@ -9,7 +9,9 @@
 //!   the tool's body saw its context cancelled and was dropped;
 //! - a call that arrives while another runs: shed, the error saying the server is at capacity;
 //! - `canned`, no tool: the program's own layer's answer; and the layer saw every request,
-//!   method and name.
+//!   method and name;
+//! - and a 2026-07-28 HTTP client that hangs up on a call inside the layers cancels it (its
+//!   body is dropped long before the timeout would have ended it).
 
 mod peer_support;
 
@@ -113,10 +115,11 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    fn start(marks: &Path) -> HttpServer {
+    fn start(marks: &Path, timeout_ms: u32) -> HttpServer {
         let mut child = Command::new(SERVER)
             .args(["--http", "--show-token", "--log-level", "off"])
             .env("LAYERED_MARKS", marks)
+            .env("LAYERED_TIMEOUT_MS", timeout_ms.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
@@ -147,7 +150,7 @@ impl Drop for HttpServer {
 
 fn over_http(mode: &str) {
     let marks = TempDir::new("layered-marks");
-    let server = HttpServer::start(&marks.0);
+    let server = HttpServer::start(&marks.0, 1000);
     let report = python(
         &marks.0,
         &[("LAYERED_TOKEN", &server.token)],
@@ -164,4 +167,28 @@ fn over_http_the_python_client_reads_the_layers_answers_in_the_legacy_era() {
 #[test]
 fn over_http_the_python_client_reads_the_layers_answers_in_2026_07_28() {
     over_http("auto");
+}
+
+#[test]
+fn over_http_a_modern_client_that_hangs_up_cancels_the_call_inside_the_layers() {
+    let marks = TempDir::new("layered-marks");
+    let server = HttpServer::start(&marks.0, 30_000);
+    let addr = server.url.trim_start_matches("http://").trim_end_matches("/mcp").parse().unwrap();
+    let mut h = toolwire_tests::http::mcp_headers(addr);
+    h.push(("Authorization".into(), format!("Bearer {}", server.token)));
+    for (k, v) in [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "slow")]
+    {
+        h.push((k.into(), v.into()));
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"label": "hung-up"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let connection = toolwire_tests::http::open(addr, "POST", "/mcp", &h, &body.to_string());
+    std::thread::sleep(Duration::from_millis(300));
+    let hung_up = Instant::now();
+    drop(connection);
+    assert!(marked(&marks.0, "hung-up.cancelled"), "the body's context was not cancelled");
+    assert!(marked(&marks.0, "hung-up.dropped"), "the body was not dropped");
+    assert!(hung_up.elapsed() < Duration::from_secs(5), "cancelled only after {:?}", hung_up.elapsed());
 }

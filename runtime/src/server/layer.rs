@@ -53,7 +53,7 @@ pub struct McpRequest {
 
 /// The way a request goes into the engine from the innermost [`Next`]: served there as it
 /// would be without layers (module `dispatch/layered`).
-pub(crate) trait Inward: Send + 'static {
+pub(crate) trait Inward: Send + Sync + 'static {
     /// Serve `request` through the engine; its answer, or [`McpResponse::unanswered`] when
     /// it ended without one (the client cancelled it).
     fn serve(self: Box<Self>, request: McpRequest) -> Pin<Box<dyn Future<Output = McpResponse> + Send>>;
@@ -395,6 +395,10 @@ impl Stack {
 /// layer's error is turned into one at its own boundary). Dropping its future before it
 /// completes cancels the request in the engine as a client's `notifications/cancelled`
 /// would: the tool's [`Context`](crate::Context) token is cancelled and its body dropped.
+///
+/// As tower requires of every service, call `poll_ready` before `call` (or let
+/// [`ServiceExt::oneshot`](tower::ServiceExt::oneshot) do both): the layers below may take
+/// their permit there.
 pub struct Next {
     below: Option<Boxed>,
     /// What the layers below failed to get ready with: the next call's answer.

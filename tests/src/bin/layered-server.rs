@@ -7,7 +7,7 @@
 //! - `Ledger`, the program's own `Layer` and `Service`: it writes `<method> <name>` of every
 //!   request it sees to `LAYERED_MARKS/ledger`, and answers `tools/call` of `canned` (no tool)
 //!   itself;
-//! - tower's `TimeoutLayer`, 1 s;
+//! - tower's `TimeoutLayer`, 1 s (`LAYERED_TIMEOUT_MS` says otherwise);
 //! - tower's `LoadShedLayer` over `ConcurrencyLimitLayer(1)`: a request arriving while another
 //!   is being served is shed.
 //!
@@ -117,12 +117,18 @@ impl Service<McpRequest> for Ledgered {
     }
 }
 
+/// The timeout layer's limit: `LAYERED_TIMEOUT_MS`, else 1 s.
+fn timeout() -> Duration {
+    let ms = std::env::var("LAYERED_TIMEOUT_MS").ok().and_then(|ms| ms.parse().ok());
+    Duration::from_millis(ms.unwrap_or(1000))
+}
+
 fn build() -> Result<Server, RegistryError> {
     Ok(Server::builder(ServerOptions::new("layered", "1.0.0"))
         .tools(tools![echo, hold, slow]?)
         .layer(tower::limit::ConcurrencyLimitLayer::new(1))
         .layer(tower::load_shed::LoadShedLayer::new())
-        .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(1)))
+        .layer(tower::timeout::TimeoutLayer::new(timeout()))
         .layer(Ledger)
         .build())
 }

@@ -246,6 +246,38 @@ async fn a_shed_request_reads_as_the_server_at_capacity() {
     assert_eq!(w.ask_later(&call(3, "echo", "")).await, text_result(3, "{}", false));
 }
 
+/// What an outer layer puts in a request's extensions, an inner one reads.
+#[derive(Clone)]
+struct Tenant(&'static str);
+
+#[tokio::test]
+async fn an_outer_layer_hands_an_inner_one_values_in_the_extensions() {
+    let read = Seen::default();
+    let (builder, _) = builder_of(&tools());
+    let inner = {
+        let read = read.clone();
+        layer_fn(move |next: Next| {
+            let read = read.clone();
+            service_fn(move |request: McpRequest| {
+                let tenant = request.extensions().get::<Tenant>().map_or("none", |t| t.0);
+                read.lock().unwrap().push(format!("{} for {tenant}", request.method()));
+                next.clone().oneshot(request)
+            })
+        })
+    };
+    let outer = layer_fn(|next: Next| {
+        service_fn(move |mut request: McpRequest| {
+            request.extensions_mut().insert(Tenant("acme"));
+            next.clone().oneshot(request)
+        })
+    });
+    let server = builder.layer(inner).layer(outer).build();
+    let w = Wire::new(&server);
+    w.initialize_later("2025-11-25").await;
+    assert_eq!(w.ask_later(&call(1, "echo", "")).await, text_result(1, "{}", false));
+    assert_eq!(*read.lock().unwrap(), ["initialize for acme", "tools/call for acme"]);
+}
+
 impl Wire {
     /// [`initialize`](Self::initialize), its answer awaited before `notifications/initialized`.
     async fn initialize_later(&self, version: &str) -> String {
