@@ -10,6 +10,7 @@
 //! - a call that arrives while another runs: shed, the error saying the server is at capacity;
 //! - `canned`, no tool: the program's own layer's answer; and the layer saw every request,
 //!   method and name;
+//! - piped into the server's stdin and closed at once, a request is still answered;
 //! - and a 2026-07-28 HTTP client that hangs up on a call inside the layers cancels it (its
 //!   body is dropped long before the timeout would have ended it).
 
@@ -105,6 +106,25 @@ fn over_stdio_the_python_client_reads_the_layers_answers_in_the_legacy_era() {
 #[test]
 fn over_stdio_the_python_client_reads_the_layers_answers_in_2026_07_28() {
     over_stdio("auto");
+}
+
+#[test]
+fn over_stdio_a_request_piped_in_before_stdin_closes_is_answered() {
+    // Stdin a file: the request and the end of input are both there when serving begins
+    // (as `printf ... | server` gives them), so the input closes while the request is still
+    // in the layers.
+    let dir = TempDir::new("layered-stdin");
+    let input = dir.0.join("input");
+    std::fs::write(&input, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n").unwrap();
+    for _ in 0..5 {
+        let out = Command::new(SERVER)
+            .args(["--log-level", "off"])
+            .stdin(std::fs::File::open(&input).unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    }
 }
 
 /// A `layered-server --http` child, its URL and its bearer token.

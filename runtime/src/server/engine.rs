@@ -314,8 +314,9 @@ impl ServerBuilder {
     /// cancellation of a request the engine serves ends it with no answer
     /// ([`McpResponse::is_unanswered`](super::McpResponse::is_unanswered)), and nothing is
     /// sent. A request a layer still holds (waiting for a `ConcurrencyLimit` permit) is not
-    /// in flight yet: a `notifications/cancelled` does not reach it. Every request goes
-    /// through, `subscriptions/listen` too: a timeout ends that stream as well.
+    /// in flight yet: a `notifications/cancelled` does not reach it, but a session draining
+    /// (stdin closed) waits for it, within its grace, as for a call in flight. Every request
+    /// goes through, `subscriptions/listen` too: a timeout ends that stream as well.
     ///
     /// # Cost
     ///

@@ -7,6 +7,7 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};
 
@@ -343,7 +344,13 @@ type Boxed = tower::util::BoxCloneService<McpRequest, McpResponse, BoxError>;
 /// request (from behind a lock, so the service need not be `Sync`), then served by tower's
 /// `oneshot` (`poll_ready`, then `call`).
 #[derive(Clone)]
-pub(crate) struct Stack(Arc<Mutex<Boxed>>);
+pub(crate) struct Stack {
+    service: Arc<Mutex<Boxed>>,
+    /// The requests in the layers now, over every session (module `layered`): what a
+    /// session's drain waits for besides its calls in flight, since a request still in
+    /// the layers is in no session's table yet.
+    in_flight: Arc<AtomicUsize>,
+}
 
 impl std::fmt::Debug for Stack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -361,12 +368,23 @@ impl Stack {
         <L::Service as Service<McpRequest>>::Future: Send + 'static,
     {
         let next = Next { below: below.map(|stack| stack.service()), failed: None };
-        Stack(Arc::new(Mutex::new(Boxed::new(layer.layer(next).map_err(Into::into)))))
+        let service = Arc::new(Mutex::new(Boxed::new(layer.layer(next).map_err(Into::into))));
+        Stack { service, in_flight: Arc::default() }
     }
 
     /// A clone of the layered service, for one request.
     fn service(&self) -> Boxed {
-        lock(&self.0).clone()
+        lock(&self.service).clone()
+    }
+
+    /// How many requests are in the layers now (module `layered` counts them).
+    pub(crate) fn in_flight(&self) -> &Arc<AtomicUsize> {
+        &self.in_flight
+    }
+
+    /// Whether no request is in the layers.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) == 0
     }
 
     /// Serve `request` through the layers; a layer's error is answered as [`layer_error`]

@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::value::RawValue;
 
@@ -75,7 +76,10 @@ pub(crate) fn layered(
     let modern = request.era() == Era::Modern;
     let shared = Arc::clone(&session.shared);
     let answering = stack.serve(request);
+    let counted = Counted::new(stack.in_flight(), &session.running);
     runtime.spawn(async move {
+        // Counted until it is answered, so a session draining (stdin closed) waits for it.
+        let _counted = counted;
         match answering.await.into_answer() {
             // A layer's own answer to a modern request is completed as an interceptor's is
             // (the engine's carry their `resultType` already, and are sent as they are).
@@ -137,6 +141,27 @@ impl Inward for Passage {
                 Err(_) => McpResponse::unanswered(),
             }
         })
+    }
+}
+
+/// A request in the layers, counted in the stack's `in_flight` while it lives; when it
+/// ends, its session's drain is woken to look again.
+struct Counted {
+    count: Arc<AtomicUsize>,
+    running: Arc<Running>,
+}
+
+impl Counted {
+    fn new(count: &Arc<AtomicUsize>, running: &Arc<Running>) -> Counted {
+        count.fetch_add(1, Ordering::AcqRel);
+        Counted { count: Arc::clone(count), running: Arc::clone(running) }
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::AcqRel);
+        self.running.idle.notify_waiters();
     }
 }
 

@@ -246,6 +246,18 @@ async fn a_shed_request_reads_as_the_server_at_capacity() {
     assert_eq!(w.ask_later(&call(3, "echo", "")).await, text_result(3, "{}", false));
 }
 
+#[tokio::test]
+async fn a_drain_waits_for_the_requests_still_in_the_layers() {
+    let (builder, _) = builder_of(&tools());
+    let server = builder.layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(5))).build();
+    let w = Wire::new(&server);
+    // Input closes right after a request that is no call: it is in the layers' task, in no
+    // table of calls, when the drain starts.
+    w.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    w.session.drain(Duration::from_secs(2)).await;
+    assert_eq!(w.take(), [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#]);
+}
+
 /// What an outer layer puts in a request's extensions, an inner one reads.
 #[derive(Clone)]
 struct Tenant(&'static str);
