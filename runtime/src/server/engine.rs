@@ -322,8 +322,12 @@ impl ServerBuilder {
     ///
     /// A server with no layer pays nothing for this: the one branch every request pays for
     /// the seam, shared with the interceptors. With one, each request is copied into an
-    /// owned `McpRequest`, served on a task of its own through a clone of the layered
-    /// service, and a `tools/call` is read the general way (as with an interceptor).
+    /// owned `McpRequest` and served through a clone of the layered service, polled once in
+    /// place and spawned only if it waits; a `tools/call` is read the general way (as with
+    /// an interceptor). A request no layer holds up is answered in that poll, before the
+    /// next message is read, as without layers; one a layer holds up (a permit it waits for)
+    /// may be answered after later ones, and a notification behind it (a
+    /// `notifications/initialized` pipelined behind its `initialize`) handled first.
     ///
     /// ```
     /// # use std::sync::{Arc, Mutex};

@@ -5,8 +5,9 @@
 //! The layers, outermost first:
 //!
 //! - `Ledger`, the program's own `Layer` and `Service`: it writes `<method> <name>` of every
-//!   request it sees to `LAYERED_MARKS/ledger`, and answers `tools/call` of `canned` (no tool)
-//!   itself;
+//!   request it sees to `LAYERED_MARKS/ledger`, answers `tools/call` of `canned` (no tool)
+//!   itself, and holds each `ping` 100 ms before passing it on (a request still in the layers
+//!   when stdin closes);
 //! - tower's `TimeoutLayer`, 1 s (`LAYERED_TIMEOUT_MS` says otherwise);
 //! - tower's `LoadShedLayer` over `ConcurrencyLimitLayer(1)`: a request arriving while another
 //!   is being served is shed.
@@ -112,6 +113,15 @@ impl Service<McpRequest> for Ledgered {
             let body = serde_json::json!({"content": [{"type": "text", "text": text}], "isError": false});
             let body = RawValue::from_string(body.to_string()).expect("JSON");
             return Box::pin(std::future::ready(Ok(McpResponse::result(body))));
+        }
+        if request.method() == "ping" {
+            // The readied service goes with the request (tower's rule); a clone stays.
+            let fresh = self.next.clone();
+            let mut next = std::mem::replace(&mut self.next, fresh);
+            return Box::pin(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                next.call(request).await
+            });
         }
         self.next.call(request)
     }

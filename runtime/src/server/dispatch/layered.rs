@@ -2,7 +2,8 @@
 //! [`ServerBuilder::layer`](crate::server::ServerBuilder::layer)).
 //!
 //! The method table hands it here after the rate limit, before the interceptors: it becomes
-//! an [`McpRequest`] and goes through the layers on a task of its own. The innermost
+//! an [`McpRequest`] and goes through the layers, polled once in place and, if it waits,
+//! on a task of its own. The innermost
 //! [`Next`](crate::server::Next) serves it with a [`Reply`] of its own whose route is
 //! [`Held`]: the engine answers it exactly as it answers any request (the interceptors, the
 //! method table, the one request path), its notifications go to the request's sink, and its
@@ -77,7 +78,7 @@ pub(crate) fn layered(
     let shared = Arc::clone(&session.shared);
     let answering = stack.serve(request);
     let counted = Counted::new(stack.in_flight(), &session.running);
-    runtime.spawn(async move {
+    let mut task = Box::pin(async move {
         // Counted until it is answered, so a session draining (stdin closed) waits for it.
         let _counted = counted;
         match answering.await.into_answer() {
@@ -89,6 +90,18 @@ pub(crate) fn layered(
             None => reply.unanswered(),
         }
     });
+    // Polled once here first: a request no layer holds up and the engine answers at once
+    // (`initialize`, a list, `ping`) is answered before the next message is read, as without
+    // layers, so a `notifications/initialized` right behind its `initialize` finds the
+    // handshake done. Only what waits is spawned; a panic drops the reply, which answers
+    // -32603 (as a panicking task's does).
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        task.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    }));
+    if matches!(polled, Ok(std::task::Poll::Pending)) {
+        // Spawning polls it again at once, with the task's waker.
+        runtime.spawn(task);
+    }
 }
 
 /// The way into the engine a layered request carries, for the innermost `Next`: what the
