@@ -99,6 +99,10 @@ impl fmt::Display for RpcError {
     }
 }
 
+/// An error of its own, so it travels as one where errors are boxed (a tower layer's error
+/// that is an `RpcError` is answered as it is).
+impl std::error::Error for RpcError {}
+
 /// An error object as a peer sent it (in a response to a request we made); read leniently.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ErrorIn {

@@ -120,6 +120,8 @@ pub struct ServerBuilder {
     exposure: Option<Exposure>,
     fanout: Option<FanoutHandle>,
     interceptors: Interceptors,
+    #[cfg(feature = "tower")]
+    layers: Option<super::layer::Stack>,
     missing_scopes: MissingScopes,
     task_store: Option<TaskStoreHandle>,
 }
@@ -271,6 +273,128 @@ impl ServerBuilder {
         self
     }
 
+    /// Serve every request through `layer`, a [`tower::Layer`] (feature `tower`): the tower
+    /// middleware a Rust program puts around its axum handlers (`TimeoutLayer`,
+    /// `ConcurrencyLimitLayer`, `LoadShedLayer`, its own) put around MCP requests, over every
+    /// transport: one [`McpRequest`](super::McpRequest) per JSON-RPC request (a stdio server
+    /// has no HTTP requests, and a batch is several), answered with an
+    /// [`McpResponse`](super::McpResponse).
+    ///
+    /// # Where it sits
+    ///
+    /// After the rate limit (a request over it is refused before any layer sees it) and
+    /// outside the interceptors: the layer wraps [`Next`](super::Next), which serves the
+    /// request as the server would without layers, the interceptors' rulings first, then the
+    /// method table. An interceptor's [`Watch`](super::Watch) is told the engine's outcome,
+    /// not what a layer made of it: a call a timeout ended is [`Outcome::Unanswered`](super::Outcome::Unanswered)
+    /// to it. Called again, the new layer wraps the ones before it (the last installed is
+    /// the outermost, as with axum's `Router::layer`); `tower::ServiceBuilder` stacks several
+    /// in reading order.
+    ///
+    /// # Errors
+    ///
+    /// The layer's service may fail with any error that is `Into<tower::BoxError>`; the
+    /// client reads a JSON-RPC error naming the request:
+    ///
+    /// | the layer's error | code | message |
+    /// | --- | --- | --- |
+    /// | tower's `Elapsed` (`TimeoutLayer`) | [`TIMED_OUT`](super::TIMED_OUT) | `tools/call of 'slow' timed out: the server's time limit for a request passed before it was answered` |
+    /// | tower's `Overloaded` (`LoadShedLayer`) | [`OVERLOADED`](super::OVERLOADED) | `tools/call of 'slow' was not served: the server is at capacity; try again later` |
+    /// | a [`RpcError`](crate::protocol::RpcError) | its own | its own |
+    /// | anything else | -32603 | `internal error: tools/call of 'slow' failed in a server layer: <the error>` |
+    ///
+    /// (tower 0.5's types; a layer of another tower major version fails with types of its
+    /// own, and reads as the last row.)
+    ///
+    /// # Cancellation
+    ///
+    /// Dropping `Next`'s future before it completes (a timeout does) cancels the request in
+    /// the engine as a client's `notifications/cancelled` would: the tool's
+    /// [`Context`](crate::Context) token is cancelled and its body dropped. A client's
+    /// cancellation of a request the engine serves ends it with no answer
+    /// ([`McpResponse::is_unanswered`](super::McpResponse::is_unanswered)), and nothing is
+    /// sent. A request a layer still holds (waiting for a `ConcurrencyLimit` permit) is not
+    /// in flight yet: a `notifications/cancelled` does not reach it, but a session draining
+    /// (stdin closed) waits for it, within its grace, as for a call in flight. Every request
+    /// goes through, `subscriptions/listen` too: a timeout ends that stream as well.
+    ///
+    /// # Cost
+    ///
+    /// A server with no layer pays nothing for this: the one branch every request pays for
+    /// the seam, shared with the interceptors. With one, each request is copied into an
+    /// owned `McpRequest` and served through a clone of the layered service, polled once in
+    /// place and spawned only if it waits; a `tools/call` is read the general way (as with
+    /// an interceptor). A request no layer holds up is answered in that poll, before the
+    /// next message is read, as without layers; one a layer holds up (a permit it waits for)
+    /// may be answered after later ones, and a notification behind it (a
+    /// `notifications/initialized` pipelined behind its `initialize`) handled first.
+    ///
+    /// ```
+    /// # use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    ///
+    /// use tower::{Service, ServiceExt, layer::layer_fn, service_fn, timeout::TimeoutLayer};
+    /// use toolwire::server::{McpRequest, McpResponse, Next, Server};
+    /// use toolwire::{ServerOptions, tool, tools};
+    /// # use toolwire::{protocol::Outbound, server::Sink};
+    ///
+    /// /// Take a long time.
+    /// #[tool(read_only)]
+    /// async fn slow() -> String {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     "done".into()
+    /// }
+    ///
+    /// // A layer of the program's own: no `deploy` through this server, whatever the tool list says.
+    /// let frozen = layer_fn(|next: Next| {
+    ///     service_fn(move |request: McpRequest| {
+    ///         let next = next.clone();
+    ///         async move {
+    ///             if request.method() == "tools/call" && request.name() == Some("deploy") {
+    ///                 return Ok(McpResponse::error(request.refusal("deploys are frozen")));
+    ///             }
+    ///             next.oneshot(request).await
+    ///         }
+    ///     })
+    /// });
+    /// let server = Server::builder(ServerOptions::new("demo", "1.0.0"))
+    ///     .tools(tools![slow].unwrap())
+    ///     .layer(frozen)
+    ///     .layer(TimeoutLayer::new(Duration::from_millis(50)))
+    ///     .build();
+    /// # let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    /// # rt.block_on(async {
+    /// # let session = server.session();
+    /// # let seen = Arc::new(Mutex::new(Vec::new()));
+    /// # let sink: Arc<dyn Sink> = { let seen = seen.clone(); Arc::new(move |m: Outbound| seen.lock().unwrap().push(m.into_string())) };
+    /// # session.handle(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doc","version":"1"}}}"#, &sink);
+    /// # session.handle(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &sink);
+    /// # session.handle(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{}}}"#, &sink);
+    /// # session.handle(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#, &sink);
+    /// # while seen.lock().unwrap().len() < 3 { tokio::time::sleep(Duration::from_millis(10)).await; }
+    /// # let seen = seen.lock().unwrap();
+    /// // A call of `deploy` reads:
+    /// # assert_eq!(seen[1],
+    /// r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32030,"message":"tools/call of 'deploy' refused: deploys are frozen"}}"#
+    /// # );
+    /// // and one of `slow`, 50 ms later (its body dropped):
+    /// # assert_eq!(seen[2],
+    /// r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32033,"message":"tools/call of 'slow' timed out: the server's time limit for a request passed before it was answered"}}"#
+    /// # );
+    /// # });
+    /// ```
+    #[cfg(feature = "tower")]
+    pub fn layer<L>(mut self, layer: L) -> ServerBuilder
+    where
+        L: tower::Layer<super::Next>,
+        L::Service: tower::Service<super::McpRequest, Response = super::McpResponse> + Clone + Send + 'static,
+        <L::Service as tower::Service<super::McpRequest>>::Error: Into<tower::BoxError>,
+        <L::Service as tower::Service<super::McpRequest>>::Future: Send + 'static,
+    {
+        self.layers = Some(super::layer::Stack::new(layer, self.layers.take()));
+        self
+    }
+
     /// Publish the notifications sent outside any call (`notifications/resources/updated`
     /// from [`Server::notify_resource_updated`], and a live server's
     /// `notifications/*/list_changed`) on `fanout` too, and deliver what other replicas
@@ -311,9 +435,15 @@ impl ServerBuilder {
             exposure,
             fanout,
             interceptors,
+            #[cfg(feature = "tower")]
+            layers,
             missing_scopes,
             task_store,
         } = self;
+        #[cfg(feature = "tower")]
+        let seam = !interceptors.is_empty() || layers.is_some();
+        #[cfg(not(feature = "tower"))]
+        let seam = !interceptors.is_empty();
         // Tasks are served when a tool allows them, or when the builder was given a store.
         let allows_tasks = tools
             .as_ref()
@@ -409,6 +539,9 @@ impl ServerBuilder {
             exposure_said: exposure.is_some(),
             exposure: Arc::new(exposure.unwrap_or(Exposure::TrustedHost)),
             interceptors,
+            #[cfg(feature = "tower")]
+            layers,
+            seam,
             tasks,
         });
         if let Some(fanout) = &fanout {
@@ -448,6 +581,8 @@ impl Server {
             exposure: None,
             fanout: None,
             interceptors: Interceptors::default(),
+            #[cfg(feature = "tower")]
+            layers: None,
             missing_scopes: MissingScopes::Hide,
             task_store: None,
         }

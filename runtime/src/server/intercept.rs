@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::context::PeerInfo;
 use crate::principal::Principal;
-use crate::protocol::meta::ImplementationIn;
+use crate::protocol::meta::{ImplementationIn, ModernResult};
 use crate::protocol::{Era, PROTOCOL_VERSION_KEY, RequestId, RpcError};
 use crate::sync::{read_lock, write_lock};
 use crate::tool::carry;
@@ -429,6 +429,19 @@ fn refusal_message(method: &str, name: Option<&str>, reason: &str) -> String {
     match name {
         Some(name) => format!("{method} of '{name}' refused: {reason}"),
         None => format!("{method} refused: {reason}"),
+    }
+}
+
+/// An interceptor's (or a tower layer's) answer to a modern request, completed as every
+/// modern result is (`_meta` with the server's identity, `resultType: "complete"`), unless
+/// it says its own `resultType`. A body that is not an object is sent as it is.
+pub(crate) fn completed(meta: &RawValue, body: &RawValue) -> String {
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(body.get()) {
+        Ok(members) if !members.contains_key("resultType") => {
+            serde_json::to_string(&ModernResult::complete(meta, &members))
+                .unwrap_or_else(|_| body.get().to_owned())
+        }
+        _ => body.get().to_owned(),
     }
 }
 

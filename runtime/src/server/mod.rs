@@ -38,6 +38,11 @@
 //!   [`ServerBuilder::intercept`]: what they see of a request ([`Intercepted`]), what they say
 //!   ([`Ruling`]), and the [`Watch`] told how a request ended; run by `table` before routing,
 //!   a watch carried by the request's `Reply` and entered around each poll of its user code.
+//! - `layer` (feature `tower`): tower layers around every request, installed with
+//!   `ServerBuilder::layer`: [`McpRequest`], [`McpResponse`], [`Next`] (the rest of the
+//!   server a layer wraps) and the errors a layer's failure reads as; run by
+//!   `dispatch/layered` after the rate limit and before the interceptors, the engine's answer
+//!   held for the layers by a `Reply` whose route is `Held`.
 //! - `access/`: who calls and what they may do. `caller`: the `Caller` each message is
 //!   served for (principal, exposure, whether the transport admitted it, how its requests
 //!   are polled), made by the transport or from the host and passed down as a parameter;
@@ -49,7 +54,8 @@
 //!   handshake, the calls in flight, what it asked the client); `table`: the method table,
 //!   the lifecycle methods and one arm per capability; `era`: which era a request is served
 //!   in, and the params and errors every method shares; `sink`: [`Sink`], replies and
-//!   batches; `talk`: what a legacy call sends the client and awaits (elicitation,
+//!   batches (and the `Held` answers of layered requests); `layered`: a request through the
+//!   tower layers; `talk`: what a legacy call sends the client and awaits (elicitation,
 //!   sampling, roots, pings), the log level and the roots cache.
 //! - `capability/`: one module per capability, `tools` (`tools/list`, `tools/call` and its
 //!   error contract), `resources`, `prompts`, `completion` (`completion/complete`, for
@@ -113,6 +119,8 @@ mod capability;
 mod dispatch;
 mod engine;
 mod intercept;
+#[cfg(feature = "tower")]
+mod layer;
 mod notify;
 mod options;
 mod run;
@@ -137,6 +145,8 @@ pub use dispatch::sink::Sink;
 pub(crate) use dispatch::state::Settled;
 pub use engine::{Server, ServerBuilder};
 pub use intercept::{Entered, Intercepted, Interceptor, Outcome, REFUSED, Ruling, Watch};
+#[cfg(feature = "tower")]
+pub use layer::{McpRequest, McpResponse, Next, NextFuture, OVERLOADED, TIMED_OUT};
 pub use notify::fanout::{ChangedList, Delivery, Fanout, Notice};
 pub use notify::live::LiveError;
 #[cfg(feature = "http")]

@@ -54,6 +54,14 @@ pub(crate) struct Shared {
     /// What sees every request before it is served
     /// ([`ServerBuilder::intercept`](super::ServerBuilder::intercept)); empty, nothing does.
     pub(crate) interceptors: Interceptors,
+    /// The tower layers every request is served through
+    /// ([`ServerBuilder::layer`](super::ServerBuilder::layer)); `None`, none.
+    #[cfg(feature = "tower")]
+    pub(crate) layers: Option<super::layer::Stack>,
+    /// Whether anything is on the seam (an interceptor, a tower layer): the one branch a
+    /// request pays for the seam. `false`, every request goes straight to the method table,
+    /// and a `tools/call` read in one pass keeps its fast path.
+    pub(crate) seam: bool,
     /// The tasks (the tasks extension), when a tool allows them or the builder was given a
     /// task store ([`ServerBuilder::task_store`](super::ServerBuilder::task_store)).
     pub(crate) tasks: Option<Arc<Tasks>>,

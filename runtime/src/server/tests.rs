@@ -789,5 +789,7 @@ async fn calls_polled_in_the_handler_answer_at_once_and_sync_bodies_wait_for_the
     }
 }
 
+#[cfg(feature = "tower")]
+mod layer;
 mod live;
 mod resources;

@@ -79,13 +79,18 @@ impl<'a> Caller<'a> {
 
     /// Take this caller's rate-limit cell from `limiter`, unless its transport did (module
     /// `rate`); the refusal names the delay.
+    #[inline]
     pub(crate) fn admit(&self, limiter: Option<&Limiter>) -> Result<(), crate::protocol::RpcError> {
         match limiter {
-            Some(limiter) if !self.admitted => {
-                limiter.check(self.principal).map_err(|wait| rate::refused(self.principal, wait))
-            }
+            Some(limiter) if !self.admitted => self.take_cell(limiter),
             _ => Ok(()),
         }
+    }
+
+    /// [`admit`](Self::admit) on a server with a limiter the transport did not ask.
+    #[inline(never)]
+    fn take_cell(&self, limiter: &Limiter) -> Result<(), crate::protocol::RpcError> {
+        limiter.check(self.principal).map_err(|wait| rate::refused(self.principal, wait))
     }
 }
 

@@ -272,24 +272,26 @@ pub(crate) fn call_decoded(
             PyList(&visible)
         )));
     };
+    // Read once: each `info()` is a call through the tool's vtable.
+    let info = tool.info();
     // Shown to a caller that lacks only scopes for it, and challenged (module `policy`).
-    if let Some(scopes) = gate.as_ref().and_then(|g| g.tool_scopes_needed(tool.info())) {
+    if let Some(scopes) = gate.as_ref().and_then(|g| g.tool_scopes_needed(info)) {
         drop(set);
         return reply.error(insufficient_scope(&p.name, &scopes));
     }
-    if !tool.info().required_client().is_empty() {
+    if !info.required_client().is_empty() {
         let declared = match modern {
             true => ClientCapabilities::read(p.meta.as_ref().and_then(|m| m.client_capabilities)),
             false => session.legacy_state().map(|s| s.capabilities).unwrap_or_default(),
         };
-        if let Err(e) = required_client(tool.info(), declared) {
+        if let Err(e) = required_client(info, declared) {
             drop(set);
             return reply.error(e);
         }
     }
     // The tasks extension, on a server that serves tasks (module `task::run`).
     let escalate = match &session.shared.tasks {
-        Some(tasks) => match escalation(session, tasks, tool.info(), &p, modern, &caller) {
+        Some(tasks) => match escalation(session, tasks, info, &p, modern, &caller) {
             Ok(escalate) => escalate,
             Err(e) => {
                 drop(set);
@@ -306,7 +308,8 @@ pub(crate) fn call_decoded(
     let states = set.registry.states();
     let states = (!states.is_empty()).then(|| Arc::clone(states));
     // Only a tool not made by `#[tool]` that advertises an output schema is checked.
-    let check = if tool.info().output_checked() { set.output_checks.get(&p.name).cloned() } else { None };
+    let check = if info.output_checked() { set.output_checks.get(&p.name).cloned() } else { None };
+    let reads_request = info.reads_request();
     drop(set);
     let untrusted = caller.untrusted().then(|| Arc::clone(caller.exposure));
     // A modern call runs in `input_required` rounds (module `rounds`).
@@ -324,6 +327,7 @@ pub(crate) fn call_decoded(
         check,
         untrusted,
         refused: AtomicBool::new(false),
+        reads_request,
         round,
         escalate: ManuallyDrop::new(escalate),
     };
@@ -384,6 +388,8 @@ struct ToolCall {
     untrusted: Option<Arc<Exposure>>,
     /// The approval callback refused the call.
     refused: AtomicBool,
+    /// What its tool's [`ToolInfo::reads_request`] says.
+    reads_request: bool,
     /// A modern call's round.
     round: Option<RoundCall>,
     /// Set when the call becomes a task once its body waits (module `task::run`). Boxed:
@@ -493,6 +499,7 @@ impl ToolCall {
                 check: self.check.clone(),
                 untrusted: self.untrusted.clone(),
                 refused: AtomicBool::new(false),
+                reads_request: self.reads_request,
                 round: None,
                 escalate: ManuallyDrop::new(None),
             });
@@ -536,7 +543,7 @@ impl Handler for ToolCall {
     type Output = Result<ToolOutput, ToolError>;
 
     fn reads_request(&self) -> bool {
-        self.tool.info().reads_request()
+        self.reads_request
     }
 
     fn start<'a>(&'a self, ctx: &'a Context) -> ToolFuture<'a> {

@@ -180,11 +180,10 @@ impl Session {
     ) {
         let caller = Caller { principal, exposure, admitted: true, inline, headers: Some(headers) };
         match decoded {
-            // An oversized message goes to `handle`, which refuses it; an intercepted one is
-            // read the general way (module `intercept`).
+            // An oversized message goes to `handle`, which refuses it; an intercepted or
+            // layered one is read the general way (modules `intercept`, `layered`).
             Some(call)
-                if message.len() <= self.inner.shared.options.max_message_size
-                    && self.inner.shared.interceptors.is_empty() =>
+                if message.len() <= self.inner.shared.options.max_message_size && !self.inner.shared.seam =>
             {
                 let reply = Reply::new(Some(call.id), Route::Direct(sink.clone()));
                 table::call(&self.inner, &self.serving, reply, call.params, caller)
@@ -276,14 +275,15 @@ impl Session {
         self.inner.legacy_state().is_some_and(|s| s.initialized)
     }
 
-    /// Wait up to `grace` for the calls in flight to finish and answer, then drop the rest
-    /// unanswered. A transport calls this when its input closes.
+    /// Wait up to `grace` for the calls in flight (and the requests in the server's tower
+    /// layers) to finish and answer, then drop the rest unanswered. A transport calls this
+    /// when its input closes.
     pub async fn drain(&self, grace: Duration) {
         let running = &self.inner.running;
         let deadline = tokio::time::Instant::now() + grace;
         loop {
             let idle = running.idle.notified();
-            if running.len() == 0 {
+            if running.len() == 0 && self.layers_idle() {
                 return;
             }
             if tokio::time::timeout_at(deadline, idle).await.is_err() {
@@ -294,6 +294,16 @@ impl Session {
         if dropped > 0 {
             tracing::warn!(dropped, "input closed; calls still running after the grace period were dropped");
         }
+    }
+
+    /// Whether no request is in the server's tower layers (feature `tower`): one still there
+    /// is in no table of calls yet, and a drain waits for it as for a call in flight.
+    fn layers_idle(&self) -> bool {
+        #[cfg(feature = "tower")]
+        if let Some(stack) = &self.inner.shared.layers {
+            return stack.is_idle();
+        }
+        true
     }
 
     /// Send the client a `ping` (legacy sessions only: modern servers send no requests) and
@@ -373,8 +383,9 @@ impl Session {
 
     fn dispatch(&self, text: &str, route: Route, in_batch: bool, caller: Caller<'_>) {
         // The hot message, in one pass; anything unusual takes the general path below, and
-        // so does every message an interceptor will see (module `intercept`).
-        if self.inner.shared.interceptors.is_empty()
+        // so does every message an interceptor or a tower layer will see (modules
+        // `intercept`, `layered`).
+        if !self.inner.shared.seam
             && let Some(call) = decode_call(text)
         {
             return table::call(

@@ -52,6 +52,40 @@ pub(crate) enum Route {
     Direct(Arc<dyn Sink>),
     /// Into a batch's collector.
     Batch(Arc<BatchCollector>),
+    /// Held for the tower layers around the engine (module `layered`): the answer goes to
+    /// them, the notifications before it to the sink.
+    #[cfg(feature = "tower")]
+    Held(Arc<Held>),
+}
+
+/// Where a request served through tower layers is answered (module `layered`): its answer
+/// resolves a oneshot the innermost layer awaits, and the notifications before it go to the
+/// request's own sink.
+#[cfg(feature = "tower")]
+pub(crate) struct Held {
+    sink: Arc<dyn Sink>,
+    /// Taken by the first answer sent; dropped unsent (every reply gone), the request ended
+    /// unanswered.
+    answer: Mutex<Option<tokio::sync::oneshot::Sender<Outbound>>>,
+}
+
+#[cfg(feature = "tower")]
+impl Held {
+    /// Notifications to `sink`, the answer to `answer`.
+    pub(crate) fn new(sink: Arc<dyn Sink>, answer: tokio::sync::oneshot::Sender<Outbound>) -> Held {
+        Held { sink, answer: Mutex::new(Some(answer)) }
+    }
+
+    /// A reply's message: the answer, when it is one. A reply that sends nothing (it lost
+    /// its call to a cancellation, or to its twin) leaves the oneshot to the others: it
+    /// resolves unanswered only once every reply is gone.
+    fn deliver(&self, message: Option<Outbound>) {
+        if let Some(message) = message
+            && let Some(answer) = lock(&self.answer).take()
+        {
+            let _ = answer.send(message);
+        }
+    }
 }
 
 impl Route {
@@ -60,6 +94,8 @@ impl Route {
         match self {
             Route::Direct(sink) => sink,
             Route::Batch(batch) => &batch.sink,
+            #[cfg(feature = "tower")]
+            Route::Held(held) => &held.sink,
         }
     }
 
@@ -71,6 +107,8 @@ impl Route {
                 }
             }
             Route::Batch(batch) => batch.done(message),
+            #[cfg(feature = "tower")]
+            Route::Held(held) => held.deliver(message),
         }
     }
 }
@@ -221,6 +259,13 @@ impl Reply {
         }
     }
 
+    /// End the request with no answer (the layers around the engine say the client
+    /// cancelled it): nothing is sent, as for a cancelled call.
+    #[cfg(feature = "tower")]
+    pub(crate) fn unanswered(mut self) {
+        self.quiet = true;
+    }
+
     /// Whether this reply may be sent: untracked replies always may; a tracked one only if
     /// it removes its call from the running table (a cancellation removed it otherwise).
     fn claim(&self) -> bool {
@@ -237,7 +282,7 @@ impl Reply {
 impl Drop for Reply {
     fn drop(&mut self) {
         if !self.answered {
-            self.unanswered();
+            self.dropped_unanswered();
         }
         if self.watch.is_some() {
             drop(std::mem::take(&mut *self.watch));
@@ -248,7 +293,7 @@ impl Drop for Reply {
 impl Reply {
     /// Dropped unanswered: a twin sends nothing; any other reply answers -32603, unless its
     /// call was cancelled.
-    fn unanswered(&mut self) {
+    fn dropped_unanswered(&mut self) {
         if self.quiet {
             if let Some(watch) = self.watch.as_ref().and_then(|w| w.watch.take()) {
                 watch.finished(Outcome::Unanswered);

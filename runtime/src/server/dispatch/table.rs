@@ -32,7 +32,7 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 
 use crate::protocol::lifecycle::{InitializeParams, initialize_result, negotiate_legacy};
-use crate::protocol::meta::{MetaParams, ModernResult};
+use crate::protocol::meta::MetaParams;
 use crate::protocol::tools::CallToolParams;
 use crate::protocol::{ClientCapabilities, Era, RpcError};
 use crate::sync::lock;
@@ -44,15 +44,15 @@ use crate::server::access::caller::Caller;
 use crate::server::capability::resources;
 use crate::server::capability::skills;
 use crate::server::capability::{completion, logging, prompts, tools};
-use crate::server::intercept::{Decision, Intercepted, Interceptors};
+use crate::server::intercept::{Decision, Intercepted, Interceptors, completed};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
 use crate::server::task;
 
 /// Answer one request of `session` for `caller`, from what `serving` serves.
 pub(crate) fn request(
-    session: &SessionInner,
-    serving: &Serving,
+    session: &Arc<SessionInner>,
+    serving: &Arc<Serving>,
     reply: Reply,
     method: &str,
     params: Option<&RawValue>,
@@ -62,6 +62,49 @@ pub(crate) fn request(
     if let Err(refused) = caller.admit(session.shared.limiter.as_ref()) {
         return reply.error(refused);
     }
+    if session.shared.seam {
+        return seam(session, serving, reply, method, params, caller);
+    }
+    route(session, serving, reply, method, params, caller)
+}
+
+/// A request on a server with something on its seam: through its tower layers (module
+/// `layered`), else through its interceptors, then routed.
+#[cold]
+#[inline(never)]
+fn seam(
+    session: &Arc<SessionInner>,
+    serving: &Arc<Serving>,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
+    #[cfg(feature = "tower")]
+    if let Some(stack) = &session.shared.layers {
+        return super::layered::layered(
+            session,
+            serving,
+            stack,
+            reply,
+            (method, params),
+            caller,
+            intercepted,
+        );
+    }
+    intercepted(session, serving, reply, method, params, caller)
+}
+
+/// A request past the rate limit (and the tower layers, when there are any): seen by the
+/// interceptors, then routed.
+fn intercepted(
+    session: &Arc<SessionInner>,
+    serving: &Arc<Serving>,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
     let interceptors = &session.shared.interceptors;
     let reply = if interceptors.is_empty() {
         reply
@@ -71,6 +114,19 @@ pub(crate) fn request(
             None => return,
         }
     };
+    route(session, serving, reply, method, params, caller)
+}
+
+/// Route a request to the method that answers it.
+#[inline]
+fn route(
+    session: &SessionInner,
+    serving: &Serving,
+    reply: Reply,
+    method: &str,
+    params: Option<&RawValue>,
+    caller: Caller<'_>,
+) {
     let outcome = match method {
         methods::INITIALIZE => initialize(session, params).map(Cow::Owned),
         methods::PING => ping(session, params),
@@ -153,19 +209,6 @@ fn intercept(
             }
             None
         }
-    }
-}
-
-/// An interceptor's answer to a modern request, completed as every modern result is
-/// (`_meta` with the server's identity, `resultType: "complete"`), unless it says its own
-/// `resultType`. A body that is not an object is sent as it is.
-fn completed(meta: &RawValue, body: &RawValue) -> String {
-    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(body.get()) {
-        Ok(members) if !members.contains_key("resultType") => {
-            serde_json::to_string(&ModernResult::complete(meta, &members))
-                .unwrap_or_else(|_| body.get().to_owned())
-        }
-        _ => body.get().to_owned(),
     }
 }
 

@@ -64,7 +64,9 @@ impl Calls {
     #[inline]
     pub(crate) fn contains_key(&self, id: &RequestId) -> bool {
         match self {
-            Calls::Few(first, rest) => first.iter().chain(rest).any(|(k, _)| k == id),
+            Calls::Few(first, rest) => {
+                first.as_ref().is_some_and(|(k, _)| k == id) || rest.iter().any(|(k, _)| k == id)
+            }
             Calls::Many(many) => many.contains_key(id),
         }
     }
