@@ -142,8 +142,8 @@ struct Inner {
     talk: Option<Arc<dyn Talkback>>,
     /// Why this call can never ask the client anything, when the server knows it up front.
     cannot_ask: Option<Cow<'static, str>>,
-    /// The request the call came in (module `request`).
-    request: RequestParts,
+    /// The request the call came in (module `request`), when its code can read it.
+    request: Option<Box<RequestParts>>,
 }
 
 impl fmt::Debug for Context {
@@ -232,7 +232,7 @@ impl Context {
 
     /// The request's parts, kept by a call that outlives it (a task of the tasks extension
     /// reads the request that started it).
-    pub(crate) fn request_parts(&self) -> RequestParts {
+    pub(crate) fn request_parts(&self) -> Option<Box<RequestParts>> {
         self.inner.request.clone()
     }
 
@@ -240,7 +240,7 @@ impl Context {
     /// name and, over HTTP, its headers (module `request`). A context made with
     /// [`Context::new`] has none of them.
     pub fn request(&self) -> CallRequest<'_> {
-        self.inner.request.view(self.peer().name.as_deref())
+        RequestParts::view(self.inner.request.as_deref(), self.peer().name.as_deref())
     }
 
     /// The HTTP request's headers, when this call came over HTTP
@@ -354,7 +354,7 @@ pub(crate) struct CallParts {
     /// Why the call can never ask the client anything, known up front.
     pub(crate) cannot_ask: Option<&'static str>,
     /// The request the call came in.
-    pub(crate) request: RequestParts,
+    pub(crate) request: Option<Box<RequestParts>>,
 }
 
 impl Context {
@@ -458,7 +458,7 @@ mod tests {
             talk: None,
             states: None,
             cannot_ask: None,
-            request: RequestParts::default(),
+            request: None,
         })
     }
 

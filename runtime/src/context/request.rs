@@ -8,93 +8,54 @@
 //! (shared, one reference count each), and `_meta` (one copy, only when the request has
 //! one).
 
-use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
 use crate::protocol::RequestId;
 
-/// What a server keeps of a call's request (crate-private: tools read [`CallRequest`]).
-///
-/// Every call has an id, and over HTTP its headers (shared with the POST: one reference
-/// count); few have a session's id or a `_meta`, so those two are boxed together and made
-/// only when one is there (a legacy stdio call and a stateless HTTP one have neither).
-///
-/// Its fields are dropped by hand ([`Drop`] below): a call with nothing to free (a number id,
-/// no headers, no rest) pays three inline tests, not a call to the drop glue.
+/// What a server keeps of a call's request (crate-private: tools read [`CallRequest`]):
+/// made, in a box of its own, only for code that can read it (a tool whose
+/// [`ToolInfo::reads_request`](crate::ToolInfo::reads_request) says so), so that a call of
+/// any other keeps one null pointer in its context.
 #[derive(Clone, Default)]
 pub(crate) struct RequestParts {
-    id: ManuallyDrop<Option<RequestId>>,
-    #[cfg(feature = "http")]
-    headers: ManuallyDrop<Option<Arc<axum::http::HeaderMap>>>,
-    rest: ManuallyDrop<Option<Box<Rest>>>,
-}
-
-impl Drop for RequestParts {
-    #[inline]
-    fn drop(&mut self) {
-        #[cfg(feature = "http")]
-        let headers = self.headers.is_some();
-        #[cfg(not(feature = "http"))]
-        let headers = false;
-        if headers || self.rest.is_some() || matches!(*self.id, Some(RequestId::String(_))) {
-            self.free();
-        }
-    }
-}
-
-/// The parts of a request most calls do not have.
-#[derive(Clone)]
-struct Rest {
+    id: Option<RequestId>,
     session_id: Option<Arc<str>>,
     meta: Option<Box<RawValue>>,
+    #[cfg(feature = "http")]
+    headers: Option<Arc<axum::http::HeaderMap>>,
 }
 
 impl RequestParts {
-    /// The parts of the request `id`, its session's id and its `_meta` (copied only here,
-    /// when there is one).
-    #[inline]
+    /// The parts of the request `id`: its session's id and its `_meta` (copied here).
     pub(crate) fn new(id: Option<RequestId>, session_id: Option<Arc<str>>, meta: Option<&RawValue>) -> Self {
-        let rest = match (session_id, meta) {
-            (None, None) => None,
-            (session_id, meta) => Some(Box::new(Rest { session_id, meta: meta.map(RawValue::to_owned) })),
-        };
         RequestParts {
-            id: ManuallyDrop::new(id),
+            id,
+            session_id,
+            meta: meta.map(RawValue::to_owned),
             #[cfg(feature = "http")]
-            headers: ManuallyDrop::new(None),
-            rest: ManuallyDrop::new(rest),
+            headers: None,
         }
-    }
-
-    /// Drop what these parts hold.
-    #[cold]
-    fn free(&mut self) {
-        drop(std::mem::take(&mut *self.id));
-        #[cfg(feature = "http")]
-        drop(std::mem::take(&mut *self.headers));
-        drop(std::mem::take(&mut *self.rest));
     }
 
     /// These parts, with the HTTP request's headers.
     #[cfg(feature = "http")]
-    #[inline]
     pub(crate) fn with_headers(mut self, headers: Option<Arc<axum::http::HeaderMap>>) -> Self {
-        drop(std::mem::replace(&mut *self.headers, headers));
+        self.headers = headers;
         self
     }
 
-    /// The request as a tool reads it, `client_name` from the call's peer.
-    pub(crate) fn view<'a>(&'a self, client_name: Option<&'a str>) -> CallRequest<'a> {
-        let rest = self.rest.as_deref();
+    /// The request as a tool reads it, `client_name` from the call's peer; all `None` but
+    /// the name when nothing was kept.
+    pub(crate) fn view<'a>(parts: Option<&'a RequestParts>, client_name: Option<&'a str>) -> CallRequest<'a> {
         CallRequest {
-            id: self.id.as_ref(),
-            session_id: rest.and_then(|r| r.session_id.as_deref()),
-            meta: rest.and_then(|r| r.meta.as_deref()),
+            id: parts.and_then(|p| p.id.as_ref()),
+            session_id: parts.and_then(|p| p.session_id.as_deref()),
+            meta: parts.and_then(|p| p.meta.as_deref()),
             client_name,
             #[cfg(feature = "http")]
-            headers: self.headers.as_deref(),
+            headers: parts.and_then(|p| p.headers.as_deref()),
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct McpRequest {
     #[cfg(feature = "http")]
     headers: Option<Arc<axum::http::HeaderMap>>,
     extensions: http::Extensions,
+    /// Whether the caller is untrusted ([`Exposure`](crate::server::Exposure)): a layer's
+    /// own failure is then answered without its detail ([`layer_error`]).
+    sealed: bool,
     /// The way into the engine, taken by the innermost [`Next`].
     inward: Option<Box<dyn Inward>>,
 }
@@ -61,11 +64,12 @@ pub(crate) trait Inward: Send + Sync + 'static {
 }
 
 impl McpRequest {
-    /// The layered view of the request `seen` shows (`headers`: its HTTP request's), which
-    /// `inward` serves.
+    /// The layered view of the request `seen` shows (`headers`: its HTTP request's; `sealed`:
+    /// whether its caller is untrusted), which `inward` serves.
     pub(crate) fn new(
         seen: &Intercepted<'_>,
         #[cfg(feature = "http")] headers: Option<Arc<axum::http::HeaderMap>>,
+        sealed: bool,
         inward: Box<dyn Inward>,
     ) -> McpRequest {
         McpRequest {
@@ -80,6 +84,7 @@ impl McpRequest {
             #[cfg(feature = "http")]
             headers,
             extensions: http::Extensions::new(),
+            sealed,
             inward: Some(inward),
         }
     }
@@ -314,7 +319,11 @@ impl McpResponse {
 /// | tower's [`Overloaded`](tower::load_shed::error::Overloaded) (`LoadShedLayer`) | [`OVERLOADED`] | `tools/call of 'slow' was not served: the server is at capacity; try again later` |
 /// | an [`RpcError`] | its own | its own, sent as it is |
 /// | anything else | -32603 | `internal error: tools/call of 'slow' failed in a server layer: <the error>` |
-pub(crate) fn layer_error(error: BoxError, about: &str) -> RpcError {
+///
+/// To untrusted callers (`sealed`, [`Exposure::UntrustedCallers`](crate::server::Exposure)),
+/// "anything else" is `internal error: tools/call of 'slow' failed in a server layer`: the
+/// error is the program's internals, logged and never sent, as a tool's internal failure is.
+pub(crate) fn layer_error(error: BoxError, about: &str, sealed: bool) -> RpcError {
     if error.is::<tower::timeout::error::Elapsed>() {
         return RpcError::new(
             TIMED_OUT,
@@ -329,6 +338,10 @@ pub(crate) fn layer_error(error: BoxError, about: &str) -> RpcError {
     }
     match error.downcast::<RpcError>() {
         Ok(error) => *error,
+        Err(other) if sealed => {
+            tracing::warn!(request = about, error = %other, "a server layer failed; the caller is told no more");
+            RpcError::new(code::INTERNAL_ERROR, format!("internal error: {about} failed in a server layer"))
+        }
         Err(other) => RpcError::new(
             code::INTERNAL_ERROR,
             format!("internal error: {about} failed in a server layer: {other}"),
@@ -390,12 +403,12 @@ impl Stack {
     /// Serve `request` through the layers; a layer's error is answered as [`layer_error`]
     /// says.
     pub(crate) fn serve(&self, request: McpRequest) -> impl Future<Output = McpResponse> + Send + 'static {
-        let about = request.about();
+        let (about, sealed) = (request.about(), request.sealed);
         let answering = self.service().oneshot(request);
         async move {
             match answering.await {
                 Ok(response) => response,
-                Err(error) => McpResponse::error(layer_error(error, &about)),
+                Err(error) => McpResponse::error(layer_error(error, &about, sealed)),
             }
         }
     }
@@ -457,16 +470,16 @@ impl Service<McpRequest> for Next {
 
     fn call(&mut self, mut request: McpRequest) -> NextFuture {
         if let Some(error) = self.failed.take() {
-            let error = layer_error(error, &request.about());
+            let error = layer_error(error, &request.about(), request.sealed);
             return Box::pin(std::future::ready(Ok(McpResponse::error(error))));
         }
         if let Some(below) = &mut self.below {
-            let about = request.about();
+            let (about, sealed) = (request.about(), request.sealed);
             let answering = below.call(request);
             return Box::pin(async move {
                 Ok(match answering.await {
                     Ok(response) => response,
-                    Err(error) => McpResponse::error(layer_error(error, &about)),
+                    Err(error) => McpResponse::error(layer_error(error, &about, sealed)),
                 })
             });
         }
@@ -493,7 +506,7 @@ mod tests {
 
     #[test]
     fn a_timeout_reads_as_the_request_having_timed_out() {
-        let error = layer_error(Box::new(tower::timeout::error::Elapsed::new()), about());
+        let error = layer_error(Box::new(tower::timeout::error::Elapsed::new()), about(), false);
         assert_eq!(error.code, TIMED_OUT);
         assert_eq!(
             error.message,
@@ -503,7 +516,7 @@ mod tests {
 
     #[test]
     fn a_shed_request_reads_as_the_server_at_capacity() {
-        let error = layer_error(Box::new(tower::load_shed::error::Overloaded::new()), about());
+        let error = layer_error(Box::new(tower::load_shed::error::Overloaded::new()), about(), false);
         assert_eq!(error.code, OVERLOADED);
         assert_eq!(
             error.message,
@@ -514,10 +527,14 @@ mod tests {
     #[test]
     fn a_layers_rpc_error_is_sent_as_it_is_and_anything_else_is_internal() {
         let own = RpcError::new(-32099, "quota spent for today");
-        assert_eq!(layer_error(Box::new(own.clone()), about()), own);
-        let other = layer_error("the cache is down".into(), "tools/list");
+        assert_eq!(layer_error(Box::new(own.clone()), about(), true), own);
+        let other = layer_error("the cache is down".into(), "tools/list", false);
         assert_eq!(other.code, code::INTERNAL_ERROR);
         assert_eq!(other.message, "internal error: tools/list failed in a server layer: the cache is down");
+        // To untrusted callers the layer's own words are internals: logged, never sent.
+        let sealed = layer_error("the cache at 10.0.0.7 is down".into(), "tools/list", true);
+        assert_eq!(sealed.code, code::INTERNAL_ERROR);
+        assert_eq!(sealed.message, "internal error: tools/list failed in a server layer");
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub(crate) fn layered(
         &seen,
         #[cfg(feature = "http")]
         headers,
+        caller.untrusted(),
         Box::new(passage),
     );
     let modern = request.era() == Era::Modern;

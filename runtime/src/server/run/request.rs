@@ -239,19 +239,13 @@ impl SessionInner {
                 .then_some(crate::server::dispatch::talk::ONE_SHOT),
             // Kept only for code that can read it: a call's headers are copied here, so a
             // server whose tools never read them pays nothing per POST.
-            request: match reads_request {
-                true => {
-                    let parts = RequestParts::new(
-                        reply.id().cloned(),
-                        self.id.get().cloned(),
-                        meta.and_then(|m| m.raw),
-                    );
-                    #[cfg(feature = "http")]
-                    let parts = parts.with_headers(caller.headers.map(|h| Arc::new(h.clone())));
-                    parts
-                }
-                false => RequestParts::default(),
-            },
+            request: reads_request.then(|| {
+                let parts =
+                    RequestParts::new(reply.id().cloned(), self.id.get().cloned(), meta.and_then(|m| m.raw));
+                #[cfg(feature = "http")]
+                let parts = parts.with_headers(caller.headers.map(|h| Arc::new(h.clone())));
+                Box::new(parts)
+            }),
         });
         (ctx, progress, forward_to)
     }

@@ -94,7 +94,7 @@ pub(crate) struct TaskCaller {
     /// The host's cancellation, the parent of the task's.
     pub(crate) parent: Option<tokio_util::sync::CancellationToken>,
     /// The request that started the task: what its body reads as its request.
-    pub(crate) request: RequestParts,
+    pub(crate) request: Option<Box<RequestParts>>,
     /// Its place among the tasks this replica runs at once (`ServerOptions::max_tasks`),
     /// held until its body ends.
     pub(crate) place: Option<tokio::sync::OwnedSemaphorePermit>,
