@@ -3,10 +3,11 @@
 //! ([`Context::request`](super::Context::request) and the accessors beside it) or takes a
 //! [`CallRequest`] parameter (`#[tool]` injects it); no thread-local holds them.
 //!
-//! What a server copies out of the request for its calls is what costs least to keep: the
-//! id (an integer, as clients send them, costs nothing), the session's id and the headers
-//! (shared, one reference count each), and `_meta` (one copy, only when the request has
-//! one).
+//! A server keeps the request only for a call whose code can read it
+//! ([`ToolInfo::reads_request`](crate::ToolInfo::reads_request): `#[tool]` says it for a fn
+//! that takes anything from its context): then one box of its id, its session's id, its
+//! `_meta` and, over HTTP, a copy of its headers. Every other call keeps a null pointer, and
+//! an HTTP request's headers stay where the transport read them, lent to interceptors.
 
 use std::sync::Arc;
 
