@@ -426,9 +426,15 @@ impl std::fmt::Debug for Intercepted<'_> {
 
 /// `<method> of '<name>' refused: <reason>`.
 fn refusal_message(method: &str, name: Option<&str>, reason: &str) -> String {
+    format!("{} refused: {reason}", about(method, name))
+}
+
+/// `<method> of '<name>'`, or `<method>` for a request about nothing in particular: how a
+/// refusal, and a tower layer's error, name the request.
+pub(crate) fn about(method: &str, name: Option<&str>) -> String {
     match name {
-        Some(name) => format!("{method} of '{name}' refused: {reason}"),
-        None => format!("{method} refused: {reason}"),
+        Some(name) => format!("{method} of '{name}'"),
+        None => method.to_owned(),
     }
 }
 

@@ -20,11 +20,11 @@ use crate::principal::Principal;
 use crate::protocol::{Era, RequestId, RpcError, code};
 use crate::sync::lock;
 
-use super::intercept::{Intercepted, REFUSED};
+use super::intercept::{Intercepted, about};
 
 /// The JSON-RPC code of a request a layer timed out (tower's `TimeoutLayer`: its
 /// [`Elapsed`](tower::timeout::error::Elapsed)), in the implementation-defined server range
-/// beside [`REFUSED`].
+/// beside [`REFUSED`](super::REFUSED).
 pub const TIMED_OUT: i64 = -32033;
 
 /// The JSON-RPC code of a request a layer shed because the server is at capacity (tower's
@@ -174,18 +174,14 @@ impl McpRequest {
 
     /// The error a layer refuses this request with for `reason`, worded and coded as an
     /// interceptor's refusal ([`Intercepted::refusal`]): `tools/call of 'deploy' refused:
-    /// <reason>`, code [`REFUSED`].
+    /// <reason>`, code [`REFUSED`](super::REFUSED).
     pub fn refusal(&self, reason: &str) -> RpcError {
-        RpcError::new(REFUSED, format!("{} refused: {reason}", self.about()))
+        self.view().refusal(reason)
     }
 
-    /// `<method> of '<name>'`, or `<method>` for a request about nothing in particular: how
-    /// a layer's error names the request.
+    /// How a layer's error names the request (module `intercept`'s `about`).
     fn about(&self) -> String {
-        match self.name() {
-            Some(name) => format!("{} of '{name}'", self.method),
-            None => self.method.to_string(),
-        }
+        about(&self.method, self.name())
     }
 }
 

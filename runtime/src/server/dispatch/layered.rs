@@ -20,13 +20,12 @@ use serde_json::value::RawValue;
 
 use crate::principal::Principal;
 use crate::protocol::{Era, RequestId, RpcError, code};
-use crate::sync::lock;
 
 use super::sink::{Held, Reply, Route, Sink};
 use super::state::SessionInner;
 use crate::server::access::caller::{Caller, Inline};
 use crate::server::access::exposure::Exposure;
-use crate::server::intercept::{Intercepted, completed};
+use crate::server::intercept::completed;
 use crate::server::layer::{Inward, McpRequest, McpResponse, Stack};
 use crate::server::run::running::Running;
 use crate::server::serving::Serving;
@@ -55,9 +54,7 @@ pub(crate) fn layered(
         ));
     };
     let Some(id) = reply.id().cloned() else { return serve(session, serving, reply, method, params, caller) };
-    let mut seen = Intercepted::new(method, &id, params, caller.principal);
-    seen.session_id = session.id.get().map(|id| &**id);
-    seen.client = lock(&session.legacy).as_ref().map(|s| Arc::clone(&s.client));
+    let seen = session.intercepted(method, &id, params, &caller);
     // Owned, as the request is: one copy of the headers, shared by the layers and the calls.
     #[cfg(feature = "http")]
     let headers = caller.headers.map(|h| Arc::new(h.clone()));

@@ -6,11 +6,15 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::context::PeerInfo;
-use crate::protocol::{ClientCapabilities, ProtocolVersion};
+use serde_json::value::RawValue;
+
+use crate::protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use crate::sync::lock;
 
 use super::sink::Sink;
 use super::talk::{Asking, CallTalk};
+use crate::server::access::caller::Caller;
+use crate::server::intercept::Intercepted;
 use crate::server::notify::subscriptions::Subscriber;
 use crate::server::run::running::Running;
 use crate::server::shared::Shared;
@@ -108,6 +112,25 @@ impl SessionInner {
             }
             None => make(),
         }
+    }
+
+    /// The request `id` as an interceptor (or a tower layer) sees it: its method, params and
+    /// caller, with this session's id and client, and the HTTP headers when there are any.
+    pub(crate) fn intercepted<'a>(
+        &'a self,
+        method: &'a str,
+        id: &'a RequestId,
+        params: Option<&'a RawValue>,
+        caller: &Caller<'a>,
+    ) -> Intercepted<'a> {
+        let mut request = Intercepted::new(method, id, params, caller.principal);
+        request.session_id = self.id.get().map(|id| &**id);
+        request.client = lock(&self.legacy).as_ref().map(|s| Arc::clone(&s.client));
+        #[cfg(feature = "http")]
+        {
+            request.headers = caller.headers;
+        }
+        request
     }
 
     /// This session's legacy subscriber: `None` while the transport has given no channel for

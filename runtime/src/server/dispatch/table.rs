@@ -44,7 +44,7 @@ use crate::server::access::caller::Caller;
 use crate::server::capability::resources;
 use crate::server::capability::skills;
 use crate::server::capability::{completion, logging, prompts, tools};
-use crate::server::intercept::{Decision, Intercepted, Interceptors, completed};
+use crate::server::intercept::{Decision, Interceptors, completed};
 use crate::server::notify::listen;
 use crate::server::serving::Serving;
 use crate::server::task;
@@ -189,13 +189,7 @@ fn intercept(
     caller: Caller<'_>,
 ) -> Option<Reply> {
     let Some(id) = reply.id().cloned() else { return Some(reply) };
-    let mut request = Intercepted::new(method, &id, params, caller.principal);
-    request.session_id = session.id.get().map(|id| &**id);
-    request.client = lock(&session.legacy).as_ref().map(|s| Arc::clone(&s.client));
-    #[cfg(feature = "http")]
-    {
-        request.headers = caller.headers;
-    }
+    let request = session.intercepted(method, &id, params, &caller);
     match interceptors.decide(&request) {
         Decision::Serve(watch) => Some(reply.watched(watch)),
         Decision::Answered(answer, watch) => {
